@@ -1,0 +1,121 @@
+# mindtorch: one entry point for building, testing and benchmarking.
+#
+#   make            build everything into build/ (library, Lua module, luamt)
+#   make check      build, then run every test suite (C, Lua, contract)
+#   make asan       the same under AddressSanitizer + UBSan (in build/asan/)
+#   make bench      benchmarks against PyTorch, with the machine's limits
+#   make demo       the Fashion-MNIST demo
+#   make golden     regenerate the contract goldens with PyTorch (python3-torch)
+#   make lua-env    print the LUA_PATH/LUA_CPATH exports for a plain lua5.4
+#   make install    PREFIX=/usr/local DESTDIR=
+
+BUILD   ?= build
+CC      ?= cc
+LUA     ?= lua5.4
+PYTHON  ?= /usr/bin/python3
+PREFIX  ?= /usr/local
+LUA_VERSION := 5.4
+
+OPT      ?= -O2
+SANITIZE ?=
+CFLAGS_BASE := -std=gnu11 $(OPT) -g -fPIC -fvisibility=hidden -Wall -Wextra -Werror \
+               -Wno-unused-parameter -Wno-missing-field-initializers $(SANITIZE)
+LUA_INC  := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
+BLAS_INC := $(shell pkg-config --cflags openblas 2>/dev/null)
+INCLUDES := -Isrc -Isrc/lua -Ibackends/common -Ibackends/cpu -Ibackends/meta -I$(BUILD)/gen \
+            $(LUA_INC) $(BLAS_INC)
+CFLAGS   += $(CFLAGS_BASE) $(INCLUDES)
+LDFLAGS  += $(SANITIZE)
+
+GEN      := $(BUILD)/gen
+OBJ      := $(BUILD)/obj
+LIBDIR   := $(BUILD)/lib
+LMODDIR  := $(LIBDIR)/lua/$(LUA_VERSION)/mindtorch
+LSHARE   := $(BUILD)/share/lua/$(LUA_VERSION)
+
+OP_DECLS := $(sort $(wildcard src/ops/*.lua))
+OP_DECLS := $(filter-out src/ops/opgen.lua,$(OP_DECLS))
+
+CORE_SRCS := $(filter-out src/luamt.c,$(wildcard src/*.c)) $(wildcard src/lua/*.c) \
+             $(wildcard backends/common/*.c) $(wildcard backends/meta/*.c) \
+             $(wildcard backends/cpu/*.c)
+CORE_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS)) $(OBJ)/gen/mt_ops_gen.o
+
+LIBMT    := $(LIBDIR)/libmindtorch.so
+LUAMOD   := $(LMODDIR)/core.so
+LUAMT    := $(BUILD)/luamt
+LUALINK  := $(LSHARE)/mindtorch
+
+C_TEST_SRCS := $(wildcard tests/c/test_*.c)
+C_TESTS     := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(C_TEST_SRCS))
+
+.PHONY: all check test asan bench demo golden lua-env install clean examples docs
+all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK)
+
+# ---- generated operator tables -------------------------------------------------------------
+$(GEN)/mt_ops_gen.h $(GEN)/mt_ops_gen.c $(GEN)/reference.md: $(OP_DECLS) src/ops/opgen.lua
+	@mkdir -p $(GEN)
+	$(LUA) src/ops/opgen.lua $(GEN) $(OP_DECLS)
+
+# every object may include the generated header
+$(OBJ)/%.o: %.c $(GEN)/mt_ops_gen.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(OBJ)/gen/mt_ops_gen.o: $(GEN)/mt_ops_gen.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -c $< -o $@
+
+-include $(CORE_OBJS:.o=.d)
+
+# ---- the library, the Lua module, luamt -----------------------------------------------------
+# libmindtorch.so leaves Lua's symbols unresolved: they come from whichever Lua the process
+# runs (the lua5.4 executable exports them; luamt and embedding hosts link liblua5.4).
+$(LIBMT): $(CORE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,libmindtorch.so -lopenblas -lm -lpthread
+
+$(LUAMOD): $(OBJ)/src/luamod/core.o $(LIBMT)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $< $(LDFLAGS) -L$(LIBDIR) -lmindtorch '-Wl,-rpath,$$ORIGIN/../../..'
+
+$(LUAMT): $(OBJ)/src/luamt.o $(LIBMT)
+	$(CC) -o $@ $< $(LDFLAGS) -L$(LIBDIR) -lmindtorch -llua5.4 -lreadline -lm \
+	    '-Wl,-rpath,$$ORIGIN/lib:$$ORIGIN/../lib' -Wl,-E
+
+$(LUALINK):
+	@mkdir -p $(LSHARE)
+	ln -sfn $(abspath lua/mindtorch) $@
+
+# ---- tests ----------------------------------------------------------------------------------
+$(BUILD)/tests/%: tests/c/%.c $(LIBMT)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(LIBDIR) -lmindtorch -lcmocka -lm '-Wl,-rpath,$(abspath $(LIBDIR))'
+
+check test: all $(C_TESTS)
+	@BUILD=$(BUILD) sh tests/run_all.sh
+
+asan:
+	$(MAKE) BUILD=build/asan OPT=-O1 SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" check
+
+# ---- benchmarks, demo, goldens ---------------------------------------------------------------
+bench: all
+	@BUILD=$(BUILD) sh bench/run.sh
+
+demo: all
+	$(LUAMT) examples/fashion_mnist.lua
+
+golden:
+	$(PYTHON) tests/contract/gen_goldens.py
+
+lua-env: all
+	@echo 'export LUA_PATH="$(abspath $(LSHARE))/?.lua;$(abspath $(LSHARE))/?/init.lua;;"'
+	@echo 'export LUA_CPATH="$(abspath $(LIBDIR))/lua/$(LUA_VERSION)/?.so;;"'
+
+docs: $(GEN)/reference.md
+	cp $(GEN)/reference.md doc/reference.md
+
+clean:
+	rm -rf $(BUILD)

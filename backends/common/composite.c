@@ -1,0 +1,238 @@
+/* composite.c: operators written with other operators. They run above every dispatch key,
+ * so autograd, the meta device and the pipeline see the ops they are made of. */
+#include "common_ops.h"
+#include "mt_ops_gen.h"
+#include "shape.h"
+
+#include <string.h>
+
+static int ret(mt_value *r, mt_tensor *t) {
+    if (!t) return -1;
+    r[0] = mt_vtensor(t);
+    return 0;
+}
+
+static int ret_self(mt_value *r, mt_tensor *t) {
+    mt_tensor_incref(t);
+    return ret(r, t);
+}
+
+static mt_ilist sizes_of(const mt_tensor *t) { return (mt_ilist){t->sizes, t->ndim}; }
+
+static int c_reshape(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *s = a[0].t;
+    int n = a[1].n;
+    int64_t shape[MT_MAX_DIM], strides[MT_MAX_DIM];
+    if (n > MT_MAX_DIM)
+        return mt_error(MT_ERR_RUNTIME, "mindtorch supports tensors of at most %d dimensions, got %d",
+                        MT_MAX_DIM, n);
+    if (mt_infer_size(a[1].il, n, s->numel, shape)) return -1;
+    mt_ilist want = {shape, n};
+    if (mt_view_strides(s->ndim, s->sizes, s->strides, n, shape, strides))
+        return ret(r, mto_view(s, want));
+    mt_tensor *tmp = mto_clone(s, "contiguous_format");
+    if (!tmp) return -1;
+    mt_tensor *out = mto_view(tmp, want);
+    mt_tensor_decref(tmp);
+    return ret(r, out);
+}
+
+static int c_view_as(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    return ret(r, mto_view(a[0].t, sizes_of(a[1].t)));
+}
+
+static int c_reshape_as(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    return ret(r, mto_reshape(a[0].t, sizes_of(a[1].t)));
+}
+
+static int c_expand_as(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    return ret(r, mto_expand(a[0].t, sizes_of(a[1].t), false));
+}
+
+static int c_flatten(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *s = a[0].t;
+    if (s->ndim == 0) return ret(r, mto_reshape(s, MT_ILIST(1)));
+    int start, end;
+    if (mt_wrap_dim(a[1].i, s->ndim, &start) || mt_wrap_dim(a[2].i, s->ndim, &end)) return -1;
+    if (start > end)
+        return mt_error(MT_ERR_RUNTIME, "flatten() has invalid args: start_dim cannot come after end_dim");
+    if (start == end) return ret_self(r, s);
+    int64_t shape[MT_MAX_DIM];
+    int n = 0;
+    for (int i = 0; i < start; i++) shape[n++] = s->sizes[i];
+    int64_t prod = 1;
+    for (int i = start; i <= end; i++) prod *= s->sizes[i];
+    shape[n++] = prod;
+    for (int i = end + 1; i < s->ndim; i++) shape[n++] = s->sizes[i];
+    return ret(r, mto_reshape(s, (mt_ilist){shape, n}));
+}
+
+static int c_unflatten(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *s = a[0].t;
+    int d;
+    if (mt_wrap_dim(a[1].i, s->ndim, &d)) return -1;
+    int k = a[2].n;
+    if (k == 0) return mt_error(MT_ERR_RUNTIME, "unflatten: sizes must be non-empty");
+    if (k > MT_MAX_DIM || s->ndim - 1 + k > MT_MAX_DIM)
+        return mt_error(MT_ERR_RUNTIME, "mindtorch supports tensors of at most %d dimensions, got %d",
+                        MT_MAX_DIM, s->ndim - 1 + k);
+    int64_t sizes[MT_MAX_DIM];
+    bool infer = false;
+    for (int i = 0; i < k; i++) infer |= a[2].il[i] == -1;
+    if (infer) {
+        if (mt_infer_size(a[2].il, k, s->sizes[d], sizes)) {
+            mt_error_prefix("unflatten got an unexpected error:\n");
+            return -1;
+        }
+    } else {
+        for (int i = 0; i < k; i++) sizes[i] = a[2].il[i];
+    }
+    int64_t prod = 1;
+    for (int i = 0; i < k; i++) prod *= sizes[i];
+    if (prod != s->sizes[d]) {
+        char buf[256];
+        mt_fmt_ilist(buf, sizeof buf, a[2].il, k);
+        return mt_error(MT_ERR_RUNTIME,
+                        "unflatten: Provided sizes %s don't multiply up to the size of dim %d (%lld) "
+                        "in the input tensor",
+                        buf, d + 1, (long long)s->sizes[d]);
+    }
+    int64_t shape[MT_MAX_DIM];
+    int n = 0;
+    for (int i = 0; i < d; i++) shape[n++] = s->sizes[i];
+    for (int i = 0; i < k; i++) shape[n++] = sizes[i];
+    for (int i = d + 1; i < s->ndim; i++) shape[n++] = s->sizes[i];
+    return ret(r, mto_view(s, (mt_ilist){shape, n}));
+}
+
+static int c_contiguous(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    if (mt_tensor_is_contiguous(a[0].t)) return ret_self(r, a[0].t);
+    return ret(r, mto_clone(a[0].t, "contiguous_format"));
+}
+
+/* empty_like/zeros_like/ones_like/full_like: (self, [fill_value,] *, dtype, device, rg) */
+static mt_tensor *empty_like(mt_tensor *s, mt_value dtype, mt_value device) {
+    int64_t strides[MT_MAX_DIM];
+    mt_preserve_strides(s, strides);
+    mt_device dev = device.tag == MT_V_DEVICE ? device.dev : s->device;
+    int dt = dtype.tag == MT_V_DTYPE ? dtype.dtype : s->dtype;
+    return mto_empty_strided(sizes_of(s), (mt_ilist){strides, s->ndim}, dt, dev, false, false);
+}
+
+static int c_like(mt_call *c, mt_value *a, mt_value *r) {
+    int id = c->op->id, at = id == MT_OP_full_like ? 2 : 1;
+    mt_tensor *t = empty_like(a[0].t, a[at], a[at + 1]);
+    if (!t) return -1;
+    mt_tensor *f = t;
+    if (id == MT_OP_zeros_like) f = mto_zero_(t);
+    if (id == MT_OP_ones_like) f = mto_fill__Scalar(t, mt_vint(1));
+    if (id == MT_OP_full_like) f = mto_fill__Scalar(t, a[1]);
+    if (f != t) {
+        mt_tensor_decref(t);
+        if (!f) return -1;
+    }
+    return ret(r, f);
+}
+
+static int c_zero_(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    return ret(r, mto_fill__Scalar(a[0].t, mt_vint(0)));
+}
+
+/* to(): self itself when neither device nor dtype changes (and copy=false) */
+static int to_common(mt_tensor *s, mt_value device, mt_value dtype, bool non_blocking, bool copy,
+                     mt_value *r) {
+    mt_device dev = device.tag == MT_V_DEVICE ? mt_device_resolve(device.dev) : s->device;
+    if (dev.type == MT_DEV_CPU) dev.index = -1;
+    int dt = dtype.tag == MT_V_DTYPE ? dtype.dtype : s->dtype;
+    if (!copy && mt_device_eq(dev, s->device) && dt == s->dtype) return ret_self(r, s);
+    return ret(r, mto__to_copy(s, dt, dev, non_blocking));
+}
+
+static int c_to_device(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    return to_common(a[0].t, a[1], a[2], a[3].b, a[4].b, r);
+}
+
+static int c_to_dtype(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    return to_common(a[0].t, MT_NONE, a[1], a[2].b, a[3].b, r);
+}
+
+static int c_to_other(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *o = a[1].t;
+    return to_common(a[0].t, mt_vdevice(o->device), mt_vdtype(o->dtype), a[2].b, a[3].b, r);
+}
+
+int mt_k_to_copy(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *s = a[0].t;
+    mt_device dev = a[2].tag == MT_V_DEVICE ? mt_device_resolve(a[2].dev) : s->device;
+    if (dev.type == MT_DEV_CPU) dev.index = -1;
+    mt_dtype dt = a[1].tag == MT_V_DTYPE ? (mt_dtype)a[1].dtype : (mt_dtype)s->dtype;
+    if (s->device.type == MT_DEV_META && dev.type != MT_DEV_META)
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "Cannot copy out of meta tensor; no data!");
+    int64_t strides[MT_MAX_DIM];
+    mt_preserve_strides(s, strides);
+    mt_tensor *out = mt_tensor_empty_strided(s->ndim, s->sizes, strides, dt, dev);
+    if (!out) return -1;
+    if (dev.type != MT_DEV_META) {
+        mt_tensor *w = mto_copy_(out, s, a[3].b);
+        if (!w) {
+            mt_tensor_decref(out);
+            return -1;
+        }
+        mt_tensor_decref(w);
+    }
+    return ret(r, out);
+}
+
+void mt_common_register(void) {
+    static const struct {
+        int op;
+        mt_kernel k;
+    } views[] = {
+        {MT_OP_view, mt_k_view},
+        {MT_OP_transpose_int, mt_k_transpose},
+        {MT_OP_t, mt_k_t},
+        {MT_OP_permute, mt_k_permute},
+        {MT_OP_expand, mt_k_expand},
+        {MT_OP_narrow, mt_k_narrow},
+        {MT_OP_select_int, mt_k_select},
+        {MT_OP_squeeze, mt_k_squeeze},
+        {MT_OP_squeeze_dim, mt_k_squeeze},
+        {MT_OP_unsqueeze, mt_k_unsqueeze},
+        {MT_OP_as_strided, mt_k_as_strided},
+        {MT_OP_detach, mt_k_alias},
+        {MT_OP_alias, mt_k_alias},
+    };
+    static const mt_key keys[] = {MT_KEY_CPU, MT_KEY_NPU, MT_KEY_META};
+    for (size_t i = 0; i < MT_ARRAY_LEN(views); i++)
+        for (size_t k = 0; k < MT_ARRAY_LEN(keys); k++) mt_disp_kernel(views[i].op, keys[k], views[i].k);
+    mt_disp_kernel(MT_OP__to_copy, MT_KEY_CPU, mt_k_to_copy);
+    mt_disp_kernel(MT_OP__to_copy, MT_KEY_META, mt_k_to_copy);
+
+    static const struct {
+        int op;
+        mt_kernel k;
+    } composites[] = {
+        {MT_OP_reshape, c_reshape},       {MT_OP_view_as, c_view_as},
+        {MT_OP_reshape_as, c_reshape_as}, {MT_OP_expand_as, c_expand_as},
+        {MT_OP_flatten_using_ints, c_flatten}, {MT_OP_unflatten_int, c_unflatten},
+        {MT_OP_contiguous, c_contiguous}, {MT_OP_empty_like, c_like},
+        {MT_OP_zeros_like, c_like},       {MT_OP_ones_like, c_like},
+        {MT_OP_full_like, c_like},        {MT_OP_zero_, c_zero_},
+        {MT_OP_to_device, c_to_device},   {MT_OP_to_dtype, c_to_dtype},
+        {MT_OP_to_other, c_to_other},
+    };
+    for (size_t i = 0; i < MT_ARRAY_LEN(composites); i++)
+        mt_disp_composite(composites[i].op, composites[i].k);
+}

@@ -1,0 +1,263 @@
+/* views.c: view operators. They only compute new sizes, strides and offsets over the same
+ * storage, so one kernel serves every device (CPU, NPU and meta alike). */
+#include "common_ops.h"
+#include "mt_ops_gen.h"
+#include "shape.h"
+
+#include <string.h>
+
+static int ret_view(mt_value *rets, mt_tensor *self, int ndim, const int64_t *sizes,
+                    const int64_t *strides, int64_t offset) {
+    mt_tensor *t = mt_tensor_view_of(self, ndim, sizes, strides, offset);
+    if (!t) return -1;
+    rets[0] = mt_vtensor(t);
+    return 0;
+}
+
+static int too_many_dims(int n) {
+    return mt_error(MT_ERR_RUNTIME, "mindtorch supports tensors of at most %d dimensions, got %d",
+                    MT_MAX_DIM, n);
+}
+
+int mt_k_view(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *s = a[0].t;
+    int n = a[1].n;
+    int64_t shape[MT_MAX_DIM], strides[MT_MAX_DIM];
+    if (n > MT_MAX_DIM) return too_many_dims(n);
+    if (mt_infer_size(a[1].il, n, s->numel, shape)) return -1;
+    if (!mt_view_strides(s->ndim, s->sizes, s->strides, n, shape, strides))
+        return mt_error(MT_ERR_RUNTIME,
+                        "view size is not compatible with input tensor's size and stride (at least "
+                        "one dimension spans across two contiguous subspaces). Use .reshape(...) "
+                        "instead.");
+    return ret_view(r, s, n, shape, strides, s->offset);
+}
+
+int mt_k_transpose(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *s = a[0].t;
+    int d0, d1;
+    if (mt_wrap_dim(a[1].i, s->ndim, &d0) || mt_wrap_dim(a[2].i, s->ndim, &d1)) return -1;
+    int64_t sizes[MT_MAX_DIM], strides[MT_MAX_DIM];
+    memcpy(sizes, s->sizes, sizeof sizes);
+    memcpy(strides, s->strides, sizeof strides);
+    if (s->ndim > 0) {
+        sizes[d0] = s->sizes[d1];
+        sizes[d1] = s->sizes[d0];
+        strides[d0] = s->strides[d1];
+        strides[d1] = s->strides[d0];
+    }
+    return ret_view(r, s, s->ndim, sizes, strides, s->offset);
+}
+
+int mt_k_t(mt_call *c, mt_value *a, mt_value *r) {
+    mt_tensor *s = a[0].t;
+    if (s->ndim > 2)
+        return mt_error(MT_ERR_RUNTIME, "t() expects a tensor with <= 2 dimensions, but self is %dD",
+                        s->ndim);
+    if (s->ndim < 2) return ret_view(r, s, s->ndim, s->sizes, s->strides, s->offset);
+    mt_value ta[3] = {a[0], mt_vint(0), mt_vint(1)};
+    return mt_k_transpose(c, ta, r);
+}
+
+int mt_k_permute(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *s = a[0].t;
+    if (a[1].n != s->ndim)
+        return mt_error(MT_ERR_RUNTIME,
+                        "permute(sparse_coo): number of dimensions in the tensor input does not "
+                        "match the length of the desired ordering of dimensions i.e. input.dim() = "
+                        "%d is not equal to len(dims) = %d",
+                        s->ndim, a[1].n);
+    int64_t sizes[MT_MAX_DIM], strides[MT_MAX_DIM];
+    bool seen[MT_MAX_DIM] = {0};
+    for (int i = 0; i < s->ndim; i++) {
+        int d;
+        if (mt_wrap_dim(a[1].il[i], s->ndim, &d)) return -1;
+        if (seen[d]) return mt_error(MT_ERR_RUNTIME, "permute(): duplicate dims are not allowed.");
+        seen[d] = true;
+        sizes[i] = s->sizes[d];
+        strides[i] = s->strides[d];
+    }
+    return ret_view(r, s, s->ndim, sizes, strides, s->offset);
+}
+
+int mt_k_expand(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *s = a[0].t;
+    int n = a[1].n;
+    const int64_t *want = a[1].il;
+    char tbuf[64], sbuf[256], wbuf[256];
+    if (n > MT_MAX_DIM) return too_many_dims(n);
+    if (n < s->ndim) {
+        mt_fmt_ilist(sbuf, sizeof sbuf, want, n);
+        mt_fmt_ilist(wbuf, sizeof wbuf, s->sizes, s->ndim);
+        return mt_error(MT_ERR_RUNTIME,
+                        "expand(%s{%s}, size=%s): the number of sizes provided (%d) must be "
+                        "greater or equal to the number of dimensions in the tensor (%d)",
+                        mt_tensor_type_name(s, tbuf, sizeof tbuf), wbuf, sbuf, n, s->ndim);
+    }
+    int64_t sizes[MT_MAX_DIM], strides[MT_MAX_DIM];
+    for (int i = n - 1; i >= 0; i--) {
+        int d = i - (n - s->ndim);
+        if (d < 0) {
+            if (want[i] < 0)
+                return mt_error(MT_ERR_RUNTIME,
+                                "The expanded size of the tensor (%lld) isn't allowed in a leading, "
+                                "non-existing dimension %d",
+                                (long long)want[i], i + 1);
+            sizes[i] = want[i];
+            strides[i] = 0;
+            continue;
+        }
+        if (want[i] == -1) {
+            sizes[i] = s->sizes[d];
+            strides[i] = s->strides[d];
+        } else if (s->sizes[d] == 1 && want[i] >= 0) {
+            sizes[i] = want[i];
+            strides[i] = want[i] == 1 ? s->strides[d] : 0;
+        } else if (s->sizes[d] != want[i]) {
+            mt_fmt_ilist(wbuf, sizeof wbuf, want, n);
+            mt_fmt_ilist(sbuf, sizeof sbuf, s->sizes, s->ndim);
+            return mt_error(MT_ERR_RUNTIME,
+                            "The expanded size of the tensor (%lld) must match the existing size "
+                            "(%lld) at non-singleton dimension %d.  Target sizes: %s.  Tensor "
+                            "sizes: %s",
+                            (long long)want[i], (long long)s->sizes[d], i + 1, wbuf, sbuf);
+        } else {
+            sizes[i] = s->sizes[d];
+            strides[i] = s->strides[d];
+        }
+    }
+    return ret_view(r, s, n, sizes, strides, s->offset);
+}
+
+int mt_k_narrow(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *s = a[0].t;
+    if (s->ndim == 0) return mt_error(MT_ERR_RUNTIME, "narrow() cannot be applied to a 0-dim tensor.");
+    int d;
+    if (mt_wrap_dim(a[1].i, s->ndim, &d)) return -1;
+    int64_t size = s->sizes[d], start = a[2].i, length = a[3].i;
+    if (start != size) { /* one past the end is allowed, for an empty slice */
+        int w;
+        if (mt_wrap_dim(start, (int)size, &w)) return -1;
+        start = w;
+    }
+    if (length < 0) return mt_error(MT_ERR_RUNTIME, "narrow(): length must be non-negative.");
+    if (start + length > size)
+        return mt_error(MT_ERR_RUNTIME, "start (%lld) + length (%lld) exceeds dimension size (%lld).",
+                        mt_user_dim(a[2].i), (long long)length, (long long)size);
+    int64_t sizes[MT_MAX_DIM];
+    memcpy(sizes, s->sizes, sizeof sizes);
+    sizes[d] = length;
+    return ret_view(r, s, s->ndim, sizes, s->strides, s->offset + start * s->strides[d]);
+}
+
+int mt_k_select(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *s = a[0].t;
+    if (s->ndim == 0) return mt_error(MT_ERR_INDEX, "select() cannot be applied to a 0-dim tensor.");
+    int d;
+    if (mt_wrap_dim(a[1].i, s->ndim, &d)) return -1;
+    int64_t size = s->sizes[d], idx = a[2].i;
+    if (idx < -size || idx >= size) {
+        char buf[256];
+        mt_fmt_ilist(buf, sizeof buf, s->sizes, s->ndim);
+        return mt_error(MT_ERR_INDEX,
+                        "select(): index %lld out of range for tensor of size %s at dimension %d",
+                        mt_user_dim(idx), buf, d + 1);
+    }
+    if (idx < 0) idx += size;
+    int64_t sizes[MT_MAX_DIM], strides[MT_MAX_DIM];
+    int n = 0;
+    for (int i = 0; i < s->ndim; i++) {
+        if (i == d) continue;
+        sizes[n] = s->sizes[i];
+        strides[n++] = s->strides[i];
+    }
+    return ret_view(r, s, n, sizes, strides, s->offset + idx * s->strides[d]);
+}
+
+int mt_k_squeeze(mt_call *c, mt_value *a, mt_value *r) {
+    mt_tensor *s = a[0].t;
+    int only = -1;
+    if (c->op->id == MT_OP_squeeze_dim) {
+        if (mt_wrap_dim(a[1].i, s->ndim, &only)) return -1;
+    }
+    int64_t sizes[MT_MAX_DIM], strides[MT_MAX_DIM];
+    int n = 0;
+    for (int i = 0; i < s->ndim; i++) {
+        if (s->sizes[i] == 1 && (only < 0 || only == i)) continue;
+        sizes[n] = s->sizes[i];
+        strides[n++] = s->strides[i];
+    }
+    return ret_view(r, s, n, sizes, strides, s->offset);
+}
+
+int mt_k_unsqueeze(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *s = a[0].t;
+    int d;
+    if (mt_wrap_dim(a[1].i, s->ndim + 1, &d)) return -1;
+    if (s->ndim + 1 > MT_MAX_DIM) return too_many_dims(s->ndim + 1);
+    int64_t sizes[MT_MAX_DIM], strides[MT_MAX_DIM];
+    for (int i = 0, j = 0; i <= s->ndim; i++) {
+        if (i == d) {
+            sizes[i] = 1;
+            strides[i] = d < s->ndim ? s->sizes[d] * s->strides[d] : 1;
+        } else {
+            sizes[i] = s->sizes[j];
+            strides[i] = s->strides[j++];
+        }
+    }
+    return ret_view(r, s, s->ndim + 1, sizes, strides, s->offset);
+}
+
+int mt_k_as_strided(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *s = a[0].t;
+    int n = a[1].n;
+    if (n != a[2].n) return mt_error(MT_ERR_RUNTIME, "mismatch in length of strides and shape");
+    if (n > MT_MAX_DIM) return too_many_dims(n);
+    const int64_t *sizes = a[1].il, *strides = a[2].il;
+    char b1[256], b2[256];
+    for (int i = 0; i < n; i++) {
+        if (strides[i] < 0) {
+            mt_fmt_ilist(b1, sizeof b1, strides, n);
+            return mt_error(MT_ERR_RUNTIME,
+                            "as_strided: Negative strides are not supported at the moment, got "
+                            "strides: %s",
+                            b1);
+        }
+        if (sizes[i] < 0) {
+            mt_fmt_ilist(b1, sizeof b1, sizes, n);
+            mt_fmt_ilist(b2, sizeof b2, strides, n);
+            return mt_error(MT_ERR_RUNTIME,
+                            "Storage size calculation overflowed with sizes=%s and strides=%s", b1, b2);
+        }
+    }
+    int64_t offset = a[3].tag == MT_V_INT ? a[3].i : s->offset;
+    if (offset < 0)
+        return mt_error(MT_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)offset);
+    size_t isz = mt_dtype_size((mt_dtype)s->dtype);
+    int64_t need = mt_required_nbytes(n, sizes, strides, offset, isz);
+    if (need > (int64_t)s->storage->nbytes) {
+        mt_fmt_ilist(b1, sizeof b1, sizes, n);
+        mt_fmt_ilist(b2, sizeof b2, strides, n);
+        return mt_error(MT_ERR_RUNTIME,
+                        "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %zu "
+                        "requiring a storage size of %lld are out of bounds for storage of size %zu",
+                        b1, b2, (long long)offset, isz, (long long)need, s->storage->nbytes);
+    }
+    return ret_view(r, s, n, sizes, strides, offset);
+}
+
+/* detach and alias: the same geometry; detach's result is cut from the graph by the
+ * autograd layer (it never records a node for it). */
+int mt_k_alias(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *s = a[0].t;
+    return ret_view(r, s, s->ndim, s->sizes, s->strides, s->offset);
+}

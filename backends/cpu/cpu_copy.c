@@ -1,0 +1,147 @@
+/* cpu_copy.c: CPU copy (with dtype conversion) and fill kernels. */
+#include "cpu_kernels.h"
+#include "cpu_types.h"
+
+#include <string.h>
+
+/* ---- conversion loops: one per (destination, source) dtype pair --------------------------- */
+
+#define CONV_FN(DT, DN, ST, SN, SK)                                                                \
+    static void conv_##DN##_##SN(char **data, const int64_t *st, int64_t n, void *ctx) {         \
+        (void)ctx;                                                                                 \
+        char *d = data[0];                                                                         \
+        const char *s = data[1];                                                                   \
+        if (st[0] == (int64_t)sizeof(DT) && st[1] == (int64_t)sizeof(ST)) {                        \
+            DT *dp = (DT *)d;                                                                      \
+            const ST *sp = (const ST *)s;                                                          \
+            for (int64_t i = 0; i < n; i++) dp[i] = MT_STORE_##SK##_##DN(MT_LOAD_##SN(sp[i]));     \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                *(DT *)(d + i * st[0]) = MT_STORE_##SK##_##DN(MT_LOAD_##SN(*(const ST *)(s + i * st[1]))); \
+        }                                                                                          \
+    }
+
+#define CONV_FOR_DST(DE, DT, DN, DK)                                                               \
+    CONV_FN(DT, DN, uint8_t, b8, I)                                                                \
+    CONV_FN(DT, DN, uint8_t, u8, I)                                                                \
+    CONV_FN(DT, DN, int8_t, i8, I)                                                                 \
+    CONV_FN(DT, DN, int16_t, i16, I)                                                               \
+    CONV_FN(DT, DN, int32_t, i32, I)                                                               \
+    CONV_FN(DT, DN, int64_t, i64, I)                                                               \
+    CONV_FN(DT, DN, uint16_t, f16, F)                                                              \
+    CONV_FN(DT, DN, uint16_t, bf16, F)                                                             \
+    CONV_FN(DT, DN, float, f32, F)                                                                 \
+    CONV_FN(DT, DN, double, f64, F)
+MT_FOR_ALL_DTYPES(CONV_FOR_DST)
+
+#define CONV_ROW(DE, DT, DN, DK)                                                                   \
+    {conv_##DN##_b8,  conv_##DN##_u8,   conv_##DN##_i8,  conv_##DN##_i16, conv_##DN##_i32,         \
+     conv_##DN##_i64, conv_##DN##_f16, conv_##DN##_bf16, conv_##DN##_f32, conv_##DN##_f64},
+static const mt_loop_fn conv_table[MT_NUM_DTYPES][MT_NUM_DTYPES] = {MT_FOR_ALL_DTYPES(CONV_ROW)};
+
+/* ---- same-dtype copies move bytes ------------------------------------------------------------- */
+
+#define MOVE_FN(T, NAME)                                                                           \
+    static void NAME(char **data, const int64_t *st, int64_t n, void *ctx) {                       \
+        (void)ctx;                                                                                 \
+        if (st[0] == (int64_t)sizeof(T) && st[1] == (int64_t)sizeof(T)) {                          \
+            memmove(data[0], data[1], (size_t)n * sizeof(T));                                      \
+            return;                                                                                \
+        }                                                                                          \
+        char *d = data[0];                                                                         \
+        const char *s = data[1];                                                                   \
+        for (int64_t i = 0; i < n; i++) *(T *)(d + i * st[0]) = *(const T *)(s + i * st[1]);       \
+    }
+MOVE_FN(uint8_t, move1)
+MOVE_FN(uint16_t, move2)
+MOVE_FN(uint32_t, move4)
+MOVE_FN(uint64_t, move8)
+
+static mt_loop_fn move_fn(size_t itemsize) {
+    switch (itemsize) {
+    case 1: return move1;
+    case 2: return move2;
+    case 4: return move4;
+    default: return move8;
+    }
+}
+
+int mt_cpu_copy(mt_tensor *dst, mt_tensor *src) {
+    if (dst->numel == 0) return 0;
+    mt_dtype dt = (mt_dtype)dst->dtype, st = (mt_dtype)src->dtype;
+    if (dt == st && dst->numel == src->numel && mt_tensor_is_contiguous(dst) &&
+        mt_tensor_is_contiguous(src) && dst->ndim == src->ndim) {
+        memmove(mt_tensor_raw(dst), mt_tensor_raw(src), (size_t)dst->numel * mt_dtype_size(dt));
+        return 0;
+    }
+    mt_iter it;
+    mt_tensor *ops[2] = {dst, src};
+    mt_iter_init(&it, 2, ops, dst->ndim, dst->sizes);
+    mt_iter_run(&it, dt == st ? move_fn(mt_dtype_size(dt)) : conv_table[dt][st], NULL);
+    return 0;
+}
+
+/* ---- fill ------------------------------------------------------------------------------------- */
+
+#define FILL_FN(T, NAME)                                                                           \
+    static void NAME(char **data, const int64_t *st, int64_t n, void *ctx) {                       \
+        T v;                                                                                       \
+        memcpy(&v, ctx, sizeof v);                                                                 \
+        if (st[0] == (int64_t)sizeof(T)) {                                                         \
+            T *d = (T *)data[0];                                                                   \
+            for (int64_t i = 0; i < n; i++) d[i] = v;                                              \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++) *(T *)(data[0] + i * st[0]) = v;                       \
+        }                                                                                          \
+    }
+FILL_FN(uint8_t, fill1)
+FILL_FN(uint16_t, fill2)
+FILL_FN(uint32_t, fill4)
+FILL_FN(uint64_t, fill8)
+
+int mt_cpu_fill(mt_tensor *t, mt_value value) {
+    if (t->numel == 0) return 0;
+    mt_dtype dt = (mt_dtype)t->dtype;
+    size_t isz = mt_dtype_size(dt);
+    uint64_t bits = 0;
+    if (mt_scalar_store_checked(value, dt, &bits, false)) return -1;
+    if (bits == 0 && mt_tensor_is_contiguous(t)) {
+        memset(mt_tensor_raw(t), 0, (size_t)t->numel * isz);
+        return 0;
+    }
+    mt_iter it;
+    mt_iter_init(&it, 1, &t, t->ndim, t->sizes);
+    mt_loop_fn fn = isz == 1 ? fill1 : isz == 2 ? fill2 : isz == 4 ? fill4 : fill8;
+    mt_iter_run(&it, fn, &bits);
+    return 0;
+}
+
+/* ---- structured impls ------------------------------------------------------------------------- */
+
+int mt_cpu_copy_impl(mt_call *c, mt_value *args, mt_value *rets) {
+    MT_UNUSED(c);
+    MT_UNUSED(rets);
+    return mt_cpu_copy(args[0].t, args[1].t);
+}
+
+int mt_cpu_clone_impl(mt_call *c, mt_value *args, mt_value *rets) {
+    MT_UNUSED(c);
+    return mt_cpu_copy(rets[0].t, args[0].t);
+}
+
+int mt_cpu_fill_scalar_impl(mt_call *c, mt_value *args, mt_value *rets) {
+    MT_UNUSED(c);
+    MT_UNUSED(rets);
+    return mt_cpu_fill(args[0].t, args[1]);
+}
+
+int mt_cpu_fill_tensor_impl(mt_call *c, mt_value *args, mt_value *rets) {
+    MT_UNUSED(c);
+    MT_UNUSED(rets);
+    mt_tensor *v = args[1].t;
+    const void *p = mt_tensor_raw(v);
+    mt_dtype vt = (mt_dtype)v->dtype;
+    mt_value s = mt_dtype_is_floating(vt) ? mt_vdouble(mt_load_double(p, vt))
+                                          : mt_vint(mt_load_int64(p, vt));
+    return mt_cpu_fill(args[0].t, s);
+}

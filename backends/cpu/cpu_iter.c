@@ -1,0 +1,124 @@
+/* cpu_iter.c: building and running strided N-d iterations. */
+#include "cpu_iter.h"
+
+#include <string.h>
+
+/* PyTorch's TensorIterator ordering rule: should dims a and b (a currently inner) swap? */
+static int should_swap(const mt_iter *it, int a, int b) {
+    for (int op = 0; op < it->nops; op++) {
+        int64_t sa = it->strides[a][op], sb = it->strides[b][op];
+        if (sa == 0 || sb == 0) continue; /* broadcast in one of them: ask the next operand */
+        if (sa < sb) return -1;
+        if (sa > sb) return 1;
+        if (it->shape[a] > it->shape[b]) return 1; /* equal strides: the smaller size goes in */
+    }
+    return 0;
+}
+
+static void swap_dims(mt_iter *it, int a, int b) {
+    int64_t s = it->shape[a];
+    it->shape[a] = it->shape[b];
+    it->shape[b] = s;
+    for (int op = 0; op < it->nops; op++) {
+        int64_t t = it->strides[a][op];
+        it->strides[a][op] = it->strides[b][op];
+        it->strides[b][op] = t;
+    }
+}
+
+void mt_iter_init(mt_iter *it, int nops, mt_tensor *const *ops, int ndim, const int64_t *shape) {
+    it->nops = nops;
+    it->numel = 1;
+    for (int i = 0; i < ndim; i++) it->numel *= shape[i];
+    /* dim d of the iterator is tensor dim ndim-1-d: the last tensor dim is innermost */
+    for (int d = 0; d < ndim; d++) {
+        int td = ndim - 1 - d;
+        it->shape[d] = shape[td];
+        for (int op = 0; op < nops; op++) {
+            const mt_tensor *t = ops[op];
+            int od = td - (ndim - t->ndim);
+            int64_t isz = (int64_t)mt_dtype_size((mt_dtype)t->dtype);
+            it->strides[d][op] = (od >= 0 && t->sizes[od] != 1) ? t->strides[od] * isz : 0;
+        }
+    }
+    for (int op = 0; op < nops; op++) it->data[op] = mt_tensor_raw(ops[op]);
+    it->ndim = ndim;
+    /* insertion sort into memory order */
+    for (int i = 1; i < ndim; i++) {
+        for (int j = i; j > 0; j--) {
+            int c = should_swap(it, j - 1, j);
+            if (c > 0)
+                swap_dims(it, j - 1, j);
+            else if (c < 0)
+                break;
+        }
+    }
+    if (it->numel == 0) return;
+    /* drop size-1 dims, then merge dims that continue each other in every operand */
+    int n = 0;
+    for (int d = 0; d < ndim; d++) {
+        if (it->shape[d] == 1) continue;
+        if (n != d) {
+            it->shape[n] = it->shape[d];
+            memcpy(it->strides[n], it->strides[d], sizeof(int64_t) * (size_t)nops);
+        }
+        n++;
+    }
+    int m = 0;
+    for (int d = 1; d < n; d++) {
+        bool can = true;
+        for (int op = 0; op < nops && can; op++)
+            can = it->strides[d][op] == it->shape[m] * it->strides[m][op];
+        if (can) {
+            it->shape[m] *= it->shape[d];
+        } else {
+            m++;
+            it->shape[m] = it->shape[d];
+            memcpy(it->strides[m], it->strides[d], sizeof(int64_t) * (size_t)nops);
+        }
+    }
+    it->ndim = n > 0 ? m + 1 : 0;
+}
+
+void mt_iter_run_range(const mt_iter *it, int64_t begin, int64_t end, mt_loop_fn fn, void *ctx) {
+    if (begin >= end) return;
+    int nops = it->nops;
+    char *ptrs[MT_ITER_MAXOPS];
+    if (it->ndim == 0) {
+        static const int64_t zero[MT_ITER_MAXOPS];
+        for (int op = 0; op < nops; op++) ptrs[op] = it->data[op];
+        fn(ptrs, zero, 1, ctx);
+        return;
+    }
+    /* the multi-index of `begin` */
+    int64_t counter[MT_MAX_DIM];
+    int64_t rem = begin;
+    for (int op = 0; op < nops; op++) ptrs[op] = it->data[op];
+    for (int d = 0; d < it->ndim; d++) {
+        counter[d] = rem % it->shape[d];
+        rem /= it->shape[d];
+        for (int op = 0; op < nops; op++) ptrs[op] += counter[d] * it->strides[d][op];
+    }
+    int64_t inner = it->shape[0], pos = begin;
+    while (pos < end) {
+        int64_t n = inner - counter[0];
+        if (n > end - pos) n = end - pos;
+        fn(ptrs, it->strides[0], n, ctx);
+        pos += n;
+        if (pos >= end) break;
+        /* step to the start of the next row */
+        for (int op = 0; op < nops; op++) ptrs[op] -= counter[0] * it->strides[0][op];
+        counter[0] = 0;
+        for (int d = 1; d < it->ndim; d++) {
+            counter[d]++;
+            for (int op = 0; op < nops; op++) ptrs[op] += it->strides[d][op];
+            if (counter[d] < it->shape[d]) break;
+            for (int op = 0; op < nops; op++) ptrs[op] -= it->shape[d] * it->strides[d][op];
+            counter[d] = 0;
+        }
+    }
+}
+
+void mt_iter_run(const mt_iter *it, mt_loop_fn fn, void *ctx) {
+    mt_iter_run_range(it, 0, it->numel, fn, ctx);
+}

@@ -1,0 +1,39 @@
+/* cpu_iter.h: the strided N-d loop machinery every element-wise CPU kernel runs on.
+ *
+ * An iterator walks several operands (outputs first, then inputs) over one broadcast shape.
+ * Building it broadcasts each operand (stride 0), orders the dims so the innermost has the
+ * smallest strides (memory order, as PyTorch's TensorIterator does), drops size-1 dims and
+ * merges dims that are contiguous in every operand. A kernel is then a 1-d loop over the
+ * innermost dim, called once per outer position; `strides` are in bytes per operand.
+ */
+#ifndef MT_CPU_ITER_H
+#define MT_CPU_ITER_H
+
+#include "mt_tensor.h"
+
+#define MT_ITER_MAXOPS 6
+
+typedef void (*mt_loop_fn)(char **data, const int64_t *strides, int64_t n, void *ctx);
+
+typedef struct mt_iter {
+    int ndim, nops;
+    int64_t numel;
+    int64_t shape[MT_MAX_DIM];                  /* dim 0 is the innermost */
+    int64_t strides[MT_MAX_DIM][MT_ITER_MAXOPS]; /* bytes; strides[d][op] */
+    char *data[MT_ITER_MAXOPS];
+} mt_iter;
+
+/* Set up an iterator over `shape` for operands that broadcast to it. */
+void mt_iter_init(mt_iter *it, int nops, mt_tensor *const *ops, int ndim, const int64_t *shape);
+/* Run fn over every element (in chunks along the innermost dim); parallel when large. */
+void mt_iter_run(const mt_iter *it, mt_loop_fn fn, void *ctx);
+/* Run fn over the flattened element range [begin, end) only. */
+void mt_iter_run_range(const mt_iter *it, int64_t begin, int64_t end, mt_loop_fn fn, void *ctx);
+/* True when every operand's innermost stride equals its element size. */
+static inline bool mt_iter_inner_contig(const int64_t *strides, const int64_t *itemsizes, int nops) {
+    for (int i = 0; i < nops; i++)
+        if (strides[i] != itemsizes[i]) return false;
+    return true;
+}
+
+#endif

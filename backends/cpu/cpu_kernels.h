@@ -1,0 +1,29 @@
+/* cpu_kernels.h: the CPU backend's kernels, shared between its files and its registration. */
+#ifndef MT_CPU_KERNELS_H
+#define MT_CPU_KERNELS_H
+
+#include "cpu_iter.h"
+#include "mt_dispatch.h"
+
+/* Copy src into dst (src broadcasts to dst; any dtypes). */
+int mt_cpu_copy(mt_tensor *dst, mt_tensor *src);
+/* Fill t with a scalar converted to t's dtype. */
+int mt_cpu_fill(mt_tensor *t, mt_value value);
+
+int mt_cpu_copy_impl(mt_call *c, mt_value *args, mt_value *rets);
+int mt_cpu_clone_impl(mt_call *c, mt_value *args, mt_value *rets);
+int mt_cpu_fill_scalar_impl(mt_call *c, mt_value *args, mt_value *rets);
+int mt_cpu_fill_tensor_impl(mt_call *c, mt_value *args, mt_value *rets);
+
+/* creation */
+int mt_cpu_empty_impl(mt_call *c, mt_value *args, mt_value *rets);
+int mt_cpu_zeros_impl(mt_call *c, mt_value *args, mt_value *rets);
+int mt_cpu_ones_impl(mt_call *c, mt_value *args, mt_value *rets);
+int mt_cpu_full_impl(mt_call *c, mt_value *args, mt_value *rets);
+int mt_cpu_arange_impl(mt_call *c, mt_value *args, mt_value *rets);
+int mt_cpu_linspace_impl(mt_call *c, mt_value *args, mt_value *rets);
+int mt_cpu_eye_impl(mt_call *c, mt_value *args, mt_value *rets);
+
+void mt_cpu_register(void);
+
+#endif

@@ -1,0 +1,28 @@
+/* cpu_register.c: the one place where the CPU backend attaches its kernels to ops. */
+#include "cpu_kernels.h"
+#include "mt_ops_gen.h"
+
+void mt_cpu_register(void) {
+    static const struct {
+        int op;
+        mt_impl_fn fn;
+    } impls[] = {
+        {MT_OP_empty, mt_cpu_empty_impl},
+        {MT_OP_empty_strided, mt_cpu_empty_impl},
+        {MT_OP_zeros, mt_cpu_zeros_impl},
+        {MT_OP_ones, mt_cpu_ones_impl},
+        {MT_OP_full, mt_cpu_full_impl},
+        {MT_OP_scalar_tensor, mt_cpu_full_impl},
+        {MT_OP_arange, mt_cpu_arange_impl},
+        {MT_OP_arange_start, mt_cpu_arange_impl},
+        {MT_OP_arange_start_step, mt_cpu_arange_impl},
+        {MT_OP_linspace, mt_cpu_linspace_impl},
+        {MT_OP_eye, mt_cpu_eye_impl},
+        {MT_OP_eye_m, mt_cpu_eye_impl},
+        {MT_OP_copy_, mt_cpu_copy_impl},
+        {MT_OP_clone, mt_cpu_clone_impl},
+        {MT_OP_fill__Scalar, mt_cpu_fill_scalar_impl},
+        {MT_OP_fill__Tensor, mt_cpu_fill_tensor_impl},
+    };
+    for (size_t i = 0; i < MT_ARRAY_LEN(impls); i++) mt_disp_impl(impls[i].op, MT_KEY_CPU, impls[i].fn);
+}

@@ -1,0 +1,76 @@
+-- mindtorch: PyTorch's semantics for Lua 5.4, over a C core (mindtorch.core).
+--
+-- This file builds the `torch` table: the core's functions and types, plus the parts of the
+-- front that are plain Lua (printing, conversions, Torch7-style indexing). Submodules that
+-- are not needed by every script (nn, optim, utils, npu) load on first use.
+local torch = require "mindtorch.core"
+local Tensor = torch.Tensor
+local tensor_str = require "mindtorch._tensor_str"
+
+-- ---- printing -----------------------------------------------------------------------------
+local tensor_mt = debug.getregistry()["mindtorch.Tensor"]
+tensor_mt.__tostring = function(t) return tensor_str.repr(torch, t) end
+torch.set_printoptions = tensor_str.set_printoptions
+debug.getregistry()["mindtorch.UntypedStorage"].__tostring = function(s) return tensor_str.storage_repr(s, false) end
+debug.getregistry()["mindtorch.TypedStorage"].__tostring = function(s) return tensor_str.storage_repr(s, true) end
+
+-- Memory formats (clone{memory_format=...}).
+torch.contiguous_format = "contiguous_format"
+torch.preserve_format = "preserve_format"
+torch.strided = "torch.strided"
+
+-- ---- dtype and device conversions ----------------------------------------------------------
+for name, dt in pairs {
+  float = torch.float32, double = torch.float64, half = torch.float16, bfloat16 = torch.bfloat16,
+  long = torch.int64, int = torch.int32, short = torch.int16, char = torch.int8, byte = torch.uint8,
+  bool = torch.bool,
+} do
+  Tensor[name] = function(self) return self:to(dt) end
+end
+function Tensor:cpu() return self:to("cpu") end
+function Tensor:npu(index) return self:to(index and ("npu:" .. index) or "npu") end
+
+-- ---- the autograd fields the core leaves to the autograd layer -----------------------------
+local getters = Tensor.__getters
+getters.grad_fn = function() return nil end
+getters.is_leaf = function() return true end
+
+-- ---- x[i] ----------------------------------------------------------------------------------
+-- Integer keys select along the first dimension (1-based, negatives from the end).
+function Tensor.__index_value(self, key)
+  if math.type(key) == "integer" then return self:select(1, key) end
+  error(("tensors cannot be indexed with a %s key"):format(type(key)), 2)
+end
+
+function Tensor.__setindex_value(self, key, value)
+  if math.type(key) == "integer" then
+    local dst = self:select(1, key)
+    if torch.is_tensor(value) then dst:copy_(value) else dst:fill_(value) end
+    return
+  end
+  error(("tensors cannot be indexed with a %s key"):format(type(key)), 2)
+end
+
+-- out= of any op: PyTorch's rules for writing a result into a given tensor.
+function Tensor.__write_out(out, result, name)
+  if not torch.is_tensor(out) then
+    error(("%s(): argument 'out' must be Tensor, not %s"):format(name, type(out)), 3)
+  end
+  if not torch.can_cast(result.dtype, out.dtype) then
+    error(("result type %s can't be cast to the desired output type %s"):format(
+      torch.__scalar_name(result.dtype), torch.__scalar_name(out.dtype)), 3)
+  end
+  if out:dim() ~= result:dim() or out:numel() ~= result:numel() or tostring(out.shape) ~= tostring(result.shape) then
+    out:resize_(result.shape)
+  end
+  out:copy_(result)
+  return out
+end
+
+local scalar_names = {
+  bool = "Bool", uint8 = "Byte", int8 = "Char", int16 = "Short", int32 = "Int", int64 = "Long",
+  float16 = "Half", bfloat16 = "BFloat16", float32 = "Float", float64 = "Double",
+}
+function torch.__scalar_name(dt) return scalar_names[dt.name] end
+
+return torch

@@ -1,0 +1,71 @@
+/* lmt.h: the Lua binding's shared declarations (userdata types, push/check helpers).
+ *
+ * The binding only converts: Lua values to boxed op arguments and results back, with the
+ * 1-based numbering of LUA_API.md applied at this boundary. It never computes.
+ */
+#ifndef LMT_H
+#define LMT_H
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "mt_dispatch.h"
+
+#define LMT_TENSOR "mindtorch.Tensor"
+#define LMT_DTYPE "mindtorch.dtype"
+#define LMT_DEVICE "mindtorch.device"
+#define LMT_STORAGE "mindtorch.UntypedStorage"
+#define LMT_TSTORAGE "mindtorch.TypedStorage"
+#define LMT_SIZE "mindtorch.Size"
+
+typedef struct lmt_box {
+    mt_tensor *t; /* owned reference; NULL once released by <close> */
+} lmt_box;
+
+/* ---- errors ---------------------------------------------------------------------------------- */
+/* Raise the core's pending error as a Lua error (never returns). */
+int lmt_error(lua_State *L);
+/* Raise a formatted error without position information (PyTorch words, no file:line). */
+int lmt_errorf(lua_State *L, const char *fmt, ...);
+
+/* ---- tensors --------------------------------------------------------------------------------- */
+/* Push t, taking over one reference. The same tensor always comes back as the same userdata. */
+void lmt_push_tensor(lua_State *L, mt_tensor *t);
+mt_tensor *lmt_check_tensor(lua_State *L, int idx);
+mt_tensor *lmt_to_tensor(lua_State *L, int idx); /* NULL if not a (live) tensor */
+/* Tell Lua's collector about tensor memory allocated since the last call. */
+void lmt_gc_hint(lua_State *L);
+/* Bits the Lua front may want on a result: requires_grad, parameter, ... */
+int lmt_set_requires_grad(lua_State *L, mt_tensor *t, bool on);
+
+/* ---- dtypes, devices, sizes --------------------------------------------------------------------- */
+void lmt_push_dtype(lua_State *L, mt_dtype dt);
+int lmt_to_dtype(lua_State *L, int idx);   /* -1 if not a dtype */
+mt_dtype lmt_check_dtype(lua_State *L, int idx);
+void lmt_push_device(lua_State *L, mt_device d);
+/* A device userdata or a string like "npu:0"; 0 on success, -1 (error set) otherwise. */
+int lmt_to_device(lua_State *L, int idx, mt_device *out);
+void lmt_push_size(lua_State *L, const int64_t *sizes, int n);
+/* Read an integer, accepting floats with an integral value (Lua's 6/2 is 3.0). */
+int lmt_to_int(lua_State *L, int idx, int64_t *out);
+
+/* ---- ops --------------------------------------------------------------------------------------- */
+/* A Lua function (closure) that calls every overload of `name` (method or function form). */
+void lmt_push_op_function(lua_State *L, const char *name, bool method);
+/* Call op `opid` with the Lua arguments at [first, top]; pushes the results, returns count. */
+int lmt_call_named(lua_State *L, const char *name, int first, bool method);
+/* Boxed call with the pending error raised in Lua on failure. */
+void lmt_call_or_error(lua_State *L, int opid, mt_value *args, mt_value *rets);
+
+/* ---- module parts (each file registers its own) ------------------------------------------------ */
+void lmt_open_dtype(lua_State *L);   /* dtype and device metatables, torch.float32 ... */
+void lmt_open_tensor(lua_State *L);  /* the Tensor metatable and torch.Tensor methods */
+void lmt_open_storage(lua_State *L); /* UntypedStorage, TypedStorage */
+void lmt_open_ops(lua_State *L);     /* every op declared with a function variant */
+void lmt_open_creation(lua_State *L);
+void lmt_open_misc(lua_State *L);
+
+/* The registry table of the mindtorch module (holds metatables, caches). */
+void lmt_push_registry(lua_State *L, const char *field);
+
+#endif

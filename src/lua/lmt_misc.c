@@ -1,0 +1,40 @@
+/* lmt_misc.c: module-level functions that are not operators (default dtype, promotion). */
+#include "lmt.h"
+
+static int get_default_dtype(lua_State *L) {
+    lmt_push_dtype(L, mt_default_dtype());
+    return 1;
+}
+
+static int set_default_dtype(lua_State *L) {
+    if (mt_set_default_dtype(lmt_check_dtype(L, 1))) return lmt_error(L);
+    return 0;
+}
+
+static int promote_types(lua_State *L) {
+    lmt_push_dtype(L, mt_promote_types(lmt_check_dtype(L, 1), lmt_check_dtype(L, 2)));
+    return 1;
+}
+
+static int can_cast(lua_State *L) {
+    lua_pushboolean(L, mt_can_cast(lmt_check_dtype(L, 1), lmt_check_dtype(L, 2)));
+    return 1;
+}
+
+/* bytes of CPU tensor memory alive in this process (tests and the memory benchmarks use it) */
+static int cpu_allocated_bytes(lua_State *L) {
+    lua_pushinteger(L, mt_cpu_allocated_bytes());
+    return 1;
+}
+
+void lmt_open_misc(lua_State *L) {
+    static const luaL_Reg fns[] = {
+        {"get_default_dtype", get_default_dtype},
+        {"set_default_dtype", set_default_dtype},
+        {"promote_types", promote_types},
+        {"can_cast", can_cast},
+        {"_cpu_allocated_bytes", cpu_allocated_bytes},
+        {NULL, NULL},
+    };
+    luaL_setfuncs(L, fns, 0);
+}

@@ -1,0 +1,514 @@
+/* lmt_tensor.c: the Tensor userdata: identity, lifetime, fields, plain methods, x[i]. */
+#include "lmt.h"
+#include "mt_ops_gen.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- errors ----------------------------------------------------------------------------------- */
+
+int lmt_error(lua_State *L) {
+    lua_pushstring(L, mt_error_msg());
+    mt_error_clear();
+    return lua_error(L);
+}
+
+int lmt_errorf(lua_State *L, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    return lua_error(L);
+}
+
+void lmt_push_registry(lua_State *L, const char *field) {
+    lua_getfield(L, LUA_REGISTRYINDEX, "mindtorch");
+    if (field) {
+        lua_getfield(L, -1, field);
+        lua_remove(L, -2);
+    }
+}
+
+/* ---- identity and lifetime --------------------------------------------------------------------- */
+
+/* Upvalue-free access to the weak cache (registry.mindtorch.cache): tensor* -> userdata. */
+static void push_cache(lua_State *L) { lmt_push_registry(L, "cache"); }
+
+void lmt_gc_hint(lua_State *L) {
+    size_t n = mt_cpu_take_new_bytes();
+    /* the collector counts tensor bytes as if Lua had allocated them, so loops stay flat */
+    if (n >= 1024) lua_gc(L, LUA_GCSTEP, (int)(n >> 10));
+}
+
+void lmt_push_tensor(lua_State *L, mt_tensor *t) {
+    if (atomic_load_explicit(&t->refcount, memory_order_relaxed) > 1) {
+        push_cache(L);
+        lua_rawgetp(L, -1, t);
+        lmt_box *b = lua_touserdata(L, -1);
+        if (b && b->t == t) { /* already in Lua: the same userdata keeps identity */
+            lua_remove(L, -2);
+            mt_tensor_decref(t);
+            return;
+        }
+        lua_pop(L, 2);
+    }
+    lmt_box *b = lua_newuserdatauv(L, sizeof *b, 1);
+    b->t = t;
+    luaL_setmetatable(L, LMT_TENSOR);
+    push_cache(L);
+    lua_pushvalue(L, -2);
+    lua_rawsetp(L, -2, t);
+    lua_pop(L, 1);
+}
+
+mt_tensor *lmt_to_tensor(lua_State *L, int idx) {
+    lmt_box *b = luaL_testudata(L, idx, LMT_TENSOR);
+    return b ? b->t : NULL;
+}
+
+mt_tensor *lmt_check_tensor(lua_State *L, int idx) {
+    lmt_box *b = luaL_testudata(L, idx, LMT_TENSOR);
+    if (!b) lmt_errorf(L, "expected a Tensor, got %s", luaL_typename(L, idx));
+    if (!b->t) lmt_errorf(L, "this tensor was released by <close> and can no longer be used");
+    return b->t;
+}
+
+static int tensor_gc(lua_State *L) {
+    lmt_box *b = lua_touserdata(L, 1);
+    if (b->t) {
+        mt_tensor_decref(b->t);
+        b->t = NULL;
+    }
+    return 0;
+}
+
+static int tensor_close(lua_State *L) {
+    lmt_box *b = luaL_checkudata(L, 1, LMT_TENSOR);
+    if (b->t) {
+        push_cache(L);
+        lua_pushnil(L);
+        lua_rawsetp(L, -2, b->t);
+        lua_pop(L, 1);
+        mt_tensor_decref(b->t);
+        b->t = NULL;
+    }
+    return 0;
+}
+
+int lmt_set_requires_grad(lua_State *L, mt_tensor *t, bool on) {
+    if (on && !mt_dtype_is_floating((mt_dtype)t->dtype))
+        return lmt_errorf(L, "only Tensors of floating point and complex dtype can require gradients");
+    if (on)
+        t->flags |= MT_T_REQUIRES_GRAD;
+    else
+        t->flags &= (uint16_t)~MT_T_REQUIRES_GRAD;
+    return 0;
+}
+
+/* ---- reading values ------------------------------------------------------------------------------- */
+
+/* A CPU tensor with t's values (t itself when already on the CPU): a new reference. */
+static mt_tensor *cpu_values(lua_State *L, mt_tensor *t, const char *what) {
+    if (t->device.type == MT_DEV_META)
+        lmt_errorf(L, "Tensor.%s() cannot be called on meta tensors", what);
+    if (t->device.type == MT_DEV_CPU) {
+        if (!mt_tensor_data(t)) lmt_error(L);
+        mt_tensor_incref(t);
+        return t;
+    }
+    mt_tensor *c = mto__to_copy(t, -1, MT_CPU, false);
+    if (!c) lmt_error(L);
+    return c;
+}
+
+static void push_element(lua_State *L, const char *p, mt_dtype dt) {
+    if (dt == MT_BOOL)
+        lua_pushboolean(L, *p != 0);
+    else if (mt_dtype_is_floating(dt))
+        lua_pushnumber(L, mt_load_double(p, dt));
+    else
+        lua_pushinteger(L, mt_load_int64(p, dt));
+}
+
+static int t_item(lua_State *L) {
+    mt_tensor *t = lmt_check_tensor(L, 1);
+    if (t->numel != 1) {
+        if (t->device.type == MT_DEV_META)
+            return lmt_errorf(L, "Tensor.item() cannot be called on meta tensors");
+        return lmt_errorf(L, "a Tensor with %lld elements cannot be converted to Scalar",
+                          (long long)t->numel);
+    }
+    mt_tensor *c = cpu_values(L, t, "item");
+    push_element(L, mt_tensor_raw(c), (mt_dtype)c->dtype);
+    mt_tensor_decref(c);
+    return 1;
+}
+
+static void push_list(lua_State *L, const mt_tensor *t, const char *p, int d) {
+    size_t isz = mt_dtype_size((mt_dtype)t->dtype);
+    if (d == t->ndim) {
+        push_element(L, p, (mt_dtype)t->dtype);
+        return;
+    }
+    luaL_checkstack(L, 4, "tensor too deep");
+    lua_createtable(L, (int)t->sizes[d], 0);
+    for (int64_t i = 0; i < t->sizes[d]; i++) {
+        push_list(L, t, p + i * t->strides[d] * (int64_t)isz, d + 1);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+static int t_tolist(lua_State *L) {
+    mt_tensor *t = lmt_check_tensor(L, 1);
+    mt_tensor *c = cpu_values(L, t, "tolist");
+    push_list(L, c, mt_tensor_raw(c), 0);
+    mt_tensor_decref(c);
+    return 1;
+}
+
+/* ---- geometry methods ------------------------------------------------------------------------------ */
+
+static int check_dim_arg(lua_State *L, int idx, int ndim) {
+    int64_t d;
+    if (lmt_to_int(L, idx, &d)) lmt_errorf(L, "dim must be an integer, got %s", luaL_typename(L, idx));
+    int64_t internal = d > 0 ? d - 1 : d == 0 ? MT_ZERO_SENTINEL : d;
+    int w;
+    if (mt_wrap_dim(internal, ndim, &w)) lmt_error(L);
+    return w;
+}
+
+static int t_size(lua_State *L) {
+    mt_tensor *t = lmt_check_tensor(L, 1);
+    if (lua_isnoneornil(L, 2)) {
+        lmt_push_size(L, t->sizes, t->ndim);
+        return 1;
+    }
+    if (t->ndim == 0) return lmt_errorf(L, "Dimension specified as %d but tensor has no dimensions",
+                                        (int)luaL_checkinteger(L, 2));
+    lua_pushinteger(L, t->sizes[check_dim_arg(L, 2, t->ndim)]);
+    return 1;
+}
+
+static int t_stride(lua_State *L) {
+    mt_tensor *t = lmt_check_tensor(L, 1);
+    if (lua_isnoneornil(L, 2)) {
+        lua_createtable(L, t->ndim, 0);
+        for (int i = 0; i < t->ndim; i++) {
+            lua_pushinteger(L, t->strides[i]);
+            lua_rawseti(L, -2, i + 1);
+        }
+        return 1;
+    }
+    if (t->ndim == 0) return lmt_errorf(L, "Dimension specified as %d but tensor has no dimensions",
+                                        (int)luaL_checkinteger(L, 2));
+    lua_pushinteger(L, t->strides[check_dim_arg(L, 2, t->ndim)]);
+    return 1;
+}
+
+static int t_dim(lua_State *L) {
+    lua_pushinteger(L, lmt_check_tensor(L, 1)->ndim);
+    return 1;
+}
+
+static int t_numel(lua_State *L) {
+    lua_pushinteger(L, lmt_check_tensor(L, 1)->numel);
+    return 1;
+}
+
+static int t_element_size(lua_State *L) {
+    lua_pushinteger(L, (lua_Integer)mt_dtype_size((mt_dtype)lmt_check_tensor(L, 1)->dtype));
+    return 1;
+}
+
+static int t_storage_offset(lua_State *L) {
+    lua_pushinteger(L, lmt_check_tensor(L, 1)->offset);
+    return 1;
+}
+
+static int t_is_contiguous(lua_State *L) {
+    lua_pushboolean(L, mt_tensor_is_contiguous(lmt_check_tensor(L, 1)));
+    return 1;
+}
+
+static int t_is_floating_point(lua_State *L) {
+    lua_pushboolean(L, mt_dtype_is_floating((mt_dtype)lmt_check_tensor(L, 1)->dtype));
+    return 1;
+}
+
+static int t_data_ptr(lua_State *L) {
+    mt_tensor *t = lmt_check_tensor(L, 1);
+    if (t->device.type == MT_DEV_META) {
+        lua_pushinteger(L, 0);
+        return 1;
+    }
+    void *p = mt_tensor_data(t);
+    if (!p && t->storage->nbytes) return lmt_error(L);
+    lua_pushinteger(L, (lua_Integer)(uintptr_t)p);
+    return 1;
+}
+
+static int t_type(lua_State *L) {
+    mt_tensor *t = lmt_check_tensor(L, 1);
+    if (lua_isnoneornil(L, 2)) {
+        char buf[64];
+        lua_pushstring(L, mt_tensor_type_name(t, buf, sizeof buf));
+        return 1;
+    }
+    mt_dtype dt = lmt_check_dtype(L, 2);
+    mt_tensor *r = mto_to_dtype(t, dt, false, false);
+    if (!r) return lmt_error(L);
+    lmt_push_tensor(L, r);
+    return 1;
+}
+
+static int t_requires_grad_(lua_State *L) {
+    mt_tensor *t = lmt_check_tensor(L, 1);
+    bool on = lua_isnoneornil(L, 2) ? true : lua_toboolean(L, 2);
+    lmt_set_requires_grad(L, t, on);
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int t_len(lua_State *L) {
+    mt_tensor *t = lmt_check_tensor(L, 1);
+    if (t->ndim == 0) return lmt_errorf(L, "len() of a 0-d tensor");
+    lua_pushinteger(L, t->sizes[0]);
+    return 1;
+}
+
+/* ---- fields ------------------------------------------------------------------------------------------ */
+
+typedef int (*getter)(lua_State *L, mt_tensor *t);
+
+static int g_shape(lua_State *L, mt_tensor *t) {
+    lmt_push_size(L, t->sizes, t->ndim);
+    return 1;
+}
+static int g_dtype(lua_State *L, mt_tensor *t) {
+    lmt_push_dtype(L, (mt_dtype)t->dtype);
+    return 1;
+}
+static int g_device(lua_State *L, mt_tensor *t) {
+    lmt_push_device(L, t->device);
+    return 1;
+}
+static int g_requires_grad(lua_State *L, mt_tensor *t) {
+    lua_pushboolean(L, mt_tensor_requires_grad(t));
+    return 1;
+}
+static int g_ndim(lua_State *L, mt_tensor *t) {
+    lua_pushinteger(L, t->ndim);
+    return 1;
+}
+static int g_is_meta(lua_State *L, mt_tensor *t) {
+    lua_pushboolean(L, t->device.type == MT_DEV_META);
+    return 1;
+}
+static int g_is_npu(lua_State *L, mt_tensor *t) {
+    lua_pushboolean(L, t->device.type == MT_DEV_NPU);
+    return 1;
+}
+static int g_is_cpu(lua_State *L, mt_tensor *t) {
+    lua_pushboolean(L, t->device.type == MT_DEV_CPU);
+    return 1;
+}
+static int g_false(lua_State *L, mt_tensor *t) {
+    MT_UNUSED(t);
+    lua_pushboolean(L, 0);
+    return 1;
+}
+static int g_itemsize(lua_State *L, mt_tensor *t) {
+    lua_pushinteger(L, (lua_Integer)mt_dtype_size((mt_dtype)t->dtype));
+    return 1;
+}
+static int g_nbytes(lua_State *L, mt_tensor *t) {
+    lua_pushinteger(L, t->numel * (lua_Integer)mt_dtype_size((mt_dtype)t->dtype));
+    return 1;
+}
+static int g_layout(lua_State *L, mt_tensor *t) {
+    MT_UNUSED(t);
+    lua_pushstring(L, "torch.strided");
+    return 1;
+}
+/* x.data: the same storage, detached, with its own version counter (PyTorch's .data) */
+static int g_data(lua_State *L, mt_tensor *t) {
+    mt_tensor *d = mt_tensor_from_storage(t->storage, t->offset, t->ndim, t->sizes, t->strides,
+                                          (mt_dtype)t->dtype);
+    if (!d) return lmt_error(L);
+    lmt_push_tensor(L, d);
+    return 1;
+}
+static int g_T(lua_State *L, mt_tensor *t) {
+    int64_t dims[MT_MAX_DIM];
+    for (int i = 0; i < t->ndim; i++) dims[i] = t->ndim - 1 - i;
+    mt_tensor *r = mto_permute(t, (mt_ilist){dims, t->ndim});
+    if (!r) return lmt_error(L);
+    lmt_push_tensor(L, r);
+    return 1;
+}
+
+static const struct {
+    const char *name;
+    getter get;
+} getters[] = {
+    {"shape", g_shape},       {"dtype", g_dtype},       {"device", g_device},
+    {"requires_grad", g_requires_grad}, {"ndim", g_ndim}, {"is_meta", g_is_meta},
+    {"is_npu", g_is_npu},     {"is_cpu", g_is_cpu},     {"is_cuda", g_false},
+    {"is_sparse", g_false},   {"is_quantized", g_false}, {"itemsize", g_itemsize},
+    {"nbytes", g_nbytes},     {"layout", g_layout},     {"data", g_data},
+    {"T", g_T},
+};
+
+/* ---- __index / __newindex ------------------------------------------------------------------------ */
+
+/* upvalue 1: torch.Tensor (methods); upvalue 2: getters (name -> lightuserdata fn) */
+static int tensor_index(lua_State *L) {
+    int kt = lua_type(L, 2);
+    if (kt == LUA_TSTRING) {
+        lua_pushvalue(L, 2);
+        if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+        lua_pop(L, 1);
+        lua_pushvalue(L, 2);
+        if (lua_rawget(L, lua_upvalueindex(2)) == LUA_TLIGHTUSERDATA) {
+            getter g = (getter)(uintptr_t)lua_touserdata(L, -1);
+            return g(L, lmt_check_tensor(L, 1));
+        }
+        lua_pop(L, 1);
+        /* the Lua front's properties (grad, grad_fn, ...) and user attributes */
+        lua_pushvalue(L, 2);
+        if (lua_rawget(L, lua_upvalueindex(3)) == LUA_TFUNCTION) {
+            lua_pushvalue(L, 1);
+            lua_call(L, 1, 1);
+            return 1;
+        }
+        lua_pop(L, 1);
+        if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {
+            lua_pushvalue(L, 2);
+            lua_rawget(L, -2);
+            return 1;
+        }
+        lua_pushnil(L);
+        return 1;
+    }
+    /* x[i], x[{...}], x[mask]: the Lua front's indexing (torch.Tensor.__index_value) */
+    lua_getfield(L, lua_upvalueindex(1), "__index_value");
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+/* upvalue 1: setters table (name -> function(self, value)) from the Lua front */
+static int tensor_newindex(lua_State *L) {
+    mt_tensor *t = lmt_check_tensor(L, 1);
+    if (lua_type(L, 2) == LUA_TSTRING) {
+        const char *k = lua_tostring(L, 2);
+        if (strcmp(k, "requires_grad") == 0) {
+            if (!lua_isboolean(L, 3))
+                return lmt_errorf(L, "requires_grad must be a bool, not %s", luaL_typename(L, 3));
+            return lmt_set_requires_grad(L, t, lua_toboolean(L, 3));
+        }
+        lua_pushvalue(L, 2);
+        if (lua_rawget(L, lua_upvalueindex(1)) == LUA_TFUNCTION) {
+            lua_pushvalue(L, 1);
+            lua_pushvalue(L, 3);
+            lua_call(L, 2, 0);
+            return 0;
+        }
+        lua_pop(L, 1);
+        if (lua_getiuservalue(L, 1, 1) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_newtable(L);
+            lua_pushvalue(L, -1);
+            lua_setiuservalue(L, 1, 1);
+        }
+        lua_pushvalue(L, 2);
+        lua_pushvalue(L, 3);
+        lua_rawset(L, -3);
+        return 0;
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, "mindtorch");
+    lua_getfield(L, -1, "Tensor");
+    lua_getfield(L, -1, "__setindex_value");
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 3);
+    lua_call(L, 3, 0);
+    return 0;
+}
+
+static int tensor_tostring_fallback(lua_State *L) {
+    mt_tensor *t = lmt_check_tensor(L, 1);
+    char buf[64];
+    lua_pushfstring(L, "%s of %d dims", mt_tensor_type_name(t, buf, sizeof buf), t->ndim);
+    return 1;
+}
+
+/* torch.is_tensor(x) */
+static int is_tensor(lua_State *L) {
+    lua_pushboolean(L, luaL_testudata(L, 1, LMT_TENSOR) != NULL);
+    return 1;
+}
+
+void lmt_open_tensor(lua_State *L) {
+    /* torch.Tensor: the methods table; ops and the Lua front add to it */
+    lua_newtable(L);
+    static const luaL_Reg methods[] = {
+        {"item", t_item},
+        {"tolist", t_tolist},
+        {"size", t_size},
+        {"stride", t_stride},
+        {"dim", t_dim},
+        {"ndimension", t_dim},
+        {"numel", t_numel},
+        {"nelement", t_numel},
+        {"element_size", t_element_size},
+        {"storage_offset", t_storage_offset},
+        {"is_contiguous", t_is_contiguous},
+        {"is_floating_point", t_is_floating_point},
+        {"data_ptr", t_data_ptr},
+        {"type", t_type},
+        {"requires_grad_", t_requires_grad_},
+        {NULL, NULL},
+    };
+    luaL_setfuncs(L, methods, 0);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "Tensor");
+    lmt_push_registry(L, NULL);
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "Tensor");
+    lua_pop(L, 1);
+
+    luaL_newmetatable(L, LMT_TENSOR);
+    lua_pushvalue(L, -2); /* upvalue 1: methods */
+    lua_createtable(L, 0, (int)MT_ARRAY_LEN(getters));
+    for (size_t i = 0; i < MT_ARRAY_LEN(getters); i++) {
+        lua_pushlightuserdata(L, (void *)(uintptr_t)getters[i].get);
+        lua_setfield(L, -2, getters[i].name);
+    }
+    lua_newtable(L); /* upvalue 3: Lua-front getters (torch.Tensor.__getters) */
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -4, "__getters");
+    lua_pushcclosure(L, tensor_index, 3);
+    lua_setfield(L, -2, "__index");
+    lua_newtable(L); /* upvalue: Lua-front setters (torch.Tensor.__setters) */
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -4, "__setters");
+    lua_pushcclosure(L, tensor_newindex, 1);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushcfunction(L, tensor_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, tensor_close);
+    lua_setfield(L, -2, "__close");
+    lua_pushcfunction(L, t_len);
+    lua_setfield(L, -2, "__len");
+    lua_pushcfunction(L, tensor_tostring_fallback);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushstring(L, "torch.Tensor");
+    lua_setfield(L, -2, "__name");
+    lua_pop(L, 2); /* metatable, methods */
+
+    lua_pushcfunction(L, is_tensor);
+    lua_setfield(L, -2, "is_tensor");
+}

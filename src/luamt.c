@@ -1,0 +1,315 @@
+/* luamt.c: the mindtorch shell and script runner.
+ *
+ *   luamt [options] [script [args]]
+ *     -e code   run code            -l name   require name into global `name`
+ *     -i        interactive after a script (or with no script and a terminal)
+ *     -v, --version                 print versions      -   read the script from stdin
+ *
+ * It behaves like lua5.4 (arg, exit status, os.exit) with mindtorch on the module path
+ * (found next to the executable, in the build tree or an installed prefix) and the global
+ * `torch` preloaded.
+ */
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include <limits.h>
+#include <readline/history.h>
+#include <readline/readline.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mindtorch.h"
+
+static const char *progname = "luamt";
+
+static void message(const char *msg) {
+    fprintf(stderr, "%s: %s\n", progname, msg);
+    fflush(stderr);
+}
+
+static int report(lua_State *L, int status) {
+    if (status != LUA_OK) {
+        const char *msg = lua_tostring(L, -1);
+        message(msg ? msg : "(error object is not a string)");
+        lua_pop(L, 1);
+    }
+    return status;
+}
+
+static int traceback(lua_State *L) {
+    const char *msg = lua_tostring(L, 1);
+    if (msg == NULL) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+static int docall(lua_State *L, int narg, int nres) {
+    int base = lua_gettop(L) - narg;
+    lua_pushcfunction(L, traceback);
+    lua_insert(L, base);
+    int status = lua_pcall(L, narg, nres, base);
+    lua_remove(L, base);
+    return status;
+}
+
+/* package.path/cpath: the mindtorch tree next to this executable comes first */
+static void set_paths(lua_State *L) {
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash) return;
+    *slash = 0;
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "path");
+    lua_pushfstring(L,
+                    "%s/share/lua/5.4/?.lua;%s/share/lua/5.4/?/init.lua;"
+                    "%s/../share/lua/5.4/?.lua;%s/../share/lua/5.4/?/init.lua;%s",
+                    exe, exe, exe, exe, lua_tostring(L, -1));
+    lua_setfield(L, -3, "path");
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "cpath");
+    lua_pushfstring(L, "%s/lib/lua/5.4/?.so;%s/../lib/lua/5.4/?.so;%s", exe, exe, lua_tostring(L, -1));
+    lua_setfield(L, -3, "cpath");
+    lua_pop(L, 2);
+}
+
+static int dorequire(lua_State *L, const char *name, const char *global) {
+    lua_getglobal(L, "require");
+    lua_pushstring(L, name);
+    int status = docall(L, 1, 1);
+    if (status == LUA_OK) lua_setglobal(L, global);
+    return report(L, status);
+}
+
+static void create_arg_table(lua_State *L, char **argv, int argc, int script) {
+    int narg = argc - (script + 1);
+    lua_createtable(L, narg, script + 1);
+    for (int i = 0; i < argc; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, i - script);
+    }
+    lua_setglobal(L, "arg");
+}
+
+static int run_script(lua_State *L, const char *fname, char **argv, int argc, int script) {
+    if (fname && strcmp(fname, "-") == 0) fname = NULL;
+    int status = luaL_loadfile(L, fname);
+    if (status == LUA_OK) {
+        int n = argc - script - 1;
+        luaL_checkstack(L, n + 3, "too many arguments to script");
+        for (int i = 1; i <= n; i++) lua_pushstring(L, argv[script + i]);
+        status = docall(L, n, LUA_MULTRET);
+    }
+    return report(L, status);
+}
+
+/* ---- the interactive loop ------------------------------------------------------------------- */
+
+static bool incomplete(lua_State *L, int status) {
+    if (status == LUA_ERRSYNTAX) {
+        size_t len;
+        const char *msg = lua_tolstring(L, -1, &len);
+        if (len >= 5 && strcmp(msg + len - 5, "<eof>") == 0) {
+            lua_pop(L, 1);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The shell's printer: the Lua front's (mindtorch.repl) when present, else tostring. */
+static void print_results(lua_State *L, int n) {
+    if (n == 0) return;
+    lua_getglobal(L, "__luamt_print");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_getglobal(L, "print");
+    }
+    lua_insert(L, -(n + 1));
+    report(L, docall(L, n, 0));
+}
+
+static char *read_line(const char *prompt, bool tty) {
+    if (tty) return readline(prompt);
+    static char buf[65536];
+    if (!fgets(buf, sizeof buf, stdin)) return NULL;
+    size_t l = strlen(buf);
+    if (l && buf[l - 1] == '\n') buf[l - 1] = 0;
+    return strdup(buf);
+}
+
+static void repl(lua_State *L) {
+    bool tty = isatty(0);
+    char *line;
+    luaL_Buffer b;
+    const char *history = getenv("LUAMT_HISTORY");
+    char histpath[PATH_MAX] = "";
+    if (tty) {
+        if (history) snprintf(histpath, sizeof histpath, "%s", history);
+        else if (getenv("HOME")) snprintf(histpath, sizeof histpath, "%s/.luamt_history", getenv("HOME"));
+        if (histpath[0]) read_history(histpath);
+    }
+    lua_getglobal(L, "__luamt_init");
+    if (!lua_isnil(L, -1)) report(L, docall(L, 0, 0));
+    else lua_pop(L, 1);
+    for (;;) {
+        if (!(line = read_line("> ", tty))) break;
+        luaL_buffinit(L, &b);
+        luaL_addstring(&b, line);
+        luaL_pushresult(&b);
+        int top = lua_gettop(L);
+        for (;;) {
+            const char *code = lua_tostring(L, -1);
+            bool quiet = strlen(code) > 0 && code[strlen(code) - 1] == ';';
+            /* an expression first (so "x" prints x), then a statement */
+            const char *ret = lua_pushfstring(L, "return %s", code);
+            int status = luaL_loadbuffer(L, ret, strlen(ret), "=stdin");
+            lua_remove(L, -2); /* the "return" string */
+            if (status != LUA_OK || quiet) {
+                if (status == LUA_OK) lua_pop(L, 1);
+                else lua_pop(L, 1);
+                status = luaL_loadbuffer(L, code, strlen(code), "=stdin");
+            }
+            if (incomplete(L, status)) {
+                free(line);
+                if (!(line = read_line(">> ", tty))) break;
+                lua_pushfstring(L, "%s\n%s", lua_tostring(L, -1), line);
+                lua_remove(L, -2);
+                continue;
+            }
+            if (tty && code[0]) add_history(code);
+            if (status == LUA_OK) {
+                int base = lua_gettop(L);
+                status = docall(L, 0, LUA_MULTRET);
+                if (status == LUA_OK) {
+                    int nres = lua_gettop(L) - base + 1;
+                    if (!quiet) print_results(L, nres);
+                    else lua_settop(L, base - 1);
+                }
+            }
+            report(L, status);
+            break;
+        }
+        free(line);
+        lua_settop(L, top - 1);
+    }
+    if (tty) {
+        if (histpath[0]) write_history(histpath);
+        fputc('\n', stdout);
+    }
+}
+
+static void print_version(lua_State *L) {
+    lua_getglobal(L, "torch");
+    lua_getfield(L, -1, "__version__");
+    const char *v = lua_tostring(L, -1);
+    printf("mindtorch %s, %s", v ? v : MT_VERSION, LUA_RELEASE);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "__config__");
+    if (lua_istable(L, -1)) {
+        lua_getfield(L, -1, "blas");
+        if (lua_isstring(L, -1)) printf(", %s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+    printf("\n");
+}
+
+static int usage(const char *bad) {
+    fprintf(stderr, "%s: unrecognized option '%s'\n", progname, bad);
+    fprintf(stderr,
+            "usage: %s [options] [script [args]]\n"
+            "  -e code  execute string 'code'\n"
+            "  -i       enter interactive mode after the script\n"
+            "  -l name  require library 'name' into global 'name'\n"
+            "  -v       show version information\n"
+            "  --       stop handling options\n"
+            "  -        execute stdin and stop handling options\n",
+            progname);
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    if (argv[0] && argv[0][0]) progname = argv[0];
+    lua_State *L = luaL_newstate();
+    if (!L) {
+        message("cannot create state: not enough memory");
+        return 1;
+    }
+    luaL_openlibs(L);
+    set_paths(L);
+    if (dorequire(L, "mindtorch", "torch") != LUA_OK) {
+        lua_close(L);
+        return 1;
+    }
+    /* first pass over options: find the script */
+    int script = 0, interactive = 0, version = 0, has_e = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-') {
+            script = i;
+            break;
+        }
+        if (strcmp(a, "--") == 0) {
+            if (i + 1 < argc) script = i + 1;
+            break;
+        }
+        if (strcmp(a, "-") == 0) {
+            script = i;
+            break;
+        }
+        if (strcmp(a, "-i") == 0) interactive = 1;
+        else if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) version = 1;
+        else if (strcmp(a, "-e") == 0 || strcmp(a, "-l") == 0) {
+            if (strcmp(a, "-e") == 0) has_e = 1;
+            if (++i >= argc) {
+                lua_close(L);
+                return usage(a);
+            }
+        } else if ((strncmp(a, "-e", 2) == 0) || (strncmp(a, "-l", 2) == 0)) {
+            if (a[1] == 'e') has_e = 1;
+        } else {
+            lua_close(L);
+            return usage(a);
+        }
+    }
+    create_arg_table(L, argv, argc, script);
+    if (version) print_version(L);
+    /* second pass: run -e and -l in order */
+    int end = script ? script : argc;
+    for (int i = 1; i < end; i++) {
+        const char *a = argv[i];
+        if (a[0] == '-' && (a[1] == 'e' || a[1] == 'l')) {
+            const char *v = a[2] ? a + 2 : argv[++i];
+            int status;
+            if (a[1] == 'e') {
+                status = luaL_loadbuffer(L, v, strlen(v), "=(command line)");
+                if (status == LUA_OK) status = docall(L, 0, 0);
+                status = report(L, status);
+            } else {
+                status = dorequire(L, v, v);
+            }
+            if (status != LUA_OK) {
+                lua_close(L);
+                return 1;
+            }
+        }
+    }
+    int status = LUA_OK;
+    if (script) status = run_script(L, argv[script], argv, argc, script);
+    if (status == LUA_OK && (interactive || (!script && !has_e && !version))) {
+        if (!script && !interactive && !isatty(0)) status = run_script(L, "-", argv, argc, 0);
+        else repl(L);
+    }
+    lua_close(L);
+    return status == LUA_OK ? 0 : 1;
+}

@@ -1,0 +1,27 @@
+/* mt_init.c: start-up of the core: the operator registry and the built-in backends. */
+#include "mt_dispatch.h"
+
+#include <pthread.h>
+
+/* The built-in backends' registration entry points (backends/{common,meta,cpu}). */
+void mt_common_register(void);
+void mt_meta_register(void);
+void mt_cpu_register(void);
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int init_status;
+
+static void init_once(void) {
+    if (mt_disp_build()) {
+        init_status = -1;
+        return;
+    }
+    mt_meta_register();
+    mt_cpu_register();
+    mt_common_register();
+}
+
+int mt_init(void) {
+    pthread_once(&once, init_once);
+    return init_status;
+}

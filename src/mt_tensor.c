@@ -1,0 +1,295 @@
+/* mt_tensor.c: tensor lifetime, creation over storages, views and geometry helpers. */
+#include "mt_tensor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void (*autograd_free_hook)(mt_tensor *t);
+
+void mt_tensor_set_autograd_free_hook(void (*hook)(mt_tensor *t)) { autograd_free_hook = hook; }
+
+void mt_tensor_incref(mt_tensor *t) {
+    atomic_fetch_add_explicit(&t->refcount, 1, memory_order_relaxed);
+}
+
+static void version_decref(mt_version *v) {
+    if (v && atomic_fetch_sub_explicit(&v->refcount, 1, memory_order_acq_rel) == 1) free(v);
+}
+
+void mt_tensor_decref(mt_tensor *t) {
+    if (!t) return;
+    if (atomic_fetch_sub_explicit(&t->refcount, 1, memory_order_acq_rel) != 1) return;
+    if (t->autograd && autograd_free_hook) autograd_free_hook(t);
+    mt_storage_decref(t->storage);
+    version_decref(t->version);
+    mt_tensor *base = t->base;
+    free(t);
+    mt_tensor_decref(base);
+}
+
+static mt_tensor *tensor_alloc(int ndim, const int64_t *sizes, const int64_t *strides) {
+    if (ndim > MT_MAX_DIM)
+        return mt_error_null(MT_ERR_RUNTIME, "mindtorch supports tensors of at most %d dimensions, "
+                                             "got %d",
+                             MT_MAX_DIM, ndim);
+    mt_tensor *t = malloc(sizeof *t);
+    if (!t) return mt_error_null(MT_ERR_MEMORY, "out of memory allocating a tensor");
+    atomic_init(&t->refcount, 1);
+    t->ndim = (int8_t)ndim;
+    t->flags = 0;
+    t->offset = 0;
+    t->base = NULL;
+    t->autograd = NULL;
+    t->version = NULL;
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) {
+        t->sizes[i] = sizes[i];
+        t->strides[i] = strides[i];
+        n *= sizes[i];
+    }
+    t->numel = n;
+    return t;
+}
+
+static mt_version *version_new(void) {
+    mt_version *v = malloc(sizeof *v);
+    if (!v) return mt_error_null(MT_ERR_MEMORY, "out of memory allocating a tensor");
+    atomic_init(&v->refcount, 1);
+    atomic_init(&v->value, 0);
+    return v;
+}
+
+mt_tensor *mt_tensor_from_storage(mt_storage *storage, int64_t offset, int ndim,
+                                  const int64_t *sizes, const int64_t *strides, mt_dtype dtype) {
+    int64_t cstrides[MT_MAX_DIM];
+    if (ndim > MT_MAX_DIM) return tensor_alloc(ndim, sizes, strides);
+    if (!strides) {
+        mt_contiguous_strides(ndim, sizes, cstrides);
+        strides = cstrides;
+    }
+    mt_tensor *t = tensor_alloc(ndim, sizes, strides);
+    if (!t) return NULL;
+    if (!(t->version = version_new())) {
+        free(t);
+        return NULL;
+    }
+    t->dtype = (uint8_t)dtype;
+    t->offset = offset;
+    t->storage = storage;
+    t->device = storage->device;
+    mt_storage_incref(storage);
+    return t;
+}
+
+mt_tensor *mt_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides,
+                                   mt_dtype dtype, mt_device device) {
+    int64_t cstrides[MT_MAX_DIM];
+    if (ndim > MT_MAX_DIM) return tensor_alloc(ndim, sizes, strides);
+    if (mt_check_sizes(ndim, sizes) < 0) return NULL;
+    if (!strides) {
+        if (mt_contiguous_strides(ndim, sizes, cstrides) < 0)
+            return mt_error_null(MT_ERR_RUNTIME, "Storage size calculation overflowed");
+        strides = cstrides;
+    }
+    int64_t nbytes = mt_required_nbytes(ndim, sizes, strides, 0, mt_dtype_size(dtype));
+    if (nbytes < 0) return mt_error_null(MT_ERR_RUNTIME, "Storage size calculation overflowed");
+    mt_storage *s = mt_storage_new((size_t)nbytes, mt_device_resolve(device), true);
+    if (!s) return NULL;
+    mt_tensor *t = mt_tensor_from_storage(s, 0, ndim, sizes, strides, dtype);
+    mt_storage_decref(s);
+    return t;
+}
+
+mt_tensor *mt_tensor_empty(int ndim, const int64_t *sizes, mt_dtype dtype, mt_device device) {
+    return mt_tensor_empty_strided(ndim, sizes, NULL, dtype, device);
+}
+
+mt_tensor *mt_tensor_view_of(mt_tensor *src, int ndim, const int64_t *sizes,
+                             const int64_t *strides, int64_t offset) {
+    mt_tensor *t = tensor_alloc(ndim, sizes, strides);
+    if (!t) return NULL;
+    t->dtype = src->dtype;
+    t->device = src->device;
+    t->offset = offset;
+    t->storage = src->storage;
+    mt_storage_incref(t->storage);
+    t->version = src->version;
+    atomic_fetch_add_explicit(&t->version->refcount, 1, memory_order_relaxed);
+    t->flags = MT_T_VIEW | (src->flags & MT_T_INFERENCE);
+    t->base = src->base ? src->base : src;
+    mt_tensor_incref(t->base);
+    return t;
+}
+
+mt_tensor *mt_tensor_scalar_double(double v, mt_dtype dtype) {
+    mt_tensor *t = mt_tensor_empty(0, NULL, dtype, MT_CPU);
+    if (!t) return NULL;
+    mt_store_double(mt_tensor_raw(t), dtype, v);
+    return t;
+}
+
+mt_tensor *mt_tensor_scalar_int64(int64_t v, mt_dtype dtype) {
+    mt_tensor *t = mt_tensor_empty(0, NULL, dtype, MT_CPU);
+    if (!t) return NULL;
+    mt_store_int64(mt_tensor_raw(t), dtype, v);
+    return t;
+}
+
+void *mt_tensor_data(mt_tensor *t) {
+    if (mt_storage_sync(t->storage)) return NULL;
+    return mt_tensor_raw(t);
+}
+
+bool mt_tensor_is_contiguous(const mt_tensor *t) {
+    if (t->numel < 2) return true;
+    int64_t expected = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        if (t->sizes[i] == 1) continue;
+        if (t->strides[i] != expected) return false;
+        expected *= t->sizes[i];
+    }
+    return true;
+}
+
+void mt_tensor_bump_version(mt_tensor *t) {
+    atomic_fetch_add_explicit(&t->version->value, 1, memory_order_relaxed);
+}
+
+int64_t mt_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) {
+    int64_t acc = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        strides[i] = acc;
+        int64_t s = sizes[i] > 1 ? sizes[i] : 1;
+        if (mt_mul_overflow(acc, s, &acc)) return -1;
+    }
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++)
+        if (mt_mul_overflow(n, sizes[i], &n)) return -1;
+    return n;
+}
+
+int64_t mt_check_sizes(int ndim, const int64_t *sizes) {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] < 0) {
+            char buf[256];
+            mt_fmt_ilist(buf, sizeof buf, sizes, ndim);
+            return mt_error(MT_ERR_RUNTIME,
+                            "Trying to create tensor with negative dimension %lld: %s",
+                            (long long)sizes[i], buf);
+        }
+        if (mt_mul_overflow(n, sizes[i], &n))
+            return mt_error(MT_ERR_RUNTIME, "Storage size calculation overflowed");
+    }
+    return n;
+}
+
+int64_t mt_required_nbytes(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                           size_t itemsize) {
+    int64_t extent = 1; /* 1 + the largest element offset */
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] == 0) return 0;
+        int64_t span;
+        if (mt_mul_overflow(sizes[i] - 1, strides[i], &span)) return -1;
+        if (__builtin_add_overflow(extent, span, &extent)) return -1;
+    }
+    int64_t n;
+    if (__builtin_add_overflow(extent, offset, &extent)) return -1;
+    if (mt_mul_overflow(extent, (int64_t)itemsize, &n)) return -1;
+    return n;
+}
+
+int mt_infer_size(const int64_t *shape, int n, int64_t numel, int64_t *out) {
+    int infer = -1;
+    int64_t prod = 1;
+    for (int i = 0; i < n; i++) {
+        out[i] = shape[i];
+        if (shape[i] == -1) {
+            if (infer >= 0) return mt_error(MT_ERR_RUNTIME, "only one dimension can be inferred");
+            infer = i;
+        } else if (shape[i] >= 0) {
+            prod *= shape[i];
+        } else {
+            return mt_error(MT_ERR_RUNTIME, "invalid shape dimension %lld", (long long)shape[i]);
+        }
+    }
+    if (numel == prod || (infer >= 0 && prod > 0 && numel % prod == 0)) {
+        if (infer >= 0) {
+            if (prod == 0) goto bad; /* -1 is ambiguous when another dim is 0 */
+            out[infer] = numel / prod;
+        }
+        return 0;
+    }
+    if (infer >= 0 && prod == 0 && numel == 0) goto ambiguous;
+bad:;
+    char buf[512];
+    mt_fmt_ilist(buf, sizeof buf, shape, n);
+    return mt_error(MT_ERR_RUNTIME, "shape '%s' is invalid for input of size %lld", buf,
+                    (long long)numel);
+ambiguous:;
+    mt_fmt_ilist(buf, sizeof buf, shape, n);
+    return mt_error(MT_ERR_RUNTIME,
+                    "cannot reshape tensor of 0 elements into shape %s because the unspecified "
+                    "dimension size -1 can be any value and is ambiguous",
+                    buf);
+}
+
+bool mt_view_strides(int old_ndim, const int64_t *old_sizes, const int64_t *old_strides,
+                     int new_ndim, const int64_t *new_sizes, int64_t *new_strides) {
+    int64_t numel = 1;
+    for (int i = 0; i < old_ndim; i++) numel *= old_sizes[i];
+    if (old_ndim == 0 || numel == 0) {
+        if (old_ndim == new_ndim && numel != 0) {
+            memcpy(new_strides, old_strides, sizeof(int64_t) * (size_t)new_ndim);
+            return true;
+        }
+        mt_contiguous_strides(new_ndim, new_sizes, new_strides);
+        return true;
+    }
+    int view_d = new_ndim - 1;
+    int64_t chunk_base_stride = old_strides[old_ndim - 1];
+    int64_t tensor_numel = 1, view_numel = 1;
+    for (int tensor_d = old_ndim - 1; tensor_d >= 0; tensor_d--) {
+        tensor_numel *= old_sizes[tensor_d];
+        /* a chunk ends where the next-outer dim does not continue this one contiguously */
+        if (tensor_d == 0 || (old_sizes[tensor_d - 1] != 1 &&
+                              old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+            while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+                new_strides[view_d] = view_numel * chunk_base_stride;
+                view_numel *= new_sizes[view_d];
+                view_d--;
+            }
+            if (view_numel != tensor_numel) return false;
+            if (tensor_d > 0) {
+                chunk_base_stride = old_strides[tensor_d - 1];
+                tensor_numel = 1;
+                view_numel = 1;
+            }
+        }
+    }
+    return view_d == -1;
+}
+
+int mt_dim_range_error(int64_t dim, int ndim) {
+    int n = ndim > 0 ? ndim : 1;
+    return mt_error(MT_ERR_INDEX,
+                    "Dimension out of range (expected to be in range of [%d, %d], but got %lld)", -n,
+                    n, mt_user_dim(dim));
+}
+
+int mt_wrap_dim(int64_t dim, int ndim, int *out) {
+    int n = ndim > 0 ? ndim : 1; /* a 0-d tensor accepts dim 1 and -1, like PyTorch's 0/-1 */
+    if (dim < -n || dim >= n) return mt_dim_range_error(dim, ndim);
+    *out = (int)(dim < 0 ? dim + n : dim);
+    return 0;
+}
+
+const char *mt_tensor_type_name(const mt_tensor *t, char *buf, size_t cap) {
+    const char *name = mt_dtype_get((mt_dtype)t->dtype)->tensor_name;
+    if (t->device.type == MT_DEV_CPU)
+        snprintf(buf, cap, "torch.%s", name);
+    else
+        snprintf(buf, cap, "torch.%s.%s", mt_devtype_name(t->device.type), name);
+    return buf;
+}
