@@ -92,13 +92,16 @@ $(LUALINK):
 # ---- tests ----------------------------------------------------------------------------------
 $(BUILD)/tests/%: tests/c/%.c $(LIBMT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(LIBDIR) -lmindtorch -lcmocka -lm '-Wl,-rpath,$(abspath $(LIBDIR))'
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(LIBDIR) -lmindtorch -llua5.4 -lcmocka -lm '-Wl,-rpath,$(abspath $(LIBDIR))'
 
 check test: all $(C_TESTS)
 	@BUILD=$(BUILD) sh tests/run_all.sh
 
+# A plain lua5.4 (not instrumented) loading the instrumented module needs the runtimes first.
 asan:
-	$(MAKE) BUILD=build/asan OPT=-O1 SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" check
+	MT_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
+	$(MAKE) BUILD=build/asan OPT=-O1 \
+	    SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" check
 
 # ---- benchmarks, demo, goldens ---------------------------------------------------------------
 bench: all

@@ -169,15 +169,19 @@ static void repl(lua_State *L) {
         int top = lua_gettop(L);
         for (;;) {
             const char *code = lua_tostring(L, -1);
-            bool quiet = strlen(code) > 0 && code[strlen(code) - 1] == ';';
+            size_t len = strlen(code);
+            /* a trailing ';' evaluates but does not print */
+            bool quiet = len > 0 && code[len - 1] == ';';
             /* an expression first (so "x" prints x), then a statement */
-            const char *ret = lua_pushfstring(L, "return %s", code);
+            lua_pushliteral(L, "return ");
+            lua_pushlstring(L, code, quiet ? len - 1 : len);
+            lua_concat(L, 2);
+            const char *ret = lua_tostring(L, -1);
             int status = luaL_loadbuffer(L, ret, strlen(ret), "=stdin");
             lua_remove(L, -2); /* the "return" string */
-            if (status != LUA_OK || quiet) {
-                if (status == LUA_OK) lua_pop(L, 1);
-                else lua_pop(L, 1);
-                status = luaL_loadbuffer(L, code, strlen(code), "=stdin");
+            if (status != LUA_OK) {
+                lua_pop(L, 1);
+                status = luaL_loadbuffer(L, code, len, "=stdin");
             }
             if (incomplete(L, status)) {
                 free(line);

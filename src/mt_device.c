@@ -60,8 +60,8 @@ const mt_backend *mt_backend_get(int type) {
     const mt_backend *b = type >= 0 && type < MT_NUM_DEVTYPES ? atomic_load(&backends[type]) : NULL;
     if (!b)
         mt_error(MT_ERR_RUNTIME,
-                 "%s device is not available: its backend module is not loaded (use torch.%s)",
-                 mt_devtype_name(type), mt_devtype_name(type));
+                 "%s device is not available: the %s backend module is not loaded (torch.%s loads it)",
+                 mt_devtype_name(type), mt_devtype_name(type), mt_devtype_name(type));
     return b;
 }
 

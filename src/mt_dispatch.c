@@ -233,6 +233,7 @@ static int dispatch(const mt_op *op, mt_keyset ks, mt_device dev, mt_value *args
             continue;
         }
         if (op->meta && (key == MT_KEY_META || op->impls[key])) return run_structured(&c, args, rets);
+        if (key == MT_KEY_NPU && !mt_backend_get(MT_DEV_NPU)) return -1; /* says why */
         return no_kernel(op, key);
     }
     return no_kernel(op, MT_KEY_CPU);

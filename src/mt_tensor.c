@@ -202,37 +202,35 @@ int64_t mt_required_nbytes(int ndim, const int64_t *sizes, const int64_t *stride
 
 int mt_infer_size(const int64_t *shape, int n, int64_t numel, int64_t *out) {
     int infer = -1;
-    int64_t prod = 1;
+    int64_t newsize = 1;
     for (int i = 0; i < n; i++) {
         out[i] = shape[i];
         if (shape[i] == -1) {
             if (infer >= 0) return mt_error(MT_ERR_RUNTIME, "only one dimension can be inferred");
             infer = i;
         } else if (shape[i] >= 0) {
-            prod *= shape[i];
+            newsize *= shape[i];
         } else {
             return mt_error(MT_ERR_RUNTIME, "invalid shape dimension %lld", (long long)shape[i]);
         }
     }
-    if (numel == prod || (infer >= 0 && prod > 0 && numel % prod == 0)) {
+    char buf[512];
+    if (numel == newsize || (infer >= 0 && newsize > 0 && numel % newsize == 0)) {
         if (infer >= 0) {
-            if (prod == 0) goto bad; /* -1 is ambiguous when another dim is 0 */
-            out[infer] = numel / prod;
+            if (newsize == 0) {
+                mt_fmt_ilist(buf, sizeof buf, shape, n);
+                return mt_error(MT_ERR_RUNTIME,
+                                "cannot reshape tensor of 0 elements into shape %s because the "
+                                "unspecified dimension size -1 can be any value and is ambiguous",
+                                buf);
+            }
+            out[infer] = numel / newsize;
         }
         return 0;
     }
-    if (infer >= 0 && prod == 0 && numel == 0) goto ambiguous;
-bad:;
-    char buf[512];
     mt_fmt_ilist(buf, sizeof buf, shape, n);
     return mt_error(MT_ERR_RUNTIME, "shape '%s' is invalid for input of size %lld", buf,
                     (long long)numel);
-ambiguous:;
-    mt_fmt_ilist(buf, sizeof buf, shape, n);
-    return mt_error(MT_ERR_RUNTIME,
-                    "cannot reshape tensor of 0 elements into shape %s because the unspecified "
-                    "dimension size -1 can be any value and is ambiguous",
-                    buf);
 }
 
 bool mt_view_strides(int old_ndim, const int64_t *old_sizes, const int64_t *old_strides,

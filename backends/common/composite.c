@@ -130,14 +130,11 @@ static int c_like(mt_call *c, mt_value *a, mt_value *r) {
     int id = c->op->id, at = id == MT_OP_full_like ? 2 : 1;
     mt_tensor *t = empty_like(a[0].t, a[at], a[at + 1]);
     if (!t) return -1;
-    mt_tensor *f = t;
-    if (id == MT_OP_zeros_like) f = mto_zero_(t);
-    if (id == MT_OP_ones_like) f = mto_fill__Scalar(t, mt_vint(1));
-    if (id == MT_OP_full_like) f = mto_fill__Scalar(t, a[1]);
-    if (f != t) {
-        mt_tensor_decref(t);
-        if (!f) return -1;
-    }
+    if (id == MT_OP_empty_like) return ret(r, t);
+    mt_tensor *f = id == MT_OP_zeros_like  ? mto_zero_(t)
+                   : id == MT_OP_ones_like ? mto_fill__Scalar(t, mt_vint(1))
+                                           : mto_fill__Scalar(t, a[1]);
+    mt_tensor_decref(t); /* fill_ returned its own reference to t */
     return ret(r, f);
 }
 

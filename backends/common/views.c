@@ -145,8 +145,7 @@ int mt_k_narrow(mt_call *c, mt_value *a, mt_value *r) {
         if (mt_wrap_dim(start, (int)size, &w)) return -1;
         start = w;
     }
-    if (length < 0) return mt_error(MT_ERR_RUNTIME, "narrow(): length must be non-negative.");
-    if (start + length > size)
+    if (length < 0 || start > size - length)
         return mt_error(MT_ERR_RUNTIME, "start (%lld) + length (%lld) exceeds dimension size (%lld).",
                         mt_user_dim(a[2].i), (long long)length, (long long)size);
     int64_t sizes[MT_MAX_DIM];

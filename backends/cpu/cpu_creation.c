@@ -4,6 +4,7 @@
 #include "factory.h"
 #include "mt_ops_gen.h"
 
+#include <math.h>
 #include <string.h>
 
 int mt_cpu_empty_impl(mt_call *c, mt_value *args, mt_value *rets) {
@@ -81,7 +82,8 @@ int mt_cpu_linspace_impl(mt_call *c, mt_value *args, mt_value *rets) {
         }
         float step = steps > 1 ? (end - start) / (float)(steps - 1) : 0.0f;
         for (int64_t i = 0; i < steps; i++) {
-            float v = i < halfway ? start + step * (float)i : end - step * (float)(steps - i - 1);
+            /* fused multiply-adds, as PyTorch's vectorised CPU build computes them */
+            float v = i < halfway ? fmaf(step, (float)i, start) : fmaf(-step, (float)(steps - i - 1), end);
             if (steps == 1) v = start;
             mt_store_double(p + i * (int64_t)isz, dt, v);
         }
@@ -97,7 +99,7 @@ int mt_cpu_linspace_impl(mt_call *c, mt_value *args, mt_value *rets) {
     }
     double step = steps > 1 ? (end - start) / (double)(steps - 1) : 0.0;
     for (int64_t i = 0; i < steps; i++) {
-        double v = i < halfway ? start + step * (double)i : end - step * (double)(steps - i - 1);
+        double v = i < halfway ? fma(step, (double)i, start) : fma(-step, (double)(steps - i - 1), end);
         if (steps == 1) v = start;
         mt_store_double(p + i * (int64_t)isz, dt, v);
     }

@@ -361,6 +361,26 @@ static int parse(lua_State *L, const mt_op *op, bool method, int first, int last
     bool varargs = npos == 1 && (s->args[pos_params[0]].type == MT_A_INTLIST ||
                                  s->args[pos_params[0]].type == MT_A_DIMLIST) &&
                    nlua >= 1 && lua_type(L, first) == LUA_TNUMBER;
+    /* arity first, as PyTorch's parser does: every required parameter must be covered by a
+     * positional argument or a keyword */
+    if (!varargs && nlua <= npos) {
+        for (int i = self_offset; i < s->nargs; i++) {
+            const mt_arg *a = &s->args[i];
+            if (a->has_default || a->optional) continue;
+            bool covered = false;
+            for (int j = 0; j < nlua && !covered; j++) covered = pos_params[j] == i && !lua_isnil(L, first + j);
+            if (!covered && opts) {
+                lua_getfield(L, opts, a->name);
+                covered = !lua_isnil(L, -1);
+                lua_pop(L, 1);
+            }
+            if (!covered) {
+                mm->kind = M_MISSING;
+                mm->arg = i;
+                return -1;
+            }
+        }
+    }
     if (varargs) {
         const mt_arg *a = &s->args[pos_params[0]];
         if (sc->nints >= 8 || nlua > MT_MAX_DIM) return -1;
@@ -525,12 +545,57 @@ static int single_error(lua_State *L, const char *name, const mt_schema *s, cons
     }
 }
 
+/* Would the Lua value at idx pass for schema arg a? (no conversion, for messages only) */
+static bool type_ok(lua_State *L, int idx, const mt_arg *a) {
+    int lt = lua_type(L, idx);
+    if (lt == LUA_TNIL) return a->optional || a->has_default;
+    switch (a->type) {
+    case MT_A_TENSOR:
+    case MT_A_INDEXTENSOR: return lmt_to_tensor(L, idx) != NULL;
+    case MT_A_TENSORLIST:
+    case MT_A_INTLIST:
+    case MT_A_DIMLIST:
+    case MT_A_FLOATLIST: return lt == LUA_TTABLE || (a->fixed_len && lt == LUA_TNUMBER);
+    case MT_A_INT:
+    case MT_A_DIM:
+    case MT_A_INDEX: return lt == LUA_TNUMBER && lua_isinteger(L, idx);
+    case MT_A_FLOAT: return lt == LUA_TNUMBER;
+    case MT_A_BOOL: return lt == LUA_TBOOLEAN;
+    case MT_A_SCALAR: return lt == LUA_TNUMBER || lt == LUA_TBOOLEAN || lmt_to_tensor(L, idx);
+    case MT_A_DTYPE: return lmt_to_dtype(L, idx) >= 0;
+    case MT_A_DEVICE: return lt == LUA_TSTRING || luaL_testudata(L, idx, LMT_DEVICE);
+    case MT_A_STR: return lt == LUA_TSTRING;
+    default: return false;
+    }
+}
+
+/* "(int, !float!)": the given arguments, with the ones an overload rejects marked */
+static void add_marked_args(lua_State *L, luaL_Buffer *b, const mt_schema *s, int first, int last,
+                            bool method) {
+    int pi = method ? 1 : 0;
+    luaL_addstring(b, "(");
+    for (int i = first + (method ? 1 : 0); i <= last; i++, pi++) {
+        while (pi < s->nargs && s->args[pi].kwonly) pi++;
+        bool ok = pi < s->nargs && type_ok(L, i, &s->args[pi]);
+        const char *ty = lua_value_type(L, i);
+        char tmp[64];
+        snprintf(tmp, sizeof tmp, ok ? "%s" : "!%s!", ty);
+        if (i > first + (method ? 1 : 0)) luaL_addstring(b, ", ");
+        luaL_addstring(b, tmp);
+    }
+    luaL_addstring(b, ")");
+}
+
 static int overload_error(lua_State *L, const lmt_opset *set, bool method, int first, int last,
                           int opts, const mismatch *mms) {
-    int visible = 0, only = 0;
+    /* PyTorch reports one overload's own error when it is the only one that takes this many
+     * arguments with these keywords (the only plausible one) */
+    int plausible = 0, only = 0;
     for (int i = 0; i < set->n; i++)
-        if (!(set->ops[i]->schema->flags & MT_S_HIDDEN)) visible++, only = i;
-    if (visible == 1) return single_error(L, set->name, set->ops[only]->schema, &mms[only], method);
+        if (mms[i].kind == M_TYPE || mms[i].kind == M_ELEMENT) plausible++, only = i;
+    if (set->n == 1 || plausible == 1)
+        return single_error(L, set->name, set->ops[set->n == 1 ? 0 : only]->schema,
+                            &mms[set->n == 1 ? 0 : only], method);
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     lua_pushfstring(L, "%s() received an invalid combination of arguments - got (", set->name);
@@ -539,10 +604,14 @@ static int overload_error(lua_State *L, const lmt_opset *set, bool method, int f
     luaL_addstring(&b, "), but expected one of:\n");
     for (int i = 0; i < set->n; i++) {
         const mt_schema *s = set->ops[i]->schema;
-        if (s->flags & MT_S_HIDDEN) continue;
         luaL_addstring(&b, " * ");
         add_signature(&b, s, method);
         luaL_addstring(&b, "\n");
+        if (mms[i].kind == M_TYPE && !opts) {
+            luaL_addstring(&b, "      didn't match because some of the arguments have invalid types: ");
+            add_marked_args(L, &b, s, first, last, method);
+            luaL_addstring(&b, "\n");
+        }
     }
     luaL_pushresult(&b);
     return lua_error(L);

@@ -113,7 +113,7 @@ static mt_tensor *cpu_values(lua_State *L, mt_tensor *t, const char *what) {
     if (t->device.type == MT_DEV_META)
         lmt_errorf(L, "Tensor.%s() cannot be called on meta tensors", what);
     if (t->device.type == MT_DEV_CPU) {
-        if (!mt_tensor_data(t)) lmt_error(L);
+        if (mt_storage_sync(t->storage)) lmt_error(L);
         mt_tensor_incref(t);
         return t;
     }
@@ -136,8 +136,8 @@ static int t_item(lua_State *L) {
     if (t->numel != 1) {
         if (t->device.type == MT_DEV_META)
             return lmt_errorf(L, "Tensor.item() cannot be called on meta tensors");
-        return lmt_errorf(L, "a Tensor with %lld elements cannot be converted to Scalar",
-                          (long long)t->numel);
+        return lmt_errorf(L, "a Tensor with %I elements cannot be converted to Scalar",
+                          (lua_Integer)t->numel);
     }
     mt_tensor *c = cpu_values(L, t, "item");
     push_element(L, mt_tensor_raw(c), (mt_dtype)c->dtype);

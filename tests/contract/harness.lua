@@ -1,0 +1,188 @@
+-- harness.lua: compares mindtorch with the goldens PyTorch wrote (tests/contract/goldens).
+--
+-- A contract spec names its cases exactly as cases/<module>.py does; every golden must have
+-- a Lua case and every Lua case a golden, so the two sides cannot drift apart silently.
+local torch = require "mindtorch"
+local H = {}
+
+local dir = "tests/contract/"
+
+function H.load(module)
+  return dofile(dir .. "goldens/" .. module .. ".lua")
+end
+
+function H.sorted_keys(t)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys)
+  return keys
+end
+
+-- Python's names for the types of values in argument errors -> the Lua names mindtorch uses.
+local py_types = {
+  str = "string", int = "integer", float = "number", bool = "boolean", NoneType = "nil",
+  list = "table", tuple = "table",
+}
+function H.lua_type_names(msg)
+  msg = msg:gsub("SymInts", "ints")
+  msg = msg:gsub("(not )(%w+)$", function(p, ty) return p .. (py_types[ty] or ty) end)
+  msg = msg:gsub("(element of type )(%w+)", function(p, ty) return p .. (py_types[ty] or ty) end)
+  return msg
+end
+
+-- PyTorch's 0-based "dim N"/"dimension N" numbers -> mindtorch's 1-based ones.
+function H.dims_1based(msg)
+  msg = msg:gsub("(at dim )(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
+  msg = msg:gsub("(dimension )(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
+  return msg
+end
+
+-- "expected to be in range of [-2, 1], but got 2" -> the 1-based range and the value a Lua
+-- user wrote for the same dim (got >= 0 is shifted by one).
+function H.dim_range_1based(msg)
+  return (msg:gsub("%[(%-?%d+), (%-?%d+)%], but got (%-?%d+)", function(lo, hi, got)
+    got = tonumber(got)
+    return ("[%s, %d], but got %d"):format(lo, tonumber(hi) + 1, got >= 0 and got + 1 or got)
+  end))
+end
+
+local function compose(...)
+  local fns = { ... }
+  return function(m)
+    for _, f in ipairs(fns) do m = f(m) end
+    return m
+  end
+end
+H.compose = compose
+
+-- ---- tensors ------------------------------------------------------------------------------
+
+function H.build(desc)
+  local dt = torch[desc.dtype]
+  local t
+  if desc.device == "meta" then
+    t = torch.empty(desc.shape, { dtype = dt, device = "meta" })
+  elseif #desc.values == 0 then
+    t = torch.zeros(desc.shape, { dtype = dt })
+  elseif #desc.shape == 0 then
+    t = torch.tensor(desc.values[1], { dtype = dt })
+  else
+    t = torch.tensor(desc.values, { dtype = dt }):view(desc.shape)
+  end
+  if desc.requires_grad then t.requires_grad = true end
+  return t
+end
+
+local function same_number(a, b, tol)
+  if type(a) == "boolean" or type(b) == "boolean" then return a == b end
+  if a ~= a then return b ~= b end
+  if tol and math.type(a) == "float" then return math.abs(a - b) <= tol * (1 + math.abs(b)) end
+  return a == b and (a ~= 0 or 1 / a == 1 / b or math.type(a) == "integer" or math.type(b) == "integer")
+end
+
+-- Check a tensor against a golden description; returns nil or a message saying what differs.
+function H.tensor_diff(t, desc, opts)
+  opts = opts or {}
+  if not torch.is_tensor(t) then return "expected a tensor, got " .. type(t) end
+  if t.dtype.name ~= desc.dtype then return ("dtype %s, expected %s"):format(t.dtype.name, desc.dtype) end
+  local shape = t:size()
+  if #shape ~= #desc.shape then return ("shape %s, expected %d dims"):format(tostring(shape), #desc.shape) end
+  for i = 1, #shape do
+    if shape[i] ~= desc.shape[i] then
+      return ("shape %s, expected {%s}"):format(tostring(shape), table.concat(desc.shape, ", "))
+    end
+  end
+  if not opts.ignore_strides then
+    local st = t:stride()
+    for i = 1, #st do
+      if st[i] ~= desc.strides[i] then
+        return ("strides {%s}, expected {%s}"):format(table.concat(st, ", "), table.concat(desc.strides, ", "))
+      end
+    end
+    if opts.check_offset and t:storage_offset() ~= desc.offset then
+      return ("storage offset %d, expected %d"):format(t:storage_offset(), desc.offset)
+    end
+  end
+  if tostring(t.device) ~= desc.device and not (desc.device == "cpu" and t.device.type == "cpu") then
+    return ("device %s, expected %s"):format(tostring(t.device), desc.device)
+  end
+  if desc.values then
+    local flat = t:reshape(-1):tolist()
+    if #flat ~= #desc.values then return ("%d values, expected %d"):format(#flat, #desc.values) end
+    for i = 1, #flat do
+      if not same_number(flat[i], desc.values[i], opts.tol) then
+        return ("value %d is %s, expected %s"):format(i, tostring(flat[i]), tostring(desc.values[i]))
+      end
+    end
+  end
+  if t.requires_grad ~= desc.requires_grad then
+    return ("requires_grad %s, expected %s"):format(tostring(t.requires_grad), tostring(desc.requires_grad))
+  end
+end
+
+-- ---- running cases ---------------------------------------------------------------------------
+
+local function describe_value(v)
+  if torch.is_tensor(v) then return tostring(v) end
+  return tostring(v)
+end
+
+local function check_plain(got, want)
+  if type(want) == "table" then
+    assert.are.same(want, got)
+  elseif type(want) == "number" and math.type(want) == "float" then
+    assert.is_true(same_number(got, want), ("got %s, expected %s"):format(tostring(got), tostring(want)))
+  else
+    assert.are.equal(want, got)
+  end
+end
+
+-- One case: a function, or {fn, expect = transform-of-PyTorch's-message, tol = ..., ...}.
+function H.check(golden, case)
+  local fn, opts = case, {}
+  if type(case) == "table" then fn, opts = case[1], case end
+  if golden.error then
+    local ok, err = pcall(fn)
+    assert(not ok, "expected the error: " .. golden.error)
+    local want = opts.expect and opts.expect(golden.error) or golden.error
+    err = tostring(err):gsub("^[^:\n]*:%d+: ", "") -- a Lua position added by error(msg, level)
+    assert.are.equal(want, err)
+    return
+  end
+  local ok, got = pcall(fn)
+  assert(ok, "unexpected error: " .. tostring(got))
+  if golden.tensor then
+    local diff = H.tensor_diff(got, golden.tensor, opts)
+    assert(not diff, diff)
+  elseif golden.tensors then
+    for i, desc in ipairs(golden.tensors) do
+      local diff = H.tensor_diff(got[i], desc, opts)
+      assert(not diff, diff and ("result " .. i .. ": " .. diff))
+    end
+  else
+    if torch.is_tensor(got) then error("got a tensor, expected " .. tostring(golden.value)) end
+    if type(got) == "userdata" and got.name then got = got.name end -- a dtype
+    if type(got) == "table" and getmetatable(got) then got = setmetatable({ table.unpack(got) }, nil) end
+    check_plain(got, golden.value)
+  end
+  return describe_value(got)
+end
+
+-- Register one busted `it` per golden of `module`, run with the Lua `cases`.
+function H.run(module, cases)
+  local goldens = H.load(module)
+  describe("contract " .. module, function()
+    for _, name in ipairs(H.sorted_keys(goldens)) do
+      it(name, function()
+        local case = cases[name]
+        assert(case ~= nil, "no Lua case for golden '" .. name .. "'")
+        H.check(goldens[name], case)
+      end)
+    end
+    it("has a golden for every Lua case", function()
+      for name in pairs(cases) do assert(goldens[name] ~= nil, "no golden for Lua case '" .. name .. "'") end
+    end)
+  end)
+end
+
+return H

@@ -1,0 +1,75 @@
+-- luamt runs scripts like lua5.4 (arg, exit status, -e, stdin) with mindtorch preloaded,
+-- and `make lua-env` lets a plain lua5.4 require "mindtorch" from the build tree.
+local build = os.getenv("BUILD") or "build"
+local luamt = build .. "/luamt"
+
+local function run(cmd)
+  local p = io.popen(cmd .. " 2>&1; echo \"status=$?\"")
+  local out = p:read("a")
+  p:close()
+  local body, status = out:match("^(.*)status=(%d+)\n$")
+  return body, tonumber(status)
+end
+
+local function script(text)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+  return path
+end
+
+describe("luamt", function()
+  it("runs a script with arguments and torch preloaded", function()
+    local s = script('print(#arg, arg[1], arg[2], arg[0] ~= nil, torch.zeros(2):numel())')
+    local out, status = run(luamt .. " " .. s .. " a b")
+    os.remove(s)
+    assert.are.equal("2\ta\tb\ttrue\t2\n", out)
+    assert.are.equal(0, status)
+  end)
+
+  it("exits with os.exit's status and with 1 on an error", function()
+    local out, status = run(luamt .. " -e 'os.exit(3)'")
+    assert.are.equal(3, status)
+    out, status = run(luamt .. " -e 'error(\"boom\")'")
+    assert.are.equal(1, status)
+    assert.truthy(out:find("boom", 1, true))
+  end)
+
+  it("runs -e code in order and reads a script from stdin", function()
+    local out = run(luamt .. " -e 'x = 2' -e 'print(x * 21)'")
+    assert.are.equal("42\n", out)
+    out = run("echo 'print(torch.ones(2, 2):numel())' | " .. luamt .. " -")
+    assert.are.equal("4\n", out)
+  end)
+
+  it("prints versions", function()
+    local out, status = run(luamt .. " --version")
+    assert.are.equal(0, status)
+    assert.truthy(out:match("^mindtorch %d+%.%d+%.%d+, Lua 5%.4"))
+  end)
+
+  it("prints expression results in interactive mode", function()
+    local out = run("printf 'torch.arange(3)\\n1+1;\\nfunction f()\\nreturn 5\\nend\\nf()\\n' | " .. luamt .. " -i")
+    -- a trailing ";" suppresses the result; the function continues over three lines
+    assert.are.equal("tensor([0, 1, 2])\n5\n", out)
+  end)
+
+  it("rejects unknown options", function()
+    local out, status = run(luamt .. " --frobnicate")
+    assert.are.equal(1, status)
+    assert.truthy(out:find("unrecognized option '--frobnicate'", 1, true))
+  end)
+end)
+
+describe("make lua-env", function()
+  it("lets a plain lua5.4 require mindtorch from the build tree", function()
+    -- under the sanitizers, the plain interpreter needs their runtimes preloaded
+    local pre = os.getenv("MT_PRELOAD")
+    local lua = pre and ("LD_PRELOAD='" .. pre .. "' ASAN_OPTIONS=detect_leaks=0 lua5.4") or "lua5.4"
+    local out, status = run("eval \"$(make -s --no-print-directory lua-env BUILD=" .. build .. ")\" && " .. lua ..
+      " -e 'local t = require \"mindtorch\"; print(t.ones(3):tolist()[3])'")
+    assert.are.equal(0, status, out .. " (status of: " .. lua .. ")")
+    assert.are.equal("1.0\n", out)
+  end)
+end)

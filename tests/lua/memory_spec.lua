@@ -1,0 +1,55 @@
+-- Memory: Lua's collector sees tensor bytes, so loops stay flat without collectgarbage().
+local torch = require "mindtorch"
+
+describe("tensor memory", function()
+  it("stays flat in a loop that allocates without calling collectgarbage", function()
+    collectgarbage()
+    local base = torch._cpu_allocated_bytes()
+    local x = torch.ones(256, 256) -- 256 KiB
+    local peak = 0
+    for _ = 1, 2000 do -- 500 MiB allocated in total
+      local y = x:clone()
+      local z = y:t():contiguous()
+      peak = math.max(peak, torch._cpu_allocated_bytes() - base)
+      assert(z)
+    end
+    -- a bounded working set (a few dozen MiB at most), not the 500 MiB allocated
+    assert.is_true(peak < 64 * 1024 * 1024, ("peak %d bytes"):format(peak))
+  end)
+
+  it("frees a tensor's storage at the end of a <close> scope", function()
+    collectgarbage()
+    collectgarbage("stop")
+    local ok, err = pcall(function()
+      local base = torch._cpu_allocated_bytes()
+      do
+        local big <close> = torch.empty(1024, 1024)
+        assert.are.equal(4 * 1024 * 1024, torch._cpu_allocated_bytes() - base)
+      end
+      assert.are.equal(0, torch._cpu_allocated_bytes() - base)
+    end)
+    collectgarbage("restart")
+    assert(ok, err)
+  end)
+
+  it("refuses a tensor used after <close>", function()
+    local keep
+    do
+      local t <close> = torch.zeros(2)
+      keep = t
+    end
+    assert.has_error(function() return keep:numel() end,
+      "this tensor was released by <close> and can no longer be used")
+  end)
+
+  it("keeps a storage alive while a view uses it", function()
+    local v
+    do
+      local x = torch.arange(10.0)
+      v = x:narrow(1, 5, 3)
+    end
+    collectgarbage()
+    collectgarbage()
+    assert.are.same({ 4, 5, 6 }, v:tolist())
+  end)
+end)

@@ -1,0 +1,66 @@
+-- Storage behaviour seen through tensors and files (beyond the PyTorch contract cases).
+local torch = require "mindtorch"
+
+describe("storages", function()
+  it("are shared by a tensor and its views", function()
+    local x = torch.arange(6.0)
+    local v = x:view(2, 3):t()
+    assert.are.equal(x:untyped_storage():data_ptr(), v:untyped_storage():data_ptr())
+    assert.are.equal(24, v:untyped_storage():nbytes())
+    assert.are.equal(6, v:storage():size())
+  end)
+
+  it("move to shared memory without losing data or identity", function()
+    local x = torch.arange(5.0)
+    assert.is_false(x:is_shared())
+    assert.are.equal(x, x:share_memory_())
+    assert.is_true(x:is_shared())
+    assert.are.same({ 0, 1, 2, 3, 4 }, x:tolist())
+    x:fill_(1)
+    assert.are.same({ 1, 1, 1, 1, 1 }, x:tolist())
+  end)
+
+  it("map files: shared mappings write through", function()
+    local path = os.tmpname()
+    local s = torch.UntypedStorage.from_file(path, true, 8)
+    s:fill_(65)
+    s[1] = 66
+    s = nil
+    collectgarbage()
+    local f = assert(io.open(path, "rb"))
+    assert.are.equal("BAAAAAAA", f:read("a"))
+    f:close()
+    local p = torch.UntypedStorage.from_file(path, false, 8)
+    assert.are.equal(66, p[1])
+    assert.are.equal(8, #p)
+    os.remove(path)
+  end)
+
+  it("index 1-based and check bounds", function()
+    local s = torch.UntypedStorage({ 10, 20, 30 })
+    assert.are.equal(10, s[1])
+    assert.are.equal(30, s[-1])
+    assert.has_error(function() return s[0] end, "index 0 out of range for storage of size 3")
+    assert.has_error(function() s[1] = 300 end, "value cannot be converted to type uint8_t without overflow")
+  end)
+
+  it("cannot be pinned without an accelerator", function()
+    assert.has_error(function() torch.ones(2):pin_memory() end,
+      "Cannot access accelerator device when none is available.")
+    assert.has_error(function() torch.zeros(2, { pin_memory = true }) end,
+      "Cannot access accelerator device when none is available.")
+    assert.is_false(torch.ones(2):is_pinned())
+  end)
+
+  it("resize new storages and keep their prefix", function()
+    local s = torch.UntypedStorage({ 1, 2, 3 })
+    s:resize_(5)
+    assert.are.equal(5, s:size())
+    assert.are.same({ 1, 2, 3 }, { s[1], s[2], s[3] })
+    local t = torch.TypedStorage(2, { dtype = torch.float64 })
+    assert.are.equal(16, t:nbytes())
+    t:resize_(4)
+    assert.are.equal(32, t:nbytes())
+    assert.are.equal(torch.float64, t.dtype)
+  end)
+end)

@@ -1,0 +1,40 @@
+#!/bin/sh
+# run_all.sh: every test suite (C unit tests, Lua specs, PyTorch contracts), then one line
+# "N passed, N failed" summing them all. Exit status 0 only when nothing failed.
+BUILD=${BUILD:-build}
+LUAMT="$BUILD/luamt"
+export LUAMT_HISTORY=/dev/null
+passed=0
+failed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# count TAP lines ("ok"/"not ok") of one suite's output and show its failures
+tally() {
+    name=$1
+    p=$(grep -c '^ok ' "$log")
+    f=$(grep -c '^not ok ' "$log")
+    if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then
+        f=1 # the runner itself failed (a crash, a sanitizer report)
+        tail -n 40 "$log"
+    fi
+    [ "$f" -gt 0 ] && grep -A12 '^not ok ' "$log" | head -n 200
+    printf '%-28s %5d passed, %d failed\n' "$name" "$p" "$f"
+    passed=$((passed + p))
+    failed=$((failed + f))
+}
+
+for t in "$BUILD"/tests/test_*; do
+    [ -x "$t" ] || continue
+    CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$log" 2>&1
+    tally "c/$(basename "$t")" $?
+done
+
+for suite in tests/lua tests/contract; do
+    [ -d "$suite" ] || continue
+    "$LUAMT" /usr/bin/busted -o TAP --pattern=_spec "$suite" >"$log" 2>&1
+    tally "$suite" $?
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
