@@ -4,7 +4,7 @@
 #   make check      build, then run every test suite (C, Lua, contract)
 #   make asan       the same under AddressSanitizer + UBSan (in build/asan/)
 #   make bench      benchmarks against PyTorch, with the machine's limits
-#   make demo       the Fashion-MNIST demo
+#   make demo       the demo (a tour of tensors)
 #   make golden     regenerate the contract goldens with PyTorch (python3-torch)
 #   make lua-env    print the LUA_PATH/LUA_CPATH exports for a plain lua5.4
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -108,7 +108,7 @@ bench: all
 	@BUILD=$(BUILD) sh bench/run.sh
 
 demo: all
-	$(LUAMT) examples/fashion_mnist.lua
+	$(LUAMT) examples/tour.lua
 
 golden:
 	$(PYTHON) tests/contract/gen_goldens.py

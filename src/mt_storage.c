@@ -1,6 +1,7 @@
 /* mt_storage.c: storage lifetime, resizing, file mappings and shared memory. */
 #define _GNU_SOURCE
 #include "mt_storage.h"
+#include "mt_pool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,9 +25,9 @@ static void *cpu_alloc(mt_allocator *self, size_t nbytes, mt_device dev) {
                              "DefaultCPUAllocator: not enough memory: you tried to allocate %zu "
                              "bytes.",
                              nbytes);
-    void *p = NULL;
     /* 64-byte alignment: a cache line, and what AVX-512 loads like */
-    if (posix_memalign(&p, 64, (nbytes + 63) & ~(size_t)63) != 0)
+    void *p = mt_pool_alloc_aligned(nbytes);
+    if (!p)
         return mt_error_null(MT_ERR_MEMORY,
                              "DefaultCPUAllocator: not enough memory: you tried to allocate %zu "
                              "bytes.",
@@ -41,7 +42,7 @@ static void cpu_free(mt_allocator *self, void *ptr, size_t nbytes, mt_device dev
     MT_UNUSED(dev);
     if (!ptr) return;
     atomic_fetch_sub(&cpu_bytes, (long long)nbytes);
-    free(ptr);
+    mt_pool_free_aligned(ptr, nbytes);
 }
 
 static mt_allocator cpu_allocator = {"cpu", cpu_alloc, cpu_free};
@@ -66,12 +67,13 @@ static mt_allocator *allocator_for(mt_device dev) {
 mt_storage *mt_storage_new(size_t nbytes, mt_device dev, bool resizable) {
     mt_allocator *a = NULL;
     if (dev.type != MT_DEV_META && !(a = allocator_for(dev))) return NULL;
-    mt_storage *s = mt_calloc(1, sizeof *s);
-    if (!s) return NULL;
+    mt_storage *s = mt_pool_alloc(MT_POOL_STORAGE, sizeof *s);
+    if (!s) return mt_error_null(MT_ERR_MEMORY, "out of memory allocating a storage");
+    memset(s, 0, sizeof *s);
     if (a && nbytes) {
         s->data = a->alloc(a, nbytes, dev);
         if (!s->data) {
-            free(s);
+            mt_pool_free(MT_POOL_STORAGE, s);
             return NULL;
         }
     }
@@ -85,8 +87,9 @@ mt_storage *mt_storage_new(size_t nbytes, mt_device dev, bool resizable) {
 
 mt_storage *mt_storage_wrap(void *data, size_t nbytes, mt_device dev, mt_deleter deleter,
                             void *ctx) {
-    mt_storage *s = mt_calloc(1, sizeof *s);
-    if (!s) return NULL;
+    mt_storage *s = mt_pool_alloc(MT_POOL_STORAGE, sizeof *s);
+    if (!s) return mt_error_null(MT_ERR_MEMORY, "out of memory allocating a storage");
+    memset(s, 0, sizeof *s);
     atomic_init(&s->refcount, 1);
     s->flags = MT_STORAGE_EXTERNAL;
     s->data = data;
@@ -112,7 +115,7 @@ void mt_storage_decref(mt_storage *s) {
     if (!s) return;
     if (atomic_fetch_sub_explicit(&s->refcount, 1, memory_order_acq_rel) != 1) return;
     release_data(s);
-    free(s);
+    mt_pool_free(MT_POOL_STORAGE, s);
 }
 
 int mt_storage_resize(mt_storage *s, size_t nbytes) {
@@ -235,7 +238,7 @@ int mt_storage_share_memory(mt_storage *s) {
     s->flags = (s->flags & ~(uint32_t)MT_STORAGE_RESIZABLE) | MT_STORAGE_SHARED;
     shm->data = NULL;
     shm->deleter = NULL;
-    free(shm);
+    mt_pool_free(MT_POOL_STORAGE, shm);
     return 0;
 }
 
@@ -256,11 +259,12 @@ mt_storage *mt_storage_pin_memory(mt_storage *s) {
     mt_allocator *ha = b->host_allocator;
     void *p = s->nbytes ? ha->alloc(ha, s->nbytes, MT_CPU) : NULL;
     if (s->nbytes && !p) return NULL;
-    mt_storage *ps = mt_calloc(1, sizeof *ps);
+    mt_storage *ps = mt_pool_alloc(MT_POOL_STORAGE, sizeof *ps);
     if (!ps) {
         if (p) ha->free(ha, p, s->nbytes, MT_CPU);
-        return NULL;
+        return mt_error_null(MT_ERR_MEMORY, "out of memory allocating a storage");
     }
+    memset(ps, 0, sizeof *ps);
     atomic_init(&ps->refcount, 1);
     ps->data = p;
     ps->nbytes = s->nbytes;

@@ -1,5 +1,6 @@
 /* mt_tensor.c: tensor lifetime, creation over storages, views and geometry helpers. */
 #include "mt_tensor.h"
+#include "mt_pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,8 @@ void mt_tensor_incref(mt_tensor *t) {
 }
 
 static void version_decref(mt_version *v) {
-    if (v && atomic_fetch_sub_explicit(&v->refcount, 1, memory_order_acq_rel) == 1) free(v);
+    if (v && atomic_fetch_sub_explicit(&v->refcount, 1, memory_order_acq_rel) == 1)
+        mt_pool_free(MT_POOL_VERSION, v);
 }
 
 void mt_tensor_decref(mt_tensor *t) {
@@ -24,7 +26,7 @@ void mt_tensor_decref(mt_tensor *t) {
     mt_storage_decref(t->storage);
     version_decref(t->version);
     mt_tensor *base = t->base;
-    free(t);
+    mt_pool_free(MT_POOL_TENSOR, t);
     mt_tensor_decref(base);
 }
 
@@ -33,7 +35,7 @@ static mt_tensor *tensor_alloc(int ndim, const int64_t *sizes, const int64_t *st
         return mt_error_null(MT_ERR_RUNTIME, "mindtorch supports tensors of at most %d dimensions, "
                                              "got %d",
                              MT_MAX_DIM, ndim);
-    mt_tensor *t = malloc(sizeof *t);
+    mt_tensor *t = mt_pool_alloc(MT_POOL_TENSOR, sizeof *t);
     if (!t) return mt_error_null(MT_ERR_MEMORY, "out of memory allocating a tensor");
     atomic_init(&t->refcount, 1);
     t->ndim = (int8_t)ndim;
@@ -53,7 +55,7 @@ static mt_tensor *tensor_alloc(int ndim, const int64_t *sizes, const int64_t *st
 }
 
 static mt_version *version_new(void) {
-    mt_version *v = malloc(sizeof *v);
+    mt_version *v = mt_pool_alloc(MT_POOL_VERSION, sizeof *v);
     if (!v) return mt_error_null(MT_ERR_MEMORY, "out of memory allocating a tensor");
     atomic_init(&v->refcount, 1);
     atomic_init(&v->value, 0);
@@ -71,7 +73,7 @@ mt_tensor *mt_tensor_from_storage(mt_storage *storage, int64_t offset, int ndim,
     mt_tensor *t = tensor_alloc(ndim, sizes, strides);
     if (!t) return NULL;
     if (!(t->version = version_new())) {
-        free(t);
+        mt_pool_free(MT_POOL_TENSOR, t);
         return NULL;
     }
     t->dtype = (uint8_t)dtype;

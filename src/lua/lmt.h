@@ -46,14 +46,13 @@ void lmt_push_device(lua_State *L, mt_device d);
 /* A device userdata or a string like "npu:0"; 0 on success, -1 (error set) otherwise. */
 int lmt_to_device(lua_State *L, int idx, mt_device *out);
 void lmt_push_size(lua_State *L, const int64_t *sizes, int n);
+void lmt_push_int_tuple(lua_State *L, const int64_t *v, int n);
 /* Read an integer, accepting floats with an integral value (Lua's 6/2 is 3.0). */
 int lmt_to_int(lua_State *L, int idx, int64_t *out);
 
 /* ---- ops --------------------------------------------------------------------------------------- */
 /* A Lua function (closure) that calls every overload of `name` (method or function form). */
 void lmt_push_op_function(lua_State *L, const char *name, bool method);
-/* Call op `opid` with the Lua arguments at [first, top]; pushes the results, returns count. */
-int lmt_call_named(lua_State *L, const char *name, int first, bool method);
 /* Boxed call with the pending error raised in Lua on failure. */
 void lmt_call_or_error(lua_State *L, int opid, mt_value *args, mt_value *rets);
 

@@ -62,6 +62,16 @@ typedef struct mismatch {
     int count, given;
 } mismatch;
 
+/* Inside an op closure, upvalue 2 is the Tensor metatable: checking a tensor argument is one
+ * metatable comparison, with no registry lookup. */
+static mt_tensor *arg_tensor(lua_State *L, int idx) {
+    lmt_box *b = lua_touserdata(L, idx);
+    if (!b || !lua_getmetatable(L, idx)) return NULL;
+    bool ok = lua_rawequal(L, -1, lua_upvalueindex(2));
+    lua_pop(L, 1);
+    return ok ? b->t : NULL;
+}
+
 /* ---- type names -------------------------------------------------------------------------------- */
 
 static const char *lua_value_type(lua_State *L, int idx) {
@@ -142,7 +152,7 @@ static int conv_intlist(lua_State *L, int idx, const mt_arg *a, mt_value *out, s
                         mismatch *mm) {
     bool dims = a->type == MT_A_DIMLIST;
     int64_t single;
-    if (lua_type(L, idx) == LUA_TNUMBER || lmt_to_tensor(L, idx)) {
+    if (lua_type(L, idx) == LUA_TNUMBER || arg_tensor(L, idx)) {
         if (!a->fixed_len || lmt_to_int(L, idx, &single)) return -1;
         if (sc->nints >= 8) return -1;
         int64_t *buf = sc->ints[sc->nints++];
@@ -181,7 +191,7 @@ static int conv_tensorlist(lua_State *L, int idx, mt_value *out, scratch *sc, mi
                                                      : scratch_alloc(L, sc, sizeof(mt_tensor *) * (size_t)n);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_geti(L, idx, i);
-        mt_tensor *t = lmt_to_tensor(L, -1);
+        mt_tensor *t = arg_tensor(L, -1);
         if (!t) {
             snprintf(mm->got, sizeof mm->got, "%s", lua_value_type(L, -1));
             mm->kind = M_ELEMENT;
@@ -225,13 +235,13 @@ static int conv(lua_State *L, int idx, const mt_arg *a, mt_value *out, scratch *
     }
     switch (a->type) {
     case MT_A_TENSOR: {
-        mt_tensor *t = lmt_to_tensor(L, idx);
+        mt_tensor *t = arg_tensor(L, idx);
         if (!t) return -1;
         *out = mt_vtensor(t);
         return 0;
     }
     case MT_A_INDEXTENSOR: {
-        mt_tensor *t = lmt_to_tensor(L, idx);
+        mt_tensor *t = arg_tensor(L, idx);
         if (!t) return -1;
         return conv_index_tensor(L, t, out, sc) ? -2 : 0;
     }
@@ -264,7 +274,7 @@ static int conv(lua_State *L, int idx, const mt_arg *a, mt_value *out, scratch *
             *out = mt_vbool(lua_toboolean(L, idx));
             return 0;
         }
-        mt_tensor *t = lmt_to_tensor(L, idx);
+        mt_tensor *t = arg_tensor(L, idx);
         if (t && t->numel == 1 && t->device.type == MT_DEV_CPU) { /* a one-element tensor is a number */
             void *p = mt_tensor_data(t);
             if (!p) return -2;
@@ -342,7 +352,7 @@ static int parse(lua_State *L, const mt_op *op, bool method, int first, int last
     memset(mm, 0, sizeof *mm);
     if (s->nargs > MAX_ARGS) return mt_error(MT_ERR_RUNTIME, "too many schema arguments"), -2;
     if (method) { /* self is Lua arg `first` */
-        mt_tensor *t = lmt_to_tensor(L, first);
+        mt_tensor *t = arg_tensor(L, first);
         if (!t || s->nargs == 0 || s->args[0].type != MT_A_TENSOR) {
             mm->kind = M_TYPE;
             mm->arg = 0;
@@ -551,7 +561,7 @@ static bool type_ok(lua_State *L, int idx, const mt_arg *a) {
     if (lt == LUA_TNIL) return a->optional || a->has_default;
     switch (a->type) {
     case MT_A_TENSOR:
-    case MT_A_INDEXTENSOR: return lmt_to_tensor(L, idx) != NULL;
+    case MT_A_INDEXTENSOR: return arg_tensor(L, idx) != NULL;
     case MT_A_TENSORLIST:
     case MT_A_INTLIST:
     case MT_A_DIMLIST:
@@ -561,7 +571,7 @@ static bool type_ok(lua_State *L, int idx, const mt_arg *a) {
     case MT_A_INDEX: return lt == LUA_TNUMBER && lua_isinteger(L, idx);
     case MT_A_FLOAT: return lt == LUA_TNUMBER;
     case MT_A_BOOL: return lt == LUA_TBOOLEAN;
-    case MT_A_SCALAR: return lt == LUA_TNUMBER || lt == LUA_TBOOLEAN || lmt_to_tensor(L, idx);
+    case MT_A_SCALAR: return lt == LUA_TNUMBER || lt == LUA_TBOOLEAN || arg_tensor(L, idx);
     case MT_A_DTYPE: return lmt_to_dtype(L, idx) >= 0;
     case MT_A_DEVICE: return lt == LUA_TSTRING || luaL_testudata(L, idx, LMT_DEVICE);
     case MT_A_STR: return lt == LUA_TSTRING;
@@ -633,11 +643,24 @@ static void push_index_tensor(lua_State *L, mt_tensor *t) {
     lmt_push_tensor(L, t);
 }
 
-static int push_results(lua_State *L, const mt_schema *s, mt_value *rets) {
+/* Push a tensor result: when it is one of the tensor arguments (an in-place op, a no-op
+ * conversion), push that argument's own Lua value so identity is kept. */
+static void push_result_tensor(lua_State *L, mt_tensor *t, int first, int last) {
+    for (int i = first; i <= last; i++) {
+        if (lua_type(L, i) == LUA_TUSERDATA && arg_tensor(L, i) == t) {
+            lua_pushvalue(L, i);
+            mt_tensor_decref(t);
+            return;
+        }
+    }
+    lmt_push_tensor(L, t);
+}
+
+static int push_results(lua_State *L, const mt_schema *s, mt_value *rets, int first, int last) {
     for (int i = 0; i < s->nrets; i++) {
         mt_value *v = &rets[i];
         switch (s->rets[i].type) {
-        case MT_A_TENSOR: lmt_push_tensor(L, v->t); break;
+        case MT_A_TENSOR: push_result_tensor(L, v->t, first, last); break;
         case MT_A_INDEXTENSOR: push_index_tensor(L, v->t); break;
         case MT_A_TENSORLIST:
             lua_createtable(L, v->n, 0);
@@ -724,7 +747,7 @@ static int call_set(lua_State *L, const lmt_opset *set, int first) {
         if (st) return lmt_error(L);
         lua_settop(L, stack_top);
         lmt_gc_hint(L);
-        int n = push_results(L, op->schema, rets);
+        int n = push_results(L, op->schema, rets, first, last);
         apply_result_options(L, op, args, opts, n);
         return n;
     }
@@ -761,15 +784,8 @@ void lmt_push_op_function(lua_State *L, const char *name, bool method) {
         lua_pushnil(L);
         return;
     }
-    lua_pushcclosure(L, op_closure, 1);
-}
-
-int lmt_call_named(lua_State *L, const char *name, int first, bool method) {
-    lmt_opset *set = new_opset(L, name, method);
-    lua_pop(L, 1); /* not collectable before the call ends: the set lives in this frame's C stack */
-    lmt_opset copy = *set;
-    if (copy.n == 0) return lmt_errorf(L, "no operator named '%s'", name);
-    return call_set(L, &copy, first);
+    lua_getfield(L, LUA_REGISTRYINDEX, LMT_TENSOR); /* upvalue 2: the Tensor metatable */
+    lua_pushcclosure(L, op_closure, 2);
 }
 
 /* torch.<name> for function variants and torch.Tensor.<name> for methods, for every op */

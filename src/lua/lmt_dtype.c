@@ -165,6 +165,31 @@ static int size_numel(lua_State *L) {
     return 1;
 }
 
+/* A tuple of integers (x:stride()): prints as "(3, 1)", compares by value. */
+void lmt_push_int_tuple(lua_State *L, const int64_t *v, int n) {
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushinteger(L, v[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    luaL_setmetatable(L, "mindtorch.tuple");
+}
+
+static int tuple_tostring(lua_State *L) {
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, "(");
+    lua_Integer n = luaL_len(L, 1);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, 1, i);
+        if (i > 1) luaL_addstring(&b, ", ");
+        luaL_addvalue(&b);
+    }
+    luaL_addstring(&b, n == 1 ? ",)" : ")");
+    luaL_pushresult(&b);
+    return 1;
+}
+
 /* torch.Size{2, 3} */
 static int size_new(lua_State *L) {
     int64_t buf[MT_MAX_DIM];
@@ -241,4 +266,11 @@ void lmt_open_dtype(lua_State *L) {
     lua_pop(L, 1);
     lua_pushcfunction(L, size_new);
     lua_setfield(L, -2, "Size");
+
+    luaL_newmetatable(L, "mindtorch.tuple");
+    lua_pushcfunction(L, tuple_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushcfunction(L, size_eq);
+    lua_setfield(L, -2, "__eq");
+    lua_pop(L, 1);
 }

@@ -1,6 +1,8 @@
 /* lmt_misc.c: module-level functions that are not operators (default dtype, promotion). */
 #include "lmt.h"
 
+#include <time.h>
+
 static int get_default_dtype(lua_State *L) {
     lmt_push_dtype(L, mt_default_dtype());
     return 1;
@@ -21,6 +23,14 @@ static int can_cast(lua_State *L) {
     return 1;
 }
 
+/* a monotonic clock in seconds, for benchmarks (os.clock is CPU time) */
+static int monotonic(lua_State *L) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    lua_pushnumber(L, (lua_Number)ts.tv_sec + (lua_Number)ts.tv_nsec * 1e-9);
+    return 1;
+}
+
 /* bytes of CPU tensor memory alive in this process (tests and the memory benchmarks use it) */
 static int cpu_allocated_bytes(lua_State *L) {
     lua_pushinteger(L, mt_cpu_allocated_bytes());
@@ -34,6 +44,7 @@ void lmt_open_misc(lua_State *L) {
         {"promote_types", promote_types},
         {"can_cast", can_cast},
         {"_cpu_allocated_bytes", cpu_allocated_bytes},
+        {"_monotonic", monotonic},
         {NULL, NULL},
     };
     luaL_setfuncs(L, fns, 0);

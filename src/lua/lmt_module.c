@@ -4,14 +4,8 @@
 
 MT_API int mt_lua_open(lua_State *L) {
     if (mt_init()) return lmt_error(L);
-    /* registry.mindtorch: metatables' companions and the tensor identity cache */
+    /* registry.mindtorch: what the binding's C functions share (dtypes, torch.Tensor) */
     lua_newtable(L);
-    lua_newtable(L);
-    lua_createtable(L, 0, 1);
-    lua_pushstring(L, "v");
-    lua_setfield(L, -2, "__mode");
-    lua_setmetatable(L, -2);
-    lua_setfield(L, -2, "cache");
     lua_setfield(L, LUA_REGISTRYINDEX, "mindtorch");
 
     lua_newtable(L); /* the module */

@@ -32,8 +32,9 @@ void lmt_push_registry(lua_State *L, const char *field) {
 
 /* ---- identity and lifetime --------------------------------------------------------------------- */
 
-/* Upvalue-free access to the weak cache (registry.mindtorch.cache): tensor* -> userdata. */
-static void push_cache(lua_State *L) { lmt_push_registry(L, "cache"); }
+/* The Tensor metatable lives in the registry under this address (a lookup by pointer, cheaper
+ * than luaL_checkudata's lookup by name on every call). */
+static const char tensor_mt_key = 0;
 
 void lmt_gc_hint(lua_State *L) {
     size_t n = mt_cpu_take_new_bytes();
@@ -41,35 +42,31 @@ void lmt_gc_hint(lua_State *L) {
     if (n >= 1024) lua_gc(L, LUA_GCSTEP, (int)(n >> 10));
 }
 
+/* A new userdata for t. Identity (the same Lua value for the same tensor) is kept where it
+ * matters by the callers: an op that returns one of its arguments gives back that argument's
+ * Lua value (lmt_args.c), and fields such as x.grad cache their userdata. */
 void lmt_push_tensor(lua_State *L, mt_tensor *t) {
-    if (atomic_load_explicit(&t->refcount, memory_order_relaxed) > 1) {
-        push_cache(L);
-        lua_rawgetp(L, -1, t);
-        lmt_box *b = lua_touserdata(L, -1);
-        if (b && b->t == t) { /* already in Lua: the same userdata keeps identity */
-            lua_remove(L, -2);
-            mt_tensor_decref(t);
-            return;
-        }
-        lua_pop(L, 2);
-    }
     lmt_box *b = lua_newuserdatauv(L, sizeof *b, 1);
     b->t = t;
-    luaL_setmetatable(L, LMT_TENSOR);
-    push_cache(L);
-    lua_pushvalue(L, -2);
-    lua_rawsetp(L, -2, t);
-    lua_pop(L, 1);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &tensor_mt_key);
+    lua_setmetatable(L, -2);
 }
 
 mt_tensor *lmt_to_tensor(lua_State *L, int idx) {
-    lmt_box *b = luaL_testudata(L, idx, LMT_TENSOR);
-    return b ? b->t : NULL;
+    lmt_box *b = lua_touserdata(L, idx);
+    if (!b || !lua_getmetatable(L, idx)) return NULL;
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &tensor_mt_key);
+    bool ok = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return ok ? b->t : NULL;
 }
 
 mt_tensor *lmt_check_tensor(lua_State *L, int idx) {
-    lmt_box *b = luaL_testudata(L, idx, LMT_TENSOR);
-    if (!b) lmt_errorf(L, "expected a Tensor, got %s", luaL_typename(L, idx));
+    lmt_box *b = lua_touserdata(L, idx);
+    if (!b || !lmt_to_tensor(L, idx)) {
+        if (!b || !luaL_testudata(L, idx, LMT_TENSOR))
+            lmt_errorf(L, "expected a Tensor, got %s", luaL_typename(L, idx));
+    }
     if (!b->t) lmt_errorf(L, "this tensor was released by <close> and can no longer be used");
     return b->t;
 }
@@ -86,10 +83,6 @@ static int tensor_gc(lua_State *L) {
 static int tensor_close(lua_State *L) {
     lmt_box *b = luaL_checkudata(L, 1, LMT_TENSOR);
     if (b->t) {
-        push_cache(L);
-        lua_pushnil(L);
-        lua_rawsetp(L, -2, b->t);
-        lua_pop(L, 1);
         mt_tensor_decref(b->t);
         b->t = NULL;
     }
@@ -193,11 +186,7 @@ static int t_size(lua_State *L) {
 static int t_stride(lua_State *L) {
     mt_tensor *t = lmt_check_tensor(L, 1);
     if (lua_isnoneornil(L, 2)) {
-        lua_createtable(L, t->ndim, 0);
-        for (int i = 0; i < t->ndim; i++) {
-            lua_pushinteger(L, t->strides[i]);
-            lua_rawseti(L, -2, i + 1);
-        }
+        lmt_push_int_tuple(L, t->strides, t->ndim);
         return 1;
     }
     if (t->ndim == 0) return lmt_errorf(L, "Dimension specified as %d but tensor has no dimensions",
@@ -481,6 +470,8 @@ void lmt_open_tensor(lua_State *L) {
     lua_pop(L, 1);
 
     luaL_newmetatable(L, LMT_TENSOR);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &tensor_mt_key);
     lua_pushvalue(L, -2); /* upvalue 1: methods */
     lua_createtable(L, 0, (int)MT_ARRAY_LEN(getters));
     for (size_t i = 0; i < MT_ARRAY_LEN(getters); i++) {

@@ -1,0 +1,120 @@
+/* mt_pool.c: per-thread free lists, bounded, returned to malloc when a thread exits. */
+#include "mt_pool.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+/* Size classes of aligned blocks: 64, 128, ..., 4096 bytes. */
+#define NBLOCK_CLASSES 7
+/* Per-thread caps: Lua's collector frees tensors in batches, so the lists must hold a batch's
+ * worth (a few thousand headers; at most 1 MiB of blocks per size class), not a hoard. */
+#define MAX_CACHED_OBJECTS 4096
+#define MAX_CACHED_BLOCK_BYTES (1 << 20)
+
+typedef struct node {
+    struct node *next;
+} node;
+
+typedef struct lists {
+    node *obj[MT_POOL_NCLASSES];
+    int nobj[MT_POOL_NCLASSES];
+    node *blk[NBLOCK_CLASSES];
+    int nblk[NBLOCK_CLASSES];
+} lists;
+
+static _Thread_local lists tl;
+static _Thread_local bool registered;
+static pthread_key_t exit_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static void drain(void *unused) {
+    MT_UNUSED(unused);
+    for (int c = 0; c < MT_POOL_NCLASSES; c++)
+        while (tl.obj[c]) {
+            node *n = tl.obj[c];
+            tl.obj[c] = n->next;
+            free(n);
+        }
+    for (int c = 0; c < NBLOCK_CLASSES; c++)
+        while (tl.blk[c]) {
+            node *n = tl.blk[c];
+            tl.blk[c] = n->next;
+            free(n);
+        }
+    for (int c = 0; c < MT_POOL_NCLASSES; c++) tl.nobj[c] = 0;
+    for (int c = 0; c < NBLOCK_CLASSES; c++) tl.nblk[c] = 0;
+}
+
+static void make_key(void) { pthread_key_create(&exit_key, drain); }
+
+/* The first cached object of a thread arranges for its lists to be freed at thread exit. */
+static void register_thread(void) {
+    pthread_once(&key_once, make_key);
+    pthread_setspecific(exit_key, (void *)1);
+    registered = true;
+}
+
+void *mt_pool_alloc(int cls, size_t size) {
+    node *n = tl.obj[cls];
+    if (MT_LIKELY(n)) {
+        tl.obj[cls] = n->next;
+        tl.nobj[cls]--;
+        return n;
+    }
+    return malloc(size);
+}
+
+void mt_pool_free(int cls, void *p) {
+    if (!p) return;
+    if (tl.nobj[cls] >= MAX_CACHED_OBJECTS) {
+        free(p);
+        return;
+    }
+    if (MT_UNLIKELY(!registered)) register_thread();
+    node *n = p;
+    n->next = tl.obj[cls];
+    tl.obj[cls] = n;
+    tl.nobj[cls]++;
+}
+
+static int block_class(size_t nbytes) {
+    size_t s = 64;
+    int c = 0;
+    while (s < nbytes) {
+        s <<= 1;
+        c++;
+    }
+    return c;
+}
+
+void *mt_pool_alloc_aligned(size_t nbytes) {
+    if (nbytes <= MT_POOL_MAX_BLOCK) {
+        int c = block_class(nbytes);
+        node *n = tl.blk[c];
+        if (MT_LIKELY(n)) {
+            tl.blk[c] = n->next;
+            tl.nblk[c]--;
+            return n;
+        }
+        nbytes = (size_t)64 << c;
+    }
+    void *p = NULL;
+    if (posix_memalign(&p, 64, (nbytes + 63) & ~(size_t)63) != 0) return NULL;
+    return p;
+}
+
+void mt_pool_free_aligned(void *p, size_t nbytes) {
+    if (!p) return;
+    if (nbytes <= MT_POOL_MAX_BLOCK) {
+        int c = block_class(nbytes);
+        if (((size_t)tl.nblk[c] << (6 + c)) < MAX_CACHED_BLOCK_BYTES) {
+            if (MT_UNLIKELY(!registered)) register_thread();
+            node *n = p;
+            n->next = tl.blk[c];
+            tl.blk[c] = n;
+            tl.nblk[c]++;
+            return;
+        }
+    }
+    free(p);
+}
