@@ -2,7 +2,7 @@
 local torch = require "mindtorch"
 local B = dofile("bench/common.lua")
 
-local env = B.capture("make -s --no-print-directory lua-env BUILD=" .. (os.getenv("BUILD") or "build"))
+local env = B.capture("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory lua-env BUILD=" .. (os.getenv("BUILD") or "build"))
 local function wall(code, reps)
   local times = {}
   for _ = 1, reps do

@@ -67,7 +67,7 @@ describe("make lua-env", function()
     -- under the sanitizers, the plain interpreter needs their runtimes preloaded
     local pre = os.getenv("MT_PRELOAD")
     local lua = pre and ("LD_PRELOAD='" .. pre .. "' ASAN_OPTIONS=detect_leaks=0 lua5.4") or "lua5.4"
-    local out, status = run("eval \"$(make -s --no-print-directory lua-env BUILD=" .. build .. ")\" && " .. lua ..
+    local out, status = run("eval \"$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory lua-env BUILD=" .. build .. ")\" && " .. lua ..
       " -e 'local t = require \"mindtorch\"; print(t.ones(3):tolist()[3])'")
     assert.are.equal(0, status, out .. " (status of: " .. lua .. ")")
     assert.are.equal("1.0\n", out)
