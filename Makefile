@@ -48,6 +48,7 @@ LUALINK  := $(LSHARE)/mindtorch
 
 C_TEST_SRCS := $(wildcard tests/c/test_*.c)
 C_TESTS     := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(C_TEST_SRCS))
+C_PLUGINS   := $(patsubst tests/c/%.c,$(BUILD)/tests/lib%.so,$(wildcard tests/c/plugin_*.c))
 
 .PHONY: all check test asan bench demo golden lua-env install clean examples docs
 all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK)
@@ -92,9 +93,14 @@ $(LUALINK):
 # ---- tests ----------------------------------------------------------------------------------
 $(BUILD)/tests/%: tests/c/%.c $(LIBMT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(LIBDIR) -lmindtorch -llua5.4 -lcmocka -lm '-Wl,-rpath,$(abspath $(LIBDIR))'
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(LIBDIR) -lmindtorch -llua5.4 -lcmocka -lm -ldl '-Wl,-rpath,$(abspath $(LIBDIR))'
 
-check test: all $(C_TESTS)
+# shared objects that tests load with dlopen, as a device module would be
+$(BUILD)/tests/lib%.so: tests/c/%.c $(LIBMT)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(LIBDIR) -lmindtorch '-Wl,-rpath,$(abspath $(LIBDIR))'
+
+check test: all $(C_TESTS) $(C_PLUGINS)
 	@BUILD=$(BUILD) sh tests/run_all.sh
 
 # A plain lua5.4 (not instrumented) loading the instrumented module needs the runtimes first.
