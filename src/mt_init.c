@@ -5,6 +5,7 @@
 
 /* The built-in backends' registration entry points (backends/{common,meta,cpu}). */
 void mt_common_register(void);
+void mt_ew_register(void);
 void mt_meta_register(void);
 void mt_cpu_register(void);
 
@@ -16,6 +17,7 @@ static void init_once(void) {
         init_status = -1;
         return;
     }
+    mt_ew_register(); /* element-wise descriptions and their meta function, first */
     mt_meta_register();
     mt_cpu_register();
     mt_common_register();

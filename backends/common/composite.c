@@ -192,6 +192,44 @@ int mt_k_to_copy(mt_call *c, mt_value *a, mt_value *r) {
     return ret(r, out);
 }
 
+/* clamp(self, min?, max?) with tensor bounds: maximum, then minimum (NaN propagates) */
+static mt_tensor *clamp_tensors(mt_tensor *self, mt_tensor *lo, mt_tensor *hi) {
+    if (!lo && !hi)
+        return mt_error_null(MT_ERR_RUNTIME, "torch.clamp: At least one of 'min' or 'max' must not be None");
+    mt_dtype dt = (mt_dtype)self->dtype;
+    if (lo) dt = mt_promote_types(dt, (mt_dtype)lo->dtype);
+    if (hi) dt = mt_promote_types(dt, (mt_dtype)hi->dtype);
+    if (dt == MT_BOOL || dt == MT_FLOAT16) /* PyTorch's clamp kernel has neither */
+        return mt_error_null(MT_ERR_RUNTIME, "\"clamp_cpu\" not implemented for '%s'", mt_dtype_scalar_name(dt));
+    mt_tensor *t = self;
+    mt_tensor_incref(t);
+    if (lo) {
+        mt_tensor *n = mto_maximum(t, lo);
+        mt_tensor_decref(t);
+        if (!(t = n)) return NULL;
+    }
+    if (hi) {
+        mt_tensor *n = mto_minimum(t, hi);
+        mt_tensor_decref(t);
+        t = n;
+    }
+    return t;
+}
+
+static int c_clamp_tensor(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    return ret(r, clamp_tensors(a[0].t, a[1].tag == MT_V_TENSOR ? a[1].t : NULL, a[2].tag == MT_V_TENSOR ? a[2].t : NULL));
+}
+
+static int c_clamp_tensor_(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *v = clamp_tensors(a[0].t, a[1].tag == MT_V_TENSOR ? a[1].t : NULL, a[2].tag == MT_V_TENSOR ? a[2].t : NULL);
+    if (!v) return -1;
+    mt_tensor *w = mto_copy_(a[0].t, v, false);
+    mt_tensor_decref(v);
+    return ret(r, w);
+}
+
 void mt_common_register(void) {
     static const struct {
         int op;
@@ -229,6 +267,8 @@ void mt_common_register(void) {
         {MT_OP_full_like, c_like},        {MT_OP_zero_, c_zero_},
         {MT_OP_to_device, c_to_device},   {MT_OP_to_dtype, c_to_dtype},
         {MT_OP_to_other, c_to_other},
+        {MT_OP_clamp_Tensor, c_clamp_tensor},   {MT_OP_clip_Tensor, c_clamp_tensor},
+        {MT_OP_clamp__Tensor, c_clamp_tensor_},
     };
     for (size_t i = 0; i < MT_ARRAY_LEN(composites); i++)
         mt_disp_composite(composites[i].op, composites[i].k);

@@ -24,6 +24,9 @@ int mt_cpu_arange_impl(mt_call *c, mt_value *args, mt_value *rets);
 int mt_cpu_linspace_impl(mt_call *c, mt_value *args, mt_value *rets);
 int mt_cpu_eye_impl(mt_call *c, mt_value *args, mt_value *rets);
 
+int mt_cpu_ew_impl(mt_call *c, mt_value *args, mt_value *rets);
+void mt_cpu_ew_register(void);
+
 void mt_cpu_register(void);
 
 #endif

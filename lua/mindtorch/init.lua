@@ -35,6 +35,36 @@ end
 function Tensor:cpu() return self:to("cpu") end
 function Tensor:npu(index) return self:to(index and ("npu:" .. index) or "npu") end
 
+-- ---- operators ------------------------------------------------------------------------------
+-- Lua's operators on tensors are PyTorch's (`^` is pow, `//` floor division). A number on the
+-- left becomes a "wrapped number" where PyTorch has no Scalar-first overload, so it promotes
+-- exactly as in Python's reflected operators. Comparisons are methods (x:lt(y)): Lua forces
+-- <, <= and == to return one boolean.
+local is_tensor, wrap = torch.is_tensor, torch._wrap_number
+tensor_mt.__add = function(a, b) if is_tensor(a) then return torch.add(a, b) end return torch.add(b, a) end
+tensor_mt.__sub = function(a, b) if is_tensor(a) then return torch.sub(a, b) end return torch.rsub(b, a) end
+tensor_mt.__mul = function(a, b) if is_tensor(a) then return torch.mul(a, b) end return torch.mul(b, a) end
+tensor_mt.__div = function(a, b) if is_tensor(a) then return torch.div(a, b) end return torch.reciprocal(b) * a end
+tensor_mt.__mod = function(a, b) if is_tensor(a) then return torch.remainder(a, b) end return torch.remainder(a, b) end
+tensor_mt.__pow = function(a, b) return torch.pow(a, b) end
+tensor_mt.__idiv = function(a, b)
+  if is_tensor(a) then return torch.floor_divide(a, b) end
+  return torch.floor_divide(wrap(a), b)
+end
+tensor_mt.__unm = function(a) return torch.neg(a) end
+tensor_mt.__band = function(a, b) if is_tensor(a) then return torch.bitwise_and(a, b) end return torch.bitwise_and(b, a) end
+tensor_mt.__bor = function(a, b) if is_tensor(a) then return torch.bitwise_or(a, b) end return torch.bitwise_or(b, a) end
+tensor_mt.__bxor = function(a, b) if is_tensor(a) then return torch.bitwise_xor(a, b) end return torch.bitwise_xor(b, a) end
+tensor_mt.__shl = function(a, b)
+  if is_tensor(a) then return torch.bitwise_left_shift(a, b) end
+  return torch.bitwise_left_shift(wrap(a), b)
+end
+tensor_mt.__shr = function(a, b)
+  if is_tensor(a) then return torch.bitwise_right_shift(a, b) end
+  return torch.bitwise_right_shift(wrap(a), b)
+end
+tensor_mt.__bnot = function(a) return torch.bitwise_not(a) end
+
 -- ---- the autograd fields the core leaves to the autograd layer -----------------------------
 local getters = Tensor.__getters
 getters.grad_fn = function() return nil end

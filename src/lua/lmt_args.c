@@ -348,25 +348,27 @@ static int parse(lua_State *L, const mt_op *op, bool method, int first, int last
                  mt_value *args, scratch *sc, mismatch *mm) {
     const mt_schema *s = op->schema;
     bool given[MAX_ARGS] = {0};
-    int self_offset = 0;
+    int self_index = -1;
     memset(mm, 0, sizeof *mm);
     if (s->nargs > MAX_ARGS) return mt_error(MT_ERR_RUNTIME, "too many schema arguments"), -2;
-    if (method) { /* self is Lua arg `first` */
+    if (method) { /* Lua arg `first` is the argument named self (where's is not the first) */
+        self_index = 0;
+        for (int i = 0; i < s->nargs; i++)
+            if (strcmp(s->args[i].name, "self") == 0) self_index = i;
         mt_tensor *t = arg_tensor(L, first);
-        if (!t || s->nargs == 0 || s->args[0].type != MT_A_TENSOR) {
+        if (!t || s->nargs == 0 || s->args[self_index].type != MT_A_TENSOR) {
             mm->kind = M_TYPE;
-            mm->arg = 0;
+            mm->arg = self_index;
             return -1;
         }
-        args[0] = mt_vtensor(t);
-        given[0] = true;
+        args[self_index] = mt_vtensor(t);
+        given[self_index] = true;
         first++;
-        self_offset = 1;
     }
     /* positional parameters */
     int npos = 0, pos_params[MAX_ARGS];
-    for (int i = self_offset; i < s->nargs; i++)
-        if (!s->args[i].kwonly) pos_params[npos++] = i;
+    for (int i = 0; i < s->nargs; i++)
+        if (!s->args[i].kwonly && i != self_index) pos_params[npos++] = i;
     int nlua = last - first + 1;
     bool varargs = npos == 1 && (s->args[pos_params[0]].type == MT_A_INTLIST ||
                                  s->args[pos_params[0]].type == MT_A_DIMLIST) &&
@@ -374,9 +376,9 @@ static int parse(lua_State *L, const mt_op *op, bool method, int first, int last
     /* arity first, as PyTorch's parser does: every required parameter must be covered by a
      * positional argument or a keyword */
     if (!varargs && nlua <= npos) {
-        for (int i = self_offset; i < s->nargs; i++) {
+        for (int i = 0; i < s->nargs; i++) {
             const mt_arg *a = &s->args[i];
-            if (a->has_default || a->optional) continue;
+            if (i == self_index || a->has_default || a->optional) continue;
             bool covered = false;
             for (int j = 0; j < nlua && !covered; j++) covered = pos_params[j] == i && !lua_isnil(L, first + j);
             if (!covered && opts) {
@@ -437,7 +439,8 @@ static int parse(lua_State *L, const mt_op *op, bool method, int first, int last
                 continue;
             }
             const char *k = lua_tostring(L, -2);
-            int ai = find_arg(s, k, self_offset);
+            int ai = find_arg(s, k, 0);
+            if (ai == self_index) ai = -1;
             if (ai < 0 && method == false && strcmp(k, "input") == 0 && s->nargs && strcmp(s->args[0].name, "self") == 0)
                 ai = 0;
             if (ai < 0) {
@@ -491,8 +494,9 @@ static int parse(lua_State *L, const mt_op *op, bool method, int first, int last
 static void add_signature(luaL_Buffer *b, const mt_schema *s, bool method) {
     luaL_addstring(b, "(");
     bool first = true, star = false;
-    for (int i = method ? 1 : 0; i < s->nargs; i++) {
+    for (int i = 0; i < s->nargs; i++) {
         const mt_arg *a = &s->args[i];
+        if (method && strcmp(a->name, "self") == 0) continue;
         if (!first) luaL_addstring(b, ", ");
         if (a->kwonly && !star) {
             luaL_addstring(b, "*, ");
@@ -500,7 +504,7 @@ static void add_signature(luaL_Buffer *b, const mt_schema *s, bool method) {
         }
         luaL_addstring(b, expected_type(a));
         luaL_addstring(b, " ");
-        luaL_addstring(b, (i == 0 && strcmp(a->name, "self") == 0) ? "input" : a->name);
+        luaL_addstring(b, strcmp(a->name, "self") == 0 ? "input" : a->name);
         first = false;
     }
     luaL_addstring(b, ")");

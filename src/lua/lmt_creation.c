@@ -167,7 +167,25 @@ static int l_tensor(lua_State *L) {
     return 1;
 }
 
+/* torch._wrap_number(n): a 0-d tensor that promotes like a Lua number (a "wrapped number"),
+ * for the reflected operators (2 - x, 2 // x) that have no Scalar-first overload */
+static int l_wrap_number(lua_State *L) {
+    mt_tensor *t;
+    if (lua_isboolean(L, 1))
+        t = mt_tensor_scalar_int64(lua_toboolean(L, 1), MT_BOOL);
+    else if (lua_isinteger(L, 1))
+        t = mt_tensor_scalar_int64(lua_tointeger(L, 1), MT_INT64);
+    else
+        t = mt_tensor_scalar_double(luaL_checknumber(L, 1), MT_FLOAT64);
+    if (!t) return lmt_error(L);
+    t->flags |= MT_T_WRAPPED_NUMBER;
+    lmt_push_tensor(L, t);
+    return 1;
+}
+
 void lmt_open_creation(lua_State *L) {
+    lua_pushcfunction(L, l_wrap_number);
+    lua_setfield(L, -2, "_wrap_number");
     lua_pushcfunction(L, l_tensor);
     lua_setfield(L, -2, "tensor");
 }

@@ -118,14 +118,16 @@ def record(case):
         else:
             out["value"] = result
     except Exception as ex:  # the golden of a misuse is PyTorch's exact message
-        return {"error": str(ex), "kind": type(ex).__name__}
+        out = {"error": str(ex), "kind": type(ex).__name__}
     finally:
         torch.set_printoptions(profile="default")
         torch.set_printoptions(sci_mode=None)
         torch.set_default_dtype(torch.float32)
-    for k in ("print", "default_dtype"):
+    for k in ("print", "default_dtype", "tol", "expect"):
         if opts.get(k) is not None:
             out[k] = opts[k]
+    if "call" in opts:  # an op call the Lua side replays (cases/_opcase.py)
+        out["call"] = dict(opts["call"], args=opts["describe_args"]())
     return out
 
 

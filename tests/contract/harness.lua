@@ -76,7 +76,8 @@ end
 local function same_number(a, b, tol)
   if type(a) == "boolean" or type(b) == "boolean" then return a == b end
   if a ~= a then return b ~= b end
-  if tol and math.type(a) == "float" then return math.abs(a - b) <= tol * (1 + math.abs(b)) end
+  if a == b then return true end
+  if tol and math.type(a) == "float" and b == b then return math.abs(a - b) <= tol * (1 + math.abs(b)) end
   return a == b and (a ~= 0 or 1 / a == 1 / b or math.type(a) == "integer" or math.type(b) == "integer")
 end
 
@@ -166,6 +167,175 @@ function H.check(golden, case)
     check_plain(got, golden.value)
   end
   return describe_value(got)
+end
+
+-- ---- replayed op calls (cases written with cases/_opcase.py) -------------------------------
+
+local function contiguous_strides(shape)
+  local st, acc = {}, 1
+  for i = #shape, 1, -1 do
+    st[i] = acc
+    acc = acc * math.max(shape[i], 1)
+  end
+  return st
+end
+
+local function make_contig(values, shape, dt)
+  if #shape == 0 then return torch.tensor(values[1], { dtype = dt }) end
+  if #values == 0 then return torch.zeros(shape, { dtype = dt }) end
+  return torch.tensor(values, { dtype = dt }):view(shape)
+end
+
+-- An input tensor with the values and the strides PyTorch's case had.
+function H.build_input(d)
+  local dt = torch[d.dtype]
+  if d.layout == "expand" then return make_contig(d.values, d.base_shape, dt):expand(d.shape) end
+  local x = make_contig(d.values, d.shape, dt)
+  local n = #d.shape
+  if d.layout == "t" then
+    local rev, perm = {}, {}
+    for i = 1, n do
+      rev[i] = d.shape[n - i + 1]
+      perm[i] = n - i + 1
+    end
+    local y = torch.empty(rev, { dtype = dt }):permute(perm)
+    y:copy_(x)
+    return y
+  elseif d.layout == "sliced" then
+    local bshape = { table.unpack(d.shape) }
+    bshape[n] = 2 * bshape[n]
+    local strides = contiguous_strides(bshape)
+    strides[n] = 2
+    local y = torch.zeros(bshape, { dtype = dt }):as_strided(d.shape, strides)
+    y:copy_(x)
+    return y
+  end
+  return x
+end
+
+local function plain(v)
+  if type(v) == "table" then
+    if v.dtype_name then return torch[v.dtype_name] end
+    local out = {}
+    for i, x in ipairs(v) do out[i] = plain(x) end
+    return out
+  end
+  return v
+end
+
+local function shift_dims(v)
+  if math.type(v) == "integer" then return v >= 0 and v + 1 or v end
+  if type(v) == "table" then
+    local out = {}
+    for i, x in ipairs(v) do out[i] = shift_dims(x) end
+    return out
+  end
+  return v
+end
+
+H.operators = {
+  __add__ = function(a, b) return a + b end, __radd__ = function(a, b) return b + a end,
+  __sub__ = function(a, b) return a - b end, __rsub__ = function(a, b) return b - a end,
+  __mul__ = function(a, b) return a * b end, __rmul__ = function(a, b) return b * a end,
+  __truediv__ = function(a, b) return a / b end, __rtruediv__ = function(a, b) return b / a end,
+  __floordiv__ = function(a, b) return a // b end, __rfloordiv__ = function(a, b) return b // a end,
+  __mod__ = function(a, b) return a % b end, __rmod__ = function(a, b) return b % a end,
+  __pow__ = function(a, b) return a ^ b end, __rpow__ = function(a, b) return b ^ a end,
+  __neg__ = function(a) return -a end, __invert__ = function(a) return ~a end,
+  __and__ = function(a, b) return a & b end, __or__ = function(a, b) return a | b end,
+  __xor__ = function(a, b) return a ~ b end, __lshift__ = function(a, b) return a << b end,
+  __rshift__ = function(a, b) return a >> b end, __rlshift__ = function(a, b) return b << a end,
+}
+
+local transforms = {
+  dims = function(m) return H.dims_1based(m) end,
+  range = function(m) return H.dim_range_1based(m) end,
+  argtypes = function(m) return H.lua_type_names(m) end,
+}
+
+-- Replay a recorded call; returns ok, result-or-error (as pcall does).
+function H.replay(call)
+  local args = {}
+  local shift, index = {}, {}
+  for _, p in ipairs(call.dims) do shift[p] = true end
+  for _, p in ipairs(call.index) do index[p] = true end
+  for i, a in ipairs(call.args) do
+    local v
+    if a.tensor then
+      v = H.build_input(a.tensor)
+      if index[i - 1] then v = v + 1 end
+    else
+      v = plain(a.value)
+      if shift[i - 1] then v = shift_dims(v) end
+    end
+    args[i] = v
+  end
+  local kw, has_kw = {}, false
+  for k, v in pairs(call.kw) do
+    v = plain(v)
+    if shift[k] then v = shift_dims(v) end
+    kw[k] = v
+    has_kw = true
+  end
+  local n = #call.args
+  if has_kw then
+    n = n + 1
+    args[n] = kw
+  end
+  local r = table.pack(pcall(function()
+    if H.operators[call.fn] then return H.operators[call.fn](table.unpack(args, 1, n)) end
+    if call.method then return args[1][call.fn](table.unpack(args, 1, n)) end
+    local f = torch[call.fn]
+    assert(f, "mindtorch has no torch." .. call.fn)
+    return f(table.unpack(args, 1, n))
+  end))
+  if not r[1] then return false, r[2] end
+  local results = { table.unpack(r, 2, r.n) }
+  for _, i in ipairs(call.index_out or {}) do -- 1-based index results, 0-based in the golden
+    if torch.is_tensor(results[i + 1]) then results[i + 1] = results[i + 1] - 1 end
+  end
+  return true, results
+end
+
+function H.check_call(g)
+  local ok, got = H.replay(g.call)
+  if g.error then
+    assert(not ok, "expected the error: " .. g.error)
+    local want = g.error
+    for _, t in ipairs(g.expect or {}) do want = transforms[t](want) end
+    assert.are.equal(want, (tostring(got):gsub("^[^:\n]*:%d+: ", "")))
+    return
+  end
+  assert(ok, "unexpected error: " .. tostring(got))
+  local opts = {}
+  local function tol_for(t) -- a tolerance per result dtype, or one for all
+    if type(g.tol) == "table" then return torch.is_tensor(t) and g.tol[t.dtype.name] or nil end
+    return g.tol
+  end
+  opts.tol = tol_for(got[1])
+  if g.tensor then
+    local diff = H.tensor_diff(got[1], g.tensor, opts)
+    assert(not diff, diff)
+  elseif g.tensors then
+    for i, desc in ipairs(g.tensors) do
+      local diff = H.tensor_diff(got[i], desc, opts)
+      assert(not diff, diff and ("result " .. i .. ": " .. diff))
+    end
+  else
+    local v = got[1]
+    if type(v) == "table" and getmetatable(v) then v = setmetatable({ table.unpack(v) }, nil) end
+    check_plain(v, g.value)
+  end
+end
+
+-- Register one busted `it` per golden of a module of replayed calls.
+function H.run_calls(module)
+  local goldens = H.load(module)
+  describe("contract " .. module, function()
+    for _, name in ipairs(H.sorted_keys(goldens)) do
+      it(name, function() H.check_call(goldens[name]) end)
+    end
+  end)
 end
 
 -- Register one busted `it` per golden of `module`, run with the Lua `cases`.
