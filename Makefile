@@ -19,13 +19,13 @@ LUA_VERSION := 5.4
 OPT      ?= -O2
 SANITIZE ?=
 CFLAGS_BASE := -std=gnu11 $(OPT) -g -fPIC -fvisibility=hidden -Wall -Wextra -Werror \
-               -Wno-unused-parameter -Wno-missing-field-initializers -fwrapv $(SANITIZE)
+               -Wno-unused-parameter -Wno-missing-field-initializers -fwrapv -fopenmp $(SANITIZE)
 LUA_INC  := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
 BLAS_INC := $(shell pkg-config --cflags openblas 2>/dev/null)
 INCLUDES := -Isrc -Isrc/lua -Ibackends/common -Ibackends/cpu -Ibackends/meta -I$(BUILD)/gen \
             $(LUA_INC) $(BLAS_INC)
 CFLAGS   += $(CFLAGS_BASE) $(INCLUDES)
-LDFLAGS  += $(SANITIZE)
+LDFLAGS  += $(SANITIZE) -fopenmp
 
 GEN      := $(BUILD)/gen
 OBJ      := $(BUILD)/obj

@@ -6,6 +6,7 @@
 /* The built-in backends' registration entry points (backends/{common,meta,cpu}). */
 void mt_common_register(void);
 void mt_ew_register(void);
+void mt_reduce_register(void);
 void mt_meta_register(void);
 void mt_cpu_register(void);
 
@@ -18,6 +19,7 @@ static void init_once(void) {
         return;
     }
     mt_ew_register(); /* element-wise descriptions and their meta function, first */
+    mt_reduce_register();
     mt_meta_register();
     mt_cpu_register();
     mt_common_register();

@@ -230,6 +230,69 @@ static int c_clamp_tensor_(mt_call *c, mt_value *a, mt_value *r) {
     return ret(r, w);
 }
 
+static int c_max_other(mt_call *c, mt_value *a, mt_value *r) {
+    return ret(r, c->op->id == MT_OP_max_other ? mto_maximum(a[0].t, a[1].t) : mto_minimum(a[0].t, a[1].t));
+}
+
+/* logsumexp: max + log(sum(exp(x - max))), with infinite maxima taken as 0 (PyTorch's way) */
+static int c_logsumexp(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *x = a[0].t, *xf = NULL, *m = NULL, *ms = NULL, *d = NULL, *e = NULL, *s = NULL, *l = NULL,
+              *inf = NULL, *zero = NULL, *mz = NULL, *out = NULL;
+    mt_ilist dims = {a[1].il, a[1].n};
+    bool keep = a[2].b;
+    xf = mt_dtype_is_floating((mt_dtype)x->dtype) ? (mt_tensor_incref(x), x)
+                                                   : mto_to_dtype(x, mt_default_dtype(), false, false);
+    if (!xf) goto done;
+    if (xf->numel == 0) { /* no maximum to subtract: log(sum(exp(x))) */
+        if ((e = mto_exp(xf)) && (s = mto_sum_dim_IntList(e, dims, keep, -1))) out = mto_log(s);
+        goto done;
+    }
+    if (!(m = mto_amax(xf, dims, true))) goto done;
+    if (keep) {
+        ms = m;
+        mt_tensor_incref(ms);
+    } else {
+        int64_t shape[MT_MAX_DIM];
+        int n = 0;
+        bool red[MT_MAX_DIM] = {0};
+        for (int i = 0; i < dims.n; i++) {
+            int w;
+            if (mt_wrap_dim(dims.v[i], xf->ndim, &w)) goto done;
+            red[w] = true;
+        }
+        for (int i = 0; i < xf->ndim; i++)
+            if (!red[i] && dims.n) shape[n++] = xf->sizes[i];
+        if (!(ms = mto_view(m, (mt_ilist){shape, n}))) goto done;
+    }
+    if (!(inf = mto_isinf(ms)) || !(mz = mto_where_ScalarSelf(inf, mt_vint(0), ms))) goto done;
+    mt_tensor *mk = keep ? mz : m; /* subtract the (finite) maxima with the reduced dims kept */
+    mt_tensor *mkz = NULL;
+    if (!keep) {
+        mt_tensor *infk = mto_isinf(m);
+        mkz = infk ? mto_where_ScalarSelf(infk, mt_vint(0), m) : NULL;
+        mt_tensor_decref(infk);
+        if (!mkz) goto done;
+        mk = mkz;
+    }
+    d = mto_sub_Tensor(xf, mk, mt_vint(1));
+    mt_tensor_decref(mkz);
+    if (!d || !(e = mto_exp(d)) || !(s = mto_sum_dim_IntList(e, dims, keep, -1)) || !(l = mto_log(s))) goto done;
+    out = mto_add_Tensor(l, mz, mt_vint(1));
+done:
+    mt_tensor_decref(xf);
+    mt_tensor_decref(m);
+    mt_tensor_decref(ms);
+    mt_tensor_decref(d);
+    mt_tensor_decref(e);
+    mt_tensor_decref(s);
+    mt_tensor_decref(l);
+    mt_tensor_decref(inf);
+    mt_tensor_decref(zero);
+    mt_tensor_decref(mz);
+    return ret(r, out);
+}
+
 void mt_common_register(void) {
     static const struct {
         int op;
@@ -269,6 +332,8 @@ void mt_common_register(void) {
         {MT_OP_to_other, c_to_other},
         {MT_OP_clamp_Tensor, c_clamp_tensor},   {MT_OP_clip_Tensor, c_clamp_tensor},
         {MT_OP_clamp__Tensor, c_clamp_tensor_},
+        {MT_OP_max_other, c_max_other},         {MT_OP_min_other, c_max_other},
+        {MT_OP_logsumexp, c_logsumexp},
     };
     for (size_t i = 0; i < MT_ARRAY_LEN(composites); i++)
         mt_disp_composite(composites[i].op, composites[i].k);

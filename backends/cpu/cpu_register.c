@@ -26,4 +26,15 @@ void mt_cpu_register(void) {
     };
     for (size_t i = 0; i < MT_ARRAY_LEN(impls); i++) mt_disp_impl(impls[i].op, MT_KEY_CPU, impls[i].fn);
     mt_cpu_ew_register(); /* every op with an element-wise description */
+    static const int reductions[] = {
+        MT_OP_sum, MT_OP_sum_dim_IntList, MT_OP_mean, MT_OP_mean_dim, MT_OP_prod, MT_OP_prod_dim_int,
+        MT_OP_max, MT_OP_max_dim, MT_OP_min, MT_OP_min_dim, MT_OP_amax, MT_OP_amin, MT_OP_argmax,
+        MT_OP_argmin, MT_OP_var, MT_OP_var_dim, MT_OP_var_correction, MT_OP_std, MT_OP_std_dim,
+        MT_OP_std_correction, MT_OP_var_mean, MT_OP_var_mean_dim, MT_OP_var_mean_correction,
+        MT_OP_std_mean, MT_OP_std_mean_dim, MT_OP_std_mean_correction, MT_OP_norm_Scalar,
+        MT_OP_norm_ScalarOpt_dim, MT_OP_all, MT_OP_all_dim, MT_OP_any, MT_OP_any_dim,
+    };
+    for (size_t i = 0; i < MT_ARRAY_LEN(reductions); i++) mt_disp_impl(reductions[i], MT_KEY_CPU, mt_cpu_reduce_impl);
+    static const int dimops[] = {MT_OP_cumsum, MT_OP_cumprod, MT_OP_softmax_int, MT_OP_log_softmax_int};
+    for (size_t i = 0; i < MT_ARRAY_LEN(dimops); i++) mt_disp_impl(dimops[i], MT_KEY_CPU, mt_cpu_dimop_impl);
 }

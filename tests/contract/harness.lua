@@ -32,7 +32,7 @@ end
 
 -- PyTorch's 0-based "dim N"/"dimension N" numbers -> mindtorch's 1-based ones.
 function H.dims_1based(msg)
-  msg = msg:gsub("(at dim )(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
+  msg = msg:gsub("(%f[%w]dim )(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
   msg = msg:gsub("(dimension )(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
   return msg
 end

@@ -1,0 +1,462 @@
+/* cpu_reduce.c: CPU reductions (sum, prod, mean, max/min with indices, argmax, all/any,
+ * var/std, norm) and ops along a dim (cumsum, cumprod, softmax, log_softmax).
+ *
+ * A reduction first arranges its input as rows: K kept positions by R reduced elements,
+ * each row contiguous in the accumulation dtype. When the input already is (contiguous,
+ * reduced dims last) it is used in place; when the reduced dims come first, sums and
+ * extrema accumulate whole rows into K running values (one pass, vectorized); otherwise one
+ * copy permutes and converts it. */
+#include "cpu_kernels.h"
+#include "reduce.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- row kernels ------------------------------------------------------------------------------ */
+
+/* float sums: 16 running partials over blocks, blocks added in double (accurate and vectorized) */
+static double sum_f32(const float *x, int64_t n) {
+    double total = 0;
+    for (int64_t b = 0; b < n; b += 4096) {
+        int64_t e = b + 4096 < n ? b + 4096 : n, i = b;
+        float acc[16] = {0};
+        for (; i + 16 <= e; i += 16)
+            for (int j = 0; j < 16; j++) acc[j] += x[i + j];
+        float s = 0;
+        for (int j = 0; j < 16; j++) s += acc[j];
+        for (; i < e; i++) s += x[i];
+        total += s;
+    }
+    return total;
+}
+
+static double sum_f64(const double *x, int64_t n) {
+    double acc[8] = {0}, s = 0;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; j++) acc[j] += x[i + j];
+    for (int j = 0; j < 8; j++) s += acc[j];
+    for (; i < n; i++) s += x[i];
+    return s;
+}
+
+static int64_t sum_i64(const int64_t *x, int64_t n) {
+    uint64_t s = 0; /* wraps like PyTorch's int64 sum */
+    for (int64_t i = 0; i < n; i++) s += (uint64_t)x[i];
+    return (int64_t)s;
+}
+
+#define PROD_FN(T, NAME)                                                                           \
+    static T NAME(const T *x, int64_t n) {                                                         \
+        T p = 1;                                                                                   \
+        for (int64_t i = 0; i < n; i++) p *= x[i];                                                 \
+        return p;                                                                                  \
+    }
+PROD_FN(float, prod_f32)
+PROD_FN(double, prod_f64)
+PROD_FN(int64_t, prod_i64)
+
+/* extrema: the first NaN wins (and its index); otherwise the first extreme */
+#define EXT_FN(T, NAME, CMP)                                                                       \
+    static T NAME(const T *x, int64_t n, int64_t *index) {                                         \
+        T best = x[0];                                                                             \
+        int64_t bi = 0;                                                                            \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            T v = x[i];                                                                            \
+            if (v != v) {                                                                          \
+                best = v;                                                                          \
+                bi = i;                                                                            \
+                break;                                                                             \
+            }                                                                                      \
+            if (v CMP best) {                                                                      \
+                best = v;                                                                          \
+                bi = i;                                                                            \
+            }                                                                                      \
+        }                                                                                          \
+        if (index) *index = bi;                                                                    \
+        return best;                                                                               \
+    }
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtautological-compare"
+EXT_FN(float, max_f32, >)
+EXT_FN(double, max_f64, >)
+EXT_FN(int64_t, max_i64, >)
+EXT_FN(float, min_f32, <)
+EXT_FN(double, min_f64, <)
+EXT_FN(int64_t, min_i64, <)
+#pragma GCC diagnostic pop
+
+static double var_row(const double *x, int64_t n, int64_t correction, double *mean_out) {
+    double m = n ? sum_f64(x, n) / (double)n : NAN;
+    double ss = 0;
+    for (int64_t i = 0; i < n; i++) ss += (x[i] - m) * (x[i] - m);
+    if (mean_out) *mean_out = m;
+    double div = (double)(n - correction);
+    return ss / (div > 0 ? div : 0); /* PyTorch's max(n - correction, 0): 0/0 is NaN, x/0 inf */
+}
+
+static double norm_row(const double *x, int64_t n, double p) {
+    double s = 0;
+    if (p == 2) {
+        for (int64_t i = 0; i < n; i++) s += x[i] * x[i];
+        return sqrt(s);
+    }
+    if (p == 1) {
+        for (int64_t i = 0; i < n; i++) s += fabs(x[i]);
+        return s;
+    }
+    if (isinf(p)) {
+        s = n ? fabs(x[0]) : (p > 0 ? 0 : INFINITY);
+        for (int64_t i = 0; i < n; i++) {
+            double a = fabs(x[i]);
+            if (a != a) return a;
+            if (p > 0 ? a > s : a < s) s = a;
+        }
+        return s;
+    }
+    if (p == 0) {
+        for (int64_t i = 0; i < n; i++) s += x[i] != 0;
+        return s;
+    }
+    for (int64_t i = 0; i < n; i++) s += pow(fabs(x[i]), p);
+    return pow(s, 1.0 / p);
+}
+
+/* ---- arranging the input as rows ------------------------------------------------------------------ */
+
+typedef struct rows {
+    mt_tensor *src;  /* K x R contiguous in the compute dtype (a new reference) */
+    int64_t K, R;
+    bool columns;    /* R x K instead (reduced dims first, accumulated by columns) */
+} rows;
+
+static int arrange(mt_tensor *self, const bool *reduce, mt_dtype ct, bool allow_columns, rows *out) {
+    int nd = self->ndim, nk = 0, nr = 0;
+    int perm[MT_MAX_DIM], kept[MT_MAX_DIM], red[MT_MAX_DIM];
+    out->K = out->R = 1;
+    for (int i = 0; i < nd; i++) {
+        if (reduce[i]) {
+            red[nr++] = i;
+            out->R *= self->sizes[i];
+        } else {
+            kept[nk++] = i;
+            out->K *= self->sizes[i];
+        }
+    }
+    bool trailing = true, leading = true;
+    for (int i = 0; i < nr; i++) trailing &= red[i] == nk + i, leading &= red[i] == i;
+    out->columns = false;
+    if (self->dtype == ct && mt_tensor_is_contiguous(self) && (trailing || (allow_columns && leading))) {
+        out->columns = !trailing;
+        mt_tensor_incref(self);
+        out->src = self;
+        return 0;
+    }
+    /* a permuted, converted copy with the reduced dims last */
+    int64_t sizes[MT_MAX_DIM];
+    for (int i = 0; i < nk; i++) perm[i] = kept[i];
+    for (int i = 0; i < nr; i++) perm[nk + i] = red[i];
+    for (int i = 0; i < nd; i++) sizes[i] = self->sizes[perm[i]];
+    mt_tensor *dst = mt_tensor_empty(nd, sizes, ct, MT_CPU);
+    if (!dst) return -1;
+    mt_tensor view = *self; /* self seen in the permuted order */
+    for (int i = 0; i < nd; i++) {
+        view.sizes[i] = self->sizes[perm[i]];
+        view.strides[i] = self->strides[perm[i]];
+    }
+    mt_cpu_copy(dst, &view);
+    out->src = dst;
+    return 0;
+}
+
+/* ---- the reduction kernel ----------------------------------------------------------------------- */
+
+/* one row: writes the value (compute dtype) and possibly an index */
+static void reduce_row(const mt_red *r, mt_dtype ct, const char *row, int64_t R, char *val, int64_t *idx,
+                       double *mean) {
+#define ROW(T) ((const T *)row)
+    switch (r->kind) {
+    case MT_R_SUM:
+    case MT_R_MEAN: {
+        double s = ct == MT_FLOAT32 ? sum_f32(ROW(float), R) : ct == MT_FLOAT64 ? sum_f64(ROW(double), R) : 0;
+        if (ct == MT_INT64) {
+            *(int64_t *)val = sum_i64(ROW(int64_t), R);
+            return;
+        }
+        if (r->kind == MT_R_MEAN) s /= (double)R;
+        if (ct == MT_FLOAT32) *(float *)val = (float)s;
+        else *(double *)val = s;
+        return;
+    }
+    case MT_R_PROD:
+        if (ct == MT_FLOAT32) *(float *)val = prod_f32(ROW(float), R);
+        else if (ct == MT_FLOAT64) *(double *)val = prod_f64(ROW(double), R);
+        else *(int64_t *)val = prod_i64(ROW(int64_t), R);
+        return;
+    case MT_R_MAX:
+    case MT_R_ARGMAX:
+        if (ct == MT_FLOAT32) *(float *)val = max_f32(ROW(float), R, idx);
+        else if (ct == MT_FLOAT64) *(double *)val = max_f64(ROW(double), R, idx);
+        else *(int64_t *)val = max_i64(ROW(int64_t), R, idx);
+        return;
+    case MT_R_MIN:
+    case MT_R_ARGMIN:
+        if (ct == MT_FLOAT32) *(float *)val = min_f32(ROW(float), R, idx);
+        else if (ct == MT_FLOAT64) *(double *)val = min_f64(ROW(double), R, idx);
+        else *(int64_t *)val = min_i64(ROW(int64_t), R, idx);
+        return;
+    case MT_R_ALL:
+    case MT_R_ANY: {
+        bool want_all = r->kind == MT_R_ALL, res = want_all;
+        size_t isz = mt_dtype_size(ct);
+        for (int64_t i = 0; i < R; i++) {
+            double v = mt_load_double(row + i * (int64_t)isz, ct);
+            if (want_all ? v == 0 : v != 0) {
+                res = !want_all;
+                break;
+            }
+        }
+        *(int64_t *)val = res;
+        return;
+    }
+    case MT_R_VAR:
+    case MT_R_STD: {
+        double v = var_row(ROW(double), R, r->correction, mean);
+        *(double *)val = r->kind == MT_R_STD ? sqrt(v) : v;
+        return;
+    }
+    case MT_R_NORM: *(double *)val = norm_row(ROW(double), R, r->p); return;
+    }
+#undef ROW
+}
+
+/* reduced dims first: running values over K columns, one row at a time */
+static void reduce_columns(const mt_red *r, mt_dtype ct, const char *src, int64_t K, int64_t R, char *vals) {
+#define COLS(T, INIT, STEP)                                                                        \
+    do {                                                                                           \
+        T *acc = (T *)vals;                                                                        \
+        const T *x = (const T *)src;                                                               \
+        for (int64_t k = 0; k < K; k++) acc[k] = INIT;                                             \
+        for (int64_t i = 0; i < R; i++) {                                                          \
+            const T *row = x + i * K;                                                              \
+            for (int64_t k = 0; k < K; k++) {                                                      \
+                T v = row[k], a = acc[k];                                                          \
+                acc[k] = STEP;                                                                     \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+    switch (r->kind) {
+    case MT_R_SUM:
+    case MT_R_MEAN:
+        if (ct == MT_FLOAT32) { /* float columns accumulate in double, then round */
+            double *acc = malloc(sizeof(double) * (size_t)(K ? K : 1));
+            const float *x = (const float *)src;
+            if (!acc) return;
+            for (int64_t k = 0; k < K; k++) acc[k] = 0;
+            for (int64_t i = 0; i < R; i++)
+                for (int64_t k = 0; k < K; k++) acc[k] += x[i * K + k];
+            for (int64_t k = 0; k < K; k++) ((float *)vals)[k] = (float)acc[k];
+            free(acc);
+        } else if (ct == MT_FLOAT64) COLS(double, 0, a + v);
+        else COLS(int64_t, 0, (int64_t)((uint64_t)a + (uint64_t)v));
+        if (r->kind == MT_R_MEAN) {
+            for (int64_t k = 0; k < K; k++) {
+                if (ct == MT_FLOAT32) ((float *)vals)[k] /= (float)R;
+                else ((double *)vals)[k] /= (double)R;
+            }
+        }
+        return;
+    case MT_R_PROD:
+        if (ct == MT_FLOAT32) COLS(float, 1, a * v);
+        else if (ct == MT_FLOAT64) COLS(double, 1, a * v);
+        else COLS(int64_t, 1, a * v);
+        return;
+    case MT_R_MAX: /* NaN-sticky: once NaN, comparisons keep it */
+        if (ct == MT_FLOAT32) COLS(float, -INFINITY, (v > a || v != v) ? v : a);
+        else if (ct == MT_FLOAT64) COLS(double, -INFINITY, (v > a || v != v) ? v : a);
+        else COLS(int64_t, INT64_MIN, v > a ? v : a);
+        return;
+    case MT_R_MIN:
+        if (ct == MT_FLOAT32) COLS(float, INFINITY, (v < a || v != v) ? v : a);
+        else if (ct == MT_FLOAT64) COLS(double, INFINITY, (v < a || v != v) ? v : a);
+        else COLS(int64_t, INT64_MAX, v < a ? v : a);
+        return;
+    default: return;
+    }
+#undef COLS
+}
+
+int mt_cpu_reduce_impl(mt_call *c, mt_value *args, mt_value *rets) {
+    mt_red r;
+    if (mt_red_decode(c, args, &r)) return -1;
+    mt_tensor *self = args[0].t;
+    mt_dtype ct = r.compute;
+    bool columns_ok = (r.kind == MT_R_SUM || r.kind == MT_R_MEAN || r.kind == MT_R_PROD ||
+                       ((r.kind == MT_R_MAX || r.kind == MT_R_MIN) && !r.with_indices));
+    rows rw;
+    if (arrange(self, r.reduce, ct, columns_ok, &rw)) return -1;
+    int64_t K = rw.K, R = rw.R;
+    mt_dtype val_dt = (r.kind == MT_R_ALL || r.kind == MT_R_ANY || r.kind == MT_R_ARGMAX || r.kind == MT_R_ARGMIN)
+                          ? MT_INT64 : ct;
+    mt_tensor *vals = mt_tensor_empty(1, &K, val_dt, MT_CPU);
+    mt_tensor *idx = NULL, *means = NULL;
+    int status = -1;
+    if (!vals) goto done;
+    if (r.with_indices && !(idx = mt_tensor_empty(1, &K, MT_INT64, MT_CPU))) goto done;
+    if (r.with_mean && !(means = mt_tensor_empty(1, &K, MT_FLOAT64, MT_CPU))) goto done;
+    const char *src = mt_tensor_raw(rw.src);
+    char *vp = mt_tensor_raw(vals);
+    size_t vsz = mt_dtype_size(val_dt), isz = mt_dtype_size(ct);
+    if (rw.columns) {
+        reduce_columns(&r, ct, src, K, R, vp);
+    } else if (K > 0) {
+        bool arg = r.kind == MT_R_ARGMAX || r.kind == MT_R_ARGMIN;
+        int64_t *ip = idx ? (int64_t *)mt_tensor_raw(idx) : NULL;
+        double *mp = means ? (double *)mt_tensor_raw(means) : NULL;
+#pragma omp parallel for if (K * R > 65536 && K > 1) schedule(static)
+        for (int64_t k = 0; k < K; k++) {
+            int64_t bi = 0;
+            char tmp[8];
+            char *dst = arg ? tmp : vp + k * (int64_t)vsz;
+            if (R == 0) { /* an empty reduction: the identity (sum 0, prod 1, mean/var NaN) */
+                double v = r.kind == MT_R_PROD || r.kind == MT_R_ALL ? 1
+                           : r.kind == MT_R_SUM || r.kind == MT_R_ANY || r.kind == MT_R_NORM ? 0 : NAN;
+                mt_store_double(dst, val_dt, v);
+                if (mp) mp[k] = NAN;
+            } else {
+                reduce_row(&r, ct, src + k * R * (int64_t)isz, R, dst, &bi, mp ? &mp[k] : NULL);
+            }
+            if (arg) ((int64_t *)vp)[k] = bi;
+            if (ip) ip[k] = bi;
+        }
+    }
+    /* results: written (and converted) into the allocated outputs */
+    mt_tensor *out = rets[0].t;
+    mt_tensor flat = *out; /* the contiguous result seen as K values */
+    flat.ndim = 1;
+    flat.sizes[0] = K;
+    flat.strides[0] = 1;
+    mt_cpu_copy(&flat, vals);
+    if (idx) {
+        mt_tensor fi = *rets[1].t;
+        fi.ndim = 1;
+        fi.sizes[0] = K;
+        fi.strides[0] = 1;
+        mt_cpu_copy(&fi, idx);
+    }
+    if (means) {
+        mt_tensor fm = *rets[1].t;
+        fm.ndim = 1;
+        fm.sizes[0] = K;
+        fm.strides[0] = 1;
+        mt_cpu_copy(&fm, means);
+    }
+    status = 0;
+done:
+    mt_tensor_decref(vals);
+    mt_tensor_decref(idx);
+    mt_tensor_decref(means);
+    mt_tensor_decref(rw.src);
+    return status;
+}
+
+/* ---- ops along a dim ------------------------------------------------------------------------------ */
+
+static void dimop_row(int kind, mt_dtype ct, char *p, int64_t n) {
+    if (ct == MT_FLOAT32 || ct == MT_FLOAT64) {
+        bool f = ct == MT_FLOAT32;
+#define AT(i) (f ? (double)((float *)p)[i] : ((double *)p)[i])
+#define SET(i, v)                                                                                  \
+    do {                                                                                           \
+        if (f) ((float *)p)[i] = (float)(v);                                                       \
+        else ((double *)p)[i] = (v);                                                               \
+    } while (0)
+        if (kind == MT_D_CUMSUM || kind == MT_D_CUMPROD) {
+            /* accumulate in double (PyTorch's accumulate type on the CPU), store each step */
+            double acc = kind == MT_D_CUMSUM ? 0.0 : 1.0;
+            for (int64_t i = 0; i < n; i++) {
+                acc = kind == MT_D_CUMSUM ? acc + AT(i) : acc * AT(i);
+                SET(i, acc);
+            }
+            return;
+        }
+        double mx = -INFINITY;
+        for (int64_t i = 0; i < n; i++) mx = AT(i) > mx ? AT(i) : mx;
+        if (f) { /* softmax in float, as PyTorch's float kernel computes it */
+            float m = (float)mx, s = 0;
+            float *x = (float *)p;
+            if (kind == MT_D_SOFTMAX) {
+                for (int64_t i = 0; i < n; i++) s += x[i] = expf(x[i] - m);
+                for (int64_t i = 0; i < n; i++) x[i] /= s;
+            } else {
+                for (int64_t i = 0; i < n; i++) s += expf(x[i] - m);
+                float ls = logf(s);
+                for (int64_t i = 0; i < n; i++) x[i] = x[i] - m - ls;
+            }
+        } else {
+            double s = 0;
+            double *x = (double *)p;
+            if (kind == MT_D_SOFTMAX) {
+                for (int64_t i = 0; i < n; i++) s += x[i] = exp(x[i] - mx);
+                for (int64_t i = 0; i < n; i++) x[i] /= s;
+            } else {
+                for (int64_t i = 0; i < n; i++) s += exp(x[i] - mx);
+                double ls = log(s);
+                for (int64_t i = 0; i < n; i++) x[i] = x[i] - mx - ls;
+            }
+        }
+#undef AT
+#undef SET
+        return;
+    }
+    int64_t *x = (int64_t *)p; /* integers: cumsum / cumprod in int64 (wrapping) */
+    uint64_t acc = kind == MT_D_CUMSUM ? 0 : 1;
+    for (int64_t i = 0; i < n; i++) {
+        acc = kind == MT_D_CUMSUM ? acc + (uint64_t)x[i] : acc * (uint64_t)x[i];
+        x[i] = (int64_t)acc;
+    }
+}
+
+int mt_cpu_dimop_impl(mt_call *c, mt_value *args, mt_value *rets) {
+    mt_dimop d;
+    if (mt_dimop_decode(c, args, &d)) return -1;
+    mt_tensor *self = args[0].t, *out = rets[0].t;
+    if (out->numel == 0) return 0;
+    bool reduce[MT_MAX_DIM] = {0};
+    if (self->ndim) reduce[d.dim] = true;
+    rows rw;
+    mt_dtype ct = d.compute; /* bfloat16 computes in float; the result is rounded once */
+    if (arrange(self, reduce, ct, false, &rw)) return -1;
+    /* work on a private buffer: the arranged rows may be self itself */
+    mt_tensor *buf = rw.src;
+    if (buf == self) {
+        buf = mt_tensor_empty(self->ndim, self->sizes, ct, MT_CPU);
+        if (!buf) {
+            mt_tensor_decref(rw.src);
+            return -1;
+        }
+        mt_cpu_copy(buf, self);
+        mt_tensor_decref(rw.src);
+    }
+    char *p = mt_tensor_raw(buf);
+    size_t isz = mt_dtype_size(ct);
+    int64_t K = rw.K, R = rw.R;
+#pragma omp parallel for if (K * R > 65536 && K > 1) schedule(static)
+    for (int64_t k = 0; k < K; k++) dimop_row(d.kind, ct, p + k * R * (int64_t)isz, R);
+    /* buf holds [kept..., dim] in order: write it back through out seen in that order */
+    mt_tensor view = *out;
+    int n = out->ndim, j = 0;
+    if (n) {
+        for (int i = 0; i < n; i++)
+            if (i != d.dim) {
+                view.sizes[j] = out->sizes[i];
+                view.strides[j++] = out->strides[i];
+            }
+        view.sizes[j] = out->sizes[d.dim];
+        view.strides[j] = out->strides[d.dim];
+    }
+    mt_cpu_copy(&view, buf);
+    mt_tensor_decref(buf);
+    return 0;
+}

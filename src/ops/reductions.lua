@@ -1,0 +1,58 @@
+-- Reductions and scans. `dim` may be a single Dim or a list; nil reduces over every dim.
+local fm = "function, method"
+
+op { "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", variants = fm, doc = "Sum of all elements." }
+op { "sum.dim_IntList(Tensor self, Dim[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+     variants = fm, doc = "Sum over dims (integers and bools sum to int64)." }
+op { "mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", variants = fm, doc = "Mean of all elements." }
+op { "mean.dim(Tensor self, Dim[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+     variants = fm, doc = "Mean over dims (floating types only)." }
+op { "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", variants = fm, doc = "Product of all elements." }
+op { "prod.dim_int(Tensor self, Dim dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+     variants = fm, doc = "Product over a dim." }
+op { "max(Tensor self) -> Tensor", variants = fm, doc = "The largest element (NaN propagates)." }
+op { "max.dim(Tensor self, Dim dim, bool keepdim=False) -> (Tensor values, IndexTensor indices)",
+     variants = fm, doc = "Largest values along dim and their (first) 1-based positions." }
+op { "max.other(Tensor self, Tensor other) -> Tensor", variants = fm, doc = "maximum(self, other)." }
+op { "min(Tensor self) -> Tensor", variants = fm, doc = "The smallest element (NaN propagates)." }
+op { "min.dim(Tensor self, Dim dim, bool keepdim=False) -> (Tensor values, IndexTensor indices)",
+     variants = fm, doc = "Smallest values along dim and their (first) 1-based positions." }
+op { "min.other(Tensor self, Tensor other) -> Tensor", variants = fm, doc = "minimum(self, other)." }
+op { "amax(Tensor self, Dim[1] dim=[], bool keepdim=False) -> Tensor", variants = fm,
+     doc = "Largest values over dims (all dims when dim is empty)." }
+op { "amin(Tensor self, Dim[1] dim=[], bool keepdim=False) -> Tensor", variants = fm,
+     doc = "Smallest values over dims (all dims when dim is empty)." }
+op { "argmax(Tensor self, Dim? dim=None, bool keepdim=False) -> IndexTensor", variants = fm,
+     doc = "1-based position of the largest element (of the flattened tensor without dim)." }
+op { "argmin(Tensor self, Dim? dim=None, bool keepdim=False) -> IndexTensor", variants = fm,
+     doc = "1-based position of the smallest element (of the flattened tensor without dim)." }
+for _, f in ipairs { "var", "std" } do
+  op { f .. "(Tensor self, bool unbiased=True) -> Tensor", variants = fm, doc = f .. " of all elements." }
+  op { f .. ".dim(Tensor self, Dim[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", variants = fm,
+       doc = f .. " over dims; unbiased divides by n - 1." }
+  op { f .. ".correction(Tensor self, Dim[1]? dim=None, *, int? correction=None, bool keepdim=False) -> Tensor",
+       variants = fm, doc = f .. " over dims, dividing by n - correction (default 1)." }
+  op { f .. "_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)", variants = "function",
+       doc = f .. " and mean of all elements." }
+  op { f .. "_mean.dim(Tensor self, Dim[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)",
+       variants = "function", doc = f .. " and mean over dims." }
+  op { f .. "_mean.correction(Tensor self, Dim[1]? dim=None, *, int? correction=None, bool keepdim=False) -> (Tensor, Tensor)",
+       variants = "function", doc = f .. " and mean over dims with a correction." }
+end
+op { "norm.Scalar(Tensor self, Scalar p=2) -> Tensor", variants = fm, doc = "The p-norm of all elements." }
+op { "norm.ScalarOpt_dim(Tensor self, Scalar? p, Dim[1] dim, bool keepdim=False) -> Tensor", variants = fm,
+     doc = "The p-norm over dims (p = inf, -inf, 0, or any number)." }
+op { "logsumexp(Tensor self, Dim[1] dim, bool keepdim=False) -> Tensor", variants = fm,
+     doc = "log(sum(exp(self))) over dims, computed stably." }
+op { "all(Tensor self) -> Tensor", variants = fm, doc = "True when every element is nonzero." }
+op { "all.dim(Tensor self, Dim dim, bool keepdim=False) -> Tensor", variants = fm, doc = "all along dim." }
+op { "any(Tensor self) -> Tensor", variants = fm, doc = "True when some element is nonzero." }
+op { "any.dim(Tensor self, Dim dim, bool keepdim=False) -> Tensor", variants = fm, doc = "any along dim." }
+op { "cumsum(Tensor self, Dim dim, *, ScalarType? dtype=None) -> Tensor", variants = fm,
+     doc = "Running sums along dim." }
+op { "cumprod(Tensor self, Dim dim, *, ScalarType? dtype=None) -> Tensor", variants = fm,
+     doc = "Running products along dim." }
+op { "softmax.int(Tensor self, Dim dim, ScalarType? dtype=None) -> Tensor", variants = fm,
+     doc = "exp(self) normalised to sum to 1 along dim." }
+op { "log_softmax.int(Tensor self, Dim dim, ScalarType? dtype=None) -> Tensor", variants = fm,
+     doc = "log(softmax(self)) along dim, computed stably." }
