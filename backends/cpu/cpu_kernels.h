@@ -27,6 +27,7 @@ int mt_cpu_eye_impl(mt_call *c, mt_value *args, mt_value *rets);
 int mt_cpu_ew_impl(mt_call *c, mt_value *args, mt_value *rets);
 void mt_cpu_ew_register(void);
 
+int mt_cpu_linalg_impl(mt_call *c, mt_value *args, mt_value *rets);
 int mt_cpu_reduce_impl(mt_call *c, mt_value *args, mt_value *rets);
 int mt_cpu_dimop_impl(mt_call *c, mt_value *args, mt_value *rets);
 

@@ -35,6 +35,8 @@ void mt_cpu_register(void) {
         MT_OP_norm_ScalarOpt_dim, MT_OP_all, MT_OP_all_dim, MT_OP_any, MT_OP_any_dim,
     };
     for (size_t i = 0; i < MT_ARRAY_LEN(reductions); i++) mt_disp_impl(reductions[i], MT_KEY_CPU, mt_cpu_reduce_impl);
+    static const int products[] = {MT_OP_mm, MT_OP_bmm, MT_OP_mv, MT_OP_dot, MT_OP_addmm, MT_OP_addmv, MT_OP_baddbmm};
+    for (size_t i = 0; i < MT_ARRAY_LEN(products); i++) mt_disp_impl(products[i], MT_KEY_CPU, mt_cpu_linalg_impl);
     static const int dimops[] = {MT_OP_cumsum, MT_OP_cumprod, MT_OP_softmax_int, MT_OP_log_softmax_int};
     for (size_t i = 0; i < MT_ARRAY_LEN(dimops); i++) mt_disp_impl(dimops[i], MT_KEY_CPU, mt_cpu_dimop_impl);
 }

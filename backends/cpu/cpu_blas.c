@@ -1,0 +1,210 @@
+/* cpu_blas.c: the CPU matrix products: OpenBLAS for float32/float64 (strided views are handed
+ * over as transposes, without copies, whenever one of their strides is 1), float accumulation
+ * for bfloat16, and exact wrapping int64 loops for integer types. */
+#include "cpu_kernels.h"
+#include "linalg.h"
+#include "mt_half.h"
+#include "mt_ops_gen.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A matrix operand: element pointer, shape and element strides. */
+typedef struct mat {
+    char *p;
+    int64_t rows, cols, rs, cs;
+} mat;
+
+static mat mat_of(mt_tensor *t, int64_t batch) {
+    int n = t->ndim;
+    size_t isz = mt_dtype_size((mt_dtype)t->dtype);
+    mat m;
+    m.p = mt_tensor_raw(t) + (n == 3 ? batch * t->strides[0] : 0) * (int64_t)isz;
+    m.rows = t->sizes[n - 2];
+    m.cols = t->sizes[n - 1];
+    m.rs = t->strides[n - 2];
+    m.cs = t->strides[n - 1];
+    return m;
+}
+
+/* How BLAS can read m: row-major (NoTrans) with ld, transposed (Trans) with ld, or not at all. */
+static bool blas_view(const mat *m, CBLAS_TRANSPOSE *tr, int64_t *ld) {
+    int64_t r = m->rows, c = m->cols;
+    if ((m->cs == 1 || c == 1) && (r == 1 || m->rs >= (c > 1 ? c : 1))) {
+        *tr = CblasNoTrans;
+        *ld = r == 1 ? (c > 1 ? c : 1) : m->rs;
+        return true;
+    }
+    if ((m->rs == 1 || r == 1) && (c == 1 || m->cs >= (r > 1 ? r : 1))) {
+        *tr = CblasTrans;
+        *ld = c == 1 ? (r > 1 ? r : 1) : m->cs;
+        return true;
+    }
+    return false;
+}
+
+/* element (i, j) of m as a double / int64 */
+#define AT(m, T, i, j) (*(T *)((m).p + ((i) * (m).rs + (j) * (m).cs) * (int64_t)sizeof(T)))
+
+/* C (contiguous, ldc = n) = alpha * A @ B + beta * C */
+static int gemm(mt_dtype dt, mat A, mat B, char *C, mt_value alpha, mt_value beta) {
+    int64_t m = A.rows, k = A.cols, n = B.cols;
+    if (m == 0 || n == 0) return 0;
+    if (dt == MT_FLOAT32 || dt == MT_FLOAT64) {
+        CBLAS_TRANSPOSE ta = CblasNoTrans, tb = CblasNoTrans;
+        int64_t lda = 1, ldb = 1;
+        mt_tensor *ca = NULL, *cb = NULL;
+        if (k > 0 && !blas_view(&A, &ta, &lda)) { /* neither stride is 1: a contiguous copy */
+            mt_tensor src = {0};
+            src.ndim = 2, src.dtype = (uint8_t)dt, src.sizes[0] = A.rows, src.sizes[1] = A.cols;
+            ca = mt_tensor_empty(2, src.sizes, dt, MT_CPU);
+            if (!ca) return -1;
+            for (int64_t i = 0; i < A.rows; i++)
+                for (int64_t j = 0; j < A.cols; j++)
+                    if (dt == MT_FLOAT32) ((float *)mt_tensor_raw(ca))[i * A.cols + j] = AT(A, float, i, j);
+                    else ((double *)mt_tensor_raw(ca))[i * A.cols + j] = AT(A, double, i, j);
+            A = mat_of(ca, 0);
+            blas_view(&A, &ta, &lda);
+        }
+        if (k > 0 && !blas_view(&B, &tb, &ldb)) {
+            int64_t sz[2] = {B.rows, B.cols};
+            cb = mt_tensor_empty(2, sz, dt, MT_CPU);
+            if (!cb) {
+                mt_tensor_decref(ca);
+                return -1;
+            }
+            for (int64_t i = 0; i < B.rows; i++)
+                for (int64_t j = 0; j < B.cols; j++)
+                    if (dt == MT_FLOAT32) ((float *)mt_tensor_raw(cb))[i * B.cols + j] = AT(B, float, i, j);
+                    else ((double *)mt_tensor_raw(cb))[i * B.cols + j] = AT(B, double, i, j);
+            B = mat_of(cb, 0);
+            blas_view(&B, &tb, &ldb);
+        }
+        if (k == 0) { /* nothing to multiply: C = beta * C */
+            ta = tb = CblasNoTrans;
+            lda = 1;
+            ldb = n > 1 ? n : 1;
+        }
+        double a = mt_scalar_double(alpha), b = mt_scalar_double(beta);
+        if (dt == MT_FLOAT32)
+            cblas_sgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, (float)a, (const float *)A.p, (int)lda,
+                        (const float *)B.p, (int)ldb, (float)b, (float *)C, (int)n);
+        else
+            cblas_dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, a, (const double *)A.p, (int)lda,
+                        (const double *)B.p, (int)ldb, b, (double *)C, (int)n);
+        mt_tensor_decref(ca);
+        mt_tensor_decref(cb);
+        return 0;
+    }
+    if (dt == MT_BFLOAT16) { /* float accumulation, one rounding per result */
+        float a = (float)mt_scalar_double(alpha), b = (float)mt_scalar_double(beta);
+        uint16_t *c = (uint16_t *)C;
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) {
+                float s = 0;
+                for (int64_t t = 0; t < k; t++) s += mt_bf16_to_f32(AT(A, uint16_t, i, t)) * mt_bf16_to_f32(AT(B, uint16_t, t, j));
+                float prev = b != 0 ? b * mt_bf16_to_f32(c[i * n + j]) : 0;
+                c[i * n + j] = mt_f32_to_bf16(prev + a * s);
+            }
+        return 0;
+    }
+    /* integers: exact, wrapping like the C++ PyTorch uses */
+    int64_t a = mt_scalar_int(alpha), b = mt_scalar_int(beta);
+    size_t isz = mt_dtype_size(dt);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            uint64_t s = 0;
+            for (int64_t t = 0; t < k; t++) {
+                int64_t x = mt_load_int64(A.p + (i * A.rs + t * A.cs) * (int64_t)isz, dt);
+                int64_t y = mt_load_int64(B.p + (t * B.rs + j * B.cs) * (int64_t)isz, dt);
+                s += (uint64_t)x * (uint64_t)y;
+            }
+            char *cp = C + (i * n + j) * (int64_t)isz;
+            uint64_t prev = b != 0 ? (uint64_t)b * (uint64_t)mt_load_int64(cp, dt) : 0;
+            mt_store_int64(cp, dt, (int64_t)(prev + (uint64_t)a * s));
+        }
+    return 0;
+}
+
+/* a vector seen as an n x 1 matrix */
+static mat col_of(mt_tensor *v) {
+    mat m = {mt_tensor_raw(v), v->sizes[0], 1, v->strides[0], 1};
+    return m;
+}
+
+/* out = bias broadcast to out's shape (for beta != 0) */
+static int load_bias(mt_tensor *out, mt_tensor *bias, mt_value beta) {
+    if (mt_scalar_double(beta) == 0 && beta.tag != MT_V_BOOL) return 0;
+    return mt_cpu_copy(out, bias);
+}
+
+int mt_cpu_linalg_impl(mt_call *c, mt_value *a, mt_value *rets) {
+    int id = c->op->id;
+    mt_tensor *out = rets[0].t;
+    mt_dtype dt = (mt_dtype)out->dtype;
+    mt_value one = mt_vint(1), zero = mt_vint(0);
+    switch (id) {
+    case MT_OP_mm: return gemm(dt, mat_of(a[0].t, 0), mat_of(a[1].t, 0), mt_tensor_raw(out), one, zero);
+    case MT_OP_addmm:
+        if (load_bias(out, a[0].t, a[3])) return -1;
+        return gemm(dt, mat_of(a[1].t, 0), mat_of(a[2].t, 0), mt_tensor_raw(out), a[4],
+                    mt_scalar_double(a[3]) == 0 ? zero : a[3]);
+    case MT_OP_bmm:
+    case MT_OP_baddbmm: {
+        mt_tensor *b1 = a[id == MT_OP_bmm ? 0 : 1].t, *b2 = a[id == MT_OP_bmm ? 1 : 2].t;
+        mt_value alpha = id == MT_OP_bmm ? one : a[4], beta = id == MT_OP_bmm ? zero : a[3];
+        if (id == MT_OP_baddbmm && load_bias(out, a[0].t, beta)) return -1;
+        if (mt_scalar_double(beta) == 0) beta = zero;
+        size_t isz = mt_dtype_size(dt);
+        int64_t per = out->sizes[1] * out->sizes[2];
+        for (int64_t b = 0; b < out->sizes[0]; b++)
+            if (gemm(dt, mat_of(b1, b), mat_of(b2, b), mt_tensor_raw(out) + b * per * (int64_t)isz, alpha, beta))
+                return -1;
+        return 0;
+    }
+    case MT_OP_mv:
+    case MT_OP_addmv: {
+        mt_tensor *m = a[id == MT_OP_mv ? 0 : 1].t, *v = a[id == MT_OP_mv ? 1 : 2].t;
+        mt_value alpha = id == MT_OP_mv ? one : a[4], beta = id == MT_OP_mv ? zero : a[3];
+        if (id == MT_OP_addmv && load_bias(out, a[0].t, beta)) return -1;
+        if (mt_scalar_double(beta) == 0) beta = zero;
+        mat A = mat_of(m, 0);
+        CBLAS_TRANSPOSE ta;
+        int64_t lda;
+        if ((dt == MT_FLOAT32 || dt == MT_FLOAT64) && A.rows > 0 && A.cols > 0 && v->strides[0] > 0 &&
+            blas_view(&A, &ta, &lda)) {
+            /* gemv sees the row-major matrix, or its transpose with rows and cols swapped */
+            int rows = (int)(ta == CblasNoTrans ? A.rows : A.cols), cols = (int)(ta == CblasNoTrans ? A.cols : A.rows);
+            double al = mt_scalar_double(alpha), be = mt_scalar_double(beta);
+            if (dt == MT_FLOAT32)
+                cblas_sgemv(CblasRowMajor, ta, rows, cols, (float)al, (const float *)A.p, (int)lda,
+                            (const float *)mt_tensor_raw(v), (int)v->strides[0], (float)be, (float *)mt_tensor_raw(out), 1);
+            else
+                cblas_dgemv(CblasRowMajor, ta, rows, cols, al, (const double *)A.p, (int)lda,
+                            (const double *)mt_tensor_raw(v), (int)v->strides[0], be, (double *)mt_tensor_raw(out), 1);
+            return 0;
+        }
+        return gemm(dt, A, col_of(v), mt_tensor_raw(out), alpha, beta);
+    }
+    case MT_OP_dot: {
+        mt_tensor *x = a[0].t, *y = a[1].t;
+        int64_t n = x->sizes[0];
+        char *o = mt_tensor_raw(out);
+        bool strided = x->strides[0] > 0 && y->strides[0] > 0;
+        if (dt == MT_FLOAT32 && strided) {
+            *(float *)o = n ? cblas_sdot((int)n, (const float *)mt_tensor_raw(x), (int)x->strides[0],
+                                         (const float *)mt_tensor_raw(y), (int)y->strides[0]) : 0.0f;
+            return 0;
+        }
+        if (dt == MT_FLOAT64 && strided) {
+            *(double *)o = n ? cblas_ddot((int)n, (const double *)mt_tensor_raw(x), (int)x->strides[0],
+                                          (const double *)mt_tensor_raw(y), (int)y->strides[0]) : 0.0;
+            return 0;
+        }
+        mat row = {mt_tensor_raw(x), 1, n, n ? x->strides[0] * n : 1, x->strides[0]};
+        return gemm(dt, row, col_of(y), o, one, zero);
+    }
+    default: return mt_error(MT_ERR_RUNTIME, "not a matrix product");
+    }
+}
