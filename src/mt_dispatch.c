@@ -39,7 +39,7 @@ int mt_disp_build(void) {
         op->device_arg = -1;
         for (int a = 0; a < s->nargs; a++) {
             int t = s->args[a].type;
-            if ((t == MT_A_TENSOR || t == MT_A_TENSORLIST || t == MT_A_INDEXTENSOR) &&
+            if ((t == MT_A_TENSOR || t == MT_A_TENSORLIST || t == MT_A_INDEXTENSOR || t == MT_A_INDEXTENSORLIST) &&
                 op->ntensor_args < MT_ARRAY_LEN(op->tensor_args))
                 op->tensor_args[op->ntensor_args++] = (uint8_t)a;
             if (t == MT_A_DEVICE && strcmp(s->args[a].name, "device") == 0)
@@ -125,8 +125,8 @@ int mt_disp_keyset(const mt_op *op, mt_value *args, mt_keyset *ks, mt_device *de
         if (v->tag == MT_V_TENSOR) {
             if (scan_tensor(op, &k, v->t)) return -1;
         } else if (v->tag == MT_V_TENSORLIST) {
-            for (int j = 0; j < v->n; j++)
-                if (scan_tensor(op, &k, v->tl[j])) return -1;
+            for (int j = 0; j < v->n; j++) /* NULL entries: a Tensor?[] list's Nones */
+                if (v->tl[j] && scan_tensor(op, &k, v->tl[j])) return -1;
         }
     }
     if (op->device_arg >= 0 && args[op->device_arg].tag == MT_V_DEVICE) {
@@ -213,7 +213,7 @@ static int sync_pending_args(const mt_op *op, mt_value *args) {
         if (v->tag == MT_V_TENSOR && mt_storage_sync(v->t->storage)) return -1;
         if (v->tag == MT_V_TENSORLIST)
             for (int j = 0; j < v->n; j++)
-                if (mt_storage_sync(v->tl[j]->storage)) return -1;
+                if (v->tl[j] && mt_storage_sync(v->tl[j]->storage)) return -1;
     }
     return 0;
 }

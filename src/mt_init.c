@@ -8,6 +8,8 @@ void mt_common_register(void);
 void mt_ew_register(void);
 void mt_reduce_register(void);
 void mt_linalg_register(void);
+void mt_index_register(void);
+void mt_adv_index_register(void);
 void mt_meta_register(void);
 void mt_cpu_register(void);
 
@@ -22,6 +24,8 @@ static void init_once(void) {
     mt_ew_register(); /* element-wise descriptions and their meta function, first */
     mt_reduce_register();
     mt_linalg_register();
+    mt_index_register();
+    mt_adv_index_register();
     mt_meta_register();
     mt_cpu_register();
     mt_common_register();

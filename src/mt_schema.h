@@ -24,6 +24,7 @@ typedef enum mt_argtype {
     MT_A_STR,
     MT_A_GENERATOR,
     MT_A_INDEXTENSOR, /* a tensor of index values: 1-based at the Lua boundary */
+    MT_A_INDEXTENSORLIST, /* index tensors (1-based) or bool masks, one per leading dim */
 } mt_argtype;
 
 enum { MT_ALIAS_NONE, MT_ALIAS_VIEW, MT_ALIAS_WRITE };

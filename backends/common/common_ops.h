@@ -15,6 +15,8 @@ int mt_k_squeeze(mt_call *c, mt_value *a, mt_value *r);
 int mt_k_unsqueeze(mt_call *c, mt_value *a, mt_value *r);
 int mt_k_as_strided(mt_call *c, mt_value *a, mt_value *r);
 int mt_k_alias(mt_call *c, mt_value *a, mt_value *r);
+int mt_k_diagonal(mt_call *c, mt_value *a, mt_value *r);
+int mt_k_resize_(mt_call *c, mt_value *a, mt_value *r);
 
 /* _to_copy for CPU and meta results (the NPU module registers its own) */
 int mt_k_to_copy(mt_call *c, mt_value *a, mt_value *r);

@@ -311,6 +311,8 @@ void mt_common_register(void) {
         {MT_OP_as_strided, mt_k_as_strided},
         {MT_OP_detach, mt_k_alias},
         {MT_OP_alias, mt_k_alias},
+        {MT_OP_diagonal, mt_k_diagonal},
+        {MT_OP_resize_, mt_k_resize_},
     };
     static const mt_key keys[] = {MT_KEY_CPU, MT_KEY_NPU, MT_KEY_META};
     for (size_t i = 0; i < MT_ARRAY_LEN(views); i++)

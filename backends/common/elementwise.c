@@ -119,6 +119,12 @@ void mt_ew_out_strides(int nin, mt_tensor *const *inputs, int ndim, const int64_
             }
         }
     }
+    bool natural = true; /* TensorIterator then allocates a plain contiguous result */
+    for (int i = 0; i < ndim; i++) natural &= perm[i] == ndim - 1 - i;
+    if (natural) {
+        mt_contiguous_strides(ndim, shape, strides);
+        return;
+    }
     int64_t acc = 1;
     for (int i = 0; i < ndim; i++) {
         strides[perm[i]] = acc;

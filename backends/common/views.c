@@ -260,3 +260,60 @@ int mt_k_alias(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *s = a[0].t;
     return ret_view(r, s, s->ndim, s->sizes, s->strides, s->offset);
 }
+
+int mt_k_diagonal(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *s = a[0].t;
+    int d1, d2;
+    if (mt_wrap_dim(a[2].i, s->ndim, &d1) || mt_wrap_dim(a[3].i, s->ndim, &d2)) return -1;
+    if (d1 == d2) return mt_error(MT_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld",
+                                  mt_user_dim(a[2].i), mt_user_dim(a[3].i));
+    int64_t off = a[1].i, len, offset = s->offset;
+    if (off >= 0) {
+        len = s->sizes[d2] - off < s->sizes[d1] ? s->sizes[d2] - off : s->sizes[d1];
+        if (len < 0) len = 0;
+        else offset += off * s->strides[d2];
+    } else {
+        len = s->sizes[d1] + off < s->sizes[d2] ? s->sizes[d1] + off : s->sizes[d2];
+        if (len < 0) len = 0;
+        else offset -= off * s->strides[d1];
+    }
+    int64_t sizes[MT_MAX_DIM], strides[MT_MAX_DIM];
+    int n = 0;
+    for (int i = 0; i < s->ndim; i++) {
+        if (i == d1 || i == d2) continue;
+        sizes[n] = s->sizes[i];
+        strides[n++] = s->strides[i];
+    }
+    sizes[n] = len;
+    strides[n++] = s->strides[d1] + s->strides[d2];
+    return ret_view(r, s, n, sizes, strides, len ? offset : s->offset);
+}
+
+/* resize_: new sizes (contiguous strides, unless they are unchanged), over a storage grown when
+ * the new shape needs more bytes. Metadata and storage only, so it serves every device. */
+int mt_k_resize_(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *t = a[0].t;
+    int n = a[1].n;
+    if (n > MT_MAX_DIM) return too_many_dims(n);
+    int64_t numel = 1;
+    for (int i = 0; i < n; i++) {
+        if (a[1].il[i] < 0 || (a[1].il[i] && numel > INT64_MAX / a[1].il[i]))
+            return mt_error(MT_ERR_RUNTIME, "numel: integer multiplication overflow");
+        numel *= a[1].il[i];
+    }
+    bool same = n == t->ndim && memcmp(a[1].il, t->sizes, sizeof(int64_t) * (size_t)n) == 0;
+    if (!same) {
+        size_t isz = mt_dtype_size((mt_dtype)t->dtype);
+        size_t need = numel ? (size_t)(t->offset + numel) * isz : 0;
+        if (need > t->storage->nbytes && mt_storage_resize(t->storage, need)) return -1;
+        memcpy(t->sizes, a[1].il, sizeof(int64_t) * (size_t)n);
+        t->ndim = (int8_t)n;
+        mt_contiguous_strides(n, t->sizes, t->strides);
+        t->numel = numel;
+    }
+    mt_tensor_incref(t);
+    r[0] = mt_vtensor(t);
+    return 0;
+}

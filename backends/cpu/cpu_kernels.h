@@ -31,6 +31,9 @@ int mt_cpu_linalg_impl(mt_call *c, mt_value *args, mt_value *rets);
 int mt_cpu_reduce_impl(mt_call *c, mt_value *args, mt_value *rets);
 int mt_cpu_dimop_impl(mt_call *c, mt_value *args, mt_value *rets);
 
+void mt_cpu_index_register(void);
+void mt_cpu_adv_index_register(void);
+
 void mt_cpu_register(void);
 
 #endif

@@ -33,6 +33,8 @@ for name, dt in pairs {
   Tensor[name] = function(self) return self:to(dt) end
 end
 function Tensor:cpu() return self:to("cpu") end
+-- `repeat` is a Lua keyword: x:repeat_tensor(2, 3) (Torch7's repeatTensor), or x["repeat"](x, 2, 3)
+Tensor.repeat_tensor = Tensor["repeat"]
 function Tensor:npu(index) return self:to(index and ("npu:" .. index) or "npu") end
 
 -- ---- operators ------------------------------------------------------------------------------
@@ -70,20 +72,32 @@ local getters = Tensor.__getters
 getters.grad_fn = function() return nil end
 getters.is_leaf = function() return true end
 
--- ---- x[i] ----------------------------------------------------------------------------------
--- Integer keys select along the first dimension (1-based, negatives from the end).
-function Tensor.__index_value(self, key)
-  if math.type(key) == "integer" then return self:select(1, key) end
-  error(("tensors cannot be indexed with a %s key"):format(type(key)), 2)
-end
+-- ---- x[i], x[{...}], x[mask] (Torch7 style, 1-based) ---------------------------------------
+local Index = require("mindtorch._indexing")(torch)
+Tensor.__index_value = Index.get
+Tensor.__setindex_value = Index.set
 
-function Tensor.__setindex_value(self, key, value)
-  if math.type(key) == "integer" then
-    local dst = self:select(1, key)
-    if torch.is_tensor(value) then dst:copy_(value) else dst:fill_(value) end
-    return
-  end
-  error(("tensors cannot be indexed with a %s key"):format(type(key)), 2)
+-- torch.unique gives back what was asked for: the values, then inverse and counts if requested
+local unique_all = torch.unique
+local function unique(x, ...)
+  local args = table.pack(...)
+  local opts = type(args[args.n]) == "table" and not torch.is_tensor(args[args.n]) and args[args.n] or {}
+  local inverse = args[2] or opts.return_inverse
+  local counts = args[3] or opts.return_counts
+  if type(args[1]) == "table" then inverse, counts = opts.return_inverse, opts.return_counts end
+  local out, inv, cnt = unique_all(x, ...)
+  if inverse and counts then return out, inv, cnt end
+  if inverse then return out, inv end
+  if counts then return out, cnt end
+  return out
+end
+torch.unique, Tensor.unique = unique, unique
+
+-- torch.broadcast_tensors(a, b, ...) as PyTorch writes it, or with one list of tensors
+local broadcast_list = torch.broadcast_tensors
+function torch.broadcast_tensors(...)
+  if select("#", ...) == 1 and not torch.is_tensor((...)) then return broadcast_list(...) end
+  return broadcast_list({ ... })
 end
 
 -- out= of any op: PyTorch's rules for writing a result into a given tensor.

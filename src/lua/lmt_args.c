@@ -29,7 +29,7 @@ typedef struct scratch {
     int nints;
     mt_tensor *tl[4][MT_MAX_DIM];
     int ntl;
-    mt_tensor *owned[8]; /* converted tensors (IndexTensor args) released after the call */
+    mt_tensor *owned[8 + MT_MAX_DIM]; /* converted tensors (IndexTensor args) released after the call */
     int nowned;
     int anchor; /* stack slot of a table that keeps long lists alive (nil until needed) */
     int nanchored;
@@ -98,7 +98,8 @@ static const char *expected_type(const mt_arg *a) {
     switch (a->type) {
     case MT_A_TENSOR:
     case MT_A_INDEXTENSOR: return "Tensor";
-    case MT_A_TENSORLIST: return "tuple of Tensors";
+    case MT_A_TENSORLIST:
+    case MT_A_INDEXTENSORLIST: return "tuple of Tensors";
     case MT_A_INT:
     case MT_A_DIM:
     case MT_A_INDEX: return "int";
@@ -184,15 +185,16 @@ static int conv_intlist(lua_State *L, int idx, const mt_arg *a, mt_value *out, s
     return 0;
 }
 
-static int conv_tensorlist(lua_State *L, int idx, mt_value *out, scratch *sc, mismatch *mm) {
+/* A list of tensors; with allow_none, `false` entries stand for None (NULL). */
+static int conv_tensorlist(lua_State *L, int idx, mt_value *out, scratch *sc, mismatch *mm, bool allow_none) {
     if (lua_type(L, idx) != LUA_TTABLE) return -1;
     lua_Integer n = luaL_len(L, idx);
     mt_tensor **buf = n <= MT_MAX_DIM && sc->ntl < 4 ? sc->tl[sc->ntl++]
                                                      : scratch_alloc(L, sc, sizeof(mt_tensor *) * (size_t)n);
     for (lua_Integer i = 1; i <= n; i++) {
-        lua_geti(L, idx, i);
-        mt_tensor *t = arg_tensor(L, -1);
-        if (!t) {
+        bool none = lua_geti(L, idx, i) == LUA_TBOOLEAN && !lua_toboolean(L, -1) && allow_none;
+        mt_tensor *t = none ? NULL : arg_tensor(L, -1);
+        if (!t && !none) {
             snprintf(mm->got, sizeof mm->got, "%s", lua_value_type(L, -1));
             mm->kind = M_ELEMENT;
             mm->element = (int)i;
@@ -206,15 +208,69 @@ static int conv_tensorlist(lua_State *L, int idx, mt_value *out, scratch *sc, mi
     return 0;
 }
 
-/* index tensors arrive 1-based: the core gets a shifted copy */
+/* Index tensors arrive 1-based: the core gets a converted copy (i > 0 -> i - 1; negatives,
+ * which count from the end, unchanged; 0 -> the sentinel, so errors can quote the user's 0). */
 static int conv_index_tensor(lua_State *L, mt_tensor *t, mt_value *out, scratch *sc) {
     MT_UNUSED(L);
-    const mt_op *sub = mt_op_find("sub.Scalar");
-    if (!sub || sc->nowned >= 8) return mt_error(MT_ERR_RUNTIME, "index tensors are not supported here");
-    mt_value a[3] = {mt_vtensor(t), mt_vint(1), mt_vint(1)}, r[1];
-    if (mt_call_op(sub->id, a, r)) return -1;
-    sc->owned[sc->nowned++] = r[0].t;
-    *out = r[0];
+    if (sc->nowned >= (int)MT_ARRAY_LEN(sc->owned)) return mt_error(MT_ERR_RUNTIME, "too many index tensors in one call");
+    mt_dtype dt = (mt_dtype)t->dtype;
+    if (!mt_dtype_is_floating(dt) && dt != MT_BOOL && t->device.type != MT_DEV_CPU) {
+        /* on another device: the same conversion, with that device's ops */
+        int64_t sentinel = dt == MT_INT64 ? MT_ZERO_SENTINEL : INT32_MIN;
+        mt_tensor *pos = mto_gt_Scalar(t, mt_vint(0)), *dec = pos ? mto_sub_Scalar(t, mt_vint(1), mt_vint(1)) : NULL;
+        mt_tensor *shifted = dec ? mto_where_self(pos, dec, t) : NULL;
+        mt_tensor *zero = shifted ? mto_eq_Scalar(t, mt_vint(0)) : NULL;
+        mt_tensor *c = zero ? mto_masked_fill_Scalar(shifted, zero, mt_vint(sentinel)) : NULL;
+        mt_tensor_decref(pos);
+        mt_tensor_decref(dec);
+        mt_tensor_decref(shifted);
+        mt_tensor_decref(zero);
+        if (!c) return -1;
+        sc->owned[sc->nowned++] = c;
+        *out = mt_vtensor(c);
+        return 0;
+    }
+    if (mt_dtype_is_floating(dt) || dt == MT_BOOL) {
+        /* not an integer index: passed as is, for the op to refuse with PyTorch's words */
+        mt_tensor_incref(t);
+        sc->owned[sc->nowned++] = t;
+        *out = mt_vtensor(t);
+        return 0;
+    }
+    mt_tensor *c = mt_tensor_empty(t->ndim, t->sizes, dt, MT_CPU);
+    if (!c) return -1;
+    mt_tensor *src = mto_contiguous(t);
+    if (!src) {
+        mt_tensor_decref(c);
+        return -1;
+    }
+    const char *sp = mt_tensor_raw(src);
+    char *dp = mt_tensor_raw(c);
+    size_t isz = mt_dtype_size(dt);
+    int64_t sentinel = dt == MT_INT64 ? MT_ZERO_SENTINEL : INT32_MIN;
+    for (int64_t i = 0; i < t->numel; i++) {
+        int64_t v = mt_load_int64(sp + i * (int64_t)isz, dt);
+        mt_store_int64(dp + i * (int64_t)isz, dt, v > 0 ? v - 1 : v == 0 ? sentinel : v);
+    }
+    mt_tensor_decref(src);
+    sc->owned[sc->nowned++] = c;
+    *out = mt_vtensor(c);
+    return 0;
+}
+
+/* A list of index tensors (IndexTensor?[]): each converted to 0-based, bool and uint8 masks as
+ * they are, `false` for None (a whole dim). A list longer than any tensor's dims passes
+ * unconverted, for the op's "too many indices" error. */
+static int conv_index_list(lua_State *L, int idx, mt_value *out, scratch *sc, mismatch *mm) {
+    int st = conv_tensorlist(L, idx, out, sc, mm, true);
+    if (st || out->n > MT_MAX_DIM) return st;
+    for (int i = 0; i < out->n; i++) {
+        mt_tensor *t = out->tl[i];
+        if (!t || t->dtype == MT_UINT8) continue;
+        mt_value v;
+        if (conv_index_tensor(L, t, &v, sc)) return -2;
+        out->tl[i] = v.t;
+    }
     return 0;
 }
 
@@ -245,7 +301,8 @@ static int conv(lua_State *L, int idx, const mt_arg *a, mt_value *out, scratch *
         if (!t) return -1;
         return conv_index_tensor(L, t, out, sc) ? -2 : 0;
     }
-    case MT_A_TENSORLIST: return conv_tensorlist(L, idx, out, sc, mm);
+    case MT_A_TENSORLIST: return conv_tensorlist(L, idx, out, sc, mm, false);
+    case MT_A_INDEXTENSORLIST: return conv_index_list(L, idx, out, sc, mm);
     case MT_A_INT:
     case MT_A_DIM:
     case MT_A_INDEX: {
@@ -275,7 +332,8 @@ static int conv(lua_State *L, int idx, const mt_arg *a, mt_value *out, scratch *
             return 0;
         }
         mt_tensor *t = arg_tensor(L, idx);
-        if (t && t->numel == 1 && t->device.type == MT_DEV_CPU) { /* a one-element tensor is a number */
+        /* a 0-dim tensor is a number (PyTorch's rule: a one-element 1-d tensor is not) */
+        if (t && t->ndim == 0 && t->device.type == MT_DEV_CPU) {
             void *p = mt_tensor_data(t);
             if (!p) return -2;
             mt_dtype dt = (mt_dtype)t->dtype;
@@ -339,8 +397,13 @@ static int find_arg(const mt_schema *s, const char *key, int first) {
     return -1;
 }
 
-/* Keys the binding itself handles for every op. */
-static bool binding_key(const char *k) { return strcmp(k, "out") == 0; }
+/* Keys the binding itself handles: out= for ops that return new tensors (not views, in-place
+ * ops or lists, which PyTorch gives no out= either). */
+static bool binding_key(const mt_schema *s, const char *k) {
+    if (strcmp(k, "out") != 0) return false;
+    return s->nrets > 0 && (s->rets[0].type == MT_A_TENSOR || s->rets[0].type == MT_A_INDEXTENSOR) &&
+           !(s->flags & (MT_S_VIEW | MT_S_INPLACE));
+}
 
 /* Parse Lua args [first, last] (+ options table `opts`, 0 if none) for op. 0 ok, -1 mismatch,
  * -2 hard error. */
@@ -444,7 +507,7 @@ static int parse(lua_State *L, const mt_op *op, bool method, int first, int last
             if (ai < 0 && method == false && strcmp(k, "input") == 0 && s->nargs && strcmp(s->args[0].name, "self") == 0)
                 ai = 0;
             if (ai < 0) {
-                if (binding_key(k)) {
+                if (binding_key(s, k)) {
                     lua_pop(L, 1);
                     continue;
                 }
@@ -567,6 +630,7 @@ static bool type_ok(lua_State *L, int idx, const mt_arg *a) {
     case MT_A_TENSOR:
     case MT_A_INDEXTENSOR: return arg_tensor(L, idx) != NULL;
     case MT_A_TENSORLIST:
+    case MT_A_INDEXTENSORLIST:
     case MT_A_INTLIST:
     case MT_A_DIMLIST:
     case MT_A_FLOATLIST: return lt == LUA_TTABLE || (a->fixed_len && lt == LUA_TNUMBER);
@@ -575,7 +639,10 @@ static bool type_ok(lua_State *L, int idx, const mt_arg *a) {
     case MT_A_INDEX: return lt == LUA_TNUMBER && lua_isinteger(L, idx);
     case MT_A_FLOAT: return lt == LUA_TNUMBER;
     case MT_A_BOOL: return lt == LUA_TBOOLEAN;
-    case MT_A_SCALAR: return lt == LUA_TNUMBER || lt == LUA_TBOOLEAN || arg_tensor(L, idx);
+    case MT_A_SCALAR: {
+        mt_tensor *t = arg_tensor(L, idx);
+        return lt == LUA_TNUMBER || lt == LUA_TBOOLEAN || (t && t->ndim == 0);
+    }
     case MT_A_DTYPE: return lmt_to_dtype(L, idx) >= 0;
     case MT_A_DEVICE: return lt == LUA_TSTRING || luaL_testudata(L, idx, LMT_DEVICE);
     case MT_A_STR: return lt == LUA_TSTRING;
@@ -763,6 +830,13 @@ static int op_closure(lua_State *L) {
     return call_set(L, set, 1);
 }
 
+/* whether `a` takes a Scalar at a position where `b` takes a Tensor */
+static bool scalar_where_tensor(const mt_schema *a, const mt_schema *b) {
+    for (int i = 0; i < a->nargs && i < b->nargs; i++)
+        if (a->args[i].type == MT_A_SCALAR && b->args[i].type == MT_A_TENSOR) return true;
+    return false;
+}
+
 /* Build the overload set of `name` for one variant; NULL if the name has none. */
 static lmt_opset *new_opset(lua_State *L, const char *name, bool method) {
     const mt_op *all[MAX_OVERLOADS];
@@ -775,7 +849,15 @@ static lmt_opset *new_opset(lua_State *L, const char *name, bool method) {
         uint16_t f = all[i]->schema->flags;
         if (f & MT_S_HIDDEN) continue;
         if (method ? !(f & MT_S_METHOD) : !(f & MT_S_FUNCTION)) continue;
-        set->ops[set->n++] = all[i];
+        /* PyTorch's order: an overload taking a Tensor where another takes a Scalar is tried
+         * first, so a 0-dim tensor argument picks the Tensor overload */
+        int at = set->n;
+        while (at > 0 && scalar_where_tensor(set->ops[at - 1]->schema, all[i]->schema)) {
+            set->ops[at] = set->ops[at - 1];
+            at--;
+        }
+        set->ops[at] = all[i];
+        set->n++;
         set->name = all[i]->schema->name;
     }
     return set;

@@ -16,3 +16,5 @@ op { "to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool c
      variants = "method", doc = "self converted to dtype." }
 op { "to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False) -> Tensor(a)",
      variants = "method", doc = "self on other's device with other's dtype." }
+op { "resize_(Tensor(a!) self, SymInt[] size, *, str? memory_format=None) -> Tensor(a!)", variants = "method",
+     doc = "Gives self a new shape (contiguous strides unless the shape is unchanged), growing its storage when needed; new elements are uninitialised." }

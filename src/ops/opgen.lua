@@ -26,7 +26,7 @@ local base_types = {
   Generator = "MT_A_GENERATOR",
 }
 local list_types = {
-  Tensor = "MT_A_TENSORLIST", int = "MT_A_INTLIST", SymInt = "MT_A_INTLIST", Dim = "MT_A_DIMLIST",
+  Tensor = "MT_A_TENSORLIST", IndexTensor = "MT_A_INDEXTENSORLIST", int = "MT_A_INTLIST", SymInt = "MT_A_INTLIST", Dim = "MT_A_DIMLIST",
   float = "MT_A_FLOATLIST",
 }
 
@@ -38,6 +38,10 @@ local function parse_type(decl, ty)
   if alias then
     t.alias = alias:find("!") and "MT_ALIAS_WRITE" or "MT_ALIAS_VIEW"
     rest = rest:gsub("^%(%w!?%)", "")
+  end
+  if rest:match("^%?%[") then -- Tensor?[]: a list whose entries may be None (false in Lua)
+    t.optional_entries = true
+    rest = rest:sub(2)
   end
   local len = rest:match("^%[(%d*)%]")
   if len then
@@ -255,7 +259,7 @@ c(("const int mt_num_schemas = %d;"):format(#ops))
 local function ctype(a)
   local t = a.type
   if t.kind == "MT_A_TENSOR" or t.kind == "MT_A_INDEXTENSOR" then return "mt_tensor *" end
-  if t.kind == "MT_A_TENSORLIST" then return "mt_tensor **", true end
+  if t.kind == "MT_A_TENSORLIST" or t.kind == "MT_A_INDEXTENSORLIST" then return "mt_tensor **", true end
   if t.list then return "mt_ilist " end
   if t.optional then
     if t.base == "ScalarType" then return "int " end
@@ -278,7 +282,9 @@ end
 local function boxed(a, n)
   local t = a.type
   if t.kind == "MT_A_TENSOR" or t.kind == "MT_A_INDEXTENSOR" then return ("mt_vtensor(%s)"):format(n) end
-  if t.kind == "MT_A_TENSORLIST" then return ("mt_vtlist(%s, %s_n)"):format(n, n) end
+  if t.kind == "MT_A_TENSORLIST" or t.kind == "MT_A_INDEXTENSORLIST" then
+    return ("mt_vtlist(%s, %s_n)"):format(n, n)
+  end
   if t.list then
     return ("(%s.n < 0 ? MT_NONE : (mt_value){.tag = MT_V_INTLIST, .n = %s.n, .il = %s.v})"):format(n, n, n)
   end

@@ -245,13 +245,43 @@ H.operators = {
   __and__ = function(a, b) return a & b end, __or__ = function(a, b) return a | b end,
   __xor__ = function(a, b) return a ~ b end, __lshift__ = function(a, b) return a << b end,
   __rshift__ = function(a, b) return a >> b end, __rlshift__ = function(a, b) return b << a end,
+  __index = function(x, key) return x[key] end,
+  __setindex = function(x, key, value)
+    x[key] = value
+    return x
+  end,
 }
 
+-- PyTorch's 0-based positions in a list of tensors -> 1-based ("tensor number 1", "entry 0").
+function H.positions_1based(msg)
+  for _, prefix in ipairs({ "tensor number ", "position ", "entry " }) do
+    msg = msg:gsub("(" .. prefix .. ")(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
+  end
+  return msg
+end
+
+-- PyTorch's 0-based index values quoted in bounds errors -> the 1-based value a Lua user
+-- wrote (negative indices are the same in both).
+function H.indices_1based(msg)
+  msg = msg:gsub("(index )(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
+  msg = msg:gsub("(id=)(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
+  return msg
+end
+
 local transforms = {
+  -- every non-negative number is a dim ("diagonal dimensions cannot be identical 1, 1")
+  numbers = function(m) return (m:gsub("%f[%w%-](%d+)", function(n) return tonumber(n) + 1 end)) end,
+  positions = function(m) return H.positions_1based(m) end,
+  indices = function(m) return H.indices_1based(m) end,
   dims = function(m) return H.dims_1based(m) end,
   range = function(m) return H.dim_range_1based(m) end,
   argtypes = function(m) return H.lua_type_names(m) end,
 }
+
+-- A 0-based index tensor from PyTorch as a Lua user writes it: 1-based, negatives unchanged.
+function H.user_index(t)
+  return torch.where(t:ge(0), t + 1, t)
+end
 
 -- Replay a recorded call; returns ok, result-or-error (as pcall does).
 function H.replay(call)
@@ -263,7 +293,23 @@ function H.replay(call)
     local v
     if a.tensor then
       v = H.build_input(a.tensor)
-      if index[i - 1] then v = v + 1 end
+      if index[i - 1] then v = H.user_index(v) end
+    elseif a.tensors then
+      v = {}
+      for j, d in ipairs(a.tensors) do
+        v[j] = H.build_input(d)
+        if index[i - 1] and v[j].dtype ~= torch.bool then v[j] = H.user_index(v[j]) end
+      end
+    elseif a.key then -- an indexing key (cases/indexing.py): a table of entries, or one entry
+      v = {}
+      for j, e in ipairs(a.key) do
+        if e.range then v[j] = plain(e.range)
+        elseif e.tensor then
+          v[j] = H.build_input(e.tensor)
+          if e.index then v[j] = H.user_index(v[j]) end
+        else v[j] = plain(e.value) end
+      end
+      if not a.table then v = v[1] end
     else
       v = plain(a.value)
       if shift[i - 1] then v = shift_dims(v) end
@@ -317,6 +363,9 @@ function H.check_call(g)
     local diff = H.tensor_diff(got[1], g.tensor, opts)
     assert(not diff, diff)
   elseif g.tensors then
+    -- a list of tensors (split, unbind) comes back as one Lua table
+    if #got == 1 and type(got[1]) == "table" and not torch.is_tensor(got[1]) then got = got[1] end
+    assert(#got == #g.tensors, ("%d results, expected %d"):format(#got, #g.tensors))
     for i, desc in ipairs(g.tensors) do
       local diff = H.tensor_diff(got[i], desc, opts)
       assert(not diff, diff and ("result " .. i .. ": " .. diff))

@@ -83,7 +83,7 @@ class V(T):
     """An input tensor with given values (special values: NaN, inf, -0.0, ties)."""
 
     def __init__(self, values, dtype="float32"):
-        super().__init__(dtype, [len(values)])
+        super().__init__(dtype, list(torch.tensor(values).shape))
         self.values = values
 
     def _values(self, shape):
@@ -109,11 +109,24 @@ def call(fn, *args, method=False, dims=(), kw=None, tol=None, expect=None, index
     """
     kw = kw or {}
 
+    def materialize(a):
+        if isinstance(a, T):
+            return a.make()
+        if isinstance(a, list) and a and all(isinstance(x, T) for x in a):
+            return [x.make() for x in a]
+        return a
+
+    def describe_one(a, t):
+        if isinstance(a, T):
+            return {"tensor": a.describe(t)}
+        if isinstance(a, list) and a and all(isinstance(x, T) for x in a):
+            return {"tensors": [x.describe(y) for x, y in zip(a, t)]}
+        return {"value": _plain(a)}
+
     def run():
-        real = [a.make() if isinstance(a, T) else a for a in args]
+        real = [materialize(a) for a in args]
         # described now: an in-place op may change them
-        run.described = [{"tensor": a.describe(t)} if isinstance(a, T) else {"value": _plain(a)}
-                         for a, t in zip(args, real)]
+        run.described = [describe_one(a, t) for a, t in zip(args, real)]
         if via is not None:
             return via(*real, **kw)
         if method:
