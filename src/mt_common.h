@@ -56,5 +56,8 @@ static inline bool mt_mul_overflow(int64_t a, int64_t b, int64_t *out) {
 
 /* Format a list of int64 as "[1, 2, 3]" into buf (always NUL-terminated). */
 MT_API const char *mt_fmt_ilist(char *buf, size_t cap, const int64_t *v, int n);
+/* Format a double as C++'s ostream does by default (%g, "nan" and "inf" without a sign bit
+ * for NaN), for messages that quote a number; buf of 32 bytes is enough. */
+MT_API const char *mt_fmt_double(char *buf, size_t cap, double v);
 
 #endif

@@ -1,6 +1,7 @@
 /* mt_error.c: the per-thread error slot through which the core reports failures. */
 #include "mt_common.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,12 @@ void *mt_calloc(size_t n, size_t sz) {
     void *p = calloc(n ? n : 1, sz ? sz : 1);
     if (!p) mt_error(MT_ERR_MEMORY, "out of memory allocating %zu bytes", n * sz);
     return p;
+}
+
+const char *mt_fmt_double(char *buf, size_t cap, double v) {
+    if (isnan(v)) snprintf(buf, cap, "nan");
+    else snprintf(buf, cap, "%g", v);
+    return buf;
 }
 
 const char *mt_fmt_ilist(char *buf, size_t cap, const int64_t *v, int n) {

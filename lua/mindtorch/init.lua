@@ -93,6 +93,12 @@ local function unique(x, ...)
 end
 torch.unique, Tensor.unique = unique, unique
 
+-- torch.random: the seeding functions under PyTorch's module name
+torch.random = {
+  manual_seed = torch.manual_seed, seed = torch.seed, initial_seed = torch.initial_seed,
+  get_rng_state = torch.get_rng_state, set_rng_state = torch.set_rng_state,
+}
+
 -- torch.broadcast_tensors(a, b, ...) as PyTorch writes it, or with one list of tensors
 local broadcast_list = torch.broadcast_tensors
 function torch.broadcast_tensors(...)

@@ -63,6 +63,7 @@ void lmt_open_storage(lua_State *L); /* UntypedStorage, TypedStorage */
 void lmt_open_ops(lua_State *L);     /* every op declared with a function variant */
 void lmt_open_creation(lua_State *L);
 void lmt_open_misc(lua_State *L);
+void lmt_open_generator(lua_State *L); /* torch.Generator, manual_seed, ... */
 
 /* The registry table of the mindtorch module (holds metatables, caches). */
 void lmt_push_registry(lua_State *L, const char *field);

@@ -14,6 +14,7 @@ MT_API int mt_lua_open(lua_State *L) {
     lmt_open_storage(L);
     lmt_open_creation(L);
     lmt_open_misc(L);
+    lmt_open_generator(L);
     lmt_open_ops(L);
     lua_pushstring(L, MT_VERSION);
     lua_setfield(L, -2, "__version__");

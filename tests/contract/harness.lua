@@ -216,6 +216,7 @@ end
 local function plain(v)
   if type(v) == "table" then
     if v.dtype_name then return torch[v.dtype_name] end
+    if v.generator_seed then return torch.Generator():manual_seed(v.generator_seed) end
     local out = {}
     for i, x in ipairs(v) do out[i] = plain(x) end
     return out
@@ -328,6 +329,7 @@ function H.replay(call)
     n = n + 1
     args[n] = kw
   end
+  if call.seed then torch.manual_seed(call.seed) end
   local r = table.pack(pcall(function()
     if H.operators[call.fn] then return H.operators[call.fn](table.unpack(args, 1, n)) end
     if call.method then return args[1][call.fn](table.unpack(args, 1, n)) end

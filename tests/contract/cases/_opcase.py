@@ -90,7 +90,19 @@ class V(T):
         return torch.tensor(self.values, dtype=getattr(torch, self.dtype)).reshape(shape)
 
 
+class G:
+    """A generator argument: torch.Generator().manual_seed(seed) on both sides."""
+
+    def __init__(self, seed):
+        self.seed = seed
+
+    def make(self):
+        return torch.Generator().manual_seed(self.seed)
+
+
 def _plain(v):
+    if isinstance(v, G):
+        return {"generator_seed": v.seed}
     if isinstance(v, torch.dtype):
         return {"dtype_name": str(v).replace("torch.", "")}
     if isinstance(v, (list, tuple)):
@@ -99,13 +111,14 @@ def _plain(v):
 
 
 def call(fn, *args, method=False, dims=(), kw=None, tol=None, expect=None, index=(), via=None,
-         index_out=()):
+         index_out=(), seed=None):
     """A case: `fn` (a torch function name, or a method when method=True) applied to args.
 
     dims: positions (ints) or keyword names holding dims (shifted to 1-based in Lua)
     index: positions or keyword names holding index tensors (values shifted in Lua)
     index_out: result positions that are index tensors (1-based in Lua)
     via: a Python callable to use instead of getattr(torch, fn) (e.g. an operator)
+    seed: torch.manual_seed(seed) just before the call (random ops)
     """
     kw = kw or {}
 
@@ -114,6 +127,8 @@ def call(fn, *args, method=False, dims=(), kw=None, tol=None, expect=None, index
             return a.make()
         if isinstance(a, list) and a and all(isinstance(x, T) for x in a):
             return [x.make() for x in a]
+        if isinstance(a, G):
+            return a.make()
         return a
 
     def describe_one(a, t):
@@ -127,17 +142,21 @@ def call(fn, *args, method=False, dims=(), kw=None, tol=None, expect=None, index
         real = [materialize(a) for a in args]
         # described now: an in-place op may change them
         run.described = [describe_one(a, t) for a, t in zip(args, real)]
+        real_kw = {k: materialize(v) for k, v in kw.items()}
+        if seed is not None:
+            torch.manual_seed(seed)
         if via is not None:
-            return via(*real, **kw)
+            return via(*real, **real_kw)
         if method:
-            return getattr(real[0], fn)(*real[1:], **kw)
-        return getattr(torch, fn)(*real, **kw)
+            return getattr(real[0], fn)(*real[1:], **real_kw)
+        return getattr(torch, fn)(*real, **real_kw)
 
     def describe():
         return run.described
 
     case = {"make": run, "call": {"fn": fn, "method": method, "kw": {k: _plain(v) for k, v in kw.items()},
-                                  "dims": list(dims), "index": list(index), "index_out": list(index_out)},
+                                  "dims": list(dims), "index": list(index), "index_out": list(index_out),
+                                  "seed": seed},
             "describe_args": describe}
     if tol is not None:  # per result dtype: {"float32": 2e-6, ...}, or one number
         case["tol"] = tol

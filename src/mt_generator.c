@@ -1,0 +1,193 @@
+/* mt_generator.c: the MT19937 generator, seeded, stepped and saved as PyTorch 1.13's CPU
+ * generator is (doc/rng.md section 1), so states and streams match PyTorch's. */
+#include "mt_generator.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+mt_generator *mt_generator_new(mt_device dev) {
+    mt_generator *g = calloc(1, sizeof *g);
+    if (!g) {
+        mt_error(MT_ERR_MEMORY, "out of memory creating a generator");
+        return NULL;
+    }
+    atomic_init(&g->refcount, 1);
+    g->device = dev;
+    pthread_mutex_init(&g->lock, NULL);
+    mt_generator_manual_seed(g, MT_DEFAULT_RNG_SEED);
+    return g;
+}
+
+void mt_generator_incref(mt_generator *g) {
+    if (g) atomic_fetch_add_explicit(&g->refcount, 1, memory_order_relaxed);
+}
+
+void mt_generator_decref(mt_generator *g) {
+    if (!g || atomic_fetch_sub_explicit(&g->refcount, 1, memory_order_acq_rel) != 1) return;
+    pthread_mutex_destroy(&g->lock);
+    free(g);
+}
+
+/* 64 bits from the OS (as PyTorch's getNonDeterministicRandom), the clock if it has none */
+static uint64_t nondeterministic_seed(void) {
+    uint64_t s = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, &s, sizeof s);
+        close(fd);
+        if (n == (ssize_t)sizeof s) return s;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 32;
+}
+
+static mt_generator *defaults[MT_NUM_DEVTYPES];
+static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
+
+static void make_defaults(void) {
+    for (int t = 0; t < MT_NUM_DEVTYPES; t++) {
+        defaults[t] = mt_generator_new((mt_device){(int8_t)t, -1});
+        if (defaults[t]) mt_generator_manual_seed(defaults[t], nondeterministic_seed());
+    }
+}
+
+mt_generator *mt_default_generator(mt_devtype type) {
+    pthread_once(&defaults_once, make_defaults);
+    return type >= 0 && type < MT_NUM_DEVTYPES ? defaults[type] : NULL;
+}
+
+/* caller holds the lock (or owns g alone) */
+static void seed_locked(mt_generator *g, uint64_t seed) {
+    g->seed = seed;
+    g->state[0] = (uint32_t)(seed & 0xffffffffu);
+    for (int j = 1; j < MT_MT19937_N; j++)
+        g->state[j] = 1812433253u * (g->state[j - 1] ^ (g->state[j - 1] >> 30)) + (uint32_t)j;
+    g->left = 1;
+    g->next = 0;
+    g->seeded = true;
+    g->has_normal = false;
+    g->offset = 0;
+}
+
+void mt_generator_manual_seed(mt_generator *g, uint64_t seed) {
+    pthread_mutex_lock(&g->lock);
+    seed_locked(g, seed);
+    pthread_mutex_unlock(&g->lock);
+}
+
+uint64_t mt_generator_seed(mt_generator *g) {
+    uint64_t s = nondeterministic_seed();
+    mt_generator_manual_seed(g, s);
+    return s;
+}
+
+/* ---- MT19937 ------------------------------------------------------------------------------- */
+
+#define MT_M 397
+#define MATRIX_A 0x9908b0dfu
+
+static inline uint32_t twist(uint32_t u, uint32_t v) {
+    return (((u & 0x80000000u) | (v & 0x7fffffffu)) >> 1) ^ ((v & 1u) ? MATRIX_A : 0u);
+}
+
+static void regenerate(mt_generator *g) {
+    uint32_t *s = g->state;
+    int k;
+    for (k = 0; k < MT_MT19937_N - MT_M; k++) s[k] = s[k + MT_M] ^ twist(s[k], s[k + 1]);
+    for (; k < MT_MT19937_N - 1; k++) s[k] = s[k + MT_M - MT_MT19937_N] ^ twist(s[k], s[k + 1]);
+    s[MT_MT19937_N - 1] = s[MT_M - 1] ^ twist(s[MT_MT19937_N - 1], s[0]);
+    g->left = MT_MT19937_N;
+    g->next = 0;
+}
+
+uint32_t mt_gen_random(mt_generator *g) {
+    if (--g->left == 0) regenerate(g);
+    uint32_t y = g->state[g->next++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
+}
+
+uint64_t mt_gen_random64(mt_generator *g) {
+    uint64_t hi = mt_gen_random(g);
+    uint64_t lo = mt_gen_random(g);
+    return (hi << 32) | lo;
+}
+
+/* ---- state bytes: PyTorch's CPUGeneratorImplState ------------------------------------------- */
+
+/* field offsets of the layout (x86-64: natural alignment) */
+enum {
+    OFF_SEED = 0,
+    OFF_LEFT = 8,
+    OFF_SEEDED = 12,
+    OFF_NEXT = 16,
+    OFF_STATE = 24,                           /* 624 x uint64 */
+    OFF_NORMAL_X = OFF_STATE + 8 * MT_MT19937_N, /* 5016 */
+    OFF_NORMAL_Y = OFF_NORMAL_X + 8,
+    OFF_NORMAL_RHO = OFF_NORMAL_Y + 8,
+    OFF_NORMAL_VALID = OFF_NORMAL_RHO + 8,    /* int, then 4 bytes of padding: 5048 */
+    OFF_FLOAT_NORMAL = 5048,
+    OFF_FLOAT_NORMAL_VALID = 5052,
+};
+
+#define PUT(off, v)                                                                                \
+    do {                                                                                           \
+        __typeof__(v) v_ = (v);                                                                    \
+        memcpy(out + (off), &v_, sizeof v_);                                                       \
+    } while (0)
+#define GET(off, var) memcpy(&(var), in + (off), sizeof(var))
+
+void mt_generator_get_state(mt_generator *g, uint8_t *out) {
+    memset(out, 0, MT_GENERATOR_STATE_BYTES);
+    pthread_mutex_lock(&g->lock);
+    PUT(OFF_SEED, g->seed);
+    PUT(OFF_LEFT, (int32_t)g->left);
+    PUT(OFF_SEEDED, (int32_t)g->seeded);
+    PUT(OFF_NEXT, (uint64_t)g->next);
+    for (int i = 0; i < MT_MT19937_N; i++) PUT(OFF_STATE + 8 * i, (uint64_t)g->state[i]);
+    if (g->has_normal) {
+        PUT(OFF_NORMAL_Y, g->normal);
+        PUT(OFF_NORMAL_VALID, (int32_t)1);
+    }
+    pthread_mutex_unlock(&g->lock);
+}
+
+int mt_generator_set_state(mt_generator *g, const uint8_t *in, size_t nbytes) {
+    if (nbytes != MT_GENERATOR_STATE_BYTES && nbytes != MT_GENERATOR_LEGACY_STATE_BYTES)
+        return mt_error(MT_ERR_RUNTIME,
+                        "Expected either a CPUGeneratorImplStateLegacy of size %d or a CPUGeneratorImplState of "
+                        "size %d but found the input RNG state size to be %zu",
+                        MT_GENERATOR_LEGACY_STATE_BYTES, MT_GENERATOR_STATE_BYTES, nbytes);
+    uint64_t seed, next;
+    int32_t left, seeded, valid;
+    double normal;
+    GET(OFF_SEED, seed);
+    GET(OFF_LEFT, left);
+    GET(OFF_SEEDED, seeded);
+    GET(OFF_NEXT, next);
+    GET(OFF_NORMAL_Y, normal);
+    GET(OFF_NORMAL_VALID, valid);
+    if (!seeded || left <= 0 || left > MT_MT19937_N || next > MT_MT19937_N)
+        return mt_error(MT_ERR_RUNTIME, "Invalid mt19937 state");
+    pthread_mutex_lock(&g->lock);
+    g->seed = seed;
+    g->left = left;
+    g->next = (int)next;
+    g->seeded = true;
+    for (int i = 0; i < MT_MT19937_N; i++) {
+        uint64_t w;
+        GET(OFF_STATE + 8 * i, w);
+        g->state[i] = (uint32_t)w;
+    }
+    g->has_normal = valid != 0;
+    g->normal = valid ? normal : 0;
+    pthread_mutex_unlock(&g->lock);
+    return 0;
+}
