@@ -11,6 +11,7 @@ void mt_linalg_register(void);
 void mt_index_register(void);
 void mt_adv_index_register(void);
 void mt_random_register(void);
+void mt_compare_register(void);
 void mt_meta_register(void);
 void mt_cpu_register(void);
 
@@ -28,6 +29,7 @@ static void init_once(void) {
     mt_index_register();
     mt_adv_index_register();
     mt_random_register();
+    mt_compare_register();
     mt_meta_register();
     mt_cpu_register();
     mt_common_register();

@@ -5,6 +5,7 @@
 #include "linalg.h"
 #include "mt_half.h"
 #include "mt_ops_gen.h"
+#include "mt_parallel.h"
 
 #include <cblas.h>
 #include <stdlib.h>
@@ -208,3 +209,8 @@ int mt_cpu_linalg_impl(mt_call *c, mt_value *a, mt_value *rets) {
     default: return mt_error(MT_ERR_RUNTIME, "not a matrix product");
     }
 }
+
+/* OpenBLAS keeps its own threads: it follows torch.set_num_threads */
+static void blas_threads(int n) { openblas_set_num_threads(n); }
+
+void mt_cpu_blas_register(void) { mt_set_num_threads_hook(blas_threads); }

@@ -1,5 +1,8 @@
 /* cpu_iter.c: building and running strided N-d iterations. */
 #include "cpu_iter.h"
+#include "mt_parallel.h"
+
+#include <omp.h>
 
 #include <string.h>
 
@@ -120,5 +123,17 @@ void mt_iter_run_range(const mt_iter *it, int64_t begin, int64_t end, mt_loop_fn
 }
 
 void mt_iter_run(const mt_iter *it, mt_loop_fn fn, void *ctx) {
-    mt_iter_run_range(it, 0, it->numel, fn, ctx);
+    int nt = mt_threads_for(it->numel);
+    if (nt <= 1) {
+        mt_iter_run_range(it, 0, it->numel, fn, ctx);
+        return;
+    }
+    /* one contiguous slice of the elements per thread */
+#pragma omp parallel num_threads(nt)
+    {
+        int t = omp_get_thread_num(), n = omp_get_num_threads();
+        int64_t chunk = (it->numel + n - 1) / n, begin = t * chunk;
+        int64_t end = begin + chunk < it->numel ? begin + chunk : it->numel;
+        mt_iter_run_range(it, begin, end, fn, ctx);
+    }
 }

@@ -34,6 +34,7 @@ int mt_cpu_dimop_impl(mt_call *c, mt_value *args, mt_value *rets);
 void mt_cpu_index_register(void);
 void mt_cpu_adv_index_register(void);
 void mt_cpu_random_register(void);
+void mt_cpu_blas_register(void);
 
 void mt_cpu_register(void);
 

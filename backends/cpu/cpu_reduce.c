@@ -7,6 +7,7 @@
  * extrema accumulate whole rows into K running values (one pass, vectorized); otherwise one
  * copy permutes and converts it. */
 #include "cpu_kernels.h"
+#include "mt_parallel.h"
 #include "reduce.h"
 
 #include <math.h>
@@ -314,7 +315,7 @@ int mt_cpu_reduce_impl(mt_call *c, mt_value *args, mt_value *rets) {
         bool arg = r.kind == MT_R_ARGMAX || r.kind == MT_R_ARGMIN;
         int64_t *ip = idx ? (int64_t *)mt_tensor_raw(idx) : NULL;
         double *mp = means ? (double *)mt_tensor_raw(means) : NULL;
-#pragma omp parallel for if (K * R > 65536 && K > 1) schedule(static)
+#pragma omp parallel for num_threads(K > 1 ? mt_threads_for(K * R) : 1) schedule(static)
         for (int64_t k = 0; k < K; k++) {
             int64_t bi = 0;
             char tmp[8];
@@ -442,7 +443,7 @@ int mt_cpu_dimop_impl(mt_call *c, mt_value *args, mt_value *rets) {
     char *p = mt_tensor_raw(buf);
     size_t isz = mt_dtype_size(ct);
     int64_t K = rw.K, R = rw.R;
-#pragma omp parallel for if (K * R > 65536 && K > 1) schedule(static)
+#pragma omp parallel for num_threads(K > 1 ? mt_threads_for(K * R) : 1) schedule(static)
     for (int64_t k = 0; k < K; k++) dimop_row(d.kind, ct, p + k * R * (int64_t)isz, R);
     /* buf holds [kept..., dim] in order: write it back through out seen in that order */
     mt_tensor view = *out;

@@ -157,7 +157,7 @@ return function(torch)
     if is_tensor(key) and is_mask(key) and (not is_tensor(value) or value:numel() == 1) then
       -- a mask with one value fills, converting the value (PyTorch's masked_fill_ path)
       local m = key.dtype == torch.bool and key or key:to(torch.bool)
-      local fill = is_tensor(value) and value:item() or value
+      local fill = is_tensor(value) and value:reshape({}) or value -- a 0-d tensor: no read of its data
       if m:dim() == 0 then
         if m:item() then t:fill_(fill) end
         return

@@ -140,11 +140,13 @@ int lmt_to_int(lua_State *L, int idx, int64_t *out) {
 /* 1-based user numbering -> the core's 0-based numbering (user 0 -> the sentinel) */
 static int64_t from_user_index(int64_t v) { return v > 0 ? v - 1 : v == 0 ? MT_ZERO_SENTINEL : v; }
 
+/* a torch.Size, or the int tuple stride() returns */
 static bool is_size_table(lua_State *L, int idx) {
     if (!lua_getmetatable(L, idx)) return false;
     luaL_getmetatable(L, LMT_SIZE);
-    bool r = lua_rawequal(L, -1, -2);
-    lua_pop(L, 2);
+    luaL_getmetatable(L, "mindtorch.tuple");
+    bool r = lua_rawequal(L, -1, -3) || lua_rawequal(L, -2, -3);
+    lua_pop(L, 3);
     return r;
 }
 
@@ -162,7 +164,7 @@ static int conv_intlist(lua_State *L, int idx, const mt_arg *a, mt_value *out, s
         return 0;
     }
     if (lua_type(L, idx) != LUA_TTABLE) return -1;
-    if (lua_getmetatable(L, idx)) { /* a plain sequence or a torch.Size, nothing else */
+    if (lua_getmetatable(L, idx)) { /* a plain sequence, a torch.Size or an int tuple, nothing else */
         lua_pop(L, 1);
         if (!is_size_table(L, idx)) return -1;
     }

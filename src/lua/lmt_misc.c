@@ -1,5 +1,6 @@
 /* lmt_misc.c: module-level functions that are not operators (default dtype, promotion). */
 #include "lmt.h"
+#include "mt_parallel.h"
 
 #include <time.h>
 
@@ -23,6 +24,18 @@ static int can_cast(lua_State *L) {
     return 1;
 }
 
+static int get_num_threads(lua_State *L) {
+    lua_pushinteger(L, mt_get_num_threads());
+    return 1;
+}
+
+static int set_num_threads(lua_State *L) {
+    int64_t n;
+    if (lmt_to_int(L, 1, &n)) return lmt_errorf(L, "set_num_threads expects an int, but got %s", luaL_typename(L, 1));
+    if (mt_set_num_threads(n)) return lmt_error(L);
+    return 0;
+}
+
 /* a monotonic clock in seconds, for benchmarks (os.clock is CPU time) */
 static int monotonic(lua_State *L) {
     struct timespec ts;
@@ -43,6 +56,8 @@ void lmt_open_misc(lua_State *L) {
         {"set_default_dtype", set_default_dtype},
         {"promote_types", promote_types},
         {"can_cast", can_cast},
+        {"get_num_threads", get_num_threads},
+        {"set_num_threads", set_num_threads},
         {"_cpu_allocated_bytes", cpu_allocated_bytes},
         {"_monotonic", monotonic},
         {NULL, NULL},

@@ -93,6 +93,8 @@ unary("frac", "self - trunc(self).")
 op { "isnan(Tensor self) -> Tensor", variants = fm, doc = "True where NaN." }
 op { "isinf(Tensor self) -> Tensor", variants = fm, doc = "True where +-inf." }
 op { "isfinite(Tensor self) -> Tensor", variants = fm, doc = "True where neither NaN nor inf." }
+op { "isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor",
+     variants = fm, doc = "True where |self - other| <= atol + rtol * |other| (NaNs equal with equal_nan)." }
 
 -- activations with parameters (function forms in torch.nn.functional too)
 unary("gelu", "Gaussian error linear unit; approximate='tanh' for the tanh formula.", ", *, str approximate='none'")

@@ -56,3 +56,7 @@ op { "softmax.int(Tensor self, Dim dim, ScalarType? dtype=None) -> Tensor", vari
      doc = "exp(self) normalised to sum to 1 along dim." }
 op { "log_softmax.int(Tensor self, Dim dim, ScalarType? dtype=None) -> Tensor", variants = fm,
      doc = "log(softmax(self)) along dim, computed stably." }
+op { "allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool",
+     variants = fm, doc = "Whether isclose holds everywhere." }
+op { "equal(Tensor self, Tensor other) -> bool", variants = fm,
+     doc = "Whether self and other have the same size and elements." }

@@ -132,6 +132,31 @@ static void inplace_bumps_version_once(void **state) {
     mt_tensor_decref(t);
 }
 
+/* Every op runs on the meta device (a meta function, a meta kernel, or a composition), except
+ * those whose result shape depends on data: PyTorch has no meta kernel for them either. */
+static void every_op_has_a_meta_path(void **state) {
+    (void)state;
+    static const char *const data_dependent[] = {"nonzero", "masked_select", "unique", "equal"};
+    for (size_t k = 0; k < sizeof data_dependent / sizeof *data_dependent; k++) { /* the list stays true */
+        const mt_op *op = mt_op_find(data_dependent[k]);
+        assert_non_null(op);
+        assert_true(!op->composite && !op->meta && !op->kernels[MT_KEY_META]);
+    }
+    char missing[2048] = "";
+    for (int i = 0; i < mt_ops_count(); i++) {
+        const mt_op *op = mt_op_get(i);
+        if (op->composite || op->meta || op->kernels[MT_KEY_META]) continue;
+        bool allowed = false;
+        for (size_t k = 0; k < sizeof data_dependent / sizeof *data_dependent; k++)
+            allowed |= strcmp(op->schema->name, data_dependent[k]) == 0;
+        if (!allowed) {
+            strncat(missing, op->schema->name, sizeof missing - strlen(missing) - 2);
+            strncat(missing, " ", sizeof missing - strlen(missing) - 1);
+        }
+    }
+    if (missing[0]) fail_msg("ops without a meta path: %s", missing);
+}
+
 int main(void) {
     mt_init();
     const struct CMUnitTest tests[] = {
@@ -142,6 +167,7 @@ int main(void) {
         cmocka_unit_test(missing_kernel_names_op_and_backend),
         cmocka_unit_test(npu_without_backend_says_why),
         cmocka_unit_test(inplace_bumps_version_once),
+        cmocka_unit_test(every_op_has_a_meta_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -284,21 +284,29 @@ function H.user_index(t)
   return torch.where(t:ge(0), t + 1, t)
 end
 
--- Replay a recorded call; returns ok, result-or-error (as pcall does).
-function H.replay(call)
+-- The same tensor on the meta device: sizes, strides and dtype, no data.
+local function on_meta(t)
+  return torch.empty_strided(t:size(), t:stride(), { dtype = t.dtype, device = "meta" })
+end
+
+-- Replay a recorded call; returns ok, result-or-error (as pcall does). With meta = true the
+-- tensor arguments are meta tensors of the same layouts.
+function H.replay(call, meta)
   local args = {}
+  local input = H.build_input
+  if meta then input = function(d) return on_meta(H.build_input(d)) end end
   local shift, index = {}, {}
   for _, p in ipairs(call.dims) do shift[p] = true end
   for _, p in ipairs(call.index) do index[p] = true end
   for i, a in ipairs(call.args) do
     local v
     if a.tensor then
-      v = H.build_input(a.tensor)
+      v = input(a.tensor)
       if index[i - 1] then v = H.user_index(v) end
     elseif a.tensors then
       v = {}
       for j, d in ipairs(a.tensors) do
-        v[j] = H.build_input(d)
+        v[j] = input(d)
         if index[i - 1] and v[j].dtype ~= torch.bool then v[j] = H.user_index(v[j]) end
       end
     elseif a.key then -- an indexing key (cases/indexing.py): a table of entries, or one entry
@@ -306,7 +314,7 @@ function H.replay(call)
       for j, e in ipairs(a.key) do
         if e.range then v[j] = plain(e.range)
         elseif e.tensor then
-          v[j] = H.build_input(e.tensor)
+          v[j] = input(e.tensor)
           if e.index then v[j] = H.user_index(v[j]) end
         else v[j] = plain(e.value) end
       end
@@ -329,7 +337,7 @@ function H.replay(call)
     n = n + 1
     args[n] = kw
   end
-  if call.seed then torch.manual_seed(call.seed) end
+  if call.seed and not meta then torch.manual_seed(call.seed) end
   local r = table.pack(pcall(function()
     if H.operators[call.fn] then return H.operators[call.fn](table.unpack(args, 1, n)) end
     if call.method then return args[1][call.fn](table.unpack(args, 1, n)) end
@@ -343,6 +351,30 @@ function H.replay(call)
     if torch.is_tensor(results[i + 1]) then results[i + 1] = results[i + 1] - 1 end
   end
   return true, results
+end
+
+-- Ops whose result shape depends on the data: on meta they say so, as PyTorch's do.
+local DATA_DEPENDENT = "^Could not run 'aten::([%w_]+)' with arguments from the 'Meta' backend"
+local data_dependent = { nonzero = true, masked_select = true, unique = true, equal = true }
+
+-- The call on meta tensors gives results of the golden's sizes, strides and dtypes.
+local function check_meta(g)
+  local ok, got = H.replay(g.call, true)
+  if not ok then
+    local op = tostring(got):match(DATA_DEPENDENT)
+    assert(op and data_dependent[op], "on meta: " .. tostring(got))
+    return
+  end
+  local want = g.tensor and { g.tensor } or g.tensors
+  if #got == 1 and type(got[1]) == "table" and not torch.is_tensor(got[1]) then got = got[1] end
+  for i, desc in ipairs(want) do
+    local t = got[i]
+    assert(torch.is_tensor(t) and t.device.type == "meta", "on meta: result " .. i .. " is not a meta tensor")
+    local meta_desc = { dtype = desc.dtype, shape = desc.shape, strides = desc.strides, offset = desc.offset,
+      device = "meta", requires_grad = false }
+    local diff = H.tensor_diff(t, meta_desc, {})
+    assert(not diff, "on meta: result " .. i .. ": " .. tostring(diff))
+  end
 end
 
 function H.check_call(g)
@@ -377,6 +409,9 @@ function H.check_call(g)
     if type(v) == "table" and getmetatable(v) then v = setmetatable({ table.unpack(v) }, nil) end
     check_plain(v, g.value)
   end
+  local has_tensor_args = false -- factories make CPU tensors whatever their inputs' devices
+  for _, a in ipairs(g.call.args) do has_tensor_args = has_tensor_args or a.tensor or a.tensors or a.key end
+  if (g.tensor or g.tensors) and has_tensor_args then check_meta(g) end
 end
 
 -- Register one busted `it` per golden of a module of replayed calls.

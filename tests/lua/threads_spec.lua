@@ -1,0 +1,32 @@
+-- torch.set_num_threads: large element-wise, reduction and matrix work splits across threads
+-- and gives the same results as one thread.
+local torch = require("mindtorch")
+
+describe("threads", function()
+  local saved
+  before_each(function() saved = torch.get_num_threads() end)
+  after_each(function() torch.set_num_threads(saved) end)
+
+  it("sets and reports the intra-op thread count", function()
+    torch.set_num_threads(1)
+    assert.are.equal(1, torch.get_num_threads())
+    torch.set_num_threads(3)
+    assert.are.equal(3, torch.get_num_threads())
+    assert.has_error(function() torch.set_num_threads(0) end, "set_num_threads expects a positive integer")
+    assert.has_error(function() torch.set_num_threads("2") end, "set_num_threads expects an int, but got string")
+  end)
+
+  it("computes the same values with one thread and with several", function()
+    torch.manual_seed(1)
+    local a, b = torch.randn(300, 400), torch.randn(400)
+    local m1, m2 = torch.randn(64, 128), torch.randn(128, 32)
+    local function work()
+      return { a * b + 1, (a:t() - 2):exp(), a:sum(2), a:amax(1), a:softmax(2), m1:matmul(m2), a:to(torch.float64) }
+    end
+    torch.set_num_threads(1)
+    local one = work()
+    torch.set_num_threads(4)
+    local many = work()
+    for i = 1, #one do assert.is_true(torch.equal(one[i], many[i]), "result " .. i) end
+  end)
+end)
