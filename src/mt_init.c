@@ -12,6 +12,7 @@ void mt_index_register(void);
 void mt_adv_index_register(void);
 void mt_random_register(void);
 void mt_compare_register(void);
+void mt_pipeline_register(void);
 void mt_meta_register(void);
 void mt_cpu_register(void);
 
@@ -30,6 +31,7 @@ static void init_once(void) {
     mt_adv_index_register();
     mt_random_register();
     mt_compare_register();
+    mt_pipeline_register();
     mt_meta_register();
     mt_cpu_register();
     mt_common_register();

@@ -19,7 +19,6 @@ int mt_k_diagonal(mt_call *c, mt_value *a, mt_value *r);
 int mt_k_resize_(mt_call *c, mt_value *a, mt_value *r);
 
 /* _to_copy for CPU and meta results (the NPU module registers its own) */
-int mt_k_to_copy(mt_call *c, mt_value *a, mt_value *r);
 
 void mt_common_register(void);
 

@@ -169,7 +169,9 @@ static int c_to_other(mt_call *c, mt_value *a, mt_value *r) {
     return to_common(a[0].t, mt_vdevice(o->device), mt_vdtype(o->dtype), a[2].b, a[3].b, r);
 }
 
-int mt_k_to_copy(mt_call *c, mt_value *a, mt_value *r) {
+/* _to_copy: an empty tensor on the target device (dense layouts kept), then copy_, so every
+ * device and mode (meta, pipeline, autograd) sees the two ops it is made of */
+static int c_to_copy(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *s = a[0].t;
     mt_device dev = a[2].tag == MT_V_DEVICE ? mt_device_resolve(a[2].dev) : s->device;
@@ -179,16 +181,14 @@ int mt_k_to_copy(mt_call *c, mt_value *a, mt_value *r) {
         return mt_error(MT_ERR_NOT_IMPLEMENTED, "Cannot copy out of meta tensor; no data!");
     int64_t strides[MT_MAX_DIM];
     mt_preserve_strides(s, strides);
-    mt_tensor *out = mt_tensor_empty_strided(s->ndim, s->sizes, strides, dt, dev);
+    mt_tensor *out = mto_empty_strided(sizes_of(s), (mt_ilist){strides, s->ndim}, dt, dev, false, false);
     if (!out) return -1;
-    if (dev.type != MT_DEV_META) {
-        mt_tensor *w = mto_copy_(out, s, a[3].b);
-        if (!w) {
-            mt_tensor_decref(out);
-            return -1;
-        }
-        mt_tensor_decref(w);
+    mt_tensor *w = mto_copy_(out, s, a[3].b);
+    if (!w) {
+        mt_tensor_decref(out);
+        return -1;
     }
+    mt_tensor_decref(w);
     return ret(r, out);
 }
 
@@ -317,8 +317,7 @@ void mt_common_register(void) {
     static const mt_key keys[] = {MT_KEY_CPU, MT_KEY_NPU, MT_KEY_META};
     for (size_t i = 0; i < MT_ARRAY_LEN(views); i++)
         for (size_t k = 0; k < MT_ARRAY_LEN(keys); k++) mt_disp_kernel(views[i].op, keys[k], views[i].k);
-    mt_disp_kernel(MT_OP__to_copy, MT_KEY_CPU, mt_k_to_copy);
-    mt_disp_kernel(MT_OP__to_copy, MT_KEY_META, mt_k_to_copy);
+    mt_disp_composite(MT_OP__to_copy, c_to_copy);
 
     static const struct {
         int op;

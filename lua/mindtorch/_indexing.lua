@@ -137,6 +137,11 @@ return function(torch)
       end
       return t:select(1, position(key, 1, t:size(1)))
     end
+    if is_tensor(key) and key.dtype == torch.bool and key:dim() > 0 and key:dim() == t:dim() then
+      local same = true
+      for i = 1, t:dim() do same = same and key:size(i) == t:size(i) end
+      if same then return t:masked_select(key) end -- a whole-tensor mask: one pass
+    end
     if is_tensor(key) and is_mask(key) and key:dim() == 0 then -- x[true]: a new dim of 1 or 0
       t, key = t:unsqueeze(1), key:view(1)
     end

@@ -93,6 +93,16 @@ local function unique(x, ...)
 end
 torch.unique, Tensor.unique = unique, unique
 
+-- torch.pipeline(): pipeline mode (mt_pipeline.h), a context manager; torch.pipeline.flush()
+-- runs what has been recorded so far
+local context = require("mindtorch._context")
+local pipeline_context = context.make(function() torch._pipeline_enter() end, function() torch._pipeline_exit() end,
+  { flush = function() torch._pipeline_flush() end })
+torch.pipeline = setmetatable({
+  flush = torch._pipeline_flush,
+  is_enabled = torch._pipeline_active,
+}, { __call = function(_, ...) return pipeline_context(...) end })
+
 -- torch.random: the seeding functions under PyTorch's module name
 torch.random = {
   manual_seed = torch.manual_seed, seed = torch.seed, initial_seed = torch.initial_seed,

@@ -246,6 +246,11 @@ static int conv_index_tensor(lua_State *L, mt_tensor *t, mt_value *out, scratch 
         mt_tensor_decref(c);
         return -1;
     }
+    if (mt_storage_sync(src->storage)) { /* deferred work writes it (pipeline mode) */
+        mt_tensor_decref(src);
+        mt_tensor_decref(c);
+        return -1;
+    }
     const char *sp = mt_tensor_raw(src);
     char *dp = mt_tensor_raw(c);
     size_t isz = mt_dtype_size(dt);

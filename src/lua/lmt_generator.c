@@ -6,6 +6,7 @@
 #include "lmt.h"
 #include "mt_generator.h"
 #include "mt_ops_gen.h"
+#include "mt_pipeline.h"
 
 #include <string.h>
 
@@ -50,13 +51,21 @@ static int generator_gc(lua_State *L) {
     return 0;
 }
 
+/* Deferred random ops draw when they run: the pipeline runs before a state is read or set, so
+ * streams are the same as without it. */
+static void settle(lua_State *L) {
+    if (mt_pipeline_flush()) lmt_error(L);
+}
+
 static int generator_manual_seed(lua_State *L) {
+    settle(L);
     mt_generator_manual_seed(check_generator(L, 1), check_seed(L, 2, "manual_seed"));
     lua_settop(L, 1);
     return 1;
 }
 
 static int generator_seed(lua_State *L) {
+    settle(L);
     lua_pushinteger(L, (lua_Integer)mt_generator_seed(check_generator(L, 1)));
     return 1;
 }
@@ -71,6 +80,7 @@ static int generator_initial_seed(lua_State *L) {
 }
 
 static int push_state(lua_State *L, mt_generator *g) {
+    settle(L);
     int64_t n = MT_GENERATOR_STATE_BYTES;
     mt_tensor *t = mt_tensor_empty(1, &n, MT_UINT8, MT_CPU);
     if (!t) return lmt_error(L);
@@ -80,6 +90,7 @@ static int push_state(lua_State *L, mt_generator *g) {
 }
 
 static void set_state(lua_State *L, mt_generator *g, int idx) {
+    settle(L);
     mt_tensor *t = lmt_to_tensor(L, idx);
     if (!t || t->dtype != MT_UINT8 || t->device.type != MT_DEV_CPU) lmt_errorf(L, "RNG state must be a torch.ByteTensor");
     mt_tensor *c = mto_contiguous(t);
@@ -142,12 +153,14 @@ static void push_default(lua_State *L) {
 
 static int manual_seed(lua_State *L) {
     uint64_t s = check_seed(L, 1, "manual_seed");
+    settle(L);
     mt_generator_manual_seed(cpu_default(), s);
     push_default(L);
     return 1;
 }
 
 static int seed(lua_State *L) {
+    settle(L);
     lua_pushinteger(L, (lua_Integer)mt_generator_seed(cpu_default()));
     return 1;
 }

@@ -1,6 +1,7 @@
 /* lmt_misc.c: module-level functions that are not operators (default dtype, promotion). */
 #include "lmt.h"
 #include "mt_parallel.h"
+#include "mt_pipeline.h"
 
 #include <time.h>
 
@@ -36,6 +37,32 @@ static int set_num_threads(lua_State *L) {
     return 0;
 }
 
+/* pipeline mode: the Lua front wraps these as torch.pipeline */
+static int pipeline_enter(lua_State *L) {
+    if (mt_pipeline_enter()) return lmt_error(L);
+    return 0;
+}
+
+static int pipeline_exit(lua_State *L) {
+    if (mt_pipeline_exit()) return lmt_error(L);
+    return 0;
+}
+
+static int pipeline_flush(lua_State *L) {
+    if (mt_pipeline_flush()) return lmt_error(L);
+    return 0;
+}
+
+static int pipeline_active(lua_State *L) {
+    lua_pushboolean(L, mt_pipeline_active());
+    return 1;
+}
+
+static int pipeline_pending(lua_State *L) {
+    lua_pushinteger(L, mt_pipeline_pending_ops());
+    return 1;
+}
+
 /* a monotonic clock in seconds, for benchmarks (os.clock is CPU time) */
 static int monotonic(lua_State *L) {
     struct timespec ts;
@@ -57,6 +84,11 @@ void lmt_open_misc(lua_State *L) {
         {"promote_types", promote_types},
         {"can_cast", can_cast},
         {"get_num_threads", get_num_threads},
+        {"_pipeline_enter", pipeline_enter},
+        {"_pipeline_exit", pipeline_exit},
+        {"_pipeline_flush", pipeline_flush},
+        {"_pipeline_active", pipeline_active},
+        {"_pipeline_pending", pipeline_pending},
         {"set_num_threads", set_num_threads},
         {"_cpu_allocated_bytes", cpu_allocated_bytes},
         {"_monotonic", monotonic},

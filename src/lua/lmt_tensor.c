@@ -112,6 +112,10 @@ static mt_tensor *cpu_values(lua_State *L, mt_tensor *t, const char *what) {
     }
     mt_tensor *c = mto__to_copy(t, -1, MT_CPU, false);
     if (!c) lmt_error(L);
+    if (mt_storage_sync(c->storage)) { /* the copy may itself be deferred (pipeline mode) */
+        mt_tensor_decref(c);
+        lmt_error(L);
+    }
     return c;
 }
 

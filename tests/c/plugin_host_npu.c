@@ -52,25 +52,32 @@ static int zeros_impl(mt_call *c, mt_value *args, mt_value *rets) {
     return 0;
 }
 
-/* device <-> host copies of contiguous tensors */
-static int to_copy(mt_call *c, mt_value *a, mt_value *r) {
+/* allocation-only factories: the dispatcher allocated the result */
+static int empty_impl(mt_call *c, mt_value *args, mt_value *rets) {
     (void)c;
-    mt_tensor *s = a[0].t;
-    mt_device dev = a[2].tag == MT_V_DEVICE ? mt_device_resolve(a[2].dev) : s->device;
-    if (dev.type == MT_DEV_CPU) dev.index = -1;
-    if (!mt_tensor_is_contiguous(s) || (a[1].tag == MT_V_DTYPE && a[1].dtype != s->dtype))
-        return mt_error(MT_ERR_NOT_IMPLEMENTED, "the test device copies contiguous tensors only");
-    mt_tensor *out = mt_tensor_empty(s->ndim, s->sizes, (mt_dtype)s->dtype, dev);
-    if (!out) return -1;
-    memcpy(mt_tensor_raw(out), mt_tensor_raw(s), (size_t)s->numel * mt_dtype_size((mt_dtype)s->dtype));
-    r[0] = mt_vtensor(out);
+    (void)args;
+    (void)rets;
+    return 0;
+}
+
+/* copy_ between the device and the host, contiguous tensors of one dtype (to() is empty_strided
+ * and copy_, so this is what moves tensors on and off the device) */
+static int copy_impl(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    (void)r;
+    mt_tensor *dst = a[0].t, *src = a[1].t;
+    if (!mt_tensor_is_contiguous(dst) || !mt_tensor_is_contiguous(src) || dst->dtype != src->dtype ||
+        dst->numel != src->numel)
+        return mt_error(MT_ERR_NOT_IMPLEMENTED, "the test device copies contiguous tensors of one dtype only");
+    memcpy(mt_tensor_raw(dst), mt_tensor_raw(src), (size_t)src->numel * mt_dtype_size((mt_dtype)src->dtype));
     return 0;
 }
 
 MT_API int plugin_init(void) {
     if (mt_backend_register(&backend)) return -1;
     mt_disp_impl(MT_OP_zeros, MT_KEY_NPU, zeros_impl);
-    mt_disp_kernel(MT_OP__to_copy, MT_KEY_NPU, to_copy);
+    mt_disp_impl(MT_OP_empty_strided, MT_KEY_NPU, empty_impl);
+    mt_disp_impl(MT_OP_copy_, MT_KEY_NPU, copy_impl);
     return 0;
 }
 
