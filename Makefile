@@ -66,6 +66,12 @@ $(OBJ)/%.o: %.c $(GEN)/mt_ops_gen.h
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# the hot loops: fully optimised, and a second build for AVX2 + FMA chosen at run time
+HOT_LOOPS := backends/cpu/cpu_ew_families.c backends/cpu/cpu_ew_families_avx2.c \
+             backends/cpu/cpu_reduce_loops.c backends/cpu/cpu_reduce_loops_avx2.c
+$(patsubst %.c,$(OBJ)/%.o,$(HOT_LOOPS)): CFLAGS += -O3 -funroll-loops
+$(OBJ)/backends/cpu/cpu_ew_families_avx2.o $(OBJ)/backends/cpu/cpu_reduce_loops_avx2.o: CFLAGS += -mavx2 -mfma
+
 $(OBJ)/gen/mt_ops_gen.o: $(GEN)/mt_ops_gen.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

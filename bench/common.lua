@@ -5,6 +5,7 @@ local torch = require "mindtorch"
 local B = {}
 
 B.threads = tonumber(os.getenv("MT_BENCH_THREADS") or "1")
+torch.set_num_threads(B.threads)
 
 -- Best time per call (seconds) of fn over `reps` runs of `n` calls.
 function B.time_per_call(fn, n, reps)

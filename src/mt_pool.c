@@ -8,7 +8,7 @@
 #define NBLOCK_CLASSES 7
 /* Per-thread caps: Lua's collector frees tensors in batches, so the lists must hold a batch's
  * worth (a few thousand headers; at most 1 MiB of blocks per size class), not a hoard. */
-#define MAX_CACHED_OBJECTS 4096
+#define MAX_CACHED_OBJECTS 32768
 #define MAX_CACHED_BLOCK_BYTES (1 << 20)
 
 typedef struct node {
@@ -45,7 +45,10 @@ static void drain(void *unused) {
     for (int c = 0; c < NBLOCK_CLASSES; c++) tl.nblk[c] = 0;
 }
 
-static void drain_at_exit(void) { drain(NULL); }
+static void drain_at_exit(void) {
+    drain(NULL);
+    mt_pool_release_large();
+}
 
 /* Key destructors free the lists of threads that exit; the thread that ends the process (no
  * destructor runs for it) frees its lists at exit, so leak checkers see no cached blocks. */
@@ -94,7 +97,71 @@ static int block_class(size_t nbytes) {
     return c;
 }
 
+/* ---- large blocks: a few recently freed ones kept for reuse -------------------------------------
+ * A fresh large block costs a page fault per 4 KiB on first touch (the C library maps it anew),
+ * which dominates ops on big tensors; loops free and allocate blocks of the same sizes, so a
+ * handful kept (bounded in count and bytes, shared by all threads) serves them. */
+#define LARGE_MIN (1u << 20)
+#define LARGE_SLOTS 8
+#define LARGE_MAX_BYTES ((size_t)256 << 20)
+
+static struct {
+    pthread_mutex_t lock;
+    void *ptr[LARGE_SLOTS];
+    size_t size[LARGE_SLOTS];
+    size_t bytes;
+} large = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, 0};
+
+static size_t large_size(size_t nbytes) { return (nbytes + 4095) & ~(size_t)4095; }
+
+static void *large_take(size_t size) {
+    void *p = NULL;
+    pthread_mutex_lock(&large.lock);
+    for (int i = 0; i < LARGE_SLOTS; i++)
+        if (large.ptr[i] && large.size[i] == size) {
+            p = large.ptr[i];
+            large.ptr[i] = NULL;
+            large.bytes -= size;
+            break;
+        }
+    pthread_mutex_unlock(&large.lock);
+    return p;
+}
+
+static bool large_keep(void *p, size_t size) {
+    bool kept = false;
+    pthread_mutex_lock(&large.lock);
+    if (large.bytes + size <= LARGE_MAX_BYTES)
+        for (int i = 0; i < LARGE_SLOTS; i++)
+            if (!large.ptr[i]) {
+                large.ptr[i] = p;
+                large.size[i] = size;
+                large.bytes += size;
+                kept = true;
+                break;
+            }
+    pthread_mutex_unlock(&large.lock);
+    return kept;
+}
+
+void mt_pool_release_large(void) {
+    pthread_mutex_lock(&large.lock);
+    for (int i = 0; i < LARGE_SLOTS; i++) {
+        free(large.ptr[i]);
+        large.ptr[i] = NULL;
+    }
+    large.bytes = 0;
+    pthread_mutex_unlock(&large.lock);
+}
+
 void *mt_pool_alloc_aligned(size_t nbytes) {
+    if (nbytes >= LARGE_MIN) {
+        size_t size = large_size(nbytes);
+        void *p = large_take(size);
+        if (p) return p;
+        if (posix_memalign(&p, 64, size) != 0) return NULL;
+        return p;
+    }
     if (nbytes <= MT_POOL_MAX_BLOCK) {
         int c = block_class(nbytes);
         node *n = tl.blk[c];
@@ -112,6 +179,10 @@ void *mt_pool_alloc_aligned(size_t nbytes) {
 
 void mt_pool_free_aligned(void *p, size_t nbytes) {
     if (!p) return;
+    if (nbytes >= LARGE_MIN) {
+        if (!large_keep(p, large_size(nbytes))) free(p);
+        return;
+    }
     if (nbytes <= MT_POOL_MAX_BLOCK) {
         int c = block_class(nbytes);
         if (((size_t)tl.nblk[c] << (6 + c)) < MAX_CACHED_BLOCK_BYTES) {

@@ -30,6 +30,7 @@ enum {
 };
 
 typedef struct mt_tensor {
+    /* the fields every op and every release touch share the first cache line */
     atomic_int refcount;
     int8_t ndim;
     uint8_t dtype; /* mt_dtype */
@@ -37,12 +38,12 @@ typedef struct mt_tensor {
     mt_device device;
     int64_t offset; /* in elements */
     int64_t numel;
-    int64_t sizes[MT_MAX_DIM];
-    int64_t strides[MT_MAX_DIM]; /* in elements */
     mt_storage *storage;
     mt_version *version;
     struct mt_tensor *base; /* the tensor this is a view of (owned ref), or NULL */
     void *autograd;         /* owned by the autograd layer; freed through the hook below */
+    int64_t sizes[MT_MAX_DIM];
+    int64_t strides[MT_MAX_DIM]; /* in elements */
 } mt_tensor;
 
 /* ---- lifetime ------------------------------------------------------------------------------ */

@@ -1,373 +1,16 @@
-/* cpu_ew.c: the CPU element-wise kernels: one loop family per computation (cpu_ew_loops.h
- * stamps out every dtype), and one generic kernel that prepares operands and runs them. */
+/* cpu_ew.c: the CPU element-wise kernel: it prepares the operands of any element-wise op and
+ * runs the op's loop (cpu_ew_families.c) over them, with the AVX2 build of the loops when the
+ * CPU has AVX2 and FMA. */
+#include "cpu_ew_families.h"
 #include "cpu_ew_loops.h"
 #include "cpu_kernels.h"
 #include "elementwise.h"
 #include "mt_ops_gen.h"
+#include "mt_parallel.h"
 
 #include <string.h>
 
-/* The families are written once for signed and unsigned types alike ("a < 0" on uint8). */
-#pragma GCC diagnostic ignored "-Wtype-limits"
-
-/* ---- scalar helpers used by the families' expressions ------------------------------------- */
-
-#define EW_M(name, x) _Generic((x), float: name##f, default: name)(x)
-#define EW_M2(name, x, y) _Generic((x), float: name##f, default: name)(x, y)
-
-static inline int64_t zerodiv(ew_ctx *ctx) {
-    atomic_store_explicit(&ctx->zerodiv, 1, memory_order_relaxed);
-    return 0;
-}
-
-/* integer division and modulus: by zero -> error, by -1 -> no overflow trap */
-static inline int64_t idiv_trunc(int64_t a, int64_t b, ew_ctx *ctx) {
-    if (b == 0) return zerodiv(ctx);
-    return b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b;
-}
-static inline int64_t ifmod(int64_t a, int64_t b, ew_ctx *ctx) {
-    if (b == 0) return zerodiv(ctx);
-    return b == -1 ? 0 : a % b;
-}
-#define EW_IDIV(a, b) ((ctype)idiv_trunc(a, b, ctx))
-#define EW_IMOD(a, b) ((ctype)ifmod(a, b, ctx))
-
-static inline int64_t ifloordiv(int64_t a, int64_t b, ew_ctx *ctx) {
-    if (b == 0) return zerodiv(ctx);
-    if (b == -1) return (int64_t)(0 - (uint64_t)a);
-    int64_t q = a / b, r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) q--;
-    return q;
-}
-
-static inline int64_t iremainder(int64_t a, int64_t b, ew_ctx *ctx) {
-    if (b == 0) return zerodiv(ctx);
-    if (b == -1) return 0;
-    int64_t r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-
-/* PyTorch's floor division of floating values (c10's div_floor_floating) */
-static inline double dfloordiv(double a, double b) {
-    if (b == 0) return a / b;
-    double mod = fmod(a, b), div = (a - mod) / b;
-    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
-    double fl;
-    if (div != 0) {
-        fl = floor(div);
-        if (div - fl > 0.5) fl += 1.0;
-    } else {
-        fl = copysign(0.0, a / b);
-    }
-    return fl;
-}
-static inline float ffloordiv(float a, float b) {
-    if (b == 0) return a / b;
-    float mod = fmodf(a, b), div = (a - mod) / b;
-    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
-    float fl;
-    if (div != 0) {
-        fl = floorf(div);
-        if (div - fl > 0.5f) fl += 1.0f;
-    } else {
-        fl = copysignf(0.0f, a / b);
-    }
-    return fl;
-}
-#define EW_FFLOORDIV(a, b) _Generic((a), float: ffloordiv, default: dfloordiv)(a, b)
-
-static inline double dremainder(double a, double b) {
-    double m = fmod(a, b);
-    if (m != 0 && ((b < 0) != (m < 0))) m += b;
-    return m;
-}
-static inline float fremainder(float a, float b) {
-    float m = fmodf(a, b);
-    if (m != 0 && ((b < 0) != (m < 0))) m += b;
-    return m;
-}
-#define EW_FREMAINDER(a, b) _Generic((a), float: fremainder, default: dremainder)(a, b)
-
-/* integer powers by squaring; negative exponents give 0 except for bases 1 and -1 */
-static inline int64_t ipow(int64_t base, int64_t e) {
-    if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
-    uint64_t r = 1, b = (uint64_t)base;
-    while (e) {
-        if (e & 1) r *= b;
-        b *= b;
-        e >>= 1;
-    }
-    return (int64_t)r;
-}
-
-/* shifts as x86 does them: the count masked to the promoted type's width */
-#define EW_SHL(a, b) ((ctype)(sizeof(ctype) == 8 ? (int64_t)((uint64_t)(a) << ((b) & 63)) : (int64_t)((uint32_t)(a) << ((b) & 31))))
-#define EW_SHR(a, b) ((ctype)(sizeof(ctype) == 8 ? (int64_t)(a) >> ((b) & 63) : (int64_t)((int32_t)(a) >> ((b) & 31))))
-
-#define EW_MAXF(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) > (b) ? (a) : (b))
-#define EW_MINF(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) < (b) ? (a) : (b))
-
-static inline double round_decimals(double a, int64_t d) {
-    bool neg = d < 0;
-    double p = pow(10.0, (double)(neg ? -d : d));
-    return neg ? nearbyint(a / p) * p : nearbyint(a * p) / p;
-}
-static inline float round_decimalsf(float a, int64_t d) {
-    bool neg = d < 0;
-    float p = powf(10.0f, (float)(neg ? -d : d));
-    return neg ? nearbyintf(a / p) * p : nearbyintf(a * p) / p;
-}
-
-static inline double gelu_d(double x, int mode) {
-    if (mode) {
-        const double kBeta = M_SQRT2 * M_2_SQRTPI * 0.5, kKappa = 0.044715;
-        double inner = kBeta * (x + kKappa * x * x * x);
-        return 0.5 * x * (1 + tanh(inner));
-    }
-    return x * 0.5 * (1 + erf(x * M_SQRT1_2));
-}
-static inline float gelu_f(float x, int mode) {
-    if (mode) {
-        const float kBeta = (float)(M_SQRT2 * M_2_SQRTPI * 0.5), kKappa = 0.044715f;
-        float inner = kBeta * (x + kKappa * x * x * x);
-        return 0.5f * x * (1 + tanhf(inner));
-    }
-    return x * 0.5f * (1 + erff(x * (float)M_SQRT1_2));
-}
-#define EW_GELU(a) _Generic((a), float: gelu_f, default: gelu_d)(a, ctx->mode)
-
-/* clamp with optional bounds (p0 = min, p1 = max); NaN stays NaN */
-#define EW_LO(a) ((ctx->has[0] && (a) < p0) ? p0 : (a))
-#define EW_CLAMP(a) (isnan((double)(a)) ? (a) : (ctx->has[1] && EW_LO(a) > p1) ? p1 : EW_LO(a))
-
-/* ---- the families ----------------------------------------------------------------------------- */
-
-#define ALL(M, ...) EW_FLOATS(M, __VA_ARGS__) EW_INTS(M, __VA_ARGS__) EW_BOOLS(M, __VA_ARGS__)
-#define NUMS(M, ...) EW_FLOATS(M, __VA_ARGS__) EW_INTS(M, __VA_ARGS__)
-#define INTB(M, ...) EW_INTS(M, __VA_ARGS__) EW_BOOLS(M, __VA_ARGS__)
-
-/* arithmetic */
-/* alpha = 1 is a plain add (vectorized); another alpha fuses the multiply-add in floating
- * types, as PyTorch's vectorized kernel does */
-#define EW_FMA(x, y, z) _Generic((x), float: fmaf, default: fma)(x, y, z)
-ALL(EW_DEF2, ADD, a + b)
-EW_FLOATS(EW_DEF2, ADD_ALPHA, EW_FMA(b, p0, a))
-INTB(EW_DEF2, ADD_ALPHA, a + p0 * b)
-NUMS(EW_DEF2, SUB, a - b)
-EW_FLOATS(EW_DEF2, SUB_ALPHA, EW_FMA(b, -p0, a))
-EW_INTS(EW_DEF2, SUB_ALPHA, a - p0 * b)
-NUMS(EW_DEF2, RSUB, b - a)
-EW_FLOATS(EW_DEF2, RSUB_ALPHA, EW_FMA(a, -p0, b))
-EW_INTS(EW_DEF2, RSUB_ALPHA, b - p0 * a)
-ALL(EW_DEF2, MUL, a *b)
-EW_FLOATS(EW_DEF2, DIV, a / b)
-EW_FLOATS(EW_DEF2, DIV_TRUNC, EW_M(trunc, a / b))
-EW_INTS(EW_DEF2, DIV_TRUNC, EW_IDIV(a, b))
-EW_FLOATS(EW_DEF2, DIV_FLOOR, EW_FFLOORDIV(a, b))
-EW_INTS(EW_DEF2, DIV_FLOOR, (ctype)ifloordiv(a, b, ctx))
-EW_FLOATS(EW_DEF2, REMAINDER, EW_FREMAINDER(a, b))
-EW_INTS(EW_DEF2, REMAINDER, (ctype)iremainder(a, b, ctx))
-EW_FLOATS(EW_DEF2, FMOD, EW_M2(fmod, a, b))
-EW_INTS(EW_DEF2, FMOD, EW_IMOD(a, b))
-EW_FLOATS(EW_DEF2, POW, EW_M2(pow, a, b))
-EW_INTS(EW_DEF2, POW, (ctype)ipow(a, b))
-EW_FLOATS(EW_DEF2, ATAN2, EW_M2(atan2, a, b))
-EW_FLOATS(EW_DEF2, MAXIMUM, EW_MAXF(a, b))
-INTB(EW_DEF2, MAXIMUM, a > b ? a : b)
-EW_FLOATS(EW_DEF2, MINIMUM, EW_MINF(a, b))
-INTB(EW_DEF2, MINIMUM, a < b ? a : b)
-INTB(EW_DEF2, BAND, a &b)
-INTB(EW_DEF2, BOR, a | b)
-INTB(EW_DEF2, BXOR, a ^ b)
-EW_INTS(EW_DEF2, SHL, EW_SHL(a, b))
-EW_INTS(EW_DEF2, SHR, EW_SHR(a, b))
-
-/* comparisons and logic (bool results) */
-ALL(EW_DEF2B, EQ, a == b)
-ALL(EW_DEF2B, NE, a != b)
-ALL(EW_DEF2B, LT, a < b)
-ALL(EW_DEF2B, LE, a <= b)
-ALL(EW_DEF2B, GT, a > b)
-ALL(EW_DEF2B, GE, a >= b)
-ALL(EW_DEF2B, LAND, (a != 0) && (b != 0))
-ALL(EW_DEF2B, LOR, (a != 0) || (b != 0))
-ALL(EW_DEF2B, LXOR, (a != 0) != (b != 0))
-ALL(EW_DEF1B, LNOT, a == 0)
-EW_FLOATS(EW_DEF1B, ISNAN, a != a)
-INTB(EW_DEF1B, ISNAN, 0)
-EW_FLOATS(EW_DEF1B, ISINF, isinf(a))
-INTB(EW_DEF1B, ISINF, 0)
-EW_FLOATS(EW_DEF1B, ISFINITE, isfinite(a))
-INTB(EW_DEF1B, ISFINITE, 1)
-
-/* unary math */
-EW_INTS(EW_DEF1, BNOT, ~a)
-EW_BOOLS(EW_DEF1, BNOT, !a)
-NUMS(EW_DEF1, NEG, -a)
-EW_FLOATS(EW_DEF1, ABS, EW_M(fabs, a))
-EW_INTS(EW_DEF1, ABS, a < 0 ? -a : a)
-EW_FLOATS(EW_DEF1, SIGN, (ctype)((0 < a) - (a < 0)))
-EW_INTS(EW_DEF1, SIGN, (ctype)((0 < a) - (a < 0)))
-EW_BOOLS(EW_DEF1, SIGN, a)
-EW_FLOATS(EW_DEF1, RECIPROCAL, 1 / a)
-EW_FLOATS(EW_DEF1, SQRT, EW_M(sqrt, a))
-EW_FLOATS(EW_DEF1, RSQRT, 1 / EW_M(sqrt, a))
-EW_FLOATS(EW_DEF1, EXP, EW_M(exp, a))
-EW_FLOATS(EW_DEF1, EXP2, EW_M(exp2, a))
-EW_FLOATS(EW_DEF1, EXPM1, EW_M(expm1, a))
-EW_FLOATS(EW_DEF1, LOG, EW_M(log, a))
-EW_FLOATS(EW_DEF1, LOG2, EW_M(log2, a))
-EW_FLOATS(EW_DEF1, LOG10, EW_M(log10, a))
-EW_FLOATS(EW_DEF1, LOG1P, EW_M(log1p, a))
-EW_FLOATS(EW_DEF1, SIN, EW_M(sin, a))
-EW_FLOATS(EW_DEF1, COS, EW_M(cos, a))
-EW_FLOATS(EW_DEF1, TAN, EW_M(tan, a))
-EW_FLOATS(EW_DEF1, ASIN, EW_M(asin, a))
-EW_FLOATS(EW_DEF1, ACOS, EW_M(acos, a))
-EW_FLOATS(EW_DEF1, ATAN, EW_M(atan, a))
-EW_FLOATS(EW_DEF1, SINH, EW_M(sinh, a))
-EW_FLOATS(EW_DEF1, COSH, EW_M(cosh, a))
-EW_FLOATS(EW_DEF1, TANH, EW_M(tanh, a))
-EW_FLOATS(EW_DEF1, SIGMOID, 1 / (1 + EW_M(exp, -a)))
-EW_FLOATS(EW_DEF1, RELU, (a != a || a > 0) ? a : 0)
-EW_INTS(EW_DEF1, RELU, a > 0 ? a : 0)
-EW_FLOATS(EW_DEF1, FLOOR, EW_M(floor, a))
-EW_INTS(EW_DEF1, FLOOR, a)
-EW_FLOATS(EW_DEF1, CEIL, EW_M(ceil, a))
-EW_INTS(EW_DEF1, CEIL, a)
-EW_FLOATS(EW_DEF1, ROUND, EW_M(nearbyint, a))
-EW_INTS(EW_DEF1, ROUND, a)
-EW_FLOATS(EW_DEF1, ROUND_DEC, _Generic((a), float: round_decimalsf, default: round_decimals)(a, ctx->i[0]))
-EW_FLOATS(EW_DEF1, TRUNC, EW_M(trunc, a))
-EW_INTS(EW_DEF1, TRUNC, a)
-EW_FLOATS(EW_DEF1, FRAC, a - EW_M(trunc, a))
-EW_FLOATS(EW_DEF1, GELU, EW_GELU(a))
-EW_FLOATS(EW_DEF1, SILU, a / (1 + EW_M(exp, -a)))
-EW_FLOATS(EW_DEF1, SOFTPLUS, (a * p0) > p1 ? a : EW_M(log1p, EW_M(exp, a * p0)) / p0)
-EW_FLOATS(EW_DEF1, ELU, a <= 0 ? (EW_M(exp, a * p2) - 1) * (p0 * p1) : a * p1)
-EW_FLOATS(EW_DEF1, LEAKY_RELU, a > 0 ? a : a * p0)
-NUMS(EW_DEF1, HARDTANH, a < p0 ? p0 : a > p1 ? p1 : a)
-NUMS(EW_DEF1, CLAMP, EW_CLAMP(a))
-/* pow with a scalar exponent: PyTorch's special cases (exactly as it computes them) */
-EW_FLOATS(EW_DEF1, POW_SQUARE, a *a)
-EW_FLOATS(EW_DEF1, POW_CUBE, a *a *a)
-EW_FLOATS(EW_DEF1, POW_INV_SQUARE, 1 / (a * a))
-
-/* ternary */
-EW_FLOATS(EW_DEF3, LERP, c < 0.5 ? a + c * (b - a) : b - (b - a) * (1 - c))
-EW_FLOATS(EW_DEF2, LERP_S, p0 < 0.5 ? a + p0 * (b - a) : b - (b - a) * (1 - p0))
-NUMS(EW_DEF3, ADDCMUL, a + p0 * b * c)
-EW_FLOATS(EW_DEF3, ADDCDIV, a + p0 * b / c)
-ALL(EW_DEFW, WHERE, 0)
-
-/* ---- tables: family x dtype -> loop ------------------------------------------------------------ */
-
-#define TABLE(kind, name, ...) static const mt_loop_fn tbl_##kind##_##name[MT_NUM_DTYPES] = {__VA_ARGS__};
-#define E(kind, fam, SET) SET(EW_ENTRY, kind, fam, 0)
-TABLE(b, ADD, E(b, ADD, ALL))
-TABLE(b, SUB, E(b, SUB, NUMS))
-TABLE(b, RSUB, E(b, RSUB, NUMS))
-TABLE(b, ADD_ALPHA, E(b, ADD_ALPHA, ALL))
-TABLE(b, SUB_ALPHA, E(b, SUB_ALPHA, NUMS))
-TABLE(b, RSUB_ALPHA, E(b, RSUB_ALPHA, NUMS))
-TABLE(b, MUL, E(b, MUL, ALL))
-TABLE(b, DIV, E(b, DIV, EW_FLOATS))
-TABLE(b, DIV_TRUNC, E(b, DIV_TRUNC, NUMS))
-TABLE(b, DIV_FLOOR, E(b, DIV_FLOOR, NUMS))
-TABLE(b, REMAINDER, E(b, REMAINDER, NUMS))
-TABLE(b, FMOD, E(b, FMOD, NUMS))
-TABLE(b, POW, E(b, POW, NUMS))
-TABLE(b, ATAN2, E(b, ATAN2, EW_FLOATS))
-TABLE(b, MAXIMUM, E(b, MAXIMUM, ALL))
-TABLE(b, MINIMUM, E(b, MINIMUM, ALL))
-TABLE(b, BAND, E(b, BAND, INTB))
-TABLE(b, BOR, E(b, BOR, INTB))
-TABLE(b, BXOR, E(b, BXOR, INTB))
-TABLE(b, SHL, E(b, SHL, EW_INTS))
-TABLE(b, SHR, E(b, SHR, EW_INTS))
-TABLE(bb, EQ, E(bb, EQ, ALL))
-TABLE(bb, NE, E(bb, NE, ALL))
-TABLE(bb, LT, E(bb, LT, ALL))
-TABLE(bb, LE, E(bb, LE, ALL))
-TABLE(bb, GT, E(bb, GT, ALL))
-TABLE(bb, GE, E(bb, GE, ALL))
-TABLE(bb, LAND, E(bb, LAND, ALL))
-TABLE(bb, LOR, E(bb, LOR, ALL))
-TABLE(bb, LXOR, E(bb, LXOR, ALL))
-TABLE(ub, LNOT, E(ub, LNOT, ALL))
-TABLE(ub, ISNAN, E(ub, ISNAN, ALL))
-TABLE(ub, ISINF, E(ub, ISINF, ALL))
-TABLE(ub, ISFINITE, E(ub, ISFINITE, ALL))
-TABLE(u, BNOT, E(u, BNOT, INTB))
-TABLE(u, NEG, E(u, NEG, NUMS))
-TABLE(u, ABS, E(u, ABS, NUMS))
-TABLE(u, SIGN, E(u, SIGN, ALL))
-#define FLOAT_TABLE(F) TABLE(u, F, E(u, F, EW_FLOATS))
-FLOAT_TABLE(RECIPROCAL)
-FLOAT_TABLE(SQRT)
-FLOAT_TABLE(RSQRT)
-FLOAT_TABLE(EXP)
-FLOAT_TABLE(EXP2)
-FLOAT_TABLE(EXPM1)
-FLOAT_TABLE(LOG)
-FLOAT_TABLE(LOG2)
-FLOAT_TABLE(LOG10)
-FLOAT_TABLE(LOG1P)
-FLOAT_TABLE(SIN)
-FLOAT_TABLE(COS)
-FLOAT_TABLE(TAN)
-FLOAT_TABLE(ASIN)
-FLOAT_TABLE(ACOS)
-FLOAT_TABLE(ATAN)
-FLOAT_TABLE(SINH)
-FLOAT_TABLE(COSH)
-FLOAT_TABLE(TANH)
-FLOAT_TABLE(SIGMOID)
-FLOAT_TABLE(ROUND_DEC)
-FLOAT_TABLE(FRAC)
-FLOAT_TABLE(GELU)
-FLOAT_TABLE(SILU)
-FLOAT_TABLE(SOFTPLUS)
-FLOAT_TABLE(ELU)
-FLOAT_TABLE(LEAKY_RELU)
-FLOAT_TABLE(POW_SQUARE)
-FLOAT_TABLE(POW_CUBE)
-FLOAT_TABLE(POW_INV_SQUARE)
-TABLE(u, RELU, E(u, RELU, NUMS))
-TABLE(u, FLOOR, E(u, FLOOR, NUMS))
-TABLE(u, CEIL, E(u, CEIL, NUMS))
-TABLE(u, ROUND, E(u, ROUND, NUMS))
-TABLE(u, TRUNC, E(u, TRUNC, NUMS))
-TABLE(u, HARDTANH, E(u, HARDTANH, NUMS))
-TABLE(u, CLAMP, E(u, CLAMP, NUMS))
-TABLE(t, LERP, E(t, LERP, EW_FLOATS))
-TABLE(b, LERP_S, E(b, LERP_S, EW_FLOATS))
-TABLE(t, ADDCMUL, E(t, ADDCMUL, NUMS))
-TABLE(t, ADDCDIV, E(t, ADDCDIV, EW_FLOATS))
-TABLE(t, WHERE, E(t, WHERE, ALL))
-
-static const mt_loop_fn *family_table(int fam) {
-    switch (fam) {
-#define CASE(kind, F) \
-    case MT_F_##F: return tbl_##kind##_##F;
-        CASE(b, ADD) CASE(b, SUB) CASE(b, RSUB) CASE(b, MUL) CASE(b, DIV) CASE(b, DIV_TRUNC)
-        CASE(b, DIV_FLOOR) CASE(b, REMAINDER) CASE(b, FMOD) CASE(b, POW) CASE(b, ATAN2)
-        CASE(b, MAXIMUM) CASE(b, MINIMUM) CASE(b, BAND) CASE(b, BOR) CASE(b, BXOR) CASE(b, SHL)
-        CASE(b, SHR) CASE(bb, EQ) CASE(bb, NE) CASE(bb, LT) CASE(bb, LE) CASE(bb, GT) CASE(bb, GE)
-        CASE(bb, LAND) CASE(bb, LOR) CASE(bb, LXOR) CASE(ub, LNOT) CASE(ub, ISNAN) CASE(ub, ISINF)
-        CASE(ub, ISFINITE) CASE(u, BNOT) CASE(u, NEG) CASE(u, ABS) CASE(u, SIGN)
-        CASE(u, RECIPROCAL) CASE(u, SQRT) CASE(u, RSQRT) CASE(u, EXP) CASE(u, EXP2)
-        CASE(u, EXPM1) CASE(u, LOG) CASE(u, LOG2) CASE(u, LOG10) CASE(u, LOG1P) CASE(u, SIN)
-        CASE(u, COS) CASE(u, TAN) CASE(u, ASIN) CASE(u, ACOS) CASE(u, ATAN) CASE(u, SINH)
-        CASE(u, COSH) CASE(u, TANH) CASE(u, SIGMOID) CASE(u, RELU) CASE(u, FLOOR) CASE(u, CEIL)
-        CASE(u, ROUND) CASE(u, ROUND_DEC) CASE(u, TRUNC) CASE(u, FRAC) CASE(u, GELU)
-        CASE(u, SILU) CASE(u, SOFTPLUS) CASE(u, ELU) CASE(u, LEAKY_RELU) CASE(u, HARDTANH)
-        CASE(u, CLAMP) CASE(t, LERP) CASE(t, ADDCMUL) CASE(t, ADDCDIV) CASE(t, WHERE)
-#undef CASE
-    default: return NULL;
-    }
-}
+static const mt_loop_fn *(*loop_table)(int fam) = mt_cpu_ew_loops_base;
 
 /* ---- the generic kernel --------------------------------------------------------------------------- */
 
@@ -406,6 +49,38 @@ static void set_param(ew_ctx *ctx, int k, mt_value v) {
     }
 }
 
+/* The common case without the iterator: the result and every tensor input contiguous, of the
+ * same shape, already in the compute dtype; a scalar input is read with stride 0 from a local
+ * copy in that dtype. One call of the loop over all elements when it is small enough to stay
+ * on this thread. Returns whether it ran. */
+static bool run_direct(const mt_ew_desc *d, mt_value *args, int nin, mt_dtype ct, mt_tensor *out, mt_loop_fn fn,
+                       ew_ctx *ctx) {
+    if (out->numel >= MT_GRAIN_SIZE || !mt_tensor_is_contiguous(out) || d->family == MT_F_WHERE) return false;
+    char *dp[1 + MT_EW_MAX_IN];
+    int64_t st[1 + MT_EW_MAX_IN];
+    uint64_t scalars[MT_EW_MAX_IN];
+    dp[0] = mt_tensor_raw(out);
+    st[0] = (int64_t)mt_dtype_size((mt_dtype)out->dtype);
+    for (int i = 0; i < nin; i++) {
+        mt_value v = args[i];
+        if (v.tag == MT_V_TENSOR) {
+            mt_tensor *t = v.t;
+            if (t->dtype != ct || t->numel != out->numel || !mt_tensor_is_contiguous(t)) return false;
+            if (t->ndim != out->ndim || memcmp(t->sizes, out->sizes, sizeof(int64_t) * (size_t)out->ndim) != 0)
+                return false;
+            dp[1 + i] = mt_tensor_raw(t);
+            st[1 + i] = (int64_t)mt_dtype_size(ct);
+        } else {
+            if (v.tag == MT_V_DOUBLE) mt_store_double(&scalars[i], ct, v.d);
+            else mt_store_int64(&scalars[i], ct, mt_scalar_int(v));
+            dp[1 + i] = (char *)&scalars[i];
+            st[1 + i] = 0;
+        }
+    }
+    fn(dp, st, out->numel, ctx);
+    return true;
+}
+
 /* Which loop computes a call: the op's family, refined by its arguments. */
 static int pick_family(const mt_ew_desc *d, mt_value *args, const mt_ew_types *ty, int *nin) {
     int fam = d->family;
@@ -433,19 +108,6 @@ static int pick_family(const mt_ew_desc *d, mt_value *args, const mt_ew_types *t
     return fam;
 }
 
-static const mt_loop_fn *loop_table(int fam) {
-    switch (fam) {
-    case -MT_F_ADD: return tbl_b_ADD_ALPHA;
-    case -MT_F_SUB: return tbl_b_SUB_ALPHA;
-    case -MT_F_RSUB: return tbl_b_RSUB_ALPHA;
-    case -MT_F_LERP: return tbl_b_LERP_S;
-    case -'2': return tbl_u_POW_SQUARE;
-    case -'3': return tbl_u_POW_CUBE;
-    case -'i': return tbl_u_POW_INV_SQUARE;
-    default: return family_table(fam);
-    }
-}
-
 int mt_cpu_ew_impl(mt_call *c, mt_value *args, mt_value *rets) {
     const mt_ew_desc *d = mt_ew_desc_of(c->op->id);
     mt_ew_types ty;
@@ -467,6 +129,10 @@ int mt_cpu_ew_impl(mt_call *c, mt_value *args, mt_value *rets) {
     /* operands: the result (in the dtype the loop writes), then the inputs in the compute dtype */
     bool bool_out = d->rule == MT_EW_BOOL;
     mt_dtype loop_out = bool_out ? MT_BOOL : ty.compute;
+    if (out->dtype == loop_out && run_direct(d, args, nin, ty.compute, out, fn, &ctx)) {
+        if (atomic_load(&ctx.zerodiv)) return mt_error(MT_ERR_RUNTIME, "ZeroDivisionError");
+        return 0;
+    }
     mt_tensor *ops[1 + MT_EW_MAX_IN] = {0};
     int nops = 1, status = -1;
     ops[0] = out;
@@ -495,6 +161,8 @@ done:
 }
 
 void mt_cpu_ew_register(void) {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) loop_table = mt_cpu_ew_loops_avx2;
     for (int op = 0; op < MT_NUM_OPS; op++)
         if (mt_ew_desc_of(op)) mt_disp_impl(op, MT_KEY_CPU, mt_cpu_ew_impl);
 }

@@ -122,8 +122,53 @@ void mt_iter_run_range(const mt_iter *it, int64_t begin, int64_t end, mt_loop_fn
     }
 }
 
+/* Two dims where some operand runs along the outer one in memory (a transposed input): walk
+ * them in square tiles, so the lines each operand touches stay in cache across the tile. */
+#define TILE 128
+
+static bool wants_tiles(const mt_iter *it) {
+    if (it->ndim != 2 || it->shape[0] < 2 * TILE || it->shape[1] < 2 * TILE) return false;
+    for (int op = 0; op < it->nops; op++) {
+        int64_t s0 = it->strides[0][op], s1 = it->strides[1][op];
+        if (s0 < 0) s0 = -s0;
+        if (s1 < 0) s1 = -s1;
+        if (s1 != 0 && s0 > s1) return true;
+    }
+    return false;
+}
+
+static void run_tiles(const mt_iter *it, int64_t j_begin, int64_t j_end, mt_loop_fn fn, void *ctx) {
+    int nops = it->nops;
+    char *ptrs[MT_ITER_MAXOPS];
+    for (int64_t jb = j_begin; jb < j_end; jb += TILE) {
+        int64_t je = jb + TILE < j_end ? jb + TILE : j_end;
+        for (int64_t ib = 0; ib < it->shape[0]; ib += TILE) {
+            int64_t n = ib + TILE < it->shape[0] ? TILE : it->shape[0] - ib;
+            for (int64_t j = jb; j < je; j++) {
+                for (int op = 0; op < nops; op++)
+                    ptrs[op] = it->data[op] + ib * it->strides[0][op] + j * it->strides[1][op];
+                fn(ptrs, it->strides[0], n, ctx);
+            }
+        }
+    }
+}
+
 void mt_iter_run(const mt_iter *it, mt_loop_fn fn, void *ctx) {
     int nt = mt_threads_for(it->numel);
+    if (wants_tiles(it)) {
+        if (nt <= 1) {
+            run_tiles(it, 0, it->shape[1], fn, ctx);
+            return;
+        }
+#pragma omp parallel num_threads(nt)
+        {
+            int t = omp_get_thread_num(), n = omp_get_num_threads();
+            int64_t rows = it->shape[1], chunk = (rows + n - 1) / n, begin = t * chunk;
+            int64_t end = begin + chunk < rows ? begin + chunk : rows;
+            run_tiles(it, begin, end, fn, ctx);
+        }
+        return;
+    }
     if (nt <= 1) {
         mt_iter_run_range(it, 0, it->numel, fn, ctx);
         return;

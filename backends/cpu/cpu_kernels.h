@@ -35,6 +35,7 @@ void mt_cpu_index_register(void);
 void mt_cpu_adv_index_register(void);
 void mt_cpu_random_register(void);
 void mt_cpu_blas_register(void);
+void mt_cpu_reduce_select(void); /* the reduction loops the CPU can run */
 
 void mt_cpu_register(void);
 

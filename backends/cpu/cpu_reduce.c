@@ -7,6 +7,7 @@
  * extrema accumulate whole rows into K running values (one pass, vectorized); otherwise one
  * copy permutes and converts it. */
 #include "cpu_kernels.h"
+#include "cpu_reduce_loops.h"
 #include "mt_parallel.h"
 #include "reduce.h"
 
@@ -16,31 +17,16 @@
 
 /* ---- row kernels ------------------------------------------------------------------------------ */
 
-/* float sums: 16 running partials over blocks, blocks added in double (accurate and vectorized) */
-static double sum_f32(const float *x, int64_t n) {
-    double total = 0;
-    for (int64_t b = 0; b < n; b += 4096) {
-        int64_t e = b + 4096 < n ? b + 4096 : n, i = b;
-        float acc[16] = {0};
-        for (; i + 16 <= e; i += 16)
-            for (int j = 0; j < 16; j++) acc[j] += x[i + j];
-        float s = 0;
-        for (int j = 0; j < 16; j++) s += acc[j];
-        for (; i < e; i++) s += x[i];
-        total += s;
-    }
-    return total;
+/* the contiguous inner loops, in the build the CPU can run (mt_cpu_reduce_select) */
+static const mt_reduce_loops *L = &mt_reduce_loops_base;
+
+void mt_cpu_reduce_select(void) {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) L = &mt_reduce_loops_avx2;
 }
 
-static double sum_f64(const double *x, int64_t n) {
-    double acc[8] = {0}, s = 0;
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int j = 0; j < 8; j++) acc[j] += x[i + j];
-    for (int j = 0; j < 8; j++) s += acc[j];
-    for (; i < n; i++) s += x[i];
-    return s;
-}
+static double sum_f32(const float *x, int64_t n) { return L->sum_f32(x, n); }
+static double sum_f64(const double *x, int64_t n) { return L->sum_f64(x, n); }
 
 static int64_t sum_i64(const int64_t *x, int64_t n) {
     uint64_t s = 0; /* wraps like PyTorch's int64 sum */
@@ -197,13 +183,17 @@ static void reduce_row(const mt_red *r, mt_dtype ct, const char *row, int64_t R,
         return;
     case MT_R_MAX:
     case MT_R_ARGMAX:
-        if (ct == MT_FLOAT32) *(float *)val = max_f32(ROW(float), R, idx);
+        if (!idx && ct == MT_FLOAT32) *(float *)val = L->amax_f32(ROW(float), R);
+        else if (!idx && ct == MT_FLOAT64) *(double *)val = L->amax_f64(ROW(double), R);
+        else if (ct == MT_FLOAT32) *(float *)val = max_f32(ROW(float), R, idx);
         else if (ct == MT_FLOAT64) *(double *)val = max_f64(ROW(double), R, idx);
         else *(int64_t *)val = max_i64(ROW(int64_t), R, idx);
         return;
     case MT_R_MIN:
     case MT_R_ARGMIN:
-        if (ct == MT_FLOAT32) *(float *)val = min_f32(ROW(float), R, idx);
+        if (!idx && ct == MT_FLOAT32) *(float *)val = L->amin_f32(ROW(float), R);
+        else if (!idx && ct == MT_FLOAT64) *(double *)val = L->amin_f64(ROW(double), R);
+        else if (ct == MT_FLOAT32) *(float *)val = min_f32(ROW(float), R, idx);
         else if (ct == MT_FLOAT64) *(double *)val = min_f64(ROW(double), R, idx);
         else *(int64_t *)val = min_i64(ROW(int64_t), R, idx);
         return;
@@ -255,11 +245,14 @@ static void reduce_columns(const mt_red *r, mt_dtype ct, const char *src, int64_
             const float *x = (const float *)src;
             if (!acc) return;
             for (int64_t k = 0; k < K; k++) acc[k] = 0;
-            for (int64_t i = 0; i < R; i++)
-                for (int64_t k = 0; k < K; k++) acc[k] += x[i * K + k];
+            L->cols_sum_f32(x, K, R, acc);
             for (int64_t k = 0; k < K; k++) ((float *)vals)[k] = (float)acc[k];
             free(acc);
-        } else if (ct == MT_FLOAT64) COLS(double, 0, a + v);
+        } else if (ct == MT_FLOAT64) {
+            double *acc = (double *)vals;
+            for (int64_t k = 0; k < K; k++) acc[k] = 0;
+            L->cols_sum_f64((const double *)src, K, R, acc);
+        }
         else COLS(int64_t, 0, (int64_t)((uint64_t)a + (uint64_t)v));
         if (r->kind == MT_R_MEAN) {
             for (int64_t k = 0; k < K; k++) {
@@ -300,7 +293,10 @@ int mt_cpu_reduce_impl(mt_call *c, mt_value *args, mt_value *rets) {
     int64_t K = rw.K, R = rw.R;
     mt_dtype val_dt = (r.kind == MT_R_ALL || r.kind == MT_R_ANY || r.kind == MT_R_ARGMAX || r.kind == MT_R_ARGMIN)
                           ? MT_INT64 : ct;
-    mt_tensor *vals = mt_tensor_empty(1, &K, val_dt, MT_CPU);
+    /* the values go straight into the result when it is contiguous in their dtype */
+    mt_tensor *out = rets[0].t;
+    bool direct = out->dtype == val_dt && mt_tensor_is_contiguous(out);
+    mt_tensor *vals = direct ? (mt_tensor_incref(out), out) : mt_tensor_empty(1, &K, val_dt, MT_CPU);
     mt_tensor *idx = NULL, *means = NULL;
     int status = -1;
     if (!vals) goto done;
@@ -315,7 +311,8 @@ int mt_cpu_reduce_impl(mt_call *c, mt_value *args, mt_value *rets) {
         bool arg = r.kind == MT_R_ARGMAX || r.kind == MT_R_ARGMIN;
         int64_t *ip = idx ? (int64_t *)mt_tensor_raw(idx) : NULL;
         double *mp = means ? (double *)mt_tensor_raw(means) : NULL;
-#pragma omp parallel for num_threads(K > 1 ? mt_threads_for(K * R) : 1) schedule(static)
+        int nt = K > 1 ? mt_threads_for(K * R) : 1;
+#pragma omp parallel for if (nt > 1) num_threads(nt) schedule(static)
         for (int64_t k = 0; k < K; k++) {
             int64_t bi = 0;
             char tmp[8];
@@ -326,19 +323,20 @@ int mt_cpu_reduce_impl(mt_call *c, mt_value *args, mt_value *rets) {
                 mt_store_double(dst, val_dt, v);
                 if (mp) mp[k] = NAN;
             } else {
-                reduce_row(&r, ct, src + k * R * (int64_t)isz, R, dst, &bi, mp ? &mp[k] : NULL);
+                reduce_row(&r, ct, src + k * R * (int64_t)isz, R, dst, arg || ip ? &bi : NULL, mp ? &mp[k] : NULL);
             }
             if (arg) ((int64_t *)vp)[k] = bi;
             if (ip) ip[k] = bi;
         }
     }
     /* results: written (and converted) into the allocated outputs */
-    mt_tensor *out = rets[0].t;
-    mt_tensor flat = *out; /* the contiguous result seen as K values */
-    flat.ndim = 1;
-    flat.sizes[0] = K;
-    flat.strides[0] = 1;
-    mt_cpu_copy(&flat, vals);
+    if (!direct) {
+        mt_tensor flat = *out; /* the contiguous result seen as K values */
+        flat.ndim = 1;
+        flat.sizes[0] = K;
+        flat.strides[0] = 1;
+        mt_cpu_copy(&flat, vals);
+    }
     if (idx) {
         mt_tensor fi = *rets[1].t;
         fi.ndim = 1;

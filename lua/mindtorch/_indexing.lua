@@ -130,13 +130,11 @@ return function(torch)
     invalid_entry(key)
   end
 
+  local index_view = torch._index_view -- numbers, ranges, ":" and "...": one view, in C
+
   function Index.get(t, key)
-    if math.type(key) == "integer" then
-      if t:dim() == 0 then
-        fail("invalid index of a 0-dim tensor. Use `tensor:item()` to convert a 0-dim tensor to a number")
-      end
-      return t:select(1, position(key, 1, t:size(1)))
-    end
+    local v = index_view(t, key)
+    if v ~= nil then return v end
     if is_tensor(key) and key.dtype == torch.bool and key:dim() > 0 and key:dim() == t:dim() then
       local same = true
       for i = 1, t:dim() do same = same and key:size(i) == t:size(i) end
@@ -155,10 +153,9 @@ return function(torch)
   end
 
   function Index.set(t, key, value)
-    if math.type(key) == "integer" then
-      if t:dim() == 0 then fail("invalid index of a 0-dim tensor") end
-      return write(t:select(1, position(key, 1, t:size(1))), value)
-    end
+    if math.type(key) == "integer" and t:dim() == 0 then fail("invalid index of a 0-dim tensor") end
+    local v = index_view(t, key)
+    if v ~= nil then return write(v, value) end
     if is_tensor(key) and is_mask(key) and (not is_tensor(value) or value:numel() == 1) then
       -- a mask with one value fills, converting the value (PyTorch's masked_fill_ path)
       local m = key.dtype == torch.bool and key or key:to(torch.bool)

@@ -43,10 +43,11 @@ function Tensor:npu(index) return self:to(index and ("npu:" .. index) or "npu") 
 -- exactly as in Python's reflected operators. Comparisons are methods (x:lt(y)): Lua forces
 -- <, <= and == to return one boolean.
 local is_tensor, wrap = torch.is_tensor, torch._wrap_number
-tensor_mt.__add = function(a, b) if is_tensor(a) then return torch.add(a, b) end return torch.add(b, a) end
-tensor_mt.__sub = function(a, b) if is_tensor(a) then return torch.sub(a, b) end return torch.rsub(b, a) end
-tensor_mt.__mul = function(a, b) if is_tensor(a) then return torch.mul(a, b) end return torch.mul(b, a) end
-tensor_mt.__div = function(a, b) if is_tensor(a) then return torch.div(a, b) end return torch.reciprocal(b) * a end
+-- the common operators call their op from C; the Lua function serves a number on the left
+tensor_mt.__add = torch._operator("add", true)
+tensor_mt.__sub = torch._operator("sub", false, function(a, b) return torch.rsub(b, a) end)
+tensor_mt.__mul = torch._operator("mul", true)
+tensor_mt.__div = torch._operator("div", false, function(a, b) return torch.reciprocal(b) * a end)
 tensor_mt.__mod = function(a, b) if is_tensor(a) then return torch.remainder(a, b) end return torch.remainder(a, b) end
 tensor_mt.__pow = function(a, b) return torch.pow(a, b) end
 tensor_mt.__idiv = function(a, b)

@@ -18,9 +18,20 @@
 #define LMT_TSTORAGE "mindtorch.TypedStorage"
 #define LMT_SIZE "mindtorch.Size"
 
+/* A tensor's userdata. The magic word identifies it in one read (no metatable lookup): Lua
+ * code cannot write a full userdata's bytes, and other C modules' userdata of this size would
+ * have to hold this exact 64-bit value. */
+#define LMT_BOX_MAGIC 0x6d74746e73722131ULL /* "mttnsr!1" */
 typedef struct lmt_box {
+    uint64_t magic;
     mt_tensor *t; /* owned reference; NULL once released by <close> */
 } lmt_box;
+
+static inline mt_tensor *lmt_box_tensor(lua_State *L, int idx) {
+    lmt_box *b = lua_touserdata(L, idx);
+    if (!b || lua_rawlen(L, idx) != sizeof(lmt_box) || b->magic != LMT_BOX_MAGIC) return NULL;
+    return b->t;
+}
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 /* Raise the core's pending error as a Lua error (never returns). */
@@ -64,6 +75,9 @@ void lmt_open_ops(lua_State *L);     /* every op declared with a function varian
 void lmt_open_creation(lua_State *L);
 void lmt_open_misc(lua_State *L);
 void lmt_open_generator(lua_State *L); /* torch.Generator, manual_seed, ... */
+void lmt_open_index(lua_State *L);
+/* Keep freed small blocks of the state's allocator for reuse (lmt_alloc.c). */
+void lmt_install_alloc_cache(lua_State *L);     /* torch._index_view (x[{...}] without tensors) */
 
 /* The registry table of the mindtorch module (holds metatables, caches). */
 void lmt_push_registry(lua_State *L, const char *field);

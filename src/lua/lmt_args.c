@@ -16,11 +16,19 @@
 #define MAX_OVERLOADS 8
 #define MAX_ARGS 16
 
+/* How Lua arguments map to one overload's parameters, worked out once per closure. */
+typedef struct arg_plan {
+    int8_t self_index; /* the parameter a method's receiver fills (-1 for functions) */
+    int8_t npos;       /* positional parameters (after the receiver) */
+    int8_t pos[MAX_ARGS];
+} arg_plan;
+
 typedef struct lmt_opset {
     const char *name;
     bool method;
     int n;
     const mt_op *ops[MAX_OVERLOADS];
+    arg_plan plans[MAX_OVERLOADS];
 } lmt_opset;
 
 /* Memory that lives for one call: short lists on the C stack, long ones in Lua userdata. */
@@ -57,20 +65,12 @@ typedef struct mismatch {
     int arg;       /* schema index */
     int position;  /* 1-based Lua position (0 for keywords) */
     int element;   /* 1-based list element */
-    char got[48];  /* Lua type of the value */
+    const char *got; /* Lua type of the value (a static string) */
     char key[64];  /* keyword */
     int count, given;
 } mismatch;
 
-/* Inside an op closure, upvalue 2 is the Tensor metatable: checking a tensor argument is one
- * metatable comparison, with no registry lookup. */
-static mt_tensor *arg_tensor(lua_State *L, int idx) {
-    lmt_box *b = lua_touserdata(L, idx);
-    if (!b || !lua_getmetatable(L, idx)) return NULL;
-    bool ok = lua_rawequal(L, -1, lua_upvalueindex(2));
-    lua_pop(L, 1);
-    return ok ? b->t : NULL;
-}
+static mt_tensor *arg_tensor(lua_State *L, int idx) { return lmt_box_tensor(L, idx); }
 
 /* ---- type names -------------------------------------------------------------------------------- */
 
@@ -174,7 +174,7 @@ static int conv_intlist(lua_State *L, int idx, const mt_arg *a, mt_value *out, s
     for (lua_Integer i = 1; i <= n; i++) {
         lua_geti(L, idx, i);
         if (lmt_to_int(L, -1, &buf[i - 1])) {
-            snprintf(mm->got, sizeof mm->got, "%s", lua_value_type(L, -1));
+            mm->got = lua_value_type(L, -1);
             mm->kind = M_ELEMENT;
             mm->element = (int)i;
             lua_pop(L, 1);
@@ -197,7 +197,7 @@ static int conv_tensorlist(lua_State *L, int idx, mt_value *out, scratch *sc, mi
         bool none = lua_geti(L, idx, i) == LUA_TBOOLEAN && !lua_toboolean(L, -1) && allow_none;
         mt_tensor *t = none ? NULL : arg_tensor(L, -1);
         if (!t && !none) {
-            snprintf(mm->got, sizeof mm->got, "%s", lua_value_type(L, -1));
+            mm->got = lua_value_type(L, -1);
             mm->kind = M_ELEMENT;
             mm->element = (int)i;
             lua_pop(L, 1);
@@ -414,17 +414,17 @@ static bool binding_key(const mt_schema *s, const char *k) {
 
 /* Parse Lua args [first, last] (+ options table `opts`, 0 if none) for op. 0 ok, -1 mismatch,
  * -2 hard error. */
-static int parse(lua_State *L, const mt_op *op, bool method, int first, int last, int opts,
+static int parse(lua_State *L, const mt_op *op, const arg_plan *plan, bool method, int first, int last, int opts,
                  mt_value *args, scratch *sc, mismatch *mm) {
     const mt_schema *s = op->schema;
     bool given[MAX_ARGS] = {0};
-    int self_index = -1;
-    memset(mm, 0, sizeof *mm);
+    int self_index = plan->self_index;
+    mm->kind = M_NONE;
+    mm->arg = mm->position = mm->element = mm->count = mm->given = 0;
+    mm->got = NULL;
+    mm->key[0] = 0;
     if (s->nargs > MAX_ARGS) return mt_error(MT_ERR_RUNTIME, "too many schema arguments"), -2;
     if (method) { /* Lua arg `first` is the argument named self (where's is not the first) */
-        self_index = 0;
-        for (int i = 0; i < s->nargs; i++)
-            if (strcmp(s->args[i].name, "self") == 0) self_index = i;
         mt_tensor *t = arg_tensor(L, first);
         if (!t || s->nargs == 0 || s->args[self_index].type != MT_A_TENSOR) {
             mm->kind = M_TYPE;
@@ -436,9 +436,8 @@ static int parse(lua_State *L, const mt_op *op, bool method, int first, int last
         first++;
     }
     /* positional parameters */
-    int npos = 0, pos_params[MAX_ARGS];
-    for (int i = 0; i < s->nargs; i++)
-        if (!s->args[i].kwonly && i != self_index) pos_params[npos++] = i;
+    int npos = plan->npos;
+    const int8_t *pos_params = plan->pos;
     int nlua = last - first + 1;
     bool varargs = npos == 1 && (s->args[pos_params[0]].type == MT_A_INTLIST ||
                                  s->args[pos_params[0]].type == MT_A_DIMLIST) &&
@@ -472,7 +471,7 @@ static int parse(lua_State *L, const mt_op *op, bool method, int first, int last
                 mm->kind = M_ELEMENT;
                 mm->arg = pos_params[0];
                 mm->element = i + 1;
-                snprintf(mm->got, sizeof mm->got, "%s", lua_value_type(L, first + i));
+                mm->got = lua_value_type(L, first + i);
                 return -1;
             }
             if (a->type == MT_A_DIMLIST) buf[i] = from_user_index(buf[i]);
@@ -494,7 +493,7 @@ static int parse(lua_State *L, const mt_op *op, bool method, int first, int last
                 if (mm->kind == M_NONE) mm->kind = M_TYPE;
                 mm->arg = ai;
                 mm->position = i + 1;
-                if (mm->got[0] == 0) snprintf(mm->got, sizeof mm->got, "%s", lua_value_type(L, first + i));
+                if (!mm->got) mm->got = lua_value_type(L, first + i);
                 return r;
             }
             given[ai] = true;
@@ -534,7 +533,7 @@ static int parse(lua_State *L, const mt_op *op, bool method, int first, int last
                 if (mm->kind == M_NONE) mm->kind = M_TYPE;
                 mm->arg = ai;
                 mm->position = 0;
-                if (mm->got[0] == 0) snprintf(mm->got, sizeof mm->got, "%s", lua_value_type(L, -1));
+                if (!mm->got) mm->got = lua_value_type(L, -1);
                 lua_pop(L, 2);
                 return r;
             }
@@ -810,7 +809,7 @@ static int call_set(lua_State *L, const lmt_opset *set, int first) {
     for (int i = 0; i < set->n; i++) {
         const mt_op *op = set->ops[i];
         sc.nints = sc.ntl = sc.nowned = sc.nanchored = 0;
-        int r = parse(L, op, set->method, first, last, opts, args, &sc, &mms[i]);
+        int r = parse(L, op, &set->plans[i], set->method, first, last, opts, args, &sc, &mms[i]);
         if (r == -2) {
             scratch_release(&sc);
             return lmt_error(L);
@@ -835,6 +834,39 @@ static int call_set(lua_State *L, const lmt_opset *set, int first) {
 static int op_closure(lua_State *L) {
     const lmt_opset *set = lua_touserdata(L, lua_upvalueindex(1));
     return call_set(L, set, 1);
+}
+
+static lmt_opset *new_opset(lua_State *L, const char *name, bool method);
+
+/* A Lua operator metamethod (__add ...) calling an op's function variant directly.
+ * upvalue 1: the op set; 2: true when the op commutes (number + tensor swaps its operands);
+ * 3: a Lua function for a number on the left of a non-commuting op (reflected operators). */
+static int operator_closure(lua_State *L) {
+    lua_settop(L, 2);
+    if (!lmt_box_tensor(L, 1)) {
+        if (lua_toboolean(L, lua_upvalueindex(2))) {
+            lua_rotate(L, 1, 1);
+        } else {
+            lua_pushvalue(L, lua_upvalueindex(3));
+            lua_insert(L, 1);
+            lua_call(L, 2, 1);
+            return 1;
+        }
+    }
+    const lmt_opset *set = lua_touserdata(L, lua_upvalueindex(1));
+    return call_set(L, set, 1);
+}
+
+/* torch._operator(name, commutes, reflected): the metamethod for a binary operator */
+static int make_operator(lua_State *L) {
+    const char *name = luaL_checkstring(L, 1);
+    bool commutes = lua_toboolean(L, 2);
+    lmt_opset *set = new_opset(L, name, false);
+    if (set->n == 0) return luaL_error(L, "no op %s", name);
+    lua_pushboolean(L, commutes);
+    lua_pushvalue(L, 3);
+    lua_pushcclosure(L, operator_closure, 3);
+    return 1;
 }
 
 /* whether `a` takes a Scalar at a position where `b` takes a Tensor */
@@ -867,6 +899,19 @@ static lmt_opset *new_opset(lua_State *L, const char *name, bool method) {
         set->n++;
         set->name = all[i]->schema->name;
     }
+    for (int i = 0; i < set->n; i++) { /* the argument plans, in the final order */
+        const mt_schema *s = set->ops[i]->schema;
+        arg_plan *p = &set->plans[i];
+        p->self_index = -1;
+        if (method) {
+            p->self_index = 0;
+            for (int k = 0; k < s->nargs; k++)
+                if (strcmp(s->args[k].name, "self") == 0) p->self_index = (int8_t)k;
+        }
+        p->npos = 0;
+        for (int k = 0; k < s->nargs && k < MAX_ARGS; k++)
+            if (!s->args[k].kwonly && k != p->self_index) p->pos[p->npos++] = (int8_t)k;
+    }
     return set;
 }
 
@@ -884,6 +929,8 @@ void lmt_push_op_function(lua_State *L, const char *name, bool method) {
 /* torch.<name> for function variants and torch.Tensor.<name> for methods, for every op */
 void lmt_open_ops(lua_State *L) {
     /* stack: module table */
+    lua_pushcfunction(L, make_operator);
+    lua_setfield(L, -2, "_operator");
     lmt_push_registry(L, "Tensor");
     int n = mt_ops_count();
     for (int i = 0; i < n; i++) {

@@ -4,6 +4,7 @@
 
 MT_API int mt_lua_open(lua_State *L) {
     if (mt_init()) return lmt_error(L);
+    lmt_install_alloc_cache(L);
     /* registry.mindtorch: what the binding's C functions share (dtypes, torch.Tensor) */
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "mindtorch");
@@ -15,6 +16,7 @@ MT_API int mt_lua_open(lua_State *L) {
     lmt_open_creation(L);
     lmt_open_misc(L);
     lmt_open_generator(L);
+    lmt_open_index(L);
     lmt_open_ops(L);
     lua_pushstring(L, MT_VERSION);
     lua_setfield(L, -2, "__version__");

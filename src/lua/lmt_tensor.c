@@ -46,29 +46,39 @@ void lmt_gc_hint(lua_State *L) {
  * matters by the callers: an op that returns one of its arguments gives back that argument's
  * Lua value (lmt_args.c), and fields such as x.grad cache their userdata. */
 void lmt_push_tensor(lua_State *L, mt_tensor *t) {
-    lmt_box *b = lua_newuserdatauv(L, sizeof *b, 1);
+    lmt_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+    b->magic = LMT_BOX_MAGIC;
     b->t = t;
     lua_rawgetp(L, LUA_REGISTRYINDEX, &tensor_mt_key);
     lua_setmetatable(L, -2);
 }
 
-mt_tensor *lmt_to_tensor(lua_State *L, int idx) {
-    lmt_box *b = lua_touserdata(L, idx);
-    if (!b || !lua_getmetatable(L, idx)) return NULL;
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &tensor_mt_key);
-    bool ok = lua_rawequal(L, -1, -2);
-    lua_pop(L, 2);
-    return ok ? b->t : NULL;
-}
+mt_tensor *lmt_to_tensor(lua_State *L, int idx) { return lmt_box_tensor(L, idx); }
 
 mt_tensor *lmt_check_tensor(lua_State *L, int idx) {
     lmt_box *b = lua_touserdata(L, idx);
-    if (!b || !lmt_to_tensor(L, idx)) {
-        if (!b || !luaL_testudata(L, idx, LMT_TENSOR))
-            lmt_errorf(L, "expected a Tensor, got %s", luaL_typename(L, idx));
-    }
+    if (!b || lua_rawlen(L, idx) != sizeof(lmt_box) || b->magic != LMT_BOX_MAGIC)
+        lmt_errorf(L, "expected a Tensor, got %s", luaL_typename(L, idx));
     if (!b->t) lmt_errorf(L, "this tensor was released by <close> and can no longer be used");
     return b->t;
+}
+
+/* user attributes (x.note = ...) live in a registry table keyed weakly by the userdata, so
+ * tensors without any need no user value */
+static void push_attributes(lua_State *L, int idx, bool create) {
+    idx = lua_absindex(L, idx);
+    lmt_push_registry(L, "attributes");
+    lua_pushvalue(L, idx);
+    if (lua_rawget(L, -2) == LUA_TTABLE || !create) {
+        lua_remove(L, -2);
+        return;
+    }
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, idx);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, -4);
+    lua_remove(L, -2);
 }
 
 static int tensor_gc(lua_State *L) {
@@ -376,7 +386,8 @@ static int tensor_index(lua_State *L) {
             return 1;
         }
         lua_pop(L, 1);
-        if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {
+        push_attributes(L, 1, false);
+        if (lua_type(L, -1) == LUA_TTABLE) {
             lua_pushvalue(L, 2);
             lua_rawget(L, -2);
             return 1;
@@ -410,12 +421,7 @@ static int tensor_newindex(lua_State *L) {
             return 0;
         }
         lua_pop(L, 1);
-        if (lua_getiuservalue(L, 1, 1) != LUA_TTABLE) {
-            lua_pop(L, 1);
-            lua_newtable(L);
-            lua_pushvalue(L, -1);
-            lua_setiuservalue(L, 1, 1);
-        }
+        push_attributes(L, 1, true);
         lua_pushvalue(L, 2);
         lua_pushvalue(L, 3);
         lua_rawset(L, -3);
@@ -445,6 +451,15 @@ static int is_tensor(lua_State *L) {
 }
 
 void lmt_open_tensor(lua_State *L) {
+    /* registry.mindtorch.attributes: userdata -> user attributes, weak keys */
+    lmt_push_registry(L, NULL);
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushstring(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, -2, "attributes");
+    lua_pop(L, 1);
     /* torch.Tensor: the methods table; ops and the Lua front add to it */
     lua_newtable(L);
     static const luaL_Reg methods[] = {

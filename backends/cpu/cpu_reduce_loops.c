@@ -1,0 +1,114 @@
+/* cpu_reduce_loops.c: the reductions' inner loops (cpu_reduce_loops.h). Compiled as is and,
+ * through cpu_reduce_loops_avx2.c, with AVX2 and FMA; the partial sums are laid out so the
+ * compiler keeps them in vector registers. */
+#include "cpu_reduce_loops.h"
+
+#include <math.h>
+#include <stdbool.h>
+
+#ifndef MT_REDUCE_LOOPS
+#define MT_REDUCE_LOOPS mt_reduce_loops_base
+#endif
+
+/* Vectors of GCC's vector extension: the AVX2 build maps them to ymm registers, the other one
+ * to pairs of xmm registers; either way lane j of a vector is partial j, in the same order. */
+typedef float v8f __attribute__((vector_size(32), aligned(4)));
+typedef double v4d __attribute__((vector_size(32), aligned(8)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+typedef int64_t v4l __attribute__((vector_size(32)));
+
+/* float sums: 32 running partials over blocks of 4096, blocks added in double */
+static double sum_f32(const float *x, int64_t n) {
+    double total = 0;
+    for (int64_t b = 0; b < n; b += 4096) {
+        int64_t e = b + 4096 < n ? b + 4096 : n, i = b;
+        v8f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+        for (; i + 32 <= e; i += 32) {
+            a0 += *(const v8f *)(x + i);
+            a1 += *(const v8f *)(x + i + 8);
+            a2 += *(const v8f *)(x + i + 16);
+            a3 += *(const v8f *)(x + i + 24);
+        }
+        v8f a = (a0 + a1) + (a2 + a3);
+        float s = 0;
+        for (int j = 0; j < 8; j++) s += a[j];
+        for (; i < e; i++) s += x[i];
+        total += s;
+    }
+    return total;
+}
+
+static double sum_f64(const double *x, int64_t n) {
+    v4d a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        a0 += *(const v4d *)(x + i);
+        a1 += *(const v4d *)(x + i + 4);
+        a2 += *(const v4d *)(x + i + 8);
+        a3 += *(const v4d *)(x + i + 12);
+    }
+    v4d a = (a0 + a1) + (a2 + a3);
+    double s = 0;
+    for (int j = 0; j < 4; j++) s += a[j];
+    for (; i < n; i++) s += x[i];
+    return s;
+}
+
+/* extrema without an index: lane-wise extremes and a NaN flag; a zero result is settled by a
+ * scan in order, so -0.0 and 0.0 ties resolve as the first one met, as the indexed loop does */
+#define EXTREME(T, VT, MT, W, NAME, CMP, INIT)                                                     \
+    static T NAME(const T *x, int64_t n) {                                                         \
+        VT best = {0};                                                                             \
+        MT nan = {0};                                                                              \
+        for (int j = 0; j < W; j++) best[j] = INIT;                                                \
+        int64_t i = 0;                                                                             \
+        VT best2 = best;                                                                           \
+        for (; i + 2 * W <= n; i += 2 * W) {                                                       \
+            VT v = *(const VT *)(x + i), u = *(const VT *)(x + i + W);                             \
+            nan |= (v != v) | (u != u);                                                            \
+            MT take = v CMP best, take2 = u CMP best2;                                             \
+            best = (VT)(((MT)v & take) | ((MT)best & ~take));                                      \
+            best2 = (VT)(((MT)u & take2) | ((MT)best2 & ~take2));                                  \
+        }                                                                                          \
+        MT take = best2 CMP best;                                                                  \
+        best = (VT)(((MT)best2 & take) | ((MT)best & ~take));                                      \
+        T r = INIT;                                                                                \
+        bool any_nan = false;                                                                      \
+        for (int j = 0; j < W; j++) {                                                              \
+            r = best[j] CMP r ? best[j] : r;                                                       \
+            any_nan |= nan[j] != 0;                                                                \
+        }                                                                                          \
+        for (; i < n; i++) {                                                                       \
+            T v = x[i];                                                                            \
+            any_nan |= v != v;                                                                     \
+            r = v CMP r ? v : r;                                                                   \
+        }                                                                                          \
+        if (any_nan) return (T)NAN;                                                                \
+        if (r == 0) {                                                                              \
+            r = x[0];                                                                              \
+            for (int64_t k = 1; k < n; k++)                                                        \
+                if (x[k] CMP r) r = x[k];                                                          \
+        }                                                                                          \
+        return r;                                                                                  \
+    }
+EXTREME(float, v8f, v8i, 8, amax_f32, >, -INFINITY)
+EXTREME(float, v8f, v8i, 8, amin_f32, <, INFINITY)
+EXTREME(double, v4d, v4l, 4, amax_f64, >, -INFINITY)
+EXTREME(double, v4d, v4l, 4, amin_f64, <, INFINITY)
+
+static void cols_sum_f32(const float *x, int64_t K, int64_t R, double *acc) {
+    for (int64_t i = 0; i < R; i++) {
+        const float *row = x + i * K;
+        for (int64_t k = 0; k < K; k++) acc[k] += row[k];
+    }
+}
+
+static void cols_sum_f64(const double *x, int64_t K, int64_t R, double *acc) {
+    for (int64_t i = 0; i < R; i++) {
+        const double *row = x + i * K;
+        for (int64_t k = 0; k < K; k++) acc[k] += row[k];
+    }
+}
+
+const mt_reduce_loops MT_REDUCE_LOOPS = {sum_f32, sum_f64, amax_f32, amin_f32, amax_f64, amin_f64, cols_sum_f32,
+                                         cols_sum_f64};

@@ -1,0 +1,25 @@
+/* cpu_reduce_loops.h: the reductions' inner loops over contiguous data, in two builds
+ * (cpu_reduce_loops.c): any x86-64, and AVX2 + FMA, chosen at run time. Both builds add and
+ * compare in the same order, so they give the same values. */
+#ifndef MT_CPU_REDUCE_LOOPS_H
+#define MT_CPU_REDUCE_LOOPS_H
+
+#include <stdint.h>
+
+typedef struct mt_reduce_loops {
+    /* sums of a row: float32 in blocks of float partials added in double; float64 directly */
+    double (*sum_f32)(const float *x, int64_t n);
+    double (*sum_f64)(const double *x, int64_t n);
+    /* the largest / smallest value of a row (NaN if any), no index */
+    float (*amax_f32)(const float *x, int64_t n);
+    float (*amin_f32)(const float *x, int64_t n);
+    double (*amax_f64)(const double *x, int64_t n);
+    double (*amin_f64)(const double *x, int64_t n);
+    /* column sums: acc[k] += x[i * K + k] over i < R (float32 into double accumulators) */
+    void (*cols_sum_f32)(const float *x, int64_t K, int64_t R, double *acc);
+    void (*cols_sum_f64)(const double *x, int64_t K, int64_t R, double *acc);
+} mt_reduce_loops;
+
+extern const mt_reduce_loops mt_reduce_loops_base, mt_reduce_loops_avx2;
+
+#endif

@@ -1,0 +1,48 @@
+-- ops: throughput of the hot paths of issue 3 (element-wise, reductions, matmul) and the
+-- overhead of a call on a tiny tensor. Twin: bench/ops.py.
+local torch = require "mindtorch"
+local B = dofile("bench/common.lua")
+
+local N = 10 * 1000 * 1000
+torch.manual_seed(0)
+local a, b = torch.rand(N), torch.rand(N)
+local function gbps(bytes, secs) return bytes / secs / 1e9 end
+
+-- element-wise, 10M float32: bytes moved = inputs read + result written
+B.result("ew_add_10M", gbps(12 * N, B.time_per_call(function() return a + b end, 5)), "GB/s")
+B.result("ew_add_10M_inplace", gbps(12 * N, B.time_per_call(function() return a:add_(b) end, 5)), "GB/s")
+B.result("ew_mul_scalar_10M_inplace", gbps(8 * N, B.time_per_call(function() return a:mul_(1.0000001) end, 5)), "GB/s")
+B.result("ew_exp_10M", gbps(8 * N, B.time_per_call(function() return b:exp() end, 5)), "GB/s")
+local m, row = a:view(1000, 10000), torch.rand(10000)
+B.result("ew_add_broadcast_10M", gbps(12 * N, B.time_per_call(function() return m + row end, 5)), "GB/s")
+local at, bt = a:view(10000, 1000):t(), b:view(1000, 10000)
+B.result("ew_add_transposed_10M", gbps(12 * N, B.time_per_call(function() return at + bt end, 5)), "GB/s")
+
+-- reductions over 10M float32 (bytes read)
+local r = a:view(1000, 10000)
+B.result("reduce_sum_all_10M", gbps(4 * N, B.time_per_call(function() return a:sum() end, 5)), "GB/s")
+B.result("reduce_mean_all_10M", gbps(4 * N, B.time_per_call(function() return a:mean() end, 5)), "GB/s")
+B.result("reduce_max_all_10M", gbps(4 * N, B.time_per_call(function() return a:max() end, 5)), "GB/s")
+B.result("reduce_sum_rows_10M", gbps(4 * N, B.time_per_call(function() return r:sum(2) end, 5)), "GB/s")
+B.result("reduce_sum_cols_10M", gbps(4 * N, B.time_per_call(function() return r:sum(1) end, 5)), "GB/s")
+B.result("reduce_max_dim_10M", gbps(4 * N, B.time_per_call(function() return r:max(2) end, 5)), "GB/s")
+
+-- matmul, float32 square matrices
+for _, n in ipairs({ 256, 512, 1024, 2048 }) do
+  local x, y = torch.rand(n, n), torch.rand(n, n)
+  local calls = n >= 2048 and 1 or n >= 1024 and 3 or 20
+  local t = B.time_per_call(function() return x:matmul(y) end, calls, 3)
+  B.result("matmul_" .. n, 2 * n ^ 3 / t / 1e9, "GFLOP/s")
+end
+
+-- the fixed cost of a call on 4 elements
+local s, u = torch.rand(4), torch.rand(4)
+local K = 200000
+B.result("tiny_add", B.time_per_call(function() return s + u end, K) * 1e6, "us")
+B.result("tiny_mul_scalar", B.time_per_call(function() return s * 2 end, K) * 1e6, "us")
+B.result("tiny_exp", B.time_per_call(function() return s:exp() end, K) * 1e6, "us")
+B.result("tiny_sum", B.time_per_call(function() return s:sum() end, K) * 1e6, "us")
+B.result("tiny_add_inplace", B.time_per_call(function() return s:add_(u) end, K) * 1e6, "us")
+local p2, q2 = torch.rand(2, 2), torch.rand(2, 2)
+B.result("tiny_mm", B.time_per_call(function() return p2:mm(q2) end, K) * 1e6, "us")
+B.result("tiny_index", B.time_per_call(function() return s[{ { 2, 3 } }] end, K) * 1e6, "us")

@@ -1,0 +1,48 @@
+"""ops: throughput of the hot paths of issue 3 (element-wise, reductions, matmul) and the
+overhead of a call on a tiny tensor. Twin of bench/ops.lua."""
+import torch
+
+from common import result, time_per_call
+
+N = 10 * 1000 * 1000
+torch.manual_seed(0)
+a, b = torch.rand(N), torch.rand(N)
+
+
+def gbps(nbytes, secs):
+    return nbytes / secs / 1e9
+
+
+result("ew_add_10M", gbps(12 * N, time_per_call(lambda: a + b, 5)), "GB/s")
+result("ew_add_10M_inplace", gbps(12 * N, time_per_call(lambda: a.add_(b), 5)), "GB/s")
+result("ew_mul_scalar_10M_inplace", gbps(8 * N, time_per_call(lambda: a.mul_(1.0000001), 5)), "GB/s")
+result("ew_exp_10M", gbps(8 * N, time_per_call(lambda: b.exp(), 5)), "GB/s")
+m, row = a.view(1000, 10000), torch.rand(10000)
+result("ew_add_broadcast_10M", gbps(12 * N, time_per_call(lambda: m + row, 5)), "GB/s")
+at, bt = a.view(10000, 1000).t(), b.view(1000, 10000)
+result("ew_add_transposed_10M", gbps(12 * N, time_per_call(lambda: at + bt, 5)), "GB/s")
+
+r = a.view(1000, 10000)
+result("reduce_sum_all_10M", gbps(4 * N, time_per_call(lambda: a.sum(), 5)), "GB/s")
+result("reduce_mean_all_10M", gbps(4 * N, time_per_call(lambda: a.mean(), 5)), "GB/s")
+result("reduce_max_all_10M", gbps(4 * N, time_per_call(lambda: a.max(), 5)), "GB/s")
+result("reduce_sum_rows_10M", gbps(4 * N, time_per_call(lambda: r.sum(1), 5)), "GB/s")
+result("reduce_sum_cols_10M", gbps(4 * N, time_per_call(lambda: r.sum(0), 5)), "GB/s")
+result("reduce_max_dim_10M", gbps(4 * N, time_per_call(lambda: r.max(1), 5)), "GB/s")
+
+for n in (256, 512, 1024, 2048):
+    x, y = torch.rand(n, n), torch.rand(n, n)
+    calls = 1 if n >= 2048 else 3 if n >= 1024 else 20
+    t = time_per_call(lambda: x.matmul(y), calls, 3)
+    result("matmul_%d" % n, 2 * n ** 3 / t / 1e9, "GFLOP/s")
+
+s, u = torch.rand(4), torch.rand(4)
+K = 200000
+result("tiny_add", time_per_call(lambda: s + u, K) * 1e6, "us")
+result("tiny_mul_scalar", time_per_call(lambda: s * 2, K) * 1e6, "us")
+result("tiny_exp", time_per_call(lambda: s.exp(), K) * 1e6, "us")
+result("tiny_sum", time_per_call(lambda: s.sum(), K) * 1e6, "us")
+result("tiny_add_inplace", time_per_call(lambda: s.add_(u), K) * 1e6, "us")
+p2, q2 = torch.rand(2, 2), torch.rand(2, 2)
+result("tiny_mm", time_per_call(lambda: p2.mm(q2), K) * 1e6, "us")
+result("tiny_index", time_per_call(lambda: s[1:3], K) * 1e6, "us")
