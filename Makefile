@@ -69,7 +69,7 @@ $(OBJ)/%.o: %.c $(GEN)/mt_ops_gen.h
 # the hot loops: fully optimised, and a second build for AVX2 + FMA chosen at run time
 HOT_LOOPS := backends/cpu/cpu_ew_families.c backends/cpu/cpu_ew_families_avx2.c \
              backends/cpu/cpu_reduce_loops.c backends/cpu/cpu_reduce_loops_avx2.c
-$(patsubst %.c,$(OBJ)/%.o,$(HOT_LOOPS)): CFLAGS += -O3 -funroll-loops
+$(patsubst %.c,$(OBJ)/%.o,$(HOT_LOOPS)): CFLAGS += -O3 -funroll-loops -fno-math-errno
 $(OBJ)/backends/cpu/cpu_ew_families_avx2.o $(OBJ)/backends/cpu/cpu_reduce_loops_avx2.o: CFLAGS += -mavx2 -mfma
 
 $(OBJ)/gen/mt_ops_gen.o: $(GEN)/mt_ops_gen.c
@@ -84,7 +84,7 @@ $(OBJ)/gen/mt_ops_gen.o: $(GEN)/mt_ops_gen.c
 # runs (the lua5.4 executable exports them; luamt and embedding hosts link liblua5.4).
 $(LIBMT): $(CORE_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,libmindtorch.so -lopenblas -lm -lpthread
+	$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,libmindtorch.so -lopenblas -lmvec -lm -lpthread
 
 $(LUAMOD): $(OBJ)/src/luamod/core.o $(LIBMT)
 	@mkdir -p $(dir $@)

@@ -96,15 +96,27 @@ EXTREME(float, v8f, v8i, 8, amin_f32, <, INFINITY)
 EXTREME(double, v4d, v4l, 4, amax_f64, >, -INFINITY)
 EXTREME(double, v4d, v4l, 4, amin_f64, <, INFINITY)
 
+/* four rows per pass over the accumulators: a quarter of their traffic */
 static void cols_sum_f32(const float *x, int64_t K, int64_t R, double *acc) {
-    for (int64_t i = 0; i < R; i++) {
+    int64_t i = 0;
+    for (; i + 4 <= R; i += 4) {
+        const float *r0 = x + i * K, *r1 = r0 + K, *r2 = r1 + K, *r3 = r2 + K;
+        for (int64_t k = 0; k < K; k++)
+            acc[k] += ((double)r0[k] + (double)r1[k]) + ((double)r2[k] + (double)r3[k]);
+    }
+    for (; i < R; i++) {
         const float *row = x + i * K;
         for (int64_t k = 0; k < K; k++) acc[k] += row[k];
     }
 }
 
 static void cols_sum_f64(const double *x, int64_t K, int64_t R, double *acc) {
-    for (int64_t i = 0; i < R; i++) {
+    int64_t i = 0;
+    for (; i + 4 <= R; i += 4) {
+        const double *r0 = x + i * K, *r1 = r0 + K, *r2 = r1 + K, *r3 = r2 + K;
+        for (int64_t k = 0; k < K; k++) acc[k] += (r0[k] + r1[k]) + (r2[k] + r3[k]);
+    }
+    for (; i < R; i++) {
         const double *row = x + i * K;
         for (int64_t k = 0; k < K; k++) acc[k] += row[k];
     }
