@@ -12,6 +12,7 @@
 #include "reduce.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -281,6 +282,40 @@ static void reduce_columns(const mt_red *r, mt_dtype ct, const char *src, int64_
 #undef COLS
 }
 
+/* the rows [begin, end) of a reduction: one value (and index, mean) each */
+typedef struct row_job {
+    const mt_red *r;
+    mt_dtype ct, val_dt;
+    const char *src;
+    int64_t R;
+    size_t isz;
+    char *vp;
+    size_t vsz;
+    bool arg;
+    int64_t *ip;
+    double *mp;
+} row_job;
+
+static void run_rows(const row_job *j, int64_t begin, int64_t end) {
+    const mt_red *r = j->r;
+    for (int64_t k = begin; k < end; k++) {
+        int64_t bi = 0;
+        char tmp[8];
+        char *dst = j->arg ? tmp : j->vp + k * (int64_t)j->vsz;
+        if (j->R == 0) { /* an empty reduction: the identity (sum 0, prod 1, mean/var NaN) */
+            double v = r->kind == MT_R_PROD || r->kind == MT_R_ALL ? 1
+                       : r->kind == MT_R_SUM || r->kind == MT_R_ANY || r->kind == MT_R_NORM ? 0 : NAN;
+            mt_store_double(dst, j->val_dt, v);
+            if (j->mp) j->mp[k] = NAN;
+        } else {
+            reduce_row(r, j->ct, j->src + k * j->R * (int64_t)j->isz, j->R, dst, j->arg || j->ip ? &bi : NULL,
+                       j->mp ? &j->mp[k] : NULL);
+        }
+        if (j->arg) ((int64_t *)j->vp)[k] = bi;
+        if (j->ip) j->ip[k] = bi;
+    }
+}
+
 int mt_cpu_reduce_impl(mt_call *c, mt_value *args, mt_value *rets) {
     mt_red r;
     if (mt_red_decode(c, args, &r)) return -1;
@@ -311,22 +346,17 @@ int mt_cpu_reduce_impl(mt_call *c, mt_value *args, mt_value *rets) {
         bool arg = r.kind == MT_R_ARGMAX || r.kind == MT_R_ARGMIN;
         int64_t *ip = idx ? (int64_t *)mt_tensor_raw(idx) : NULL;
         double *mp = means ? (double *)mt_tensor_raw(means) : NULL;
+        row_job job = {&r, ct, val_dt, src, R, isz, vp, vsz, arg, ip, mp};
         int nt = K > 1 ? mt_threads_for(K * R) : 1;
-#pragma omp parallel for if (nt > 1) num_threads(nt) schedule(static)
-        for (int64_t k = 0; k < K; k++) {
-            int64_t bi = 0;
-            char tmp[8];
-            char *dst = arg ? tmp : vp + k * (int64_t)vsz;
-            if (R == 0) { /* an empty reduction: the identity (sum 0, prod 1, mean/var NaN) */
-                double v = r.kind == MT_R_PROD || r.kind == MT_R_ALL ? 1
-                           : r.kind == MT_R_SUM || r.kind == MT_R_ANY || r.kind == MT_R_NORM ? 0 : NAN;
-                mt_store_double(dst, val_dt, v);
-                if (mp) mp[k] = NAN;
-            } else {
-                reduce_row(&r, ct, src + k * R * (int64_t)isz, R, dst, arg || ip ? &bi : NULL, mp ? &mp[k] : NULL);
+        if (nt <= 1) { /* no OpenMP region for one thread: it costs more than a small reduction */
+            run_rows(&job, 0, K);
+        } else {
+#pragma omp parallel num_threads(nt)
+            {
+                int t = omp_get_thread_num(), n = omp_get_num_threads();
+                int64_t chunk = (K + n - 1) / n, begin = t * chunk, end = begin + chunk < K ? begin + chunk : K;
+                run_rows(&job, begin, end);
             }
-            if (arg) ((int64_t *)vp)[k] = bi;
-            if (ip) ip[k] = bi;
         }
     }
     /* results: written (and converted) into the allocated outputs */
@@ -441,8 +471,13 @@ int mt_cpu_dimop_impl(mt_call *c, mt_value *args, mt_value *rets) {
     char *p = mt_tensor_raw(buf);
     size_t isz = mt_dtype_size(ct);
     int64_t K = rw.K, R = rw.R;
-#pragma omp parallel for num_threads(K > 1 ? mt_threads_for(K * R) : 1) schedule(static)
-    for (int64_t k = 0; k < K; k++) dimop_row(d.kind, ct, p + k * R * (int64_t)isz, R);
+    int nt = K > 1 ? mt_threads_for(K * R) : 1;
+    if (nt <= 1) {
+        for (int64_t k = 0; k < K; k++) dimop_row(d.kind, ct, p + k * R * (int64_t)isz, R);
+    } else {
+#pragma omp parallel for num_threads(nt) schedule(static)
+        for (int64_t k = 0; k < K; k++) dimop_row(d.kind, ct, p + k * R * (int64_t)isz, R);
+    }
     /* buf holds [kept..., dim] in order: write it back through out seen in that order */
     mt_tensor view = *out;
     int n = out->ndim, j = 0;
