@@ -26,8 +26,52 @@ void mt_cpu_reduce_select(void) {
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) L = &mt_reduce_loops_avx2;
 }
 
-static double sum_f32(const float *x, int64_t n) { return L->sum_f32(x, n); }
-static double sum_f64(const double *x, int64_t n) { return L->sum_f64(x, n); }
+/* A long row on several threads: each thread sums whole blocks, the blocks' sums are added in
+ * order, so the value is the one-thread value. */
+#define PAR_SUM(T, NAME, LOOP)                                                                     \
+    static double NAME(const T *x, int64_t n) {                                                    \
+        int nt = mt_threads_for(n);                                                                \
+        int64_t nb = (n + MT_SUM_BLOCK - 1) / MT_SUM_BLOCK;                                        \
+        double *parts = nt > 1 && nb > 1 ? malloc(sizeof(double) * (size_t)nb) : NULL;             \
+        if (!parts) return L->LOOP(x, n);                                                          \
+        _Pragma("omp parallel for num_threads(nt) schedule(static)")                               \
+        for (int64_t b = 0; b < nb; b++) {                                                         \
+            int64_t at = b * MT_SUM_BLOCK, len = n - at < MT_SUM_BLOCK ? n - at : MT_SUM_BLOCK;    \
+            parts[b] = L->LOOP(x + at, len);                                                       \
+        }                                                                                          \
+        double total = 0;                                                                          \
+        for (int64_t b = 0; b < nb; b++) total += parts[b];                                       \
+        free(parts);                                                                               \
+        return total;                                                                              \
+    }
+PAR_SUM(float, sum_f32, sum_f32)
+PAR_SUM(double, sum_f64, sum_f64)
+
+/* extrema of a long row on several threads: exact whatever the split (a zero is settled by
+ * the one-thread loop, which orders -0.0 and 0.0 ties) */
+#define PAR_EXT(T, NAME, LOOP, CMP)                                                                \
+    static T NAME(const T *x, int64_t n) {                                                         \
+        int nt = mt_threads_for(n);                                                                \
+        if (nt <= 1) return L->LOOP(x, n);                                                         \
+        T parts[64];                                                                               \
+        if (nt > 64) nt = 64;                                                                      \
+        int64_t chunk = (n + nt - 1) / nt;                                                         \
+        _Pragma("omp parallel for num_threads(nt) schedule(static)")                               \
+        for (int t = 0; t < nt; t++) {                                                             \
+            int64_t at = t * chunk, len = n - at < chunk ? n - at : chunk;                         \
+            parts[t] = len > 0 ? L->LOOP(x + at, len) : x[0];                                      \
+        }                                                                                          \
+        T r = parts[0];                                                                            \
+        for (int t = 0; t < nt; t++) {                                                             \
+            if (parts[t] != parts[t]) return parts[t];                                             \
+            if (parts[t] CMP r) r = parts[t];                                                      \
+        }                                                                                          \
+        return r == 0 ? L->LOOP(x, n) : r;                                                         \
+    }
+PAR_EXT(float, amax_f32, amax_f32, >)
+PAR_EXT(float, amin_f32, amin_f32, <)
+PAR_EXT(double, amax_f64, amax_f64, >)
+PAR_EXT(double, amin_f64, amin_f64, <)
 
 static int64_t sum_i64(const int64_t *x, int64_t n) {
     uint64_t s = 0; /* wraps like PyTorch's int64 sum */
@@ -184,16 +228,16 @@ static void reduce_row(const mt_red *r, mt_dtype ct, const char *row, int64_t R,
         return;
     case MT_R_MAX:
     case MT_R_ARGMAX:
-        if (!idx && ct == MT_FLOAT32) *(float *)val = L->amax_f32(ROW(float), R);
-        else if (!idx && ct == MT_FLOAT64) *(double *)val = L->amax_f64(ROW(double), R);
+        if (!idx && ct == MT_FLOAT32) *(float *)val = amax_f32(ROW(float), R);
+        else if (!idx && ct == MT_FLOAT64) *(double *)val = amax_f64(ROW(double), R);
         else if (ct == MT_FLOAT32) *(float *)val = max_f32(ROW(float), R, idx);
         else if (ct == MT_FLOAT64) *(double *)val = max_f64(ROW(double), R, idx);
         else *(int64_t *)val = max_i64(ROW(int64_t), R, idx);
         return;
     case MT_R_MIN:
     case MT_R_ARGMIN:
-        if (!idx && ct == MT_FLOAT32) *(float *)val = L->amin_f32(ROW(float), R);
-        else if (!idx && ct == MT_FLOAT64) *(double *)val = L->amin_f64(ROW(double), R);
+        if (!idx && ct == MT_FLOAT32) *(float *)val = amin_f32(ROW(float), R);
+        else if (!idx && ct == MT_FLOAT64) *(double *)val = amin_f64(ROW(double), R);
         else if (ct == MT_FLOAT32) *(float *)val = min_f32(ROW(float), R, idx);
         else if (ct == MT_FLOAT64) *(double *)val = min_f64(ROW(double), R, idx);
         else *(int64_t *)val = min_i64(ROW(int64_t), R, idx);

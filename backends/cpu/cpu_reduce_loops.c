@@ -38,20 +38,25 @@ static double sum_f32(const float *x, int64_t n) {
     return total;
 }
 
+/* double sums: 16 running partials over blocks of 4096, blocks added in order */
 static double sum_f64(const double *x, int64_t n) {
-    v4d a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        a0 += *(const v4d *)(x + i);
-        a1 += *(const v4d *)(x + i + 4);
-        a2 += *(const v4d *)(x + i + 8);
-        a3 += *(const v4d *)(x + i + 12);
+    double total = 0;
+    for (int64_t b = 0; b < n; b += 4096) {
+        int64_t e = b + 4096 < n ? b + 4096 : n, i = b;
+        v4d a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+        for (; i + 16 <= e; i += 16) {
+            a0 += *(const v4d *)(x + i);
+            a1 += *(const v4d *)(x + i + 4);
+            a2 += *(const v4d *)(x + i + 8);
+            a3 += *(const v4d *)(x + i + 12);
+        }
+        v4d a = (a0 + a1) + (a2 + a3);
+        double s = 0;
+        for (int j = 0; j < 4; j++) s += a[j];
+        for (; i < e; i++) s += x[i];
+        total += s;
     }
-    v4d a = (a0 + a1) + (a2 + a3);
-    double s = 0;
-    for (int j = 0; j < 4; j++) s += a[j];
-    for (; i < n; i++) s += x[i];
-    return s;
+    return total;
 }
 
 /* extrema without an index: lane-wise extremes and a NaN flag; a zero result is settled by a

@@ -6,8 +6,12 @@
 
 #include <stdint.h>
 
+#define MT_SUM_BLOCK 4096
+
 typedef struct mt_reduce_loops {
-    /* sums of a row: float32 in blocks of float partials added in double; float64 directly */
+    /* sums of a row: blocks of MT_SUM_BLOCK elements summed with vector partials (in float for
+     * float32), the blocks' sums added in order in double: so a row split at block boundaries
+     * and its parts' sums added in order gives the same value */
     double (*sum_f32)(const float *x, int64_t n);
     double (*sum_f64)(const double *x, int64_t n);
     /* the largest / smallest value of a row (NaN if any), no index */

@@ -21,7 +21,8 @@ describe("threads", function()
     local a, b = torch.randn(300, 400), torch.randn(400)
     local m1, m2 = torch.randn(64, 128), torch.randn(128, 32)
     local function work()
-      return { a * b + 1, (a:t() - 2):exp(), a:sum(2), a:amax(1), a:softmax(2), m1:matmul(m2), a:to(torch.float64) }
+      return { a * b + 1, (a:t() - 2):exp(), a:sum(2), a:amax(1), a:softmax(2), m1:matmul(m2), a:to(torch.float64),
+        a:sum(), a:mean(), a:amax(), a:to(torch.float64):sum(), a:t():sum(1) }
     end
     torch.set_num_threads(1)
     local one = work()
