@@ -29,3 +29,24 @@ print(m, m:view(-1, 10):t().shape)
 print("-- storages")
 local s = x:untyped_storage()
 print(s:nbytes(), s:size(), x:storage():size())
+
+print("-- operators, reductions, matrix products")
+local a = torch.arange(6.0):view(2, 3)
+print(a * 2 + 1, a:sum(2), a:max(1))
+print(a:matmul(a:t()), a:softmax(2))
+
+print("-- Torch7-style indexing: ranges are inclusive, tensors gather, masks select")
+print(a[{ ":", { 2, 3 } }], a[{ 2, -1 }], a[a:gt(2)], a[{ ":", torch.tensor({ 3, 1 }) }])
+a[{ ":", 1 }] = -1
+print(a)
+
+print("-- random numbers: PyTorch's streams for the same seed")
+torch.manual_seed(0)
+print(torch.rand(3), torch.randn(2, 2), torch.randperm(5))
+
+print("-- pipeline mode: ops recorded with meta shapes, run when data is needed")
+local r = torch.pipeline(function()
+  local y = (a + 1):exp()
+  return y:sum()
+end)
+print(r)
