@@ -24,7 +24,7 @@ CFLAGS_BASE := -std=gnu11 $(OPT) -g -fPIC -fvisibility=hidden -Wall -Wextra -Wer
                -Wno-unused-parameter -Wno-missing-field-initializers -fwrapv -ffp-contract=off -fopenmp $(SANITIZE)
 LUA_INC  := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
 BLAS_INC := $(shell pkg-config --cflags openblas 2>/dev/null)
-INCLUDES := -Isrc -Isrc/lua -Ibackends/common -Ibackends/cpu -Ibackends/meta -I$(BUILD)/gen \
+INCLUDES := -Isrc -Isrc/autograd -Isrc/lua -Ibackends/common -Ibackends/cpu -Ibackends/meta -I$(BUILD)/gen \
             $(LUA_INC) $(BLAS_INC)
 CFLAGS   += $(CFLAGS_BASE) $(INCLUDES)
 LDFLAGS  += $(SANITIZE) -fopenmp
@@ -38,7 +38,7 @@ LSHARE   := $(BUILD)/share/lua/$(LUA_VERSION)
 OP_DECLS := $(sort $(wildcard src/ops/*.lua))
 OP_DECLS := $(filter-out src/ops/opgen.lua,$(OP_DECLS))
 
-CORE_SRCS := $(filter-out src/luamt.c,$(wildcard src/*.c)) $(wildcard src/lua/*.c) \
+CORE_SRCS := $(filter-out src/luamt.c,$(wildcard src/*.c)) $(wildcard src/autograd/*.c) $(wildcard src/lua/*.c) \
              $(wildcard backends/common/*.c) $(wildcard backends/meta/*.c) \
              $(wildcard backends/cpu/*.c)
 CORE_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS)) $(OBJ)/gen/mt_ops_gen.o

@@ -21,7 +21,7 @@ static _Thread_local mt_tls tls = {.grad_enabled = true};
 
 mt_tls *mt_tls_get(void) { return &tls; }
 
-static const char *const key_names[MT_NUM_KEYS] = {"CPU", "NPU", "Meta", "Autograd", "Pipeline"};
+static const char *const key_names[MT_NUM_KEYS] = {"CPU", "NPU", "Meta", "Pipeline", "Autograd"};
 
 const char *mt_key_name(int key) { return key >= 0 && key < MT_NUM_KEYS ? key_names[key] : "?"; }
 
@@ -94,7 +94,7 @@ typedef struct {
 
 static int scan_tensor(const mt_op *op, keyscan *k, const mt_tensor *t) {
     k->ks |= 1u << device_key(t->device.type);
-    if (t->flags & MT_T_REQUIRES_GRAD) k->requires_grad = true;
+    if (mt_tensor_requires_grad(t)) k->requires_grad = true;
     if (MT_UNLIKELY(atomic_load_explicit(&t->storage->pending, memory_order_relaxed)))
         k->ks |= KS_PENDING;
     bool cpu_scalar = t->device.type == MT_DEV_CPU && t->ndim == 0;
@@ -246,17 +246,31 @@ static void bump_written(const mt_op *op, mt_value *args) {
             mt_tensor_bump_version(args[i].t);
 }
 
+int mt_autograd_composite(mt_call *c, mt_value *args, mt_value *rets);
+
 int mt_call_op(int opid, mt_value *args, mt_value *rets) {
     const mt_op *op = &ops[opid];
     if (op->composite) {
         mt_call c = {op, -1, 0, MT_CPU};
+        /* a composition with formulas of its own is one op to autograd (its PyTorch node) */
+        if (MT_UNLIKELY(op->autograd_info) && tls.grad_enabled && !(tls.excluded & (1u << MT_KEY_AUTOGRAD))) {
+            mt_keyset ks;
+            mt_device dev;
+            if (mt_disp_keyset(op, args, &ks, &dev)) return -1;
+            if (ks & (1u << MT_KEY_AUTOGRAD)) {
+                c.ks = ks;
+                c.device = dev;
+                return mt_autograd_composite(&c, args, rets);
+            }
+        }
         return op->composite(&c, args, rets);
     }
     mt_keyset ks;
     mt_device dev;
     if (mt_disp_keyset(op, args, &ks, &dev)) return -1;
     if (dispatch(op, ks, dev, args, rets)) return -1;
-    if (op->schema->flags & MT_S_INPLACE) bump_written(op, args);
+    /* the autograd kernel bumps versions itself, before the graph saves them */
+    if ((op->schema->flags & MT_S_INPLACE) && !(ks & (1u << MT_KEY_AUTOGRAD))) bump_written(op, args);
     return 0;
 }
 

@@ -4,8 +4,10 @@
  * the tensor arguments (their devices, whether they require grad) and this thread's modes
  * (grad mode, pipeline mode), and runs the kernel registered for the highest key:
  *
- *     Pipeline > Autograd > Meta > NPU > CPU
+ *     Autograd > Pipeline > Meta > NPU > CPU
  *
+ * (Autograd above Pipeline: the graph is recorded when an op is called, only its
+ * computation is deferred; doc/design.md, "Pipeline mode and autograd".)
  * A kernel may hand the call on to the next key below its own with mt_redispatch().
  * Ops come in three shapes of registration:
  *   - a full kernel per key (mt_disp_kernel): it allocates its own results;
@@ -25,8 +27,8 @@ typedef enum mt_key {
     MT_KEY_CPU,
     MT_KEY_NPU,
     MT_KEY_META,
-    MT_KEY_AUTOGRAD,
     MT_KEY_PIPELINE,
+    MT_KEY_AUTOGRAD,
     MT_NUM_KEYS
 } mt_key;
 

@@ -1,4 +1,5 @@
 /* mt_init.c: start-up of the core: the operator registry and the built-in backends. */
+#include "mt_autograd.h"
 #include "mt_dispatch.h"
 
 #include <pthread.h>
@@ -35,6 +36,7 @@ static void init_once(void) {
     mt_meta_register();
     mt_cpu_register();
     mt_common_register();
+    mt_autograd_register(); /* formulas attach to the ops registered above */
 }
 
 int mt_init(void) {

@@ -14,7 +14,11 @@ void mt_tensor_incref(mt_tensor *t) {
     atomic_fetch_add_explicit(&t->refcount, 1, memory_order_relaxed);
 }
 
-static void version_decref(mt_version *v) {
+void mt_version_incref(mt_version *v) {
+    if (v) atomic_fetch_add_explicit(&v->refcount, 1, memory_order_relaxed);
+}
+
+void mt_version_decref(mt_version *v) {
     if (v && atomic_fetch_sub_explicit(&v->refcount, 1, memory_order_acq_rel) == 1)
         mt_pool_free(MT_POOL_VERSION, v);
 }
@@ -24,7 +28,7 @@ void mt_tensor_decref(mt_tensor *t) {
     if (atomic_fetch_sub_explicit(&t->refcount, 1, memory_order_acq_rel) != 1) return;
     if (t->autograd && autograd_free_hook) autograd_free_hook(t);
     mt_storage_decref(t->storage);
-    version_decref(t->version);
+    mt_version_decref(t->version);
     mt_tensor *base = t->base;
     mt_pool_free(MT_POOL_TENSOR, t);
     mt_tensor_decref(base);
@@ -43,6 +47,7 @@ static mt_tensor *tensor_alloc(int ndim, const int64_t *sizes, const int64_t *st
     t->offset = 0;
     t->base = NULL;
     t->autograd = NULL;
+    t->attr_version = 0;
     t->version = NULL;
     int64_t n = 1;
     for (int i = 0; i < ndim; i++) {
@@ -118,6 +123,7 @@ mt_tensor *mt_tensor_view_of(mt_tensor *src, int ndim, const int64_t *sizes,
     mt_storage_incref(t->storage);
     t->version = src->version;
     atomic_fetch_add_explicit(&t->version->refcount, 1, memory_order_relaxed);
+    t->attr_version = mt_tensor_version(src);
     t->flags = MT_T_VIEW | (src->flags & MT_T_INFERENCE);
     t->base = src->base ? src->base : src;
     mt_tensor_incref(t->base);

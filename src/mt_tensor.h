@@ -27,6 +27,10 @@ enum {
     MT_T_WRAPPED_NUMBER = 1 << 2, /* a 0-d tensor made from a Lua number: weak in promotion */
     MT_T_INFERENCE = 1 << 3,      /* created under inference_mode */
     MT_T_VIEW = 1 << 4,           /* shares `base`'s storage (PyTorch's _is_view()) */
+    /* how a view was made, for autograd's in-place checks (PyTorch's CreationMeta) */
+    MT_T_VIEW_NO_GRAD = 1 << 5,   /* made with grad mode off */
+    MT_T_VIEW_MULTI = 1 << 6,     /* one of several views one op returned (split, unbind) */
+    MT_T_VIEW_NODIFF = 1 << 7,    /* not a differentiable view: writes to it leave base's graph */
 };
 
 typedef struct mt_tensor {
@@ -42,6 +46,8 @@ typedef struct mt_tensor {
     mt_version *version;
     struct mt_tensor *base; /* the tensor this is a view of (owned ref), or NULL */
     void *autograd;         /* owned by the autograd layer; freed through the hook below */
+    int64_t attr_version;   /* the version when the autograd history was set (or the view made):
+                               a view whose base was written since gets a new history */
     int64_t sizes[MT_MAX_DIM];
     int64_t strides[MT_MAX_DIM]; /* in elements */
 } mt_tensor;
@@ -78,11 +84,15 @@ static inline char *mt_tensor_raw(const mt_tensor *t) {
 }
 MT_API bool mt_tensor_is_contiguous(const mt_tensor *t);
 MT_API void mt_tensor_bump_version(mt_tensor *t);
+MT_API void mt_version_incref(mt_version *v);
+MT_API void mt_version_decref(mt_version *v);
 static inline int64_t mt_tensor_version(const mt_tensor *t) {
     return atomic_load_explicit(&t->version->value, memory_order_relaxed);
 }
+/* A differentiable view requires grad when its base does (its history is the base's). */
 static inline bool mt_tensor_requires_grad(const mt_tensor *t) {
-    return (t->flags & MT_T_REQUIRES_GRAD) != 0;
+    return (t->flags & MT_T_REQUIRES_GRAD) ||
+           ((t->flags & (MT_T_VIEW | MT_T_VIEW_NODIFF)) == MT_T_VIEW && (t->base->flags & MT_T_REQUIRES_GRAD));
 }
 
 /* Strides of a contiguous layout; returns the element count (or -1 on overflow). */

@@ -15,6 +15,7 @@ int mt_k_squeeze(mt_call *c, mt_value *a, mt_value *r);
 int mt_k_unsqueeze(mt_call *c, mt_value *a, mt_value *r);
 int mt_k_as_strided(mt_call *c, mt_value *a, mt_value *r);
 int mt_k_alias(mt_call *c, mt_value *a, mt_value *r);
+int mt_k_detach(mt_call *c, mt_value *a, mt_value *r);
 int mt_k_diagonal(mt_call *c, mt_value *a, mt_value *r);
 int mt_k_resize_(mt_call *c, mt_value *a, mt_value *r);
 

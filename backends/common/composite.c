@@ -309,7 +309,7 @@ void mt_common_register(void) {
         {MT_OP_squeeze_dim, mt_k_squeeze},
         {MT_OP_unsqueeze, mt_k_unsqueeze},
         {MT_OP_as_strided, mt_k_as_strided},
-        {MT_OP_detach, mt_k_alias},
+        {MT_OP_detach, mt_k_detach},
         {MT_OP_alias, mt_k_alias},
         {MT_OP_diagonal, mt_k_diagonal},
         {MT_OP_resize_, mt_k_resize_},

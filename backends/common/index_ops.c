@@ -111,6 +111,15 @@ static int narrow_list(mt_tensor *self, int d, const int64_t *starts, const int6
     return 0;
 }
 
+/* The views of split, chunk and unbind are one op's several outputs: autograd forbids writing
+ * to them in place (PyTorch's MULTI_OUTPUT_NODE); made without grad they are plain aliases. */
+static int multi_views(int st, mt_value *r) {
+    if (st) return st;
+    uint16_t flag = mt_tls_get()->grad_enabled ? MT_T_VIEW_MULTI : MT_T_VIEW_NODIFF;
+    for (int i = 0; i < r[0].n; i++) r[0].tl[i]->flags |= flag;
+    return 0;
+}
+
 static int c_split(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *self = a[0].t;
     if (self->ndim == 0) return mt_error(MT_ERR_RUNTIME, "split expects at least a 1-dimensional tensor");
@@ -151,7 +160,7 @@ static int c_split(mt_call *c, mt_value *a, mt_value *r) {
                             (long long)size, d + 1, buf);
         }
     }
-    return narrow_list(self, d, starts, lens, n, r);
+    return multi_views(narrow_list(self, d, starts, lens, n, r), r);
 }
 
 static int c_chunk(mt_call *c, mt_value *a, mt_value *r) {
@@ -168,7 +177,7 @@ static int c_chunk(mt_call *c, mt_value *a, mt_value *r) {
     if (s == 0) { /* an empty dim: PyTorch gives `chunks` empty views */
         int64_t starts[1024] = {0}, lens[1024] = {0};
         int n = chunks > 1024 ? 1024 : (int)chunks;
-        return narrow_list(self, d, starts, lens, n, r);
+        return multi_views(narrow_list(self, d, starts, lens, n, r), r);
     }
     return c_split(&sc, sa, r);
 }
@@ -189,7 +198,7 @@ static int c_unbind(mt_call *c, mt_value *a, mt_value *r) {
             return -1;
         }
     r[0] = (mt_value){.tag = MT_V_TENSORLIST, .n = n, .tl = v};
-    return 0;
+    return multi_views(0, r);
 }
 
 static int c_tile(mt_call *c, mt_value *a, mt_value *r) {

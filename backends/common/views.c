@@ -10,6 +10,7 @@ static int ret_view(mt_value *rets, mt_tensor *self, int ndim, const int64_t *si
                     const int64_t *strides, int64_t offset) {
     mt_tensor *t = mt_tensor_view_of(self, ndim, sizes, strides, offset);
     if (!t) return -1;
+    if (!mt_tls_get()->grad_enabled) t->flags |= MT_T_VIEW_NO_GRAD; /* for autograd's in-place checks */
     rets[0] = mt_vtensor(t);
     return 0;
 }
@@ -253,12 +254,25 @@ int mt_k_as_strided(mt_call *c, mt_value *a, mt_value *r) {
     return ret_view(r, s, n, sizes, strides, offset);
 }
 
-/* detach and alias: the same geometry; detach's result is cut from the graph by the
- * autograd layer (it never records a node for it). */
+/* alias: the same geometry */
 int mt_k_alias(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *s = a[0].t;
     return ret_view(r, s, s->ndim, s->sizes, s->strides, s->offset);
+}
+
+/* detach: the same data and version counter, but not a view (PyTorch's _is_view() is false):
+ * writes to it never reach the graph of the tensor it came from */
+int mt_k_detach(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_tensor *s = a[0].t;
+    mt_tensor *t = mt_tensor_view_of(s, s->ndim, s->sizes, s->strides, s->offset);
+    if (!t) return -1;
+    mt_tensor_decref(t->base);
+    t->base = NULL;
+    t->flags &= (uint16_t)~MT_T_VIEW;
+    r[0] = mt_vtensor(t);
+    return 0;
 }
 
 int mt_k_diagonal(mt_call *c, mt_value *a, mt_value *r) {

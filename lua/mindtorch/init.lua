@@ -68,10 +68,9 @@ tensor_mt.__shr = function(a, b)
 end
 tensor_mt.__bnot = function(a) return torch.bitwise_not(a) end
 
--- ---- the autograd fields the core leaves to the autograd layer -----------------------------
-local getters = Tensor.__getters
-getters.grad_fn = function() return nil end
-getters.is_leaf = function() return true end
+-- ---- autograd (grad modes, backward, grad, hooks, gradcheck) -------------------------------
+require("mindtorch.autograd")(torch)
+require("mindtorch.gradcheck")(torch)
 
 -- ---- x[i], x[{...}], x[mask] (Torch7 style, 1-based) ---------------------------------------
 local Index = require("mindtorch._indexing")(torch)

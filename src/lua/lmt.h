@@ -46,8 +46,17 @@ mt_tensor *lmt_check_tensor(lua_State *L, int idx);
 mt_tensor *lmt_to_tensor(lua_State *L, int idx); /* NULL if not a (live) tensor */
 /* Tell Lua's collector about tensor memory allocated since the last call. */
 void lmt_gc_hint(lua_State *L);
-/* Bits the Lua front may want on a result: requires_grad, parameter, ... */
+/* ---- autograd (lmt_autograd.c) ----------------------------------------------------------------- */
 int lmt_set_requires_grad(lua_State *L, mt_tensor *t, bool on);
+int lmt_set_grad(lua_State *L, mt_tensor *t, int idx);
+/* tensor fields: x.grad, x.grad_fn, x.is_leaf, x.retains_grad, x._version, x.output_nr, x._base */
+int lmt_g_grad(lua_State *L, mt_tensor *t);
+int lmt_g_grad_fn(lua_State *L, mt_tensor *t);
+int lmt_g_is_leaf(lua_State *L, mt_tensor *t);
+int lmt_g_retains_grad(lua_State *L, mt_tensor *t);
+int lmt_g_version(lua_State *L, mt_tensor *t);
+int lmt_g_output_nr(lua_State *L, mt_tensor *t);
+int lmt_g_base(lua_State *L, mt_tensor *t);
 
 /* ---- dtypes, devices, sizes --------------------------------------------------------------------- */
 void lmt_push_dtype(lua_State *L, mt_dtype dt);
@@ -76,6 +85,7 @@ void lmt_open_creation(lua_State *L);
 void lmt_open_misc(lua_State *L);
 void lmt_open_generator(lua_State *L); /* torch.Generator, manual_seed, ... */
 void lmt_open_index(lua_State *L);
+void lmt_open_autograd(lua_State *L); /* torch._autograd: backward, grad, hooks, modes; graph nodes */
 /* Keep freed small blocks of the state's allocator for reuse (lmt_alloc.c). */
 void lmt_install_alloc_cache(lua_State *L);     /* torch._index_view (x[{...}] without tensors) */
 

@@ -99,16 +99,6 @@ static int tensor_close(lua_State *L) {
     return 0;
 }
 
-int lmt_set_requires_grad(lua_State *L, mt_tensor *t, bool on) {
-    if (on && !mt_dtype_is_floating((mt_dtype)t->dtype))
-        return lmt_errorf(L, "only Tensors of floating point and complex dtype can require gradients");
-    if (on)
-        t->flags |= MT_T_REQUIRES_GRAD;
-    else
-        t->flags &= (uint16_t)~MT_T_REQUIRES_GRAD;
-    return 0;
-}
-
 /* ---- reading values ------------------------------------------------------------------------------- */
 
 /* A CPU tensor with t's values (t itself when already on the CPU): a new reference. */
@@ -361,6 +351,10 @@ static const struct {
     {"is_sparse", g_false},   {"is_quantized", g_false}, {"itemsize", g_itemsize},
     {"nbytes", g_nbytes},     {"layout", g_layout},     {"data", g_data},
     {"T", g_T},
+    /* autograd (lmt_autograd.c) */
+    {"grad", lmt_g_grad},     {"grad_fn", lmt_g_grad_fn}, {"is_leaf", lmt_g_is_leaf},
+    {"retains_grad", lmt_g_retains_grad}, {"_version", lmt_g_version}, {"output_nr", lmt_g_output_nr},
+    {"_base", lmt_g_base},
 };
 
 /* ---- __index / __newindex ------------------------------------------------------------------------ */
@@ -413,6 +407,7 @@ static int tensor_newindex(lua_State *L) {
                 return lmt_errorf(L, "requires_grad must be a bool, not %s", luaL_typename(L, 3));
             return lmt_set_requires_grad(L, t, lua_toboolean(L, 3));
         }
+        if (strcmp(k, "grad") == 0) return lmt_set_grad(L, t, 3);
         lua_pushvalue(L, 2);
         if (lua_rawget(L, lua_upvalueindex(1)) == LUA_TFUNCTION) {
             lua_pushvalue(L, 1);

@@ -6,8 +6,9 @@ local fm = "function, method"
 local function binary(name, doc, extra, opts)
   extra = extra or ""
   opts = opts or {}
-  op { name .. ".Tensor(Tensor self, Tensor other" .. extra .. ") -> Tensor", variants = fm, doc = doc }
-  op { name .. ".Scalar(Tensor self, Scalar other" .. extra .. ") -> Tensor", variants = opts.scalar_variants or fm, doc = doc }
+  op { name .. ".Tensor(Tensor self, Tensor other" .. extra .. ") -> Tensor", variants = fm, doc = doc, nondiff = opts.nondiff }
+  op { name .. ".Scalar(Tensor self, Scalar other" .. extra .. ") -> Tensor", variants = opts.scalar_variants or fm, doc = doc,
+       nondiff = opts.nondiff }
   if not opts.no_inplace then
     op { name .. "_.Tensor(Tensor(a!) self, Tensor other" .. extra .. ") -> Tensor(a!)", variants = "method", doc = doc .. " In place." }
     op { name .. "_.Scalar(Tensor(a!) self, Scalar other" .. extra .. ") -> Tensor(a!)", variants = "method", doc = doc .. " In place." }
@@ -59,18 +60,20 @@ op { "minimum(Tensor self, Tensor other) -> Tensor", variants = fm, doc = "Eleme
 
 -- comparisons and logic
 for _, c in ipairs { { "eq", "==" }, { "ne", "~=" }, { "lt", "<" }, { "le", "<=" }, { "gt", ">" }, { "ge", ">=" } } do
-  binary(c[1], "self " .. c[2] .. " other, element-wise (bool result).", nil, {})
+  binary(c[1], "self " .. c[2] .. " other, element-wise (bool result).", nil, { nondiff = true })
 end
 for _, l in ipairs { "and", "or", "xor" } do
-  op { "logical_" .. l .. "(Tensor self, Tensor other) -> Tensor", variants = fm, doc = "Logical " .. l .. " (bool result)." }
+  op { "logical_" .. l .. "(Tensor self, Tensor other) -> Tensor", variants = fm, doc = "Logical " .. l .. " (bool result).",
+       nondiff = true }
   op { "logical_" .. l .. "_(Tensor(a!) self, Tensor other) -> Tensor(a!)", variants = "method", doc = "Logical " .. l .. ", in place." }
 end
-unary("logical_not", "Logical not (bool result).")
+op { "logical_not(Tensor self) -> Tensor", variants = fm, doc = "Logical not (bool result).", nondiff = true }
+op { "logical_not_(Tensor(a!) self) -> Tensor(a!)", variants = fm, doc = "Logical not (bool result). In place." }
 for _, l in ipairs { "and", "or", "xor" } do
-  binary("bitwise_" .. l, "Bitwise " .. l .. " of integers and bools.")
+  binary("bitwise_" .. l, "Bitwise " .. l .. " of integers and bools.", nil, { nondiff = true })
 end
-binary("bitwise_left_shift", "self << other.")
-binary("bitwise_right_shift", "self >> other (arithmetic for signed types).")
+binary("bitwise_left_shift", "self << other.", nil, { nondiff = true })
+binary("bitwise_right_shift", "self >> other (arithmetic for signed types).", nil, { nondiff = true })
 unary("bitwise_not", "Bitwise not of integers and bools.")
 
 -- unary math
@@ -90,11 +93,11 @@ op { "round.decimals(Tensor self, *, int decimals) -> Tensor", variants = fm, do
 op { "round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)", variants = fm, doc = "round with decimals, in place." }
 unary("trunc", "Rounds toward zero (integers unchanged).")
 unary("frac", "self - trunc(self).")
-op { "isnan(Tensor self) -> Tensor", variants = fm, doc = "True where NaN." }
-op { "isinf(Tensor self) -> Tensor", variants = fm, doc = "True where +-inf." }
-op { "isfinite(Tensor self) -> Tensor", variants = fm, doc = "True where neither NaN nor inf." }
+op { "isnan(Tensor self) -> Tensor", variants = fm, doc = "True where NaN.", nondiff = true }
+op { "isinf(Tensor self) -> Tensor", variants = fm, doc = "True where +-inf.", nondiff = true }
+op { "isfinite(Tensor self) -> Tensor", variants = fm, doc = "True where neither NaN nor inf.", nondiff = true }
 op { "isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor",
-     variants = fm, doc = "True where |self - other| <= atol + rtol * |other| (NaNs equal with equal_nan)." }
+     variants = fm, doc = "True where |self - other| <= atol + rtol * |other| (NaNs equal with equal_nan).", nondiff = true }
 
 -- activations with parameters (function forms in torch.nn.functional too)
 unary("gelu", "Gaussian error linear unit; approximate='tanh' for the tanh formula.", ", *, str approximate='none'")

@@ -155,7 +155,14 @@ local function parse(decl)
   if not has_tensor then flags[#flags + 1] = "MT_S_FACTORY" end
   if decl.mixed_device then flags[#flags + 1] = "MT_S_MIXED_DEVICE" end
   if decl.hidden then flags[#flags + 1] = "MT_S_HIDDEN" end
-  if decl.nondiff then flags[#flags + 1] = "MT_S_NONDIFF" end
+  -- no gradient flows through ops that return only indices or plain values (argmax, nonzero, equal)
+  local differentiable_ret = false
+  for _, r in ipairs(op.rets) do
+    if r.type.base == "Tensor" then differentiable_ret = true end
+  end
+  if decl.nondiff or (#op.rets > 0 and not differentiable_ret and not name:find("_$")) then
+    flags[#flags + 1] = "MT_S_NONDIFF"
+  end
   local seen = {}
   op.flags = {}
   for _, f in ipairs(flags) do

@@ -44,10 +44,10 @@ op { "norm.ScalarOpt_dim(Tensor self, Scalar? p, Dim[1] dim, bool keepdim=False)
      doc = "The p-norm over dims (p = inf, -inf, 0, or any number)." }
 op { "logsumexp(Tensor self, Dim[1] dim, bool keepdim=False) -> Tensor", variants = fm,
      doc = "log(sum(exp(self))) over dims, computed stably." }
-op { "all(Tensor self) -> Tensor", variants = fm, doc = "True when every element is nonzero." }
-op { "all.dim(Tensor self, Dim dim, bool keepdim=False) -> Tensor", variants = fm, doc = "all along dim." }
-op { "any(Tensor self) -> Tensor", variants = fm, doc = "True when some element is nonzero." }
-op { "any.dim(Tensor self, Dim dim, bool keepdim=False) -> Tensor", variants = fm, doc = "any along dim." }
+op { "all(Tensor self) -> Tensor", variants = fm, doc = "True when every element is nonzero.", nondiff = true }
+op { "all.dim(Tensor self, Dim dim, bool keepdim=False) -> Tensor", variants = fm, doc = "all along dim.", nondiff = true }
+op { "any(Tensor self) -> Tensor", variants = fm, doc = "True when some element is nonzero.", nondiff = true }
+op { "any.dim(Tensor self, Dim dim, bool keepdim=False) -> Tensor", variants = fm, doc = "any along dim.", nondiff = true }
 op { "cumsum(Tensor self, Dim dim, *, ScalarType? dtype=None) -> Tensor", variants = fm,
      doc = "Running sums along dim." }
 op { "cumprod(Tensor self, Dim dim, *, ScalarType? dtype=None) -> Tensor", variants = fm,

@@ -36,5 +36,6 @@ op { "as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage
 op { "contiguous(Tensor(a) self) -> Tensor(a)", variants = "method",
      doc = "self when contiguous, else a contiguous copy." }
 op { "detach(Tensor(a) self) -> Tensor(a)", variants = "function, method",
-     doc = "A view that is cut from the autograd graph." }
+     doc = "The same data, cut from the autograd graph (not a view: writes to it stay out of the graph).",
+     nondiff = true }
 op { "alias(Tensor(a) self) -> Tensor(a)", hidden = true, doc = "A plain view of self." }

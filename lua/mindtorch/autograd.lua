@@ -1,0 +1,89 @@
+-- autograd.lua: the user-facing autograd API over torch._autograd (src/lua/lmt_autograd.c):
+-- grad modes as context managers, backward and grad with options tables, tensor hooks,
+-- saved-tensor hooks, anomaly mode and gradcheck. Installs itself into torch and torch.Tensor.
+return function(torch)
+  local C = torch._autograd
+  local context = require("mindtorch._context")
+  local Tensor = torch.Tensor
+  local autograd = torch.autograd or {}
+  torch.autograd = autograd
+
+  -- ---- grad modes ---------------------------------------------------------------------------
+  torch.is_grad_enabled = C.is_grad_enabled
+  torch.is_inference_mode_enabled = C.is_inference_mode_enabled
+
+  local function mode_context(set, get)
+    return context.make(function(on)
+      local prev = get()
+      set(on)
+      return prev
+    end, function(prev) set(prev) end)
+  end
+  local grad_mode = mode_context(C.set_grad_enabled, C.is_grad_enabled)
+  function torch.no_grad(...) return grad_mode(false, ...) end
+  function torch.enable_grad(...) return grad_mode(true, ...) end
+  -- set_grad_enabled(b) switches at once (as PyTorch's does) and is also a context manager
+  -- that restores the mode it found
+  function torch.set_grad_enabled(on, ...)
+    if type(on) ~= "boolean" then error("set_grad_enabled(): argument 'mode' must be bool, not " .. type(on), 2) end
+    return grad_mode(on, ...)
+  end
+  local inference = mode_context(function(on)
+    C.set_inference_mode(on)
+    C.set_grad_enabled(not on)
+  end, C.is_inference_mode_enabled)
+  function torch.inference_mode(on, ...)
+    if type(on) == "function" then return inference(true, on) end
+    if on == nil then on = true end
+    return inference(on, ...)
+  end
+
+  -- detect_anomaly(): NaN checks on every gradient and the forward traceback in errors
+  local anomaly = mode_context(C.set_anomaly_enabled, C.is_anomaly_enabled)
+  function autograd.detect_anomaly(...) return anomaly(true, ...) end
+  function autograd.set_detect_anomaly(on, ...) return anomaly(on, ...) end
+  autograd.is_anomaly_enabled = C.is_anomaly_enabled
+
+  -- ---- backward and grad --------------------------------------------------------------------
+  -- torch.autograd.backward(tensors, grad_tensors, {retain_graph=, create_graph=, inputs=})
+  function autograd.backward(tensors, grad_tensors, opts)
+    if type(grad_tensors) == "table" and not torch.is_tensor(grad_tensors) and opts == nil and
+        (grad_tensors.retain_graph ~= nil or grad_tensors.create_graph ~= nil or grad_tensors.inputs ~= nil) then
+      grad_tensors, opts = nil, grad_tensors
+    end
+    opts = opts or {}
+    C.backward((tensors), (grad_tensors), opts.retain_graph, opts.create_graph, (opts.inputs))
+  end
+
+  -- y:backward(), y:backward(gradient), y:backward(gradient, opts), y:backward(opts)
+  function Tensor.backward(self, gradient, opts)
+    if type(gradient) == "table" and not torch.is_tensor(gradient) then gradient, opts = nil, gradient end
+    opts = opts or {}
+    C.backward(self, gradient, opts.retain_graph, opts.create_graph, (opts.inputs))
+  end
+
+  -- torch.autograd.grad(outputs, inputs, {grad_outputs=, retain_graph=, create_graph=,
+  -- allow_unused=}): a sequence with one gradient (or nil) per input
+  function autograd.grad(outputs, inputs, opts)
+    opts = opts or {}
+    return C.grad((outputs), (inputs), (opts.grad_outputs), opts.retain_graph,
+      opts.create_graph, opts.allow_unused)
+  end
+
+  -- ---- tensor methods ----------------------------------------------------------------------------
+  Tensor.register_hook = C.register_hook
+  Tensor.retain_grad = C.retain_grad
+  Tensor._is_view = C._is_view
+
+  -- ---- saved tensors hooks ----------------------------------------------------------------------
+  autograd.graph = autograd.graph or {}
+  local saved_hooks = context.make(function(pack, unpack)
+    if type(pack) ~= "function" or type(unpack) ~= "function" then
+      error("saved_tensors_hooks(pack_hook, unpack_hook) takes two functions", 3)
+    end
+    C.push_saved_hooks(pack, unpack)
+  end, function() C.pop_saved_hooks() end)
+  autograd.graph.saved_tensors_hooks = saved_hooks
+
+  return autograd
+end

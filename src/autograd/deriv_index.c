@@ -1,0 +1,158 @@
+/* deriv_index.c: derivative formulas of gathers, scatters, masks, sorting and the random
+ * in-place ops (whose inputs get zero gradients, as in PyTorch). Index tensors are 0-based here. */
+#include "formula.h"
+
+static void zeros_bw(mt_bw *b) {
+    for (int i = 0; i < b->node->nargs; i++)
+        if (NEEDS(i)) SET(i, mt_bw_zeros(b, i));
+}
+
+/* zeros shaped like argument `arg`, in the gradient's dtype */
+static mt_tensor *grad_zeros(mt_bw *b, int arg) {
+    mt_tensor *z = mt_bw_zeros(b, arg);
+    return z->dtype == G(0)->dtype ? z : K(mto_to_dtype(z, (mt_dtype)G(0)->dtype, false, false));
+}
+
+static void gather_bw(mt_bw *b) { SET(0, K(mto_scatter_add(grad_zeros(b, 0), V(1).i, A(2), G(0)))); }
+
+static void scatter_bw(mt_bw *b) {
+    if (NEEDS(0)) SET(0, K(mto_scatter_value(G(0), V(1).i, A(2), SD(0))));
+    if (NEEDS(3)) SET(3, K(mto_gather(G(0), V(1).i, A(2), false)));
+}
+
+static void scatter_add_bw(mt_bw *b) {
+    if (NEEDS(0)) SET(0, G(0));
+    if (NEEDS(3)) SET(3, K(mto_gather(G(0), V(1).i, A(2), false)));
+}
+
+static void index_bw(mt_bw *b) {
+    mt_tensor *z = grad_zeros(b, 0);
+    K(mto__index_put_int_(z, V(1).tl, V(1).n, G(0), true));
+    SET(0, z);
+}
+
+static void index_put_bw(mt_bw *b) {
+    if (NEEDS(0)) {
+        if (V(3).b) {
+            SET(0, G(0));
+        } else { /* the overwritten positions get nothing */
+            mt_tensor *zero = K(mto_zeros(MT_ILIST(), G(0)->dtype, G(0)->device, false, false));
+            mt_tensor *g = K(mto_clone(G(0), NULL));
+            K(mto__index_put_int_(g, V(1).tl, V(1).n, zero, false));
+            SET(0, g);
+        }
+    }
+    if (NEEDS(2)) SET(2, K(mto__index_int(G(0), V(1).tl, V(1).n)));
+}
+
+static void index_select_bw(mt_bw *b) {
+    SET(0, K(mto_index_add(grad_zeros(b, 0), V(1).i, A(2), G(0), SI(1))));
+}
+
+static void index_add_bw(mt_bw *b) {
+    if (NEEDS(0)) SET(0, G(0));
+    if (NEEDS(3)) {
+        mt_tensor *g = K(mto_index_select(G(0), V(1).i, A(2)));
+        SET(3, mt_scalar_double(V(4)) == 1 ? g : K(mto_mul_Scalar(g, V(4))));
+    }
+}
+
+static void index_copy_bw(mt_bw *b) {
+    if (NEEDS(0)) SET(0, K(mto_index_copy(G(0), V(1).i, A(2), grad_zeros(b, 3))));
+    if (NEEDS(3)) SET(3, K(mto_index_select(G(0), V(1).i, A(2))));
+}
+
+static void masked_fill_bw(mt_bw *b) {
+    if (NEEDS(0)) SET(0, K(mto_masked_fill_Scalar(G(0), A(1), SD(0))));
+}
+
+static void masked_fill_tensor_bw(mt_bw *b) {
+    masked_fill_bw(b);
+    if (NEEDS(2)) SET(2, K(mto_sum(K(mto_masked_fill_Scalar(G(0), K(mto_logical_not(A(1))), SD(0))), -1)));
+}
+
+static void masked_select_bw(mt_bw *b) {
+    /* zeros of the shape self and mask broadcast to (the engine sums back to self's) */
+    mt_tensor *zm = K(mto_mul_Scalar(K(mto_to_dtype(A(1), (mt_dtype)G(0)->dtype, false, false)), SI(0)));
+    mt_tensor *z = K(mto_add_Tensor(zm, grad_zeros(b, 0), SI(1)));
+    SET(0, K(mto_masked_scatter(z, A(1), G(0))));
+}
+
+static void masked_scatter_bw(mt_bw *b) {
+    if (NEEDS(0)) SET(0, K(mto_masked_fill_Scalar(G(0), A(1), SD(0))));
+    if (NEEDS(2)) { /* the first mask.sum() source elements were used, in order */
+        const mt_input_meta *m = META(2);
+        int64_t n = 1;
+        for (int i = 0; i < m->ndim; i++) n *= m->sizes[i];
+        mt_tensor *used = K(mto_masked_select(G(0), A(1)));
+        int64_t rest = n - used->sizes[0];
+        mt_tensor *pad = K(mto_zeros((mt_ilist){&rest, 1}, G(0)->dtype, G(0)->device, false, false));
+        mt_tensor *parts[2] = {used, pad};
+        SET(2, K(mto_reshape(K(mto_cat(parts, 2, 0)), (mt_ilist){m->sizes, m->ndim})));
+    }
+}
+
+static void take_bw(mt_bw *b) {
+    const mt_input_meta *m = META(0);
+    int64_t all = -1;
+    mt_tensor *flat = K(mto_reshape(grad_zeros(b, 0), (mt_ilist){&all, 1}));
+    mt_tensor *idx[1] = {K(mto_reshape(A(1), (mt_ilist){&all, 1}))};
+    flat = K(mto_index_put(flat, idx, 1, K(mto_reshape(G(0), (mt_ilist){&all, 1})), true));
+    SET(0, K(mto_reshape(flat, (mt_ilist){m->sizes, m->ndim})));
+}
+
+/* values chosen by indices along dim (sort, topk): the gradient scattered back */
+static void chosen_bw(mt_bw *b, int64_t dim) {
+    const mt_input_meta *m = META(0);
+    if (m->ndim == 0) {
+        SET(0, G(0));
+        return;
+    }
+    SET(0, K(mto_scatter_src(grad_zeros(b, 0), mt_wrap(dim, m->ndim), R(1), G(0))));
+}
+static void sort_bw(mt_bw *b) { chosen_bw(b, V(1).i); }
+static void sort_stable_bw(mt_bw *b) { chosen_bw(b, V(2).i); }
+static void topk_bw(mt_bw *b) { chosen_bw(b, V(2).i); }
+
+static mt_derivative table[] = {
+    D(gather, "GatherBackward0", gather_bw, "self: index"),
+    D(scatter_src, "ScatterBackward0", scatter_bw, "self: index; src: index"),
+    D(scatter__src, "ScatterBackward0", scatter_bw, "self: index; src: index"),
+    D(scatter_value, "ScatterBackward1", scatter_bw, "self: index"),
+    D(scatter__value, "ScatterBackward1", scatter_bw, "self: index"),
+    D(scatter_add, "ScatterAddBackward0", scatter_add_bw, "self:; src: index"),
+    D(scatter_add_, "ScatterAddBackward0", scatter_add_bw, "self:; src: index"),
+    D(_index_int, "IndexBackward0", index_bw, "self: indices"),
+    D(_index_put_int_, "IndexPutBackward0", index_put_bw, "self: indices; values: indices"),
+    D(index_select, "IndexSelectBackward0", index_select_bw, "self: index"),
+    D(index_add, "IndexAddBackward0", index_add_bw, "self:; source: index"),
+    D(index_add_, "IndexAddBackward0", index_add_bw, "self:; source: index"),
+    D(index_copy, "IndexCopyBackward0", index_copy_bw, "self: index; source: index"),
+    D(index_copy_, "IndexCopyBackward0", index_copy_bw, "self: index; source: index"),
+    D(masked_fill_Scalar, "MaskedFillBackward0", masked_fill_bw, "self: mask"),
+    D(masked_fill__Scalar, "MaskedFillBackward0", masked_fill_bw, "self: mask"),
+    D(masked_fill_Tensor, "MaskedFillBackward1", masked_fill_tensor_bw, "self: mask; value: mask"),
+    D(masked_fill__Tensor, "MaskedFillBackward1", masked_fill_tensor_bw, "self: mask; value: mask"),
+    D(masked_select, "MaskedSelectBackward0", masked_select_bw, "self: mask"),
+    D(masked_scatter, "MaskedScatterBackward0", masked_scatter_bw, "self: mask; source: mask"),
+    D(masked_scatter_, "MaskedScatterBackward0", masked_scatter_bw, "self: mask; source: mask"),
+    D(take, "TakeBackward0", take_bw, "self: index"),
+    D(sort, "SortBackward0", sort_bw, "self: result1"),
+    D(sort_stable, "SortBackward1", sort_stable_bw, "self: result1"),
+    D(topk, "TopkBackward0", topk_bw, "self: result1"),
+    D_NOT_IMPLEMENTED(unique, "Unique2Backward0", "self:", "_unique2"),
+    D(uniform_, "UniformBackward0", zeros_bw, "self:"),
+    D(normal_, "NormalBackward0", zeros_bw, "self:"),
+    D(random__from, "RandomBackward0", zeros_bw, "self:"),
+    D(random__to, "RandomBackward1", zeros_bw, "self:"),
+    D(random_, "RandomBackward2", zeros_bw, "self:"),
+    D(exponential_, "ExponentialBackward0", zeros_bw, "self:"),
+    D(bernoulli__Tensor, "BernoulliBackward1", zeros_bw, "self:; p:"),
+    D(bernoulli__float, "BernoulliBackward2", zeros_bw, "self:"),
+    D(bernoulli, "BernoulliBackward0", zeros_bw, "self:"),
+    D(normal_Tensor_float, "NormalBackward1", zeros_bw, "mean:"),
+    D(normal_float_Tensor, "NormalBackward2", zeros_bw, "std:"),
+    D(normal_Tensor_Tensor, "NormalBackward3", zeros_bw, "mean:; std:"),
+};
+
+void mt_deriv_index_register(void) { mt_derivatives_register(table, (int)MT_ARRAY_LEN(table)); }
