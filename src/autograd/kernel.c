@@ -174,7 +174,11 @@ static int formula_apply(mt_node *n, mt_tensor **grads, mt_tensor **out) {
     for (int r = 0; r < n->ninputs; r++) any |= grads[r] != NULL;
     if (!any) return 0; /* no gradient flows through: none flows out */
     if (d->flags & MT_D_NOT_IMPLEMENTED) {
-        mt_error(MT_ERR_RUNTIME, "the derivative for '%s' is not implemented.", d->message ? d->message : s->name);
+        const char *what = d->message ? d->message : s->name;
+        if (strcmp(n->name, "torch::autograd::NotImplemented") == 0) /* PyTorch's two wordings */
+            mt_error(MT_ERR_RUNTIME, "derivative for aten::%s is not implemented", what);
+        else
+            mt_error(MT_ERR_RUNTIME, "the derivative for '%s' is not implemented.", what);
         return -1;
     }
     layout l;

@@ -295,7 +295,7 @@ mt_node *mt_grad_accumulator(mt_tensor *t) {
         mt_node_incref(m->accumulator);
         return m->accumulator;
     }
-    mt_node *n = mt_node_new(&mt_accumulate_kind, "AccumulateGrad", 0, 1);
+    mt_node *n = mt_node_new(&mt_accumulate_kind, "torch::autograd::AccumulateGrad", 0, 1);
     if (!n) return NULL;
     n->sequence_nr = UINT64_MAX; /* runs as soon as it is ready */
     mt_tensor_incref(t);

@@ -5,6 +5,8 @@
  *
  * torch._index_view(x, key) -> the view, or nil when the key holds a tensor. */
 #include "lmt.h"
+#include "mt_autograd.h"
+#include "mt_ops_gen.h"
 
 #include <string.h>
 
@@ -121,7 +123,20 @@ static int index_view(lua_State *L) {
         lua_pushnil(L); /* not a key this handles (a tensor, a metatabled table) */
         return 1;
     }
-    mt_tensor *out = mt_tensor_view_of(t, v.ndim, v.sizes, v.strides, v.offset);
+    mt_tensor *out;
+    if (mt_grad_enabled() && mt_tensor_requires_grad(t)) {
+        /* through an op, so autograd records it: x[i] is select (SelectBackward0), anything
+         * else one as_strided */
+        if (lua_isinteger(L, 2)) {
+            lua_Integer i = lua_tointeger(L, 2);
+            out = mto_select_int(t, 0, i < 0 ? i : i - 1);
+        } else {
+            out = mto_as_strided(t, (mt_ilist){v.sizes, v.ndim}, (mt_ilist){v.strides, v.ndim}, mt_vint(v.offset));
+        }
+    } else {
+        out = mt_tensor_view_of(t, v.ndim, v.sizes, v.strides, v.offset);
+        if (out && !mt_grad_enabled()) out->flags |= MT_T_VIEW_NO_GRAD; /* as every view made without grad */
+    }
     if (!out) return lmt_error(L);
     lmt_push_tensor(L, out);
     return 1;

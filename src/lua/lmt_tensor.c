@@ -258,6 +258,8 @@ static int t_type(lua_State *L) {
 static int t_requires_grad_(lua_State *L) {
     mt_tensor *t = lmt_check_tensor(L, 1);
     bool on = lua_isnoneornil(L, 2) ? true : lua_toboolean(L, 2);
+    if (on && !mt_dtype_is_floating((mt_dtype)t->dtype)) /* requires_grad_()'s wording (the setter's differs) */
+        return lmt_errorf(L, "only Tensors of floating point dtype can require gradients");
     lmt_set_requires_grad(L, t, on);
     lua_settop(L, 1);
     return 1;
