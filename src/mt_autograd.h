@@ -99,6 +99,24 @@ typedef struct mt_saved_hooks {
 MT_API int mt_push_saved_hooks(mt_saved_hooks hooks);
 MT_API void mt_pop_saved_hooks(void);
 
+/* ---- custom functions (torch.autograd.Function) ---------------------------------------------- */
+/* backward(ctx, node, ngrads, grads, ninputs, out): the gradients of the node's outputs in
+ * (undefined ones as NULL), one gradient per forward input out (new references or NULL);
+ * returns -1 with the error set. */
+typedef int (*mt_custom_backward_fn)(void *ctx, mt_node *n, int ngrads, mt_tensor **grads, int ninputs,
+                                     mt_tensor **out);
+/* A node named `name` for a forward the host ran without grad. inputs[i] may be NULL (an
+ * argument that is not a tensor). Outputs get the node as history unless non_differentiable;
+ * an output marked dirty is an input the forward modified in place (checked as PyTorch's
+ * in-place ops are). `save` are the tensors ctx.save_for_backward kept (NULL entries allowed).
+ * Returns a new reference. */
+MT_API mt_node *mt_custom_node(const char *name, mt_callback backward, mt_tensor **inputs, int ninputs,
+                               mt_tensor **outputs, int noutputs, const bool *non_differentiable,
+                               const bool *dirty, mt_tensor **save, int nsave);
+/* The saved tensors of a custom node (new references; NULL where None was saved), checked
+ * against in-place changes since. *count gets their number; out may be NULL to ask it. */
+MT_API int mt_custom_saved(mt_node *n, mt_tensor **out, int *count);
+
 /* Anomaly mode: the host records the current traceback on new nodes through this hook. */
 MT_API void mt_set_trace_hook(char *(*hook)(void));
 /* Called before a host callback (a Lua hook) runs from inside backward, so the host can find

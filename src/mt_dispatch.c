@@ -265,6 +265,12 @@ int mt_call_op(int opid, mt_value *args, mt_value *rets) {
         }
         return op->composite(&c, args, rets);
     }
+    if (MT_UNLIKELY((op->schema->flags & MT_S_INPLACE) && args[0].tag == MT_V_TENSOR &&
+                    (args[0].t->flags & MT_T_INFERENCE) && !tls.inference_mode))
+        return mt_error(MT_ERR_RUNTIME,
+                        "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+                        "clone to get a normal tensor before doing inplace update.See "
+                        "https://github.com/pytorch/rfcs/pull/17 for more details.");
     mt_keyset ks;
     mt_device dev;
     if (mt_disp_keyset(op, args, &ks, &dev)) return -1;

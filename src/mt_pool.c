@@ -101,8 +101,8 @@ static int block_class(size_t nbytes) {
  * A fresh large block costs a page fault per 4 KiB on first touch (the C library maps it anew),
  * which dominates ops on big tensors; loops free and allocate blocks of the same sizes, so a
  * handful kept (bounded in count and bytes, shared by all threads) serves them. */
-#define LARGE_MIN (1u << 20)
-#define LARGE_SLOTS 8
+#define LARGE_MIN (128u << 10)
+#define LARGE_SLOTS 16
 #define LARGE_MAX_BYTES ((size_t)256 << 20)
 
 static struct {

@@ -34,6 +34,10 @@ void mt_tensor_decref(mt_tensor *t) {
     mt_tensor_decref(base);
 }
 
+/* inference mode (the autograd layer switches it): tensors made now are inference tensors */
+static _Thread_local bool inference_tls;
+void mt_tensor_set_inference_tls(bool on) { inference_tls = on; }
+
 static mt_tensor *tensor_alloc(int ndim, const int64_t *sizes, const int64_t *strides) {
     if (ndim > MT_MAX_DIM)
         return mt_error_null(MT_ERR_RUNTIME, "mindtorch supports tensors of at most %d dimensions, "
@@ -43,7 +47,7 @@ static mt_tensor *tensor_alloc(int ndim, const int64_t *sizes, const int64_t *st
     if (!t) return mt_error_null(MT_ERR_MEMORY, "out of memory allocating a tensor");
     atomic_init(&t->refcount, 1);
     t->ndim = (int8_t)ndim;
-    t->flags = 0;
+    t->flags = inference_tls ? MT_T_INFERENCE : 0;
     t->offset = 0;
     t->base = NULL;
     t->autograd = NULL;

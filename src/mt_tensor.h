@@ -85,6 +85,8 @@ static inline char *mt_tensor_raw(const mt_tensor *t) {
 MT_API bool mt_tensor_is_contiguous(const mt_tensor *t);
 MT_API void mt_tensor_bump_version(mt_tensor *t);
 MT_API void mt_version_incref(mt_version *v);
+/* Tensors allocated on this thread from now on are inference tensors (inference_mode). */
+MT_API void mt_tensor_set_inference_tls(bool on);
 MT_API void mt_version_decref(mt_version *v);
 static inline int64_t mt_tensor_version(const mt_tensor *t) {
     return atomic_load_explicit(&t->version->value, memory_order_relaxed);

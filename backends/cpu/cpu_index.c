@@ -222,10 +222,34 @@ typedef struct {
     size_t isz;
 } fill_ctx;
 
+/* branch-free per element size (random masks would mispredict a branch half the time) */
+#define MASKED_FILL_TYPED(T)                                                                           \
+    do {                                                                                               \
+        T v;                                                                                           \
+        memcpy(&v, f->value, sizeof v);                                                                \
+        if (st[0] == sizeof(T) && st[1] == 1) {                                                        \
+            T *d = (T *)dp[0];                                                                         \
+            const uint8_t *m = (const uint8_t *)dp[1];                                                 \
+            for (int64_t i = 0; i < n; i++) {                                                          \
+                T keep = (T)((T)(m[i] != 0) - 1); /* all ones where the mask is false */               \
+                d[i] = (T)((d[i] & keep) | (v & (T)~keep));                                            \
+            }                                                                                          \
+        } else {                                                                                       \
+            for (int64_t i = 0; i < n; i++) {                                                          \
+                T *d = (T *)(dp[0] + i * st[0]);                                                       \
+                *d = *(const uint8_t *)(dp[1] + i * st[1]) ? v : *d;                                   \
+            }                                                                                          \
+        }                                                                                              \
+    } while (0)
+
 static void masked_fill_loop(char **dp, const int64_t *st, int64_t n, void *vctx) {
     fill_ctx *f = vctx;
-    for (int64_t i = 0; i < n; i++)
-        if (*(const uint8_t *)(dp[1] + i * st[1])) memcpy(dp[0] + i * st[0], f->value, f->isz);
+    switch (f->isz) {
+    case 1: MASKED_FILL_TYPED(uint8_t); break;
+    case 2: MASKED_FILL_TYPED(uint16_t); break;
+    case 4: MASKED_FILL_TYPED(uint32_t); break;
+    default: MASKED_FILL_TYPED(uint64_t); break;
+    }
 }
 
 static int k_masked_fill_(mt_call *c, mt_value *a, mt_value *r) {

@@ -74,6 +74,7 @@ return function(torch)
   Tensor.register_hook = C.register_hook
   Tensor.retain_grad = C.retain_grad
   Tensor._is_view = C._is_view
+  Tensor.is_inference = C.is_inference
 
   -- ---- saved tensors hooks ----------------------------------------------------------------------
   autograd.graph = autograd.graph or {}

@@ -71,6 +71,8 @@ tensor_mt.__bnot = function(a) return torch.bitwise_not(a) end
 -- ---- autograd (grad modes, backward, grad, hooks, gradcheck) -------------------------------
 require("mindtorch.autograd")(torch)
 require("mindtorch.gradcheck")(torch)
+require("mindtorch.function")(torch)
+require("mindtorch.functional")(torch)
 
 -- ---- x[i], x[{...}], x[mask] (Torch7 style, 1-based) ---------------------------------------
 local Index = require("mindtorch._indexing")(torch)

@@ -5,6 +5,7 @@
 #include "autograd_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@ typedef struct task_node {
     bool visited;
     bool queued;
     mt_tensor **buf; /* summed gradients per input */
+    int nbuf;
 } task_node;
 
 typedef struct node_map {
@@ -66,7 +68,7 @@ static void map_free(node_map *m) {
     for (size_t i = 0; i < m->cap; i++) {
         task_node *t = &m->slots[i];
         if (!t->node || !t->buf) continue;
-        for (int k = 0; k < t->node->ninputs; k++) mt_tensor_decref(t->buf[k]);
+        for (int k = 0; k < t->nbuf; k++) mt_tensor_decref(t->buf[k]);
         free(t->buf);
     }
     free(m->slots);
@@ -325,6 +327,7 @@ static int deliver(node_map *map, heap *ready, mt_node *to, int input_nr, mt_ten
     if (!t) return 0;
     if (!t->buf) {
         t->buf = calloc((size_t)(to->ninputs ? to->ninputs : 1), sizeof *t->buf);
+        t->nbuf = t->buf ? to->ninputs : 0;
         if (!t->buf) return mt_error(MT_ERR_MEMORY, "out of memory in backward");
     }
     if (input_nr < to->ninputs) {
@@ -388,6 +391,9 @@ static int run(node_map *map, heap *ready, const mt_backward_opts *o, capture *c
             }
             if (st == 0 && c) st = arrive(ready, c);
         }
+        if (st && n->trace) /* anomaly mode: where the failing node's forward ran (PyTorch warns the same) */
+            fprintf(stderr, "UserWarning: Error detected in %s. Traceback of forward call that caused the error:\n%s\n",
+                    n->name, n->trace);
         for (int e = 0; e < n->nnext; e++) mt_tensor_decref(out[e]);
         if (out != stack_out) free(out);
         if (t->buf) { /* the gradients this node received are spent */
@@ -505,6 +511,7 @@ int mt_backward(mt_tensor **roots, mt_tensor **grads, int n, const mt_backward_o
     }
 done:
     mt_set_grad_enabled(saved_mode);
+    map_free(&map); /* before the roots go: they keep the graph's nodes alive */
     for (int i = 0; i < n; i++) {
         if (root_nodes) mt_node_decref(root_nodes[i]);
         if (root_grads) mt_tensor_decref(root_grads[i]);
@@ -518,6 +525,5 @@ done:
     free(root_grads);
     free(caps);
     free(ready.v);
-    map_free(&map);
     return st;
 }

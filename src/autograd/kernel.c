@@ -381,8 +381,9 @@ mt_node *mt_formula_node(int opid, mt_value *args) {
     return make_node(op, op->autograd_info, args);
 }
 
-/* the saved variables, once the op has run; self_before: an in-place op's self as it was */
-static int save_tensors(mt_node *n, mt_value *args, mt_value *rets, mt_tensor *self_before) {
+/* the saved inputs, before the op runs (as PyTorch: an input that cannot be saved stops the
+ * call); self_before: an in-place op's self as it was */
+static int save_inputs(mt_node *n, mt_value *args, mt_tensor *self_before) {
     const mt_schema *s = n->op->schema;
     layout l;
     layout_of(n, args, &l);
@@ -396,6 +397,14 @@ static int save_tensors(mt_node *n, mt_value *args, mt_value *rets, mt_tensor *s
             if (mt_saved_init(&n->saved[l.start[i]], t, false, 0)) return -1;
         }
     }
+    return 0;
+}
+
+/* the saved results, once the op has run */
+static int save_results(mt_node *n, mt_value *args, mt_value *rets) {
+    const mt_schema *s = n->op->schema;
+    layout l;
+    layout_of(n, args, &l);
     for (int r = 0; r < s->nrets; r++)
         if ((n->save_results & (1u << r)) && rets[r].tag == MT_V_TENSOR &&
             mt_saved_init(&n->saved[l.results_start + r], rets[r].t, true, r))
@@ -484,9 +493,10 @@ static int autograd_run(mt_call *c, mt_value *args, mt_value *rets, bool composi
         tls->excluded = saved;
         if (!self_before) goto fail_node;
     }
+    if (save_inputs(n, args, self_before)) goto fail_node;
     if (below(c, args, rets, composite)) goto fail_node;
     if (inplace && !composite) bump_written(s, args);
-    if (save_tensors(n, args, rets, self_before)) goto fail_all;
+    if (save_results(n, args, rets)) goto fail_all;
     if (inplace) {
         mt_tensor *self = args[0].t;
         mt_meta_of(&n->in_meta[0], self);

@@ -15,6 +15,7 @@ bool mt_inference_mode(void) { return mt_tls_get()->inference_mode; }
 void mt_set_inference_mode(bool on) {
     mt_tls *s = mt_tls_get();
     s->inference_mode = on;
+    mt_tensor_set_inference_tls(on);
 }
 bool mt_anomaly_enabled(void) { return anomaly; }
 void mt_set_anomaly_enabled(bool on) { anomaly = on; }
@@ -307,8 +308,9 @@ mt_node *mt_grad_accumulator(mt_tensor *t) {
 
 /* the node a gradient for t flows to: its grad_fn, or its accumulator when a leaf requires grad */
 int mt_node_set_edge(mt_node *n, int i, mt_tensor *t) {
+    if (!t) return 0;
     mt_meta_of(&n->next_meta[i], t);
-    if (!t || !mt_tensor_requires_grad(t)) return 0;
+    if (!mt_tensor_requires_grad(t)) return 0;
     mt_node *fn = mt_current_grad_fn(t);
     if (fn) {
         mt_node_incref(fn);

@@ -259,6 +259,7 @@ int lmt_g_retains_grad(lua_State *L, mt_tensor *t) {
     return 1;
 }
 int lmt_g_version(lua_State *L, mt_tensor *t) {
+    if (t->flags & MT_T_INFERENCE) return lmt_errorf(L, "Inference tensors do not track version counter.");
     lua_pushinteger(L, (lua_Integer)mt_tensor_version(t));
     return 1;
 }
@@ -266,6 +267,12 @@ int lmt_g_output_nr(lua_State *L, mt_tensor *t) {
     lua_pushinteger(L, mt_output_nr(t));
     return 1;
 }
+/* x:is_inference() */
+static int t_is_inference(lua_State *L) {
+    lua_pushboolean(L, (lmt_check_tensor(L, 1)->flags & MT_T_INFERENCE) != 0);
+    return 1;
+}
+
 /* x:_is_view() */
 static int t_is_view(lua_State *L) {
     lua_pushboolean(L, (lmt_check_tensor(L, 1)->flags & MT_T_VIEW) != 0);
@@ -448,8 +455,24 @@ static int ag_is_anomaly_enabled(lua_State *L) {
     lua_pushboolean(L, mt_anomaly_enabled());
     return 1;
 }
+/* anomaly mode: nodes record the Lua traceback of the thread that enabled it */
+static _Thread_local lua_State *anomaly_L;
+
+static char *lua_trace(void) {
+    lua_State *L = anomaly_L;
+    if (!L) return NULL;
+    luaL_traceback(L, L, NULL, 1);
+    const char *tb = lua_tostring(L, -1);
+    char *copy = tb ? strdup(tb) : NULL;
+    lua_pop(L, 1);
+    return copy;
+}
+
 static int ag_set_anomaly_enabled(lua_State *L) {
-    mt_set_anomaly_enabled(lua_toboolean(L, 1));
+    bool on = lua_toboolean(L, 1);
+    anomaly_L = on ? L : NULL;
+    mt_set_trace_hook(lua_trace);
+    mt_set_anomaly_enabled(on);
     return 0;
 }
 
@@ -529,6 +552,95 @@ static int ag_pop_saved_hooks(lua_State *L) {
     return 0;
 }
 
+/* ---- custom functions ----------------------------------------------------------------------------------------- */
+
+/* the engine calls the Lua backward wrapper: fn(node, n_grads, grad1, ...) -> {n = ninputs, ...} */
+static int custom_backward_fn(void *ctx, mt_node *n, int ngrads, mt_tensor **grads, int ninputs, mt_tensor **out) {
+    lua_State *L = push_cb(ctx);
+    int top = lua_gettop(L) - 1;
+    if (!lua_checkstack(L, ngrads + 4)) {
+        lua_settop(L, top);
+        return mt_error(MT_ERR_MEMORY, "Lua stack overflow in backward");
+    }
+    push_node(L, n);
+    for (int i = 0; i < ngrads; i++) push_tensor_ref(L, grads[i]);
+    if (lua_pcall(L, ngrads + 1, 1, 0)) return hook_failed(L);
+    if (!lua_istable(L, -1)) {
+        lua_settop(L, top);
+        return mt_error(MT_ERR_RUNTIME, "a custom Function's backward wrapper must return a table");
+    }
+    for (int i = 0; i < ninputs; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        mt_tensor *t = lmt_to_tensor(L, -1);
+        if (t) mt_tensor_incref(t);
+        out[i] = t;
+        lua_pop(L, 1);
+    }
+    lua_settop(L, top);
+    return 0;
+}
+
+/* a sequence of tensors (nil where not a tensor) of length n from the table at idx, in userdata
+ * memory on the stack */
+static mt_tensor **tensor_slots(lua_State *L, int idx, int n) {
+    mt_tensor **a = lua_newuserdatauv(L, sizeof *a * (size_t)(n ? n : 1), 0);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, idx, i + 1);
+        a[i] = lmt_to_tensor(L, -1);
+        lua_pop(L, 1);
+    }
+    return a;
+}
+
+static bool *bool_slots(lua_State *L, int idx, int n) {
+    bool *a = lua_newuserdatauv(L, sizeof *a * (size_t)(n ? n : 1), 0);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, idx, i + 1);
+        a[i] = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    return a;
+}
+
+/* custom_node(name, backward, inputs, n_inputs, outputs, n_outputs, non_differentiable, dirty,
+ * to_save, n_save): gives the outputs their history; returns the node */
+static int ag_custom_node(lua_State *L) {
+    const char *name = luaL_checkstring(L, 1);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    int ni = (int)luaL_checkinteger(L, 4), no = (int)luaL_checkinteger(L, 6), ns = (int)luaL_checkinteger(L, 10);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    luaL_checktype(L, 5, LUA_TTABLE);
+    luaL_checktype(L, 7, LUA_TTABLE);
+    luaL_checktype(L, 8, LUA_TTABLE);
+    luaL_checktype(L, 9, LUA_TTABLE);
+    mt_tensor **ins = tensor_slots(L, 3, ni), **outs = tensor_slots(L, 5, no), **save = tensor_slots(L, 9, ns);
+    bool *nd = bool_slots(L, 7, no), *dirty = bool_slots(L, 8, no);
+    mt_node *n = mt_custom_node(name, make_callback(L, 2, (void *)custom_backward_fn), ins, ni, outs, no, nd, dirty,
+                                save, ns);
+    if (!n) return lmt_error(L);
+    push_node(L, n);
+    mt_node_decref(n);
+    return 1;
+}
+
+/* custom_saved(node): the saved tensors, checked against in-place changes ({n = count, ...}) */
+static int ag_custom_saved(lua_State *L) {
+    mt_node *n = check_node(L, 1);
+    int count;
+    if (mt_custom_saved(n, NULL, &count)) return lmt_error(L);
+    mt_tensor **ts = lua_newuserdatauv(L, sizeof *ts * (size_t)(count ? count : 1), 0);
+    if (mt_custom_saved(n, ts, &count)) return lmt_error(L);
+    lua_createtable(L, count, 1);
+    for (int i = 0; i < count; i++) {
+        if (ts[i]) lmt_push_tensor(L, ts[i]);
+        else lua_pushnil(L);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_pushinteger(L, count);
+    lua_setfield(L, -2, "n");
+    return 1;
+}
+
 /* differentiable_ops(): {"add.Tensor", "exp", ...}, the ops with derivative formulas */
 static int ag_differentiable_ops(lua_State *L) {
     lua_newtable(L);
@@ -584,7 +696,10 @@ void lmt_open_autograd(lua_State *L) {
                                    {"register_hook", t_register_hook},
                                    {"retain_grad", t_retain_grad},
                                    {"_is_view", t_is_view},
+                                   {"is_inference", t_is_inference},
                                    {"differentiable_ops", ag_differentiable_ops},
+                                   {"custom_node", ag_custom_node},
+                                   {"custom_saved", ag_custom_saved},
                                    {NULL, NULL}};
     luaL_newlib(L, fns);
     lua_setfield(L, -2, "_autograd");

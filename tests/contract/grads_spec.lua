@@ -63,6 +63,18 @@ end
 local function expand_sum(b) return (b:expand(4, 3) * torch.arange(12.0, { dtype = D }):view(4, 3)):sum() end
 local function where_mask(a) return torch.where(a:gt(0), a * a, -a):sum() + a:masked_fill(a:lt(0), 0.0):sum() end
 
+local function inference_tensor() return torch.inference_mode(function() return torch.ones(2) end) end
+
+local function hook_counts(op, retain)
+  local counts = { 0, 0 }
+  local a, b = x(), x()
+  local y = torch.autograd.graph.saved_tensors_hooks(function(t) counts[1] = counts[1] + 1; return t end,
+    function(t) counts[2] = counts[2] + 1; return t end, function() return op(a, b):sum() end)
+  y:backward({ retain_graph = retain })
+  if retain then y:backward() end
+  return counts
+end
+
 local function names(f, ...)
   local out = {}
   local fn = f(...).grad_fn
@@ -198,10 +210,56 @@ local cases = {
       ;(a / a):sum():backward()
     end)
   end,
+  error_sigmoid_saved_modified = function()
+    local a = torch.tensor({ { 0.5, -1.0 }, { 2.0, 0.1 } }, { requires_grad = true })
+    local y = a:sigmoid()
+    y:mul_(2)
+    y:sum():backward()
+  end,
+  error_inference_inplace = function() inference_tensor():add_(1) end,
+  error_inference_version = function() return inference_tensor()._version end,
+  error_inference_requires_grad = function() inference_tensor():requires_grad_() end,
+  error_inference_saved = function() return (x()[1] * inference_tensor()):sum() end,
+  error_custom_wrong_count = function()
+    local Bad = torch.autograd.Function:extend("Bad")
+    function Bad.forward(_, a) return a * 2 end
+    function Bad.backward(_, g) return g, g end
+    Bad.apply(x()):sum():backward()
+  end,
+  saved_hooks_mul = function() return hook_counts(function(a, b) return a * b end, false) end,
+  saved_hooks_add = function() return hook_counts(function(a, b) return a + b end, false) end,
+  saved_hooks_exp_retain = function() return hook_counts(function(a, b) return a:exp() * b end, true) end,
+  custom_function = function()
+    local Cube = torch.autograd.Function:extend("Cube")
+    function Cube.forward(ctx, a, k)
+      ctx:save_for_backward(a)
+      ctx.k = k
+      return a ^ 3 * k
+    end
+    function Cube.backward(ctx, g)
+      local a = ctx.saved_tensors[1]
+      return g * 3 * a ^ 2 * ctx.k, nil
+    end
+    local a = x()
+    local y = Cube.apply(a, 2.0)
+    ;(y * a):sum():backward()
+    return a.grad
+  end,
+  functional = function()
+    local F = torch.autograd.functional
+    local f = function(a) return (a:exp() * a):sum(2) end
+    local a = torch.tensor({ { 0.5, -1.0 }, { 1.5, 0.25 } }, { dtype = D })
+    local j = F.jacobian(f, a)
+    local h = F.hessian(function(b) return (b ^ 3):sum() + (b[1] * b[2]):sum() end, a)
+    local _, vjp = F.vjp(f, a, torch.tensor({ 1.0, -2.0 }, { dtype = D }))
+    local _, jvp = F.jvp(f, a, torch.ones(2, 2, { dtype = D }))
+    local _, hvp = F.hvp(function(b) return (b ^ 3):sum() end, a, torch.ones(2, 2, { dtype = D }))
+    return j, h, vjp, jvp, hvp
+  end,
 }
 -- results of several gradients come back as one sequence (the harness compares them in order)
 for name, fn in pairs(cases) do
-  if not name:find("^error_") and not name:find("^names_") then
+  if not name:find("^error_") and not name:find("^names_") and not name:find("^saved_hooks") then
     cases[name] = { function() return table.pack(fn()) end, tol = 1e-12 } -- exp/log differ in the last bit
   end
 end

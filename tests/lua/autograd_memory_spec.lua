@@ -14,11 +14,16 @@ describe("autograd memory", function()
     assert(rss0, "no result from the script: " .. out)
     rss0, rss1, bytes0, bytes1 = tonumber(rss0), tonumber(rss1), tonumber(bytes0), tonumber(bytes1)
     assert.is_true(tonumber(last) < tonumber(first), "the loss went down")
-    assert.is_true(rss1 <= rss0 * 1.05, ("RSS %d KiB -> %d KiB"):format(rss0, rss1))
+    -- (under the sanitizers' build, ASan's quarantine keeps freed blocks resident by design:
+    -- there the tensor bytes and LeakSanitizer stand for the RSS bound)
+    if not os.getenv("MT_PRELOAD") then
+      assert.is_true(rss1 <= rss0 * 1.05, ("RSS %d KiB -> %d KiB"):format(rss0, rss1))
+    end
     assert.is_true(bytes1 <= bytes0 * 1.05 + 65536, ("tensor bytes %d -> %d"):format(bytes0, bytes1))
   end)
 
   it("frees a graph when its output goes, even with saved tensors and hooks", function()
+    collectgarbage()
     collectgarbage()
     local base = torch._cpu_allocated_bytes()
     do

@@ -262,6 +262,98 @@ def anomaly_nan():
         (a / a).sum().backward()
 
 
+def sigmoid_saved_modified():
+    a = torch.tensor([[0.5, -1.0], [2.0, 0.1]], requires_grad=True)
+    y = a.sigmoid()
+    y.mul_(2)
+    y.sum().backward()
+
+
+def inference_tensor():
+    with torch.inference_mode():
+        return torch.ones(2)
+
+
+def inference_inplace():
+    inference_tensor().add_(1)
+
+
+def inference_version():
+    return inference_tensor()._version
+
+
+def inference_requires_grad():
+    inference_tensor().requires_grad_()
+
+
+def inference_saved():
+    (x()[0] * inference_tensor()).sum()
+
+
+def hook_counts(op, retain):
+    counts = [0, 0]
+
+    def pack(t):
+        counts[0] += 1
+        return t
+
+    def unpack(t):
+        counts[1] += 1
+        return t
+
+    a, b = x(), x()
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        y = op(a, b).sum()
+    y.backward(retain_graph=retain)
+    if retain:
+        y.backward()
+    return counts
+
+
+def custom_fn_grads():
+    class Cube(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, k):
+            ctx.save_for_backward(a)
+            ctx.k = k
+            return a ** 3 * k
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return g * 3 * a ** 2 * ctx.k, None
+
+    a = x()
+    y = Cube.apply(a, 2.0)
+    (y * a).sum().backward()
+    return (a.grad,)
+
+
+def custom_fn_wrong_count():
+    class Bad(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, g
+
+    Bad.apply(x()).sum().backward()
+
+
+def functional_values():
+    from torch.autograd import functional as F
+    f = lambda a: (a.exp() * a).sum(1)
+    a = torch.tensor([[0.5, -1.0], [1.5, 0.25]], dtype=D)
+    j = F.jacobian(f, a)
+    h = F.hessian(lambda a: (a ** 3).sum() + (a[0] * a[1]).sum(), a)
+    _, vjp = F.vjp(f, a, torch.tensor([1.0, -2.0], dtype=D))
+    _, jvp = F.jvp(f, a, torch.ones(2, 2, dtype=D))
+    _, hvp = F.hvp(lambda a: (a ** 3).sum(), a, torch.ones(2, 2, dtype=D))
+    return (j, h, vjp, jvp, hvp)
+
+
 CASES = {
     "diamond": lambda: grads_of(diamond, x()),
     "shared_input": lambda: grads_of(shared, x()),
@@ -311,4 +403,15 @@ CASES = {
     "error_set_grad_size": set_grad_wrong_size,
     "error_set_grad_dtype": set_grad_wrong_dtype,
     "error_anomaly_nan": anomaly_nan,
+    "error_sigmoid_saved_modified": sigmoid_saved_modified,
+    "error_inference_inplace": inference_inplace,
+    "error_inference_version": inference_version,
+    "error_inference_requires_grad": inference_requires_grad,
+    "error_inference_saved": inference_saved,
+    "error_custom_wrong_count": custom_fn_wrong_count,
+    "saved_hooks_mul": lambda: hook_counts(lambda a, b: a * b, False),
+    "saved_hooks_add": lambda: hook_counts(lambda a, b: a + b, False),
+    "saved_hooks_exp_retain": lambda: hook_counts(lambda a, b: a.exp() * b, True),
+    "custom_function": custom_fn_grads,
+    "functional": functional_values,
 }
