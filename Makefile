@@ -52,7 +52,7 @@ C_TEST_SRCS := $(wildcard tests/c/test_*.c)
 C_TESTS     := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(C_TEST_SRCS))
 C_PLUGINS   := $(patsubst tests/c/%.c,$(BUILD)/tests/lib%.so,$(wildcard tests/c/plugin_*.c))
 
-.PHONY: all check test asan bench demo golden lua-env install clean examples docs
+.PHONY: all check test asan bench demo tour golden lua-env install clean examples docs
 all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK)
 
 # ---- generated operator tables -------------------------------------------------------------
@@ -84,7 +84,7 @@ $(OBJ)/gen/mt_ops_gen.o: $(GEN)/mt_ops_gen.c
 # runs (the lua5.4 executable exports them; luamt and embedding hosts link liblua5.4).
 $(LIBMT): $(CORE_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,libmindtorch.so -lopenblas -lmvec -lm -lpthread
+	$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,libmindtorch.so -lopenblas -lz -lmvec -lm -lpthread
 
 $(LUAMOD): $(OBJ)/src/luamod/core.o $(LIBMT)
 	@mkdir -p $(dir $@)
@@ -121,7 +121,11 @@ asan:
 bench: all
 	@BUILD=$(BUILD) sh bench/run.sh
 
+# the demo: one epoch of an MLP on Fashion-MNIST (apt-get install dataset-fashion-mnist)
 demo: all
+	$(LUAMT) examples/fashion_mnist.lua --epochs 1
+
+tour: all
 	$(LUAMT) examples/tour.lua
 
 golden:

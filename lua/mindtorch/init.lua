@@ -14,7 +14,11 @@ local tensor_str = require "mindtorch._tensor_str"
 
 -- ---- printing -----------------------------------------------------------------------------
 local tensor_mt = debug.getregistry()["mindtorch.Tensor"]
-tensor_mt.__tostring = function(t) return tensor_str.repr(torch, t) end
+tensor_mt.__tostring = function(t)
+  local s = tensor_str.repr(torch, t)
+  if t._is_parameter then return "Parameter containing:\n" .. s end -- nn.Parameter, as PyTorch prints it
+  return s
+end
 torch.set_printoptions = tensor_str.set_printoptions
 debug.getregistry()["mindtorch.UntypedStorage"].__tostring = function(s) return tensor_str.storage_repr(s, false) end
 debug.getregistry()["mindtorch.TypedStorage"].__tostring = function(s) return tensor_str.storage_repr(s, true) end
@@ -139,5 +143,18 @@ local scalar_names = {
   float16 = "Half", bfloat16 = "BFloat16", float32 = "Float", float64 = "Double",
 }
 function torch.__scalar_name(dt) return scalar_names[dt.name] end
+
+-- submodules load on first use: torch.nn, torch.optim, torch.utils
+package.loaded.mindtorch = torch -- they require "mindtorch" themselves
+local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils" }
+setmetatable(torch, {
+  __index = function(t, k)
+    local name = lazy[k]
+    if name == nil then return nil end
+    local m = require(name)
+    rawset(t, k, m)
+    return m
+  end,
+})
 
 return torch

@@ -85,7 +85,8 @@ void lmt_open_creation(lua_State *L);
 void lmt_open_misc(lua_State *L);
 void lmt_open_generator(lua_State *L); /* torch.Generator, manual_seed, ... */
 void lmt_open_index(lua_State *L);
-void lmt_open_autograd(lua_State *L); /* torch._autograd: backward, grad, hooks, modes; graph nodes */
+void lmt_open_autograd(lua_State *L);
+void lmt_open_io(lua_State *L); /* torch.frombuffer, torch._gunzip */ /* torch._autograd: backward, grad, hooks, modes; graph nodes */
 /* Keep freed small blocks of the state's allocator for reuse (lmt_alloc.c). */
 void lmt_install_alloc_cache(lua_State *L);     /* torch._index_view (x[{...}] without tensors) */
 

@@ -1,0 +1,124 @@
+-- fashion_mnist.lua: trains a classifier on Fashion-MNIST (apt-get install dataset-fashion-mnist)
+--
+--   build/luamt examples/fashion_mnist.lua [--model mlp] [--epochs N] [--batch-size 64]
+--       [--optim adam|sgd] [--lr 0.001] [--seed 0] [--data DIR] [--out DIR]
+--
+-- Prints a progress bar per epoch, the train loss and test accuracy after each epoch, writes
+-- the loss curve as CSV and as an SVG plot to --out, and ends with "test accuracy: 0.XXXX".
+local torch = require "mindtorch"
+local nn, optim, data = torch.nn, torch.optim, torch.utils.data
+
+local function parse(argv)
+  local o = { model = "mlp", epochs = 1, ["batch-size"] = 64, lr = 0.001, optim = "adam", seed = 0,
+    data = "/usr/share/datasets/fashion-mnist", out = "build/demo" }
+  local i = 1
+  while i <= #argv do
+    local k = argv[i]:match("^%-%-(.+)$")
+    if not k or o[k] == nil then error("unknown argument " .. argv[i] .. " (see the header of this script)", 0) end
+    local v = argv[i + 1]
+    if v == nil then error("--" .. k .. " needs a value", 0) end
+    o[k] = type(o[k]) == "number" and assert(tonumber(v), "--" .. k .. " takes a number") or v
+    i = i + 2
+  end
+  return o
+end
+
+-- inputs standardised with the training set's mean and standard deviation
+local MEAN, STD = 0.2860, 0.3530
+local Standardize = nn.Module:extend("Standardize")
+function Standardize:__init() nn.Module.__init(self) end
+function Standardize:forward(x) return (x - MEAN) / STD end
+
+local function mlp()
+  return nn.Sequential(Standardize(), nn.Flatten(), nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
+end
+local models = { mlp = mlp }
+
+local function progress(epoch, done, total, loss, t0)
+  local width = 30
+  local filled = math.floor(width * done / total)
+  io.stdout:write(("\repoch %d [%s%s] %3d%%  loss %.4f  %.1fs"):format(epoch, string.rep("=", filled),
+    string.rep(" ", width - filled), math.floor(100 * done / total), loss, torch._monotonic() - t0))
+  io.stdout:flush()
+end
+
+local function evaluate(model, loader)
+  model:eval()
+  local correct, n = 0, 0
+  torch.no_grad(function()
+    for x, y in loader() do
+      correct = correct + model(x):argmax(2):eq(y):sum():item()
+      n = n + y:numel()
+    end
+  end)
+  model:train()
+  return correct / n
+end
+
+local function write_curve(dir, curve)
+  os.execute("mkdir -p '" .. dir .. "'")
+  local csv = assert(io.open(dir .. "/fashion_mnist_loss.csv", "w"))
+  csv:write("step,loss\n")
+  for _, p in ipairs(curve) do csv:write(("%d,%.6f\n"):format(p[1], p[2])) end
+  csv:close()
+  -- the same curve as an SVG polyline
+  local w, h, pad = 640, 360, 40
+  local maxs, maxl = curve[#curve][1], 0
+  for _, p in ipairs(curve) do maxl = math.max(maxl, p[2]) end
+  local pts = {}
+  for _, p in ipairs(curve) do
+    pts[#pts + 1] = ("%.1f,%.1f"):format(pad + (w - 2 * pad) * p[1] / maxs, h - pad - (h - 2 * pad) * p[2] / maxl)
+  end
+  local svg = assert(io.open(dir .. "/fashion_mnist_loss.svg", "w"))
+  svg:write(('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d">\n'):format(w, h))
+  svg:write(('<rect width="%d" height="%d" fill="white"/>\n'):format(w, h))
+  svg:write(('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>\n'):format(pad, h - pad, w - pad, h - pad))
+  svg:write(('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>\n'):format(pad, pad, pad, h - pad))
+  svg:write(('<text x="%d" y="%d" font-size="12">training loss (max %.2f) over %d steps</text>\n'):format(pad, pad - 10, maxl, maxs))
+  svg:write(('<polyline fill="none" stroke="steelblue" stroke-width="1.5" points="%s"/>\n'):format(table.concat(pts, " ")))
+  svg:write("</svg>\n")
+  svg:close()
+end
+
+local o = parse(arg)
+if not models[o.model] then error("unknown model '" .. o.model .. "' (available: mlp)", 0) end
+torch.manual_seed(o.seed)
+local train = data.datasets.FashionMNIST(o.data, { train = true })
+local test = data.datasets.FashionMNIST(o.data, { train = false })
+local train_loader = data.DataLoader(train, { batch_size = o["batch-size"], shuffle = true })
+local test_loader = data.DataLoader(test, { batch_size = 1000 })
+local model = models[o.model]()
+local loss_fn = nn.CrossEntropyLoss()
+local opt
+if o.optim == "adam" then
+  opt = optim.Adam(model:parameters(), { lr = o.lr })
+elseif o.optim == "sgd" then
+  opt = optim.SGD(model:parameters(), { lr = o.lr, momentum = 0.9 })
+else
+  error("unknown optimizer '" .. o.optim .. "' (available: adam, sgd)", 0)
+end
+print(model)
+
+local curve, step, acc = {}, 0, 0
+for epoch = 1, o.epochs do
+  local t0, total, seen, avg = torch._monotonic(), 0, 0, 0
+  local nb = #train_loader
+  for x, y in train_loader() do
+    opt:zero_grad()
+    local loss = loss_fn(model(x), y)
+    loss:backward()
+    opt:step()
+    step, seen = step + 1, seen + 1
+    local l = loss:item()
+    total = total + l
+    avg = avg == 0 and l or 0.98 * avg + 0.02 * l
+    if step % 20 == 0 then curve[#curve + 1] = { step, avg } end
+    if seen % 25 == 0 or seen == nb then progress(epoch, seen, nb, avg, t0) end
+  end
+  acc = evaluate(model, test_loader)
+  io.stdout:write(("\nepoch %d: train loss %.4f, test accuracy %.4f (%.1fs)\n"):format(epoch, total / seen, acc,
+    torch._monotonic() - t0))
+end
+write_curve(o.out, curve)
+print(("wrote %s/fashion_mnist_loss.csv and .svg"):format(o.out))
+print(("test accuracy: %.4f"):format(acc))

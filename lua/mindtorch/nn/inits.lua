@@ -1,0 +1,95 @@
+-- inits.lua: torch.nn.init. The same algorithms as PyTorch's (fans, gains, bounds) drawing
+-- from the same generator streams, so a seed gives PyTorch's weights.
+return function(torch, nn)
+  local init = {}
+
+  local function no_grad(fn) return torch.no_grad(fn) end
+
+  function init.calculate_gain(nonlinearity, param)
+    local linear = { linear = true, conv1d = true, conv2d = true, conv3d = true, conv_transpose1d = true,
+      conv_transpose2d = true, conv_transpose3d = true, sigmoid = true }
+    if linear[nonlinearity] then return 1 end
+    if nonlinearity == "tanh" then return 5.0 / 3 end
+    if nonlinearity == "relu" then return math.sqrt(2.0) end
+    if nonlinearity == "leaky_relu" then
+      local slope = param == nil and 0.01 or param
+      if type(slope) ~= "number" then error(("negative_slope %s not a valid number"):format(tostring(slope)), 2) end
+      return math.sqrt(2.0 / (1 + slope ^ 2))
+    end
+    if nonlinearity == "selu" then return 3.0 / 4 end
+    error(("Unsupported nonlinearity %s"):format(tostring(nonlinearity)), 2)
+  end
+
+  local function fans(t)
+    local d = t:dim()
+    if d < 2 then error("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions", 3) end
+    local receptive = 1
+    for i = 3, d do receptive = receptive * t.shape[i] end
+    return t.shape[2] * receptive, t.shape[1] * receptive
+  end
+  init._calculate_fan_in_and_fan_out = function(t) return fans(t) end
+
+  local function opts_of(o) return type(o) == "table" and o or {} end
+
+  function init.uniform_(t, a, b, opts)
+    if type(a) == "table" then opts, a, b = a, a.a, a.b end
+    local g = opts_of(opts).generator
+    return no_grad(function()
+      if g then return t:uniform_(a or 0, b or 1, { generator = g }) end
+      return t:uniform_(a or 0, b or 1)
+    end)
+  end
+  function init.normal_(t, mean, std, opts)
+    if type(mean) == "table" then opts, mean, std = mean, mean.mean, mean.std end
+    local g = opts_of(opts).generator
+    return no_grad(function()
+      if g then return t:normal_(mean or 0, std or 1, { generator = g }) end
+      return t:normal_(mean or 0, std or 1)
+    end)
+  end
+  function init.constant_(t, v) return no_grad(function() return t:fill_(v) end) end
+  function init.zeros_(t) return no_grad(function() return t:zero_() end) end
+  function init.ones_(t) return no_grad(function() return t:fill_(1) end) end
+  function init.eye_(t)
+    if t:dim() ~= 2 then error("Only tensors with 2 dimensions are supported", 2) end
+    return no_grad(function() return t:copy_(torch.eye(t.shape[1], t.shape[2], { dtype = t.dtype })) end)
+  end
+
+  function init.xavier_uniform_(t, gain, opts)
+    if type(gain) == "table" then opts, gain = gain, gain.gain end
+    local fan_in, fan_out = fans(t)
+    local std = (gain or 1) * math.sqrt(2.0 / (fan_in + fan_out))
+    local a = math.sqrt(3.0) * std
+    return init.uniform_(t, -a, a, opts)
+  end
+  function init.xavier_normal_(t, gain, opts)
+    if type(gain) == "table" then opts, gain = gain, gain.gain end
+    local fan_in, fan_out = fans(t)
+    return init.normal_(t, 0, (gain or 1) * math.sqrt(2.0 / (fan_in + fan_out)), opts)
+  end
+
+  local function kaiming_std(t, o)
+    local mode = o.mode or "fan_in"
+    if mode ~= "fan_in" and mode ~= "fan_out" then
+      error(("Mode %s not supported, please use one of fan_in, fan_out"):format(mode), 3)
+    end
+    local fan_in, fan_out = fans(t)
+    local fan = mode == "fan_in" and fan_in or fan_out
+    return init.calculate_gain(o.nonlinearity or "leaky_relu", o.a or 0) / math.sqrt(fan)
+  end
+  -- kaiming_uniform_(t, {a = 0, mode = "fan_in", nonlinearity = "leaky_relu", generator = })
+  function init.kaiming_uniform_(t, o)
+    o = opts_of(o)
+    if t:numel() == 0 then return t end
+    local bound = math.sqrt(3.0) * kaiming_std(t, o)
+    return init.uniform_(t, -bound, bound, { generator = o.generator })
+  end
+  function init.kaiming_normal_(t, o)
+    o = opts_of(o)
+    if t:numel() == 0 then return t end
+    return init.normal_(t, 0, kaiming_std(t, o), { generator = o.generator })
+  end
+
+  nn.init = init
+  return init
+end

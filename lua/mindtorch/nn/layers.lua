@@ -1,0 +1,232 @@
+-- layers.lua: the basic layers (Identity, Linear, Flatten, Unflatten, Dropout), the
+-- activations, the containers (Sequential, ModuleList, ModuleDict) and the loss modules.
+-- Each repr is PyTorch's.
+return function(torch, nn)
+  local Module, F, init = nn.Module, nn.functional, nn.init
+
+  local function py(v) -- a value as Python prints it in a repr
+    if v == true then return "True" end
+    if v == false then return "False" end
+    if v == nil then return "None" end
+    if type(v) == "string" then return "'" .. v .. "'" end
+    if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 1e16 then return ("%.1f"):format(v) end
+    return tostring(v)
+  end
+  nn._py = py
+
+  -- ---- basic layers ----------------------------------------------------------------------------------
+  local Identity = Module:extend("Identity")
+  function Identity:__init() Module.__init(self) end
+  function Identity:forward(x) return x end
+  nn.Identity = Identity
+
+  local Linear = Module:extend("Linear")
+  function Linear:__init(in_features, out_features, opts)
+    Module.__init(self)
+    local bias = true
+    if type(opts) == "table" then
+      if opts.bias ~= nil then bias = opts.bias end
+    elseif opts ~= nil then
+      bias = opts
+    end
+    opts = type(opts) == "table" and opts or {}
+    self.in_features, self.out_features = in_features, out_features
+    local function empty(...)
+      if opts.dtype or opts.device then return torch.empty(..., { dtype = opts.dtype, device = opts.device }) end
+      return torch.empty(...)
+    end
+    self.weight = nn.Parameter(empty(out_features, in_features))
+    if bias then self.bias = nn.Parameter(empty(out_features)) else self:register_parameter("bias", nil) end
+    self:reset_parameters()
+  end
+  -- PyTorch's: kaiming_uniform_(a = sqrt(5)) for the weight, U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the bias
+  function Linear:reset_parameters()
+    init.kaiming_uniform_(self.weight, { a = math.sqrt(5) })
+    if self.bias then
+      local fan_in = self.in_features
+      local bound = fan_in > 0 and 1 / math.sqrt(fan_in) or 0
+      init.uniform_(self.bias, -bound, bound)
+    end
+  end
+  function Linear:forward(x) return F.linear(x, self.weight, self.bias or nil) end
+  function Linear:extra_repr()
+    return ("in_features=%d, out_features=%d, bias=%s"):format(self.in_features, self.out_features, py(self.bias ~= false))
+  end
+  nn.Linear = Linear
+
+  -- Flatten(start_dim = 2, end_dim = -1): dims are 1-based (PyTorch's default start_dim=1)
+  local Flatten = Module:extend("Flatten")
+  function Flatten:__init(start_dim, end_dim)
+    Module.__init(self)
+    self.start_dim, self.end_dim = start_dim or 2, end_dim or -1
+  end
+  function Flatten:forward(x) return x:flatten(self.start_dim, self.end_dim) end
+  function Flatten:extra_repr() return ("start_dim=%d, end_dim=%d"):format(self.start_dim, self.end_dim) end
+  nn.Flatten = Flatten
+
+  local Unflatten = Module:extend("Unflatten")
+  function Unflatten:__init(dim, sizes)
+    Module.__init(self)
+    self.dim, self.unflattened_size = dim, sizes
+  end
+  function Unflatten:forward(x) return x:unflatten(self.dim, self.unflattened_size) end
+  function Unflatten:extra_repr()
+    return ("dim=%d, unflattened_size=(%s)"):format(self.dim, table.concat(self.unflattened_size, ", "))
+  end
+  nn.Unflatten = Unflatten
+
+  local Dropout = Module:extend("Dropout")
+  function Dropout:__init(p, inplace)
+    Module.__init(self)
+    if type(p) == "table" then p, inplace = p.p, p.inplace end
+    p = p or 0.5
+    if p < 0 or p > 1 then error(("dropout probability has to be between 0 and 1, but got %s"):format(p), 2) end
+    self.p, self.inplace = p, inplace or false
+  end
+  function Dropout:forward(x) return F.dropout(x, self.p, self.training, self.inplace) end
+  function Dropout:extra_repr() return ("p=%s, inplace=%s"):format(py(self.p), py(self.inplace)) end
+  nn.Dropout = Dropout
+
+  -- ---- activations ---------------------------------------------------------------------------------
+  local function activation(name, fields, forward, repr)
+    local cls = Module:extend(name)
+    function cls:__init(...)
+      Module.__init(self)
+      local args = table.pack(...)
+      local opts = type(args[1]) == "table" and args[1] or nil
+      for i, f in ipairs(fields) do
+        local v
+        if opts then v = opts[f[1]] else v = args[i] end
+        if v == nil then v = f[2] end
+        self[f[1]] = v
+      end
+    end
+    cls.forward = forward
+    function cls:extra_repr()
+      if repr then return repr(self) end
+      local parts = {}
+      for _, f in ipairs(fields) do parts[#parts + 1] = f[1] .. "=" .. py(self[f[1]]) end
+      return table.concat(parts, ", ")
+    end
+    nn[name] = cls
+    return cls
+  end
+  local function inplace_repr(self) return self.inplace and "inplace=True" or "" end
+  activation("ReLU", { { "inplace", false } }, function(self, x) return F.relu(x, self.inplace) end, inplace_repr)
+  activation("SiLU", { { "inplace", false } }, function(self, x) return F.silu(x, self.inplace) end, inplace_repr)
+  activation("Tanh", {}, function(_, x) return x:tanh() end)
+  activation("Sigmoid", {}, function(_, x) return x:sigmoid() end)
+  activation("Mish", { { "inplace", false } }, function(_, x) return F.mish(x) end, inplace_repr)
+  activation("GELU", { { "approximate", "none" } }, function(self, x) return F.gelu(x, { approximate = self.approximate }) end)
+  activation("LeakyReLU", { { "negative_slope", 0.01 }, { "inplace", false } },
+    function(self, x) return F.leaky_relu(x, self.negative_slope, self.inplace) end,
+    function(self) return "negative_slope=" .. py(self.negative_slope) .. (self.inplace and ", inplace=True" or "") end)
+  activation("ELU", { { "alpha", 1.0 }, { "inplace", false } }, function(self, x) return F.elu(x, self.alpha, self.inplace) end,
+    function(self) return "alpha=" .. py(self.alpha) .. (self.inplace and ", inplace=True" or "") end)
+  activation("Softplus", { { "beta", 1 }, { "threshold", 20 } }, function(self, x) return F.softplus(x, self.beta, self.threshold) end)
+  activation("Hardtanh", { { "min_val", -1.0 }, { "max_val", 1.0 }, { "inplace", false } },
+    function(self, x) return F.hardtanh(x, self.min_val, self.max_val, self.inplace) end,
+    function(self) return ("min_val=%s, max_val=%s"):format(py(self.min_val), py(self.max_val)) .. (self.inplace and ", inplace=True" or "") end)
+  activation("Softmax", { { "dim", nil } }, function(self, x) return x:softmax(self.dim) end,
+    function(self) return "dim=" .. py(self.dim) end)
+  activation("LogSoftmax", { { "dim", nil } }, function(self, x) return x:log_softmax(self.dim) end,
+    function(self) return "dim=" .. py(self.dim) end)
+
+  -- ---- containers -----------------------------------------------------------------------------------------
+  local module_index = Module.__index
+
+  -- Sequential(m1, m2, ...): submodules named "0", "1", ... (PyTorch's names); seq[i] is the
+  -- i-th (1-based), #seq their number
+  local Sequential = Module:extend("Sequential")
+  function Sequential:__init(...)
+    Module.__init(self)
+    for i, m in ipairs({ ... }) do self:add_module(tostring(i - 1), m) end
+  end
+  function Sequential:forward(x)
+    for _, m in ipairs(self:children()) do x = m(x) end
+    return x
+  end
+  function Sequential:append(m)
+    self:add_module(tostring(#self._modules.order), m)
+    return self
+  end
+  Sequential.__index = function(self, k)
+    if math.type(k) == "integer" then
+      local n = #self._modules.order
+      if k < 0 then k = n + k + 1 end
+      if k < 1 or k > n then error(("index %d is out of range"):format(k), 2) end
+      return self._modules.items[self._modules.order[k]]
+    end
+    return module_index(self, k)
+  end
+  Sequential.__len = function(self) return #self._modules.order end
+  nn.Sequential = Sequential
+
+  local ModuleList = Module:extend("ModuleList")
+  function ModuleList:__init(mods)
+    Module.__init(self)
+    for _, m in ipairs(mods or {}) do self:append(m) end
+  end
+  function ModuleList:append(m)
+    self:add_module(tostring(#self._modules.order), m)
+    return self
+  end
+  function ModuleList:extend_with(mods)
+    for _, m in ipairs(mods) do self:append(m) end
+    return self
+  end
+  ModuleList.__index = Sequential.__index
+  ModuleList.__len = Sequential.__len
+  ModuleList.__pairs = function(self)
+    local i = 0
+    return function()
+      i = i + 1
+      if i <= #self._modules.order then return i, self._modules.items[self._modules.order[i]] end
+    end, self, nil
+  end
+  nn.ModuleList = ModuleList
+
+  local ModuleDict = Module:extend("ModuleDict")
+  function ModuleDict:__init(mods)
+    Module.__init(self)
+    if mods then
+      local names = {}
+      for k in pairs(mods) do names[#names + 1] = k end
+      table.sort(names)
+      for _, k in ipairs(names) do self:add_module(k, mods[k]) end
+    end
+  end
+  function ModuleDict:keys() return { table.unpack(self._modules.order) } end
+  function ModuleDict:items() return self:named_children() end
+  nn.ModuleDict = ModuleDict
+
+  -- ---- losses -------------------------------------------------------------------------------------------------
+  local function loss_class(name, fn, fields)
+    local cls = Module:extend(name)
+    function cls:__init(opts)
+      Module.__init(self)
+      opts = opts or {}
+      self.reduction = opts.reduction or "mean"
+      for _, f in ipairs(fields or {}) do
+        local v = opts[f[1]]
+        if v == nil then v = f[2] end
+        if torch.is_tensor(v) then self:register_buffer(f[1], v) else self[f[1]] = v end
+      end
+    end
+    function cls:forward(input, target)
+      local o = { reduction = self.reduction }
+      for _, f in ipairs(fields or {}) do o[f[1]] = self[f[1]] end
+      return fn(input, target, o)
+    end
+    nn[name] = cls
+  end
+  loss_class("MSELoss", F.mse_loss)
+  loss_class("L1Loss", F.l1_loss)
+  loss_class("SmoothL1Loss", F.smooth_l1_loss, { { "beta", 1.0 } })
+  loss_class("HuberLoss", F.huber_loss, { { "delta", 1.0 } })
+  loss_class("CrossEntropyLoss", F.cross_entropy, { { "weight" }, { "ignore_index", -100 }, { "label_smoothing", 0.0 } })
+  loss_class("NLLLoss", F.nll_loss, { { "weight" }, { "ignore_index", -100 } })
+  loss_class("BCELoss", F.binary_cross_entropy, { { "weight" } })
+  loss_class("BCEWithLogitsLoss", F.binary_cross_entropy_with_logits, { { "weight" }, { "pos_weight" } })
+  loss_class("KLDivLoss", F.kl_div, { { "log_target", false } })
+end

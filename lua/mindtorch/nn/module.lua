@@ -1,0 +1,475 @@
+-- module.lua: nn.Module, PyTorch's module in Lua. A module keeps its parameters, buffers and
+-- submodules in ordered registries; assigning a Parameter or a Module to a field registers it
+-- (PyTorch's __setattr__), reading a field finds it there first (PyTorch's __getattr__).
+return function(torch, nn)
+  local Module = { __name = "Module" }
+
+  -- ---- parameters --------------------------------------------------------------------------
+  -- nn.Parameter(t, requires_grad = true): a leaf sharing t's data, marked as a parameter
+  function nn.Parameter(data, requires_grad)
+    data = data or torch.empty(0)
+    local p = data:detach()
+    if requires_grad == nil then requires_grad = true end
+    p.requires_grad = requires_grad
+    p._is_parameter = true
+    return p
+  end
+  local function is_parameter(v) return torch.is_tensor(v) and v._is_parameter == true end
+  local function is_module(v) return type(v) == "table" and getmetatable(v) and rawget(v, "_modules") ~= nil end
+  nn.is_parameter = is_parameter
+
+  -- an ordered registry: names in order, values by name (a removed entry keeps no slot)
+  local function registry() return { order = {}, items = {}, present = {} } end
+  local function reg_set(r, name, v)
+    if not r.present[name] then
+      r.present[name] = true
+      r.order[#r.order + 1] = name
+    end
+    r.items[name] = v
+  end
+  local function reg_del(r, name)
+    if not r.present[name] then return end
+    r.present[name] = nil
+    r.items[name] = nil
+    for i, n in ipairs(r.order) do
+      if n == name then table.remove(r.order, i) break end
+    end
+  end
+  local function reg_has(r, name) return r.present[name] == true end
+
+  -- ---- classes ---------------------------------------------------------------------------------
+  local function class_lookup(obj, k)
+    local cls = getmetatable(obj)
+    return cls and cls[k]
+  end
+
+  local function instance_index(self, k)
+    local p = rawget(self, "_parameters")
+    if p then
+      if reg_has(p, k) then return p.items[k] end
+      local b = rawget(self, "_buffers")
+      if reg_has(b, k) then return b.items[k] end
+      local m = rawget(self, "_modules")
+      if reg_has(m, k) then return m.items[k] end
+    end
+    return class_lookup(self, k)
+  end
+
+  local function instance_newindex(self, k, v)
+    local params = rawget(self, "_parameters")
+    if not params then
+      if is_parameter(v) or is_module(v) then
+        error("cannot assign parameters or modules before Module.__init() call", 2)
+      end
+      rawset(self, k, v)
+      return
+    end
+    local buffers, modules = rawget(self, "_buffers"), rawget(self, "_modules")
+    if is_parameter(v) then
+      reg_del(buffers, k); reg_del(modules, k); rawset(self, k, nil)
+      self:register_parameter(k, v)
+    elseif reg_has(params, k) then
+      if v ~= nil then
+        error(("cannot assign '%s' as parameter '%s' (torch.nn.Parameter or None expected)"):format(
+          torch.is_tensor(v) and "torch.FloatTensor" or type(v), k), 2)
+      end
+      params.items[k] = false -- None: the name stays registered
+    elseif is_module(v) then
+      reg_del(params, k); reg_del(buffers, k); rawset(self, k, nil)
+      reg_set(modules, k, v)
+    elseif reg_has(modules, k) then
+      if v ~= nil then error(("cannot assign '%s' as child module '%s' (torch.nn.Module or None expected)"):format(type(v), k), 2) end
+      modules.items[k] = false
+    elseif reg_has(buffers, k) then
+      if v ~= nil and not torch.is_tensor(v) then
+        error(("cannot assign '%s' as buffer '%s' (torch.Tensor or None expected)"):format(type(v), k), 2)
+      end
+      buffers.items[k] = v or false
+    else
+      rawset(self, k, v)
+    end
+  end
+
+  local function call(self, ...)
+    local args = table.pack(...)
+    for _, h in ipairs(rawget(self, "_forward_pre_hooks") or {}) do
+      local r = h.fn(self, args)
+      if r ~= nil then args = type(r) == "table" and not torch.is_tensor(r) and r or table.pack(r) end
+    end
+    local out = table.pack(self:forward(table.unpack(args, 1, args.n)))
+    for _, h in ipairs(rawget(self, "_forward_hooks") or {}) do
+      local r = h.fn(self, args, out.n == 1 and out[1] or out)
+      if r ~= nil then out = table.pack(r) end
+    end
+    return table.unpack(out, 1, out.n)
+  end
+
+  local function new_instance(cls, ...)
+    local obj = setmetatable({}, cls)
+    obj:__init(...)
+    if rawget(obj, "_parameters") == nil then
+      error(("%s.__init must call nn.Module.__init(self)"):format(cls.__name), 2)
+    end
+    return obj
+  end
+
+  -- nn.Module:extend(name): a subclass; Name(...) makes an instance (its __init runs)
+  function Module:extend(name)
+    local cls = { __name = name or "Module" }
+    cls.__index = instance_index
+    cls.__newindex = instance_newindex
+    cls.__call = call
+    cls.__tostring = function(m) return m:__repr() end
+    cls.super = self
+    return setmetatable(cls, { __index = self, __call = new_instance })
+  end
+
+  function Module:__init()
+    rawset(self, "_parameters", registry())
+    rawset(self, "_buffers", registry())
+    rawset(self, "_non_persistent", {})
+    rawset(self, "_modules", registry())
+    rawset(self, "_forward_hooks", {})
+    rawset(self, "_forward_pre_hooks", {})
+    rawset(self, "training", true)
+  end
+
+  function Module:forward()
+    error(('Module [%s] is missing the required "forward" function'):format(getmetatable(self).__name), 2)
+  end
+
+  -- ---- registration --------------------------------------------------------------------------
+  local function check_name(self, name, kind)
+    if type(name) ~= "string" then error(kind .. " name should be a string. Got " .. type(name), 3) end
+    if name:find(".", 1, true) then error(kind .. ' name can\'t contain "."', 3) end
+    if name == "" then error(kind .. ' name can\'t be empty string ""', 3) end
+  end
+
+  function Module:register_parameter(name, param)
+    check_name(self, name, "parameter")
+    if rawget(self, name) ~= nil or (reg_has(self._modules, name)) or reg_has(self._buffers, name) then
+      error(("attribute '%s' already exists"):format(name), 2)
+    end
+    if param ~= nil and not is_parameter(param) then
+      error(("cannot assign '%s' object to parameter '%s' (torch.nn.Parameter or None required)"):format(
+        torch.is_tensor(param) and "torch.FloatTensor" or type(param), name), 2)
+    end
+    reg_set(self._parameters, name, param or false)
+  end
+
+  function Module:register_buffer(name, tensor, persistent)
+    check_name(self, name, "buffer")
+    if reg_has(self._parameters, name) or reg_has(self._modules, name) or rawget(self, name) ~= nil then
+      error(("attribute '%s' already exists"):format(name), 2)
+    end
+    if tensor ~= nil and not torch.is_tensor(tensor) then
+      error(("cannot assign '%s' object to buffer '%s' (torch Tensor or None required)"):format(type(tensor), name), 2)
+    end
+    reg_set(self._buffers, name, tensor or false)
+    self._non_persistent[name] = persistent == false or nil
+  end
+
+  function Module:register_module(name, module)
+    check_name(self, name, "module")
+    if module ~= nil and not is_module(module) then error(type(module) .. " is not a Module subclass", 2) end
+    reg_set(self._modules, name, module or false)
+  end
+  Module.add_module = Module.register_module
+
+  function Module:get_submodule(target)
+    local m = self
+    for part in target:gmatch("[^%.]+") do
+      local next_m = reg_has(m._modules, part) and m._modules.items[part] or nil
+      if not next_m then error(("%s has no attribute `%s`"):format(getmetatable(m).__name, part), 2) end
+      m = next_m
+    end
+    return m
+  end
+
+  -- ---- traversal (ordered iterators, as PyTorch's generators) -----------------------------------
+  local function named_members(self, get, prefix, recurse)
+    local out, seen = {}, {}
+    local mods = recurse == false and { { prefix or "", self } } or self:_named_modules_list(prefix or "")
+    for _, pm in ipairs(mods) do
+      local mp, m = pm[1], pm[2]
+      local r = get(m)
+      for _, name in ipairs(r.order) do
+        local v = r.items[name]
+        if v and not seen[v] then
+          seen[v] = true
+          out[#out + 1] = { (mp ~= "" and mp .. "." or "") .. name, v }
+        end
+      end
+    end
+    return out
+  end
+
+  local function iter(list)
+    local i = 0
+    return function()
+      i = i + 1
+      local e = list[i]
+      if e then return e[1], e[2] end
+    end
+  end
+
+  function Module:_named_modules_list(prefix, memo, out)
+    memo, out = memo or {}, out or {}
+    if memo[self] then return out end
+    memo[self] = true
+    out[#out + 1] = { prefix, self }
+    for _, name in ipairs(self._modules.order) do
+      local m = self._modules.items[name]
+      if m then m:_named_modules_list(prefix ~= "" and prefix .. "." .. name or name, memo, out) end
+    end
+    return out
+  end
+
+  function Module:named_parameters(prefix, recurse)
+    if type(prefix) == "table" then prefix, recurse = prefix.prefix, prefix.recurse end
+    return iter(named_members(self, function(m) return m._parameters end, prefix, recurse))
+  end
+  function Module:parameters(recurse)
+    if type(recurse) == "table" then recurse = recurse.recurse end
+    local out = {}
+    for _, e in ipairs(named_members(self, function(m) return m._parameters end, "", recurse)) do out[#out + 1] = e[2] end
+    return out
+  end
+  function Module:named_buffers(prefix, recurse)
+    if type(prefix) == "table" then prefix, recurse = prefix.prefix, prefix.recurse end
+    return iter(named_members(self, function(m) return m._buffers end, prefix, recurse))
+  end
+  function Module:buffers(recurse)
+    local out = {}
+    for _, e in ipairs(named_members(self, function(m) return m._buffers end, "", recurse)) do out[#out + 1] = e[2] end
+    return out
+  end
+  function Module:named_children()
+    local out, seen = {}, {}
+    for _, name in ipairs(self._modules.order) do
+      local m = self._modules.items[name]
+      if m and not seen[m] then seen[m] = true; out[#out + 1] = { name, m } end
+    end
+    return iter(out)
+  end
+  function Module:children()
+    local out = {}
+    for _, m in self:named_children() do out[#out + 1] = m end
+    return out
+  end
+  function Module:named_modules(prefix) return iter(self:_named_modules_list(prefix or "")) end
+  function Module:modules()
+    local out = {}
+    for _, e in ipairs(self:_named_modules_list("")) do out[#out + 1] = e[2] end
+    return out
+  end
+
+  -- ---- modes, gradients, conversions ------------------------------------------------------------
+  function Module:train(mode)
+    if mode == nil then mode = true end
+    if type(mode) ~= "boolean" then error("training mode is expected to be boolean", 2) end
+    for _, m in ipairs(self:modules()) do rawset(m, "training", mode) end
+    return self
+  end
+  function Module:eval() return self:train(false) end
+
+  function Module:requires_grad_(on)
+    if on == nil then on = true end
+    for _, p in ipairs(self:parameters()) do p:requires_grad_(on) end
+    return self
+  end
+
+  function Module:zero_grad(set_to_none)
+    if set_to_none == nil then set_to_none = true end
+    for _, p in ipairs(self:parameters()) do
+      if p.grad ~= nil then
+        if set_to_none then p.grad = nil else p.grad:zero_() end
+      end
+    end
+  end
+
+  function Module:apply(fn)
+    for _, m in ipairs(self:children()) do m:apply(fn) end
+    fn(self)
+    return self
+  end
+
+  -- convert every parameter and buffer with fn (in place of the data: parameters stay the same
+  -- objects, as PyTorch's _apply does for .to())
+  function Module:_apply(fn)
+    for _, m in ipairs(self:modules()) do
+      for _, name in ipairs(m._parameters.order) do
+        local p = m._parameters.items[name]
+        if p then
+          local d = torch.no_grad(function() return fn(p) end)
+          if not rawequal(d, p) then
+            local np = nn.Parameter(d, p.requires_grad)
+            if p.grad ~= nil then np.grad = fn(p.grad) end
+            m._parameters.items[name] = np
+          end
+        end
+      end
+      for _, name in ipairs(m._buffers.order) do
+        local b = m._buffers.items[name]
+        if b then m._buffers.items[name] = fn(b) end
+      end
+    end
+    return self
+  end
+
+  -- to(dtype) converts floating parameters and buffers; to(device) moves everything
+  local dtype_mt = getmetatable(torch.float32)
+  function Module:to(...)
+    local args = table.pack(...)
+    local only_float = getmetatable(args[1]) == dtype_mt
+    return self:_apply(function(t)
+      if only_float and not t:is_floating_point() then return t end
+      return t:to(table.unpack(args, 1, args.n))
+    end)
+  end
+  function Module:float() return self:_apply(function(t) return t:is_floating_point() and t:float() or t end) end
+  function Module:double() return self:_apply(function(t) return t:is_floating_point() and t:double() or t end) end
+  function Module:half() return self:_apply(function(t) return t:is_floating_point() and t:half() or t end) end
+  function Module:cpu() return self:_apply(function(t) return t:cpu() end) end
+
+  -- ---- hooks -----------------------------------------------------------------------------------------
+  local Handle = {}
+  Handle.__index = Handle
+  function Handle:remove()
+    for i, h in ipairs(self.list) do
+      if h == self.entry then table.remove(self.list, i) return end
+    end
+  end
+  local function add_hook(list, fn)
+    local entry = { fn = fn }
+    list[#list + 1] = entry
+    return setmetatable({ list = list, entry = entry }, Handle)
+  end
+  function Module:register_forward_pre_hook(fn) return add_hook(self._forward_pre_hooks, fn) end
+  function Module:register_forward_hook(fn) return add_hook(self._forward_hooks, fn) end
+
+  -- ---- state -----------------------------------------------------------------------------------------
+  function Module:state_dict(prefix, destination, keep_vars)
+    destination = destination or {}
+    prefix = prefix or ""
+    for _, name in ipairs(self._parameters.order) do
+      local p = self._parameters.items[name]
+      if p then destination[prefix .. name] = keep_vars and p or p:detach() end
+    end
+    for _, name in ipairs(self._buffers.order) do
+      local b = self._buffers.items[name]
+      if b and not self._non_persistent[name] then destination[prefix .. name] = keep_vars and b or b:detach() end
+    end
+    for _, name in ipairs(self._modules.order) do
+      local m = self._modules.items[name]
+      if m then m:state_dict(prefix .. name .. ".", destination, keep_vars) end
+    end
+    return destination
+  end
+
+  -- the keys state_dict would have, in order
+  function Module:_state_keys(prefix, out)
+    out, prefix = out or {}, prefix or ""
+    for _, name in ipairs(self._parameters.order) do
+      if self._parameters.items[name] then out[#out + 1] = { prefix .. name, self, "_parameters", name } end
+    end
+    for _, name in ipairs(self._buffers.order) do
+      if self._buffers.items[name] and not self._non_persistent[name] then
+        out[#out + 1] = { prefix .. name, self, "_buffers", name }
+      end
+    end
+    for _, name in ipairs(self._modules.order) do
+      local m = self._modules.items[name]
+      if m then m:_state_keys(prefix .. name .. ".", out) end
+    end
+    return out
+  end
+
+  -- load_state_dict(sd, strict = true): copies values in; PyTorch's errors for missing,
+  -- unexpected and mis-shaped keys. Returns {missing_keys = ..., unexpected_keys = ...}.
+  function Module:load_state_dict(sd, strict)
+    if strict == nil then strict = true end
+    local keys = self:_state_keys()
+    local known, missing, unexpected, errors = {}, {}, {}, {}
+    for _, k in ipairs(keys) do
+      known[k[1]] = true
+      local v = sd[k[1]]
+      if v == nil then
+        missing[#missing + 1] = k[1]
+      else
+        local cur = k[2][k[3]].items[k[4]]
+        if not torch.is_tensor(v) then
+          errors[#errors + 1] = ('While copying the parameter named "%s", expected torch.Tensor or Tensor-like object from checkpoint but received %s'):format(k[1], type(v))
+        elseif tostring(v.shape) ~= tostring(cur.shape) then
+          errors[#errors + 1] = ("size mismatch for %s: copying a param with shape %s from checkpoint, the shape in current model is %s."):format(
+            k[1], tostring(v.shape), tostring(cur.shape))
+        else
+          torch.no_grad(function() cur:copy_(v) end)
+        end
+      end
+    end
+    local extra = {}
+    for k in pairs(sd) do if not known[k] then extra[#extra + 1] = k end end
+    table.sort(extra)
+    for _, k in ipairs(extra) do unexpected[#unexpected + 1] = k end
+    if strict then
+      if #unexpected > 0 then
+        local q = {}
+        for i, k in ipairs(unexpected) do q[i] = '"' .. k .. '"' end
+        table.insert(errors, 1, "Unexpected key(s) in state_dict: " .. table.concat(q, ", ") .. ". ")
+      end
+      if #missing > 0 then
+        local q = {}
+        for i, k in ipairs(missing) do q[i] = '"' .. k .. '"' end
+        table.insert(errors, 1, "Missing key(s) in state_dict: " .. table.concat(q, ", ") .. ". ")
+      end
+    end
+    if #errors > 0 then
+      error(("Error(s) in loading state_dict for %s:\n\t%s"):format(getmetatable(self).__name, table.concat(errors, "\n\t")), 2)
+    end
+    return { missing_keys = missing, unexpected_keys = unexpected }
+  end
+
+  -- ---- repr (PyTorch's format) ---------------------------------------------------------------------------
+  function Module:extra_repr() return "" end
+
+  local function add_indent(s, n)
+    local lines = {}
+    for line in (s .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = line end
+    if #lines == 1 then return s end
+    local first = table.remove(lines, 1)
+    for i, l in ipairs(lines) do lines[i] = string.rep(" ", n) .. l end
+    return first .. "\n" .. table.concat(lines, "\n")
+  end
+
+  function Module:__repr()
+    local extra = self:extra_repr()
+    local lines = {}
+    if extra ~= "" then
+      for line in (extra .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = line end
+    end
+    for _, name in ipairs(self._modules.order) do
+      local m = self._modules.items[name]
+      local r = m and add_indent(tostring(m), 2) or "None"
+      lines[#lines + 1] = "(" .. name .. "): " .. r
+    end
+    local s = getmetatable(self).__name .. "("
+    if #lines > 0 then
+      if extra ~= "" and #lines == 1 and #self._modules.order == 0 then
+        s = s .. lines[1]
+      else
+        s = s .. "\n  " .. table.concat(lines, "\n  ") .. "\n"
+      end
+    end
+    return s .. ")"
+  end
+
+  nn.Module = setmetatable(Module, { __call = function() error("nn.Module is abstract: extend it", 2) end })
+  -- Module itself is also a class (nn.Module() makes a bare module, as PyTorch's does)
+  Module.__index = instance_index
+  Module.__newindex = instance_newindex
+  Module.__call = call
+  Module.__tostring = function(m) return m:__repr() end
+  setmetatable(Module, { __call = new_instance })
+  return Module
+end

@@ -1,0 +1,243 @@
+-- mindtorch.optim: PyTorch's optimizers and learning-rate schedulers in Lua, step for step
+-- (the same update order and arithmetic as PyTorch 1.13's single-tensor implementations).
+local torch = require "mindtorch"
+local optim = {}
+
+-- ---- Optimizer -----------------------------------------------------------------------------------
+local Optimizer = { __name = "Optimizer" }
+Optimizer.__index = Optimizer
+optim.Optimizer = Optimizer
+
+-- a subclass: Name(params, opts) builds one with the class's defaults filled in
+function Optimizer:extend(name, defaults)
+  local cls = setmetatable({ __name = name, defaults = defaults }, { __index = self, __call = function(c, params, opts)
+    local o = setmetatable({}, c)
+    o:__init(params, opts)
+    return o
+  end })
+  cls.__index = cls
+  cls.__tostring = Optimizer.__tostring
+  return cls
+end
+
+local function is_param_list(params)
+  return type(params) == "table" and (params[1] == nil or torch.is_tensor(params[1]))
+end
+
+function Optimizer:__init(params, opts)
+  opts = opts or {}
+  self.defaults = {}
+  for k, v in pairs(getmetatable(self).defaults) do self.defaults[k] = v end
+  for k, v in pairs(opts) do
+    if self.defaults[k] == nil then error(("%s got an unexpected option '%s'"):format(getmetatable(self).__name, k), 3) end
+    self.defaults[k] = v
+  end
+  self:_check(self.defaults)
+  self.state = {}
+  self.param_groups = {}
+  if torch.is_tensor(params) then
+    error("params argument given to the optimizer should be an iterable of Tensors or dicts, but got torch.FloatTensor", 3)
+  end
+  if type(params) ~= "table" or #params == 0 then error("optimizer got an empty parameter list", 3) end
+  if is_param_list(params) then params = { { params = params } } end
+  for _, g in ipairs(params) do self:add_param_group(g) end
+end
+
+function Optimizer:_check() end
+
+function Optimizer:add_param_group(group)
+  local g = {}
+  for k, v in pairs(group) do g[k] = v end
+  if torch.is_tensor(g.params) then g.params = { g.params } end
+  for k, v in pairs(self.defaults) do
+    if g[k] == nil then g[k] = v end
+  end
+  local seen = {}
+  for _, pg in ipairs(self.param_groups) do
+    for _, p in ipairs(pg.params) do seen[p] = true end
+  end
+  for _, p in ipairs(g.params) do
+    if not p.is_leaf then error("can't optimize a non-leaf Tensor", 2) end
+    if seen[p] then error("some parameters appear in more than one parameter group", 2) end
+  end
+  self:_check(g)
+  self.param_groups[#self.param_groups + 1] = g
+end
+
+-- zero_grad(set_to_none = true)
+function Optimizer:zero_grad(set_to_none)
+  if set_to_none == nil then set_to_none = true end
+  for _, g in ipairs(self.param_groups) do
+    for _, p in ipairs(g.params) do
+      if p.grad ~= nil then
+        if set_to_none then p.grad = nil else p.grad:zero_() end
+      end
+    end
+  end
+end
+
+-- step(closure): the closure (re-evaluating the loss) runs with grad enabled
+function Optimizer:step(closure)
+  local loss
+  if closure then loss = torch.enable_grad(closure) end
+  torch.no_grad(function()
+    for _, g in ipairs(self.param_groups) do self:_update(g) end
+  end)
+  return loss
+end
+
+-- state_dict(): PyTorch's layout: params numbered from 0 in order across groups
+function Optimizer:state_dict()
+  local index, state, groups, n = {}, {}, {}, 0
+  for gi, g in ipairs(self.param_groups) do
+    local packed = {}
+    for k, v in pairs(g) do if k ~= "params" then packed[k] = v end end
+    packed.params = {}
+    for _, p in ipairs(g.params) do
+      index[p] = n
+      packed.params[#packed.params + 1] = n
+      n = n + 1
+    end
+    groups[gi] = packed
+  end
+  for p, s in pairs(self.state) do
+    if index[p] then state[index[p]] = s end
+  end
+  return { state = state, param_groups = groups }
+end
+
+function Optimizer:load_state_dict(sd)
+  local groups = sd.param_groups
+  if #groups ~= #self.param_groups then error("loaded state dict has a different number of parameter groups", 2) end
+  local by_index = {}
+  for gi, g in ipairs(self.param_groups) do
+    if #groups[gi].params ~= #g.params then
+      error("loaded state dict contains a parameter group that doesn't match the size of optimizer's group", 2)
+    end
+    for i, p in ipairs(g.params) do by_index[groups[gi].params[i]] = p end
+    for k, v in pairs(groups[gi]) do if k ~= "params" then g[k] = v end end
+  end
+  self.state = {}
+  for idx, s in pairs(sd.state) do
+    local p = by_index[idx]
+    if p then
+      local copy = {}
+      for k, v in pairs(s) do copy[k] = torch.is_tensor(v) and v:clone() or v end
+      self.state[p] = copy
+    end
+  end
+end
+
+function Optimizer:__tostring()
+  local lines = { getmetatable(self).__name .. " (" }
+  for i, g in ipairs(self.param_groups) do
+    lines[#lines + 1] = "Parameter Group " .. (i - 1)
+    local keys = {}
+    for k in pairs(g) do if k ~= "params" then keys[#keys + 1] = k end end
+    table.sort(keys)
+    for _, k in ipairs(keys) do lines[#lines + 1] = ("    %s: %s"):format(k, tostring(g[k])) end
+  end
+  lines[#lines + 1] = ")"
+  return table.concat(lines, "\n")
+end
+
+local function check_nonneg(g, key, what)
+  if g[key] ~= nil and g[key] < 0 then error(("Invalid %s value: %s"):format(what, tostring(g[key])), 4) end
+end
+
+-- ---- SGD -------------------------------------------------------------------------------------------
+local SGD = Optimizer:extend("SGD", { lr = 0.001, momentum = 0, dampening = 0, weight_decay = 0, nesterov = false,
+  maximize = false })
+function SGD:_check(g)
+  check_nonneg(g, "lr", "learning rate")
+  check_nonneg(g, "momentum", "momentum")
+  check_nonneg(g, "weight_decay", "weight_decay")
+  if g.nesterov and (g.momentum <= 0 or g.dampening ~= 0) then
+    error("Nesterov momentum requires a momentum and zero dampening", 4)
+  end
+end
+function SGD:_update(g)
+  for _, p in ipairs(g.params) do
+    local d_p = p.grad
+    if d_p ~= nil then
+      if g.maximize then d_p = -d_p end
+      if g.weight_decay ~= 0 then d_p = d_p:add(p, { alpha = g.weight_decay }) end
+      if g.momentum ~= 0 then
+        local st = self.state[p] or {}
+        self.state[p] = st
+        local buf = st.momentum_buffer
+        if buf == nil then
+          buf = d_p:clone():detach()
+          st.momentum_buffer = buf
+        else
+          buf:mul_(g.momentum):add_(d_p, { alpha = 1 - g.dampening })
+        end
+        if g.nesterov then d_p = d_p:add(buf, { alpha = g.momentum }) else d_p = buf end
+      end
+      p:add_(d_p, { alpha = -g.lr })
+    end
+  end
+end
+optim.SGD = SGD
+
+-- ---- Adam and AdamW ----------------------------------------------------------------------------------
+local adam_defaults = { lr = 0.001, betas = { 0.9, 0.999 }, eps = 1e-8, weight_decay = 0, amsgrad = false, maximize = false }
+local function adam_check(g)
+  check_nonneg(g, "lr", "learning rate")
+  check_nonneg(g, "eps", "epsilon")
+  if g.betas[1] < 0 or g.betas[1] >= 1 then error(("Invalid beta parameter at index 0: %s"):format(g.betas[1]), 4) end
+  if g.betas[2] < 0 or g.betas[2] >= 1 then error(("Invalid beta parameter at index 1: %s"):format(g.betas[2]), 4) end
+  check_nonneg(g, "weight_decay", "weight_decay")
+end
+
+local function adam_update(self, g, decoupled)
+  local beta1, beta2 = g.betas[1], g.betas[2]
+  for _, p in ipairs(g.params) do
+    local grad = p.grad
+    if grad ~= nil then
+      if g.maximize then grad = -grad end
+      local st = self.state[p]
+      if st == nil then
+        st = { step = torch.tensor(0.0), exp_avg = torch.zeros_like(p), exp_avg_sq = torch.zeros_like(p) }
+        if g.amsgrad then st.max_exp_avg_sq = torch.zeros_like(p) end
+        self.state[p] = st
+      end
+      st.step:add_(1)
+      if decoupled then
+        p:mul_(1 - g.lr * g.weight_decay)
+      elseif g.weight_decay ~= 0 then
+        grad = grad:add(p, { alpha = g.weight_decay })
+      end
+      st.exp_avg:mul_(beta1):add_(grad, { alpha = 1 - beta1 })
+      st.exp_avg_sq:mul_(beta2):addcmul_(grad, grad, { value = 1 - beta2 })
+      local step = st.step:item()
+      local bc1, bc2 = 1 - beta1 ^ step, 1 - beta2 ^ step
+      local step_size = g.lr / bc1
+      local bc2_sqrt = math.sqrt(bc2)
+      local denom
+      if g.amsgrad then
+        st.max_exp_avg_sq:copy_(torch.maximum(st.max_exp_avg_sq, st.exp_avg_sq))
+        denom = (st.max_exp_avg_sq:sqrt() / bc2_sqrt):add_(g.eps)
+      else
+        denom = (st.exp_avg_sq:sqrt() / bc2_sqrt):add_(g.eps)
+      end
+      p:addcdiv_(st.exp_avg, denom, { value = -step_size })
+    end
+  end
+end
+
+local Adam = Optimizer:extend("Adam", adam_defaults)
+Adam._check = function(_, g) adam_check(g) end
+function Adam:_update(g) adam_update(self, g, false) end
+optim.Adam = Adam
+
+local adamw_defaults = {}
+for k, v in pairs(adam_defaults) do adamw_defaults[k] = v end
+adamw_defaults.weight_decay = 0.01
+local AdamW = Optimizer:extend("AdamW", adamw_defaults)
+AdamW._check = function(_, g) adam_check(g) end
+function AdamW:_update(g) adam_update(self, g, true) end
+optim.AdamW = AdamW
+
+optim.lr_scheduler = require("mindtorch.optim.lr_scheduler")(torch, optim)
+return optim

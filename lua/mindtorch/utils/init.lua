@@ -1,0 +1,2 @@
+-- mindtorch.utils: torch.utils (data loading).
+return { data = require("mindtorch.utils.data") }

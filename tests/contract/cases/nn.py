@@ -1,0 +1,165 @@
+"""nn, optim and data: initial weights from a seed, layer and loss values and gradients,
+module reprs and state_dict errors, optimizer and scheduler trajectories, DataLoader order."""
+import math
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+from torch.utils.data import DataLoader, TensorDataset
+
+D = torch.float64
+
+
+def logits():
+    return torch.tensor([[0.5, -1.25, 2.0, 0.1], [1.5, 0.25, -0.75, 0.3], [-0.2, 0.4, 0.9, -1.1]], dtype=D,
+                        requires_grad=True)
+
+
+TARGET = torch.tensor([2, 0, 3])  # Lua: {3, 1, 4}
+
+
+def loss_and_grad(fn):
+    x = logits()
+    loss = fn(x)
+    loss.sum().backward()
+    return (loss.detach(), x.grad)
+
+
+def probs():
+    return torch.tensor([[0.2, 0.7, 0.9, 0.5], [0.1, 0.4, 0.6, 0.99], [0.3, 0.5, 0.05, 0.8]], dtype=D,
+                        requires_grad=True)
+
+
+def bce_grad(fn):
+    p = probs()
+    loss = fn(p)
+    loss.sum().backward()
+    return (loss.detach(), p.grad)
+
+
+Y = torch.tensor([[0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0], [0.5, 0.0, 0.0, 1.0]], dtype=D)
+W = torch.tensor([1.0, 2.0, 0.5, 1.5], dtype=D)
+
+
+def linear_init():
+    torch.manual_seed(0)
+    m = nn.Linear(5, 3)
+    return (m.weight.detach(), m.bias.detach())
+
+
+def mlp_forward_backward():
+    torch.manual_seed(1)
+    net = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 3))
+    x = torch.randn(5, 4)
+    out = net(x)
+    F.cross_entropy(out, torch.tensor([0, 2, 1, 1, 0])).backward()
+    return (out.detach(), net[0].weight.grad, net[2].bias.grad)
+
+
+def mlp_repr():
+    net = nn.Sequential(nn.Linear(4, 6), nn.ReLU(), nn.Dropout(0.25), nn.LeakyReLU(0.2),
+                        nn.Sequential(nn.Linear(6, 2, bias=False), nn.GELU(), nn.Softplus()), nn.Hardtanh(),
+                        nn.ELU(alpha=0.5), nn.Identity(), nn.SiLU(), nn.Mish(), nn.Sigmoid())
+    return repr(net)
+
+
+def state_dict_keys():
+    net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Sequential(nn.Linear(3, 1)))
+    return sorted(net.state_dict().keys())
+
+
+def load_missing():
+    net = nn.Sequential(nn.Linear(2, 3), nn.Linear(3, 1))
+    sd = net.state_dict()
+    del sd["1.bias"]
+    sd["extra.weight"] = torch.zeros(1)
+    net.load_state_dict(sd)
+
+
+def load_size_mismatch():
+    net = nn.Sequential(nn.Linear(2, 3))
+    net.load_state_dict({"0.weight": torch.zeros(2, 2), "0.bias": torch.zeros(3)})
+
+
+def trajectory(make_opt, steps=20, sched=None):
+    torch.manual_seed(3)
+    w = torch.randn(3, 2, dtype=D, requires_grad=True)
+    b = torch.randn(2, dtype=D, requires_grad=True)
+    x = torch.randn(6, 3, dtype=D)
+    y = torch.randn(6, 2, dtype=D)
+    opt = make_opt([w, b])
+    s = sched(opt) if sched else None
+    lrs = []
+    for _ in range(steps):
+        opt.zero_grad()
+        ((x @ w + b - y) ** 2).mean().backward()
+        opt.step()
+        if s:
+            s.step()
+            lrs.append(opt.param_groups[0]["lr"])
+    if s:
+        return (w.detach(), b.detach(), torch.tensor(lrs, dtype=D))
+    return (w.detach(), b.detach())
+
+
+def loader_order(shuffle, gen_seed, drop_last):
+    torch.manual_seed(7)
+    gen = torch.Generator().manual_seed(gen_seed) if gen_seed is not None else None
+    ds = TensorDataset(torch.arange(23), torch.arange(23) * 10)
+    out = []
+    for xb, yb in DataLoader(ds, batch_size=5, shuffle=shuffle, generator=gen, drop_last=drop_last):
+        out.append(xb)
+    return torch.cat(out)
+
+
+CASES = {
+    "linear_init": linear_init,
+    "mlp_forward_backward": mlp_forward_backward,
+    "mlp_repr": mlp_repr,
+    "state_dict_keys": state_dict_keys,
+    "error_load_missing": load_missing,
+    "error_load_size_mismatch": load_size_mismatch,
+    "cross_entropy": lambda: loss_and_grad(lambda x: F.cross_entropy(x, TARGET)),
+    "cross_entropy_weight": lambda: loss_and_grad(lambda x: F.cross_entropy(x, TARGET, weight=W)),
+    "cross_entropy_ignore": lambda: loss_and_grad(lambda x: F.cross_entropy(x, torch.tensor([2, -100, 3]))),
+    "cross_entropy_smoothing": lambda: loss_and_grad(lambda x: F.cross_entropy(x, TARGET, label_smoothing=0.2)),
+    "cross_entropy_smoothing_weight": lambda: loss_and_grad(
+        lambda x: F.cross_entropy(x, TARGET, weight=W, label_smoothing=0.1)),
+    "cross_entropy_probs": lambda: loss_and_grad(lambda x: F.cross_entropy(x, Y.softmax(1))),
+    "cross_entropy_sum": lambda: loss_and_grad(lambda x: F.cross_entropy(x, TARGET, reduction="sum")),
+    "cross_entropy_none": lambda: loss_and_grad(lambda x: F.cross_entropy(x, TARGET, reduction="none")),
+    "nll_loss": lambda: loss_and_grad(lambda x: F.nll_loss(x.log_softmax(1), TARGET, weight=W)),
+    "mse_loss": lambda: loss_and_grad(lambda x: F.mse_loss(x, Y)),
+    "l1_loss": lambda: loss_and_grad(lambda x: F.l1_loss(x, Y, reduction="sum")),
+    "smooth_l1_loss": lambda: loss_and_grad(lambda x: F.smooth_l1_loss(x, Y, beta=0.5)),
+    "huber_loss": lambda: loss_and_grad(lambda x: F.huber_loss(x, Y, delta=0.7)),
+    "bce": lambda: bce_grad(lambda p: F.binary_cross_entropy(p, Y)),
+    "bce_weight": lambda: bce_grad(lambda p: F.binary_cross_entropy(p, Y, weight=W, reduction="sum")),
+    "bce_logits": lambda: loss_and_grad(lambda x: F.binary_cross_entropy_with_logits(x, Y)),
+    "bce_logits_pos_weight": lambda: loss_and_grad(lambda x: F.binary_cross_entropy_with_logits(x, Y, pos_weight=W)),
+    "kl_div": lambda: loss_and_grad(lambda x: F.kl_div(x.log_softmax(1), Y.softmax(1), reduction="batchmean")),
+    "error_cross_entropy_target": lambda: F.cross_entropy(logits(), torch.tensor([2, 4, 0])),
+    "error_bce_size": lambda: F.binary_cross_entropy(probs(), Y[0]),
+    "sgd": lambda: trajectory(lambda p: torch.optim.SGD(p, lr=0.1)),
+    "sgd_momentum": lambda: trajectory(lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, dampening=0.1,
+                                                                  weight_decay=0.01)),
+    "sgd_nesterov": lambda: trajectory(lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, nesterov=True,
+                                                                  maximize=True)),
+    "adam": lambda: trajectory(lambda p: torch.optim.Adam(p, lr=0.05)),
+    "adam_amsgrad": lambda: trajectory(lambda p: torch.optim.Adam(p, lr=0.05, betas=(0.8, 0.99), amsgrad=True,
+                                                                   weight_decay=0.1)),
+    "adamw": lambda: trajectory(lambda p: torch.optim.AdamW(p, lr=0.05, weight_decay=0.1)),
+    "step_lr": lambda: trajectory(lambda p: torch.optim.SGD(p, lr=0.1),
+                                  sched=lambda o: torch.optim.lr_scheduler.StepLR(o, 3, gamma=0.5)),
+    "multistep_lr": lambda: trajectory(lambda p: torch.optim.SGD(p, lr=0.1), sched=lambda o:
+                                       torch.optim.lr_scheduler.MultiStepLR(o, [2, 5, 5, 9], gamma=0.3)),
+    "exponential_lr": lambda: trajectory(lambda p: torch.optim.Adam(p, lr=0.1),
+                                         sched=lambda o: torch.optim.lr_scheduler.ExponentialLR(o, 0.9)),
+    "cosine_lr": lambda: trajectory(lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.5), sched=lambda o:
+                                    torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=7, eta_min=0.01)),
+    "lambda_lr": lambda: trajectory(lambda p: torch.optim.SGD(p, lr=0.1),
+                                    sched=lambda o: torch.optim.lr_scheduler.LambdaLR(o, lambda e: 1 / (1 + e))),
+    "loader_sequential": lambda: loader_order(False, None, False),
+    "loader_shuffle_global": lambda: loader_order(True, None, False),
+    "loader_shuffle_generator": lambda: loader_order(True, 11, True),
+}

@@ -1,0 +1,163 @@
+-- nn.Module's registration and traversal, layers under gradcheck, optimizers' state, data
+-- loading and the Fashion-MNIST reader. Values against PyTorch are in tests/contract/nn_spec.lua.
+local torch = require "mindtorch"
+local nn, F, optim, data = torch.nn, torch.nn.functional, torch.optim, torch.utils.data
+local D = torch.float64
+
+describe("nn.Module", function()
+  local Net = nn.Module:extend("Net")
+  function Net:__init()
+    nn.Module.__init(self)
+    self.fc1 = nn.Linear(3, 4)
+    self.act = nn.ReLU()
+    self.fc2 = nn.Linear(4, 2)
+    self:register_buffer("running", torch.zeros(2))
+    self:register_buffer("scratch", torch.ones(1), false)
+    self.scale = 2
+  end
+  function Net:forward(x) return self.fc2(self.act(self.fc1(x))) * self.scale + self.running end
+
+  it("registers parameters, buffers and submodules by assignment, in order", function()
+    local net = Net()
+    local names = {}
+    for n in net:named_parameters() do names[#names + 1] = n end
+    assert.are.same({ "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias" }, names)
+    assert.are.equal(4, #net:parameters())
+    local bufs = {}
+    for n in net:named_buffers() do bufs[#bufs + 1] = n end
+    assert.are.same({ "running", "scratch" }, bufs)
+    local mods = {}
+    for n in net:named_modules() do mods[#mods + 1] = n end
+    assert.are.same({ "", "fc1", "act", "fc2" }, mods)
+    assert.are.equal(2, net.scale)
+    local sd = net:state_dict()
+    assert.truthy(sd.running)
+    assert.is_nil(sd.scratch) -- not persistent
+  end)
+
+  it("runs forward through __call with hooks that can change inputs and outputs", function()
+    local net = Net()
+    local x = torch.randn(5, 3)
+    local plain = net(x)
+    local h1 = net:register_forward_pre_hook(function(_, args) return { args[1] * 0 } end)
+    local h2 = net:register_forward_hook(function(_, _, out) return out + 1 end)
+    local hooked = net(x)
+    h1:remove()
+    h2:remove()
+    assert.is_true(torch.allclose(net(x), plain))
+    assert.is_true(torch.allclose(hooked, net(torch.zeros(5, 3)) + 1))
+  end)
+
+  it("switches train/eval recursively, zeroes grads, converts dtypes, applies functions", function()
+    local net = Net()
+    net:eval()
+    assert.is_false(net.fc1.training)
+    net:train()
+    assert.is_true(net.fc2.training)
+    net(torch.randn(2, 3)):sum():backward()
+    assert.truthy(net.fc1.weight.grad)
+    net:zero_grad()
+    assert.is_nil(net.fc1.weight.grad)
+    net:double()
+    assert.are.equal(D, net.fc1.weight.dtype)
+    assert.is_true(net.fc1.weight.requires_grad)
+    assert.is_true(nn.is_parameter(net.fc1.weight))
+    local count = 0
+    net:apply(function() count = count + 1 end)
+    assert.are.equal(4, count)
+  end)
+
+  it("loads a state dict it saved and refuses assignments of the wrong kind", function()
+    local a, b = Net(), Net()
+    b:load_state_dict(a:state_dict())
+    assert.is_true(torch.equal(a.fc1.weight, b.fc1.weight))
+    assert.has_error(function() a.fc1 = 3 end, "cannot assign 'number' as child module 'fc1' (torch.nn.Module or None expected)")
+    assert.has_error(function() nn.Module.forward(a) end, 'Module [Net] is missing the required "forward" function')
+    local r = a:load_state_dict({ ["fc1.weight"] = a.fc1.weight }, false)
+    assert.are.equal(4, #r.missing_keys)
+  end)
+
+  it("indexes Sequential from 1 and prints Parameters as PyTorch does", function()
+    local seq = nn.Sequential(nn.Linear(2, 2), nn.Tanh())
+    assert.are.equal("Tanh", getmetatable(seq[2]).__name)
+    assert.are.equal(2, #seq)
+    assert.are.equal("Parameter containing:", tostring(seq[1].bias):match("^[^\n]*"))
+  end)
+end)
+
+describe("layers under gradcheck", function()
+  local function check(m, x)
+    m:double()
+    assert.is_true(torch.autograd.gradcheck(function(input) return m(input) end, { x }))
+  end
+  it("Linear, activations and losses pass gradcheck for inputs and parameters", function()
+    local x = torch.randn(3, 4, { dtype = D, requires_grad = true })
+    for _, m in ipairs({ nn.Linear(4, 2), nn.GELU(), nn.SiLU(), nn.Mish(), nn.ELU(), nn.Softplus(), nn.LeakyReLU(),
+      nn.Tanh(), nn.Sigmoid(), nn.Softmax(2), nn.LogSoftmax(2) }) do
+      check(m, x)
+    end
+    local lin = nn.Linear(4, 2):double()
+    assert.is_true(torch.autograd.gradcheck(function(w, b) return F.linear(x:detach(), w, b) end,
+      { lin.weight, lin.bias }))
+    local t = torch.tensor({ 1, 4, 2 })
+    assert.is_true(torch.autograd.gradcheck(function(z) return F.cross_entropy(z, t, { label_smoothing = 0.1 }) end, { x }))
+    local y = torch.rand(3, 4, { dtype = D })
+    assert.is_true(torch.autograd.gradcheck(function(z) return F.binary_cross_entropy_with_logits(z, y) end, { x }))
+    assert.is_true(torch.autograd.gradcheck(function(z) return F.huber_loss(z, y, { delta = 0.5 }) end, { x }))
+  end)
+end)
+
+describe("optim", function()
+  it("keeps per-parameter state and restores it from a state dict", function()
+    local w = torch.randn(3, { requires_grad = true })
+    local opt = optim.Adam({ w }, { lr = 0.1 })
+    ;(w * w):sum():backward()
+    opt:step()
+    local sd = opt:state_dict()
+    assert.are.equal(1, sd.state[0].step:item())
+    local opt2 = optim.Adam({ w }, { lr = 0.5 })
+    opt2:load_state_dict(sd)
+    assert.are.equal(0.1, opt2.param_groups[1].lr)
+    assert.is_true(torch.equal(opt2.state[w].exp_avg, opt.state[w].exp_avg))
+    assert.has_error(function() optim.SGD({}, { lr = 0.1 }) end, "optimizer got an empty parameter list")
+    assert.has_error(function() optim.SGD({ w }, { lr = -1 }) end, "Invalid learning rate value: -1")
+  end)
+end)
+
+describe("utils.data", function()
+  it("collates samples of a plain dataset and drops the last partial batch", function()
+    local Squares = data.Dataset:extend("Squares")
+    function Squares:len() return 7 end
+    function Squares:get(i) return torch.tensor({ i, i * i }), i end
+    local batches = {}
+    for x, y in data.DataLoader(Squares(), { batch_size = 3, drop_last = true })() do batches[#batches + 1] = { x, y } end
+    assert.are.equal(2, #batches)
+    assert.are.same({ 3, 2 }, { batches[2][1].shape[1], batches[2][1].shape[2] })
+    assert.are.same({ 4, 5, 6 }, batches[2][2]:tolist())
+  end)
+
+  local have_data = io.open("/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz") ~= nil
+  local it_data = have_data and it or pending
+  it_data("reads Fashion-MNIST's IDX files", function()
+    local ds = data.datasets.FashionMNIST({ train = false })
+    assert.are.equal(10000, #ds)
+    local x, y = ds:get(1)
+    assert.are.same({ 1, 28, 28 }, { x.shape[1], x.shape[2], x.shape[3] })
+    assert.are.equal(10, y) -- the first test image is an ankle boot (class 9, 1-based 10)
+    assert.is_true(x:max():item() <= 1 and x:min():item() >= 0)
+  end)
+
+  it("refuses missing and corrupt gzip files with clear errors", function()
+    assert.has_error(function() torch._gunzip("/nonexistent/file.gz") end)
+    local path = os.tmpname()
+    local f = assert(io.open(path, "wb"))
+    f:write("\31\139\8\0\0\0\0\0\0\3garbage")
+    f:close()
+    local ok, err = pcall(torch._gunzip, path)
+    os.remove(path)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("corrupt or truncated", 1, true))
+    assert.has_error(function() torch.frombuffer("abc", { dtype = torch.int32 }) end,
+      "buffer length (3 bytes) after offset (0 bytes) must be a multiple of element size (4)")
+  end)
+end)
