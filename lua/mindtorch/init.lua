@@ -77,6 +77,7 @@ require("mindtorch.autograd")(torch)
 require("mindtorch.gradcheck")(torch)
 require("mindtorch.function")(torch)
 require("mindtorch.functional")(torch)
+require("mindtorch.serialization")(torch)
 
 -- ---- x[i], x[{...}], x[mask] (Torch7 style, 1-based) ---------------------------------------
 local Index = require("mindtorch._indexing")(torch)

@@ -63,8 +63,6 @@ static void fmod_bw(mt_bw *b) { /* other: -grad * trunc(self / other) */
     if (NEEDS(0)) SET(0, G(0));
     if (NEEDS(1)) SET(1, K(mto_mul_Tensor(K(mto_neg(G(0))), K(mto_div_Tensor_mode(A(0), A(1), "trunc")))));
 }
-static void pass_bw(mt_bw *b) { SET(0, G(0)); }
-
 /* d/dx x^p = p x^(p-1), zero where p == 0 (0^0 has slope 0 there) */
 static mt_tensor *pow_self_grad(mt_bw *b, mt_tensor *self, mt_tensor *exponent) {
     mt_tensor *d = K(mto_mul_Tensor(exponent, K(mto_pow_Tensor_Tensor(self, K(mto_sub_Scalar(exponent, SD(1), SI(1)))))));
@@ -117,10 +115,6 @@ static void minimum_bw(mt_bw *b) { extremum_bw(b, false); }
 
 /* ---- unary math ---------------------------------------------------------------------------- */
 
-static void zeros_bw(mt_bw *b) {
-    for (int i = 0; i < b->node->nargs; i++)
-        if (NEEDS(i)) SET(i, mt_bw_zeros(b, i));
-}
 static void neg_bw(mt_bw *b) { SET(0, K(mto_neg(G(0)))); }
 static void abs_bw(mt_bw *b) { SET(0, K(mto_mul_Tensor(G(0), K(mto_sign(A(0)))))); }
 static void reciprocal_bw(mt_bw *b) { SET(0, K(mto_mul_Tensor(K(mto_neg(G(0))), K(mto_mul_Tensor(R(0), R(0)))))); }
@@ -299,19 +293,19 @@ static mt_derivative table[] = {
     D(div_Scalar_mode, "DivBackward2", div_scalar_mode_bw, "self:"),
     D(div__Tensor_mode, "DivBackward2", div_mode_bw, "self: other; other: self, other"),
     D(div__Scalar_mode, "DivBackward2", div_scalar_mode_bw, "self:"),
-    DF(floor_divide, "torch::autograd::NotImplemented", zeros_bw, "self:; other:", MT_D_NOT_IMPLEMENTED),
-    DF(floor_divide_Scalar, "torch::autograd::NotImplemented", zeros_bw, "self:", MT_D_NOT_IMPLEMENTED),
-    DF(floor_divide__Tensor, "torch::autograd::NotImplemented", zeros_bw, "self:; other:", MT_D_NOT_IMPLEMENTED),
-    DF(floor_divide__Scalar, "torch::autograd::NotImplemented", zeros_bw, "self:", MT_D_NOT_IMPLEMENTED),
+    DF(floor_divide, "torch::autograd::NotImplemented", mt_bw_zero_grads, "self:; other:", MT_D_NOT_IMPLEMENTED),
+    DF(floor_divide_Scalar, "torch::autograd::NotImplemented", mt_bw_zero_grads, "self:", MT_D_NOT_IMPLEMENTED),
+    DF(floor_divide__Tensor, "torch::autograd::NotImplemented", mt_bw_zero_grads, "self:; other:", MT_D_NOT_IMPLEMENTED),
+    DF(floor_divide__Scalar, "torch::autograd::NotImplemented", mt_bw_zero_grads, "self:", MT_D_NOT_IMPLEMENTED),
     D(remainder_Tensor, "RemainderBackward1", remainder_bw, "self:; other: self, other"),
-    D(remainder_Scalar, "RemainderBackward0", pass_bw, "self:"),
+    D(remainder_Scalar, "RemainderBackward0", mt_bw_pass, "self:"),
     D(remainder__Tensor, "RemainderBackward1", remainder_bw, "self:; other: self, other"),
-    D(remainder__Scalar, "RemainderBackward0", pass_bw, "self:"),
-    DF(remainder_Scalar_Tensor, "torch::autograd::NotImplemented", zeros_bw, "other:", MT_D_NOT_IMPLEMENTED),
+    D(remainder__Scalar, "RemainderBackward0", mt_bw_pass, "self:"),
+    DF(remainder_Scalar_Tensor, "torch::autograd::NotImplemented", mt_bw_zero_grads, "other:", MT_D_NOT_IMPLEMENTED),
     D(fmod_Tensor, "FmodBackward1", fmod_bw, "self:; other: self, other"),
-    D(fmod_Scalar, "FmodBackward0", pass_bw, "self:"),
+    D(fmod_Scalar, "FmodBackward0", mt_bw_pass, "self:"),
     D(fmod__Tensor, "FmodBackward1", fmod_bw, "self:; other: self, other"),
-    D(fmod__Scalar, "FmodBackward0", pass_bw, "self:"),
+    D(fmod__Scalar, "FmodBackward0", mt_bw_pass, "self:"),
     D(pow_Tensor_Tensor, "PowBackward1", pow_tt_bw, "self: self, exponent; exponent: self, exponent, result"),
     D(pow__Tensor, "PowBackward1", pow_tt_bw, "self: self, exponent; exponent: self, exponent, result"),
     D(pow_Tensor_Scalar, "PowBackward0", pow_ts_bw, "self: self"),
@@ -321,24 +315,24 @@ static mt_derivative table[] = {
     D(atan2_, "Atan2Backward0", atan2_bw, "self: self, other; other: self, other"),
     D(maximum, "MaximumBackward0", maximum_bw, "self: self, other; other: self, other"),
     D(minimum, "MinimumBackward0", minimum_bw, "self: self, other; other: self, other"),
-    D(eq__Tensor, "EqBackward1", zeros_bw, "self:"),
-    D(eq__Scalar, "EqBackward0", zeros_bw, "self:"),
-    D(ne__Tensor, "NeBackward1", zeros_bw, "self:"),
-    D(ne__Scalar, "NeBackward0", zeros_bw, "self:"),
-    D(lt__Tensor, "LtBackward1", zeros_bw, "self:"),
-    D(lt__Scalar, "LtBackward0", zeros_bw, "self:"),
-    D(le__Tensor, "LeBackward1", zeros_bw, "self:"),
-    D(le__Scalar, "LeBackward0", zeros_bw, "self:"),
-    D(gt__Tensor, "GtBackward1", zeros_bw, "self:"),
-    D(gt__Scalar, "GtBackward0", zeros_bw, "self:"),
-    D(ge__Tensor, "GeBackward1", zeros_bw, "self:"),
-    D(ge__Scalar, "GeBackward0", zeros_bw, "self:"),
+    D(eq__Tensor, "EqBackward1", mt_bw_zero_grads, "self:"),
+    D(eq__Scalar, "EqBackward0", mt_bw_zero_grads, "self:"),
+    D(ne__Tensor, "NeBackward1", mt_bw_zero_grads, "self:"),
+    D(ne__Scalar, "NeBackward0", mt_bw_zero_grads, "self:"),
+    D(lt__Tensor, "LtBackward1", mt_bw_zero_grads, "self:"),
+    D(lt__Scalar, "LtBackward0", mt_bw_zero_grads, "self:"),
+    D(le__Tensor, "LeBackward1", mt_bw_zero_grads, "self:"),
+    D(le__Scalar, "LeBackward0", mt_bw_zero_grads, "self:"),
+    D(gt__Tensor, "GtBackward1", mt_bw_zero_grads, "self:"),
+    D(gt__Scalar, "GtBackward0", mt_bw_zero_grads, "self:"),
+    D(ge__Tensor, "GeBackward1", mt_bw_zero_grads, "self:"),
+    D(ge__Scalar, "GeBackward0", mt_bw_zero_grads, "self:"),
     D(neg, "NegBackward0", neg_bw, "self:"),
     D(neg_, "NegBackward0", neg_bw, "self:"),
     D(abs, "AbsBackward0", abs_bw, "self: self"),
     D(abs_, "AbsBackward0", abs_bw, "self: self"),
-    D(sign, "SignBackward0", zeros_bw, "self:"),
-    D(sign_, "SignBackward0", zeros_bw, "self:"),
+    D(sign, "SignBackward0", mt_bw_zero_grads, "self:"),
+    D(sign_, "SignBackward0", mt_bw_zero_grads, "self:"),
     D(reciprocal, "ReciprocalBackward0", reciprocal_bw, "self: result"),
     D(reciprocal_, "ReciprocalBackward0", reciprocal_bw, "self: result"),
     D(sqrt, "SqrtBackward0", sqrt_bw, "self: result"),
@@ -381,18 +375,18 @@ static mt_derivative table[] = {
     D(sigmoid_, "SigmoidBackward0", sigmoid_bw, "self: result"),
     D(relu, "ReluBackward0", relu_bw, "self: result"),
     D(relu_, "ReluBackward0", relu_bw, "self: result"),
-    D(floor, "FloorBackward0", zeros_bw, "self:"),
-    D(floor_, "FloorBackward0", zeros_bw, "self:"),
-    D(ceil, "CeilBackward0", zeros_bw, "self:"),
-    D(ceil_, "CeilBackward0", zeros_bw, "self:"),
-    D(round, "RoundBackward0", zeros_bw, "self:"),
-    D(round_, "RoundBackward0", zeros_bw, "self:"),
-    D(round_decimals, "RoundBackward1", zeros_bw, "self:"),
-    D(round__decimals, "RoundBackward1", zeros_bw, "self:"),
-    D(trunc, "TruncBackward0", zeros_bw, "self:"),
-    D(trunc_, "TruncBackward0", zeros_bw, "self:"),
-    D(frac, "FracBackward0", pass_bw, "self:"),
-    D(frac_, "FracBackward0", pass_bw, "self:"),
+    D(floor, "FloorBackward0", mt_bw_zero_grads, "self:"),
+    D(floor_, "FloorBackward0", mt_bw_zero_grads, "self:"),
+    D(ceil, "CeilBackward0", mt_bw_zero_grads, "self:"),
+    D(ceil_, "CeilBackward0", mt_bw_zero_grads, "self:"),
+    D(round, "RoundBackward0", mt_bw_zero_grads, "self:"),
+    D(round_, "RoundBackward0", mt_bw_zero_grads, "self:"),
+    D(round_decimals, "RoundBackward1", mt_bw_zero_grads, "self:"),
+    D(round__decimals, "RoundBackward1", mt_bw_zero_grads, "self:"),
+    D(trunc, "TruncBackward0", mt_bw_zero_grads, "self:"),
+    D(trunc_, "TruncBackward0", mt_bw_zero_grads, "self:"),
+    D(frac, "FracBackward0", mt_bw_pass, "self:"),
+    D(frac_, "FracBackward0", mt_bw_pass, "self:"),
     D(gelu, "GeluBackward0", gelu_bw, "self: self"),
     D(gelu_, "GeluBackward0", gelu_bw, "self: self"),
     D(silu, "SiluBackward0", silu_bw, "self: self"),

@@ -2,18 +2,7 @@
  * in-place ops (whose inputs get zero gradients, as in PyTorch). Index tensors are 0-based here. */
 #include "formula.h"
 
-static void zeros_bw(mt_bw *b) {
-    for (int i = 0; i < b->node->nargs; i++)
-        if (NEEDS(i)) SET(i, mt_bw_zeros(b, i));
-}
-
-/* zeros shaped like argument `arg`, in the gradient's dtype */
-static mt_tensor *grad_zeros(mt_bw *b, int arg) {
-    mt_tensor *z = mt_bw_zeros(b, arg);
-    return z->dtype == G(0)->dtype ? z : K(mto_to_dtype(z, (mt_dtype)G(0)->dtype, false, false));
-}
-
-static void gather_bw(mt_bw *b) { SET(0, K(mto_scatter_add(grad_zeros(b, 0), V(1).i, A(2), G(0)))); }
+static void gather_bw(mt_bw *b) { SET(0, K(mto_scatter_add(mt_bw_grad_zeros(b, 0), V(1).i, A(2), G(0)))); }
 
 static void scatter_bw(mt_bw *b) {
     if (NEEDS(0)) SET(0, K(mto_scatter_value(G(0), V(1).i, A(2), SD(0))));
@@ -26,7 +15,7 @@ static void scatter_add_bw(mt_bw *b) {
 }
 
 static void index_bw(mt_bw *b) {
-    mt_tensor *z = grad_zeros(b, 0);
+    mt_tensor *z = mt_bw_grad_zeros(b, 0);
     K(mto__index_put_int_(z, V(1).tl, V(1).n, G(0), true));
     SET(0, z);
 }
@@ -46,7 +35,7 @@ static void index_put_bw(mt_bw *b) {
 }
 
 static void index_select_bw(mt_bw *b) {
-    SET(0, K(mto_index_add(grad_zeros(b, 0), V(1).i, A(2), G(0), SI(1))));
+    SET(0, K(mto_index_add(mt_bw_grad_zeros(b, 0), V(1).i, A(2), G(0), SI(1))));
 }
 
 static void index_add_bw(mt_bw *b) {
@@ -58,7 +47,7 @@ static void index_add_bw(mt_bw *b) {
 }
 
 static void index_copy_bw(mt_bw *b) {
-    if (NEEDS(0)) SET(0, K(mto_index_copy(G(0), V(1).i, A(2), grad_zeros(b, 3))));
+    if (NEEDS(0)) SET(0, K(mto_index_copy(G(0), V(1).i, A(2), mt_bw_grad_zeros(b, 3))));
     if (NEEDS(3)) SET(3, K(mto_index_select(G(0), V(1).i, A(2))));
 }
 
@@ -74,7 +63,7 @@ static void masked_fill_tensor_bw(mt_bw *b) {
 static void masked_select_bw(mt_bw *b) {
     /* zeros of the shape self and mask broadcast to (the engine sums back to self's) */
     mt_tensor *zm = K(mto_mul_Scalar(K(mto_to_dtype(A(1), (mt_dtype)G(0)->dtype, false, false)), SI(0)));
-    mt_tensor *z = K(mto_add_Tensor(zm, grad_zeros(b, 0), SI(1)));
+    mt_tensor *z = K(mto_add_Tensor(zm, mt_bw_grad_zeros(b, 0), SI(1)));
     SET(0, K(mto_masked_scatter(z, A(1), G(0))));
 }
 
@@ -95,7 +84,7 @@ static void masked_scatter_bw(mt_bw *b) {
 static void take_bw(mt_bw *b) {
     const mt_input_meta *m = META(0);
     int64_t all = -1;
-    mt_tensor *flat = K(mto_reshape(grad_zeros(b, 0), (mt_ilist){&all, 1}));
+    mt_tensor *flat = K(mto_reshape(mt_bw_grad_zeros(b, 0), (mt_ilist){&all, 1}));
     mt_tensor *idx[1] = {K(mto_reshape(A(1), (mt_ilist){&all, 1}))};
     flat = K(mto_index_put(flat, idx, 1, K(mto_reshape(G(0), (mt_ilist){&all, 1})), true));
     SET(0, K(mto_reshape(flat, (mt_ilist){m->sizes, m->ndim})));
@@ -108,7 +97,7 @@ static void chosen_bw(mt_bw *b, int64_t dim) {
         SET(0, G(0));
         return;
     }
-    SET(0, K(mto_scatter_src(grad_zeros(b, 0), mt_wrap(dim, m->ndim), R(1), G(0))));
+    SET(0, K(mto_scatter_src(mt_bw_grad_zeros(b, 0), mt_wrap(dim, m->ndim), R(1), G(0))));
 }
 static void sort_bw(mt_bw *b) { chosen_bw(b, V(1).i); }
 static void sort_stable_bw(mt_bw *b) { chosen_bw(b, V(2).i); }
@@ -141,18 +130,18 @@ static mt_derivative table[] = {
     D(sort_stable, "SortBackward1", sort_stable_bw, "self: result1"),
     D(topk, "TopkBackward0", topk_bw, "self: result1"),
     D_NOT_IMPLEMENTED(unique, "Unique2Backward0", "self:", "_unique2"),
-    D(uniform_, "UniformBackward0", zeros_bw, "self:"),
-    D(normal_, "NormalBackward0", zeros_bw, "self:"),
-    D(random__from, "RandomBackward0", zeros_bw, "self:"),
-    D(random__to, "RandomBackward1", zeros_bw, "self:"),
-    D(random_, "RandomBackward2", zeros_bw, "self:"),
-    D(exponential_, "ExponentialBackward0", zeros_bw, "self:"),
-    D(bernoulli__Tensor, "BernoulliBackward1", zeros_bw, "self:; p:"),
-    D(bernoulli__float, "BernoulliBackward2", zeros_bw, "self:"),
-    D(bernoulli, "BernoulliBackward0", zeros_bw, "self:"),
-    D(normal_Tensor_float, "NormalBackward1", zeros_bw, "mean:"),
-    D(normal_float_Tensor, "NormalBackward2", zeros_bw, "std:"),
-    D(normal_Tensor_Tensor, "NormalBackward3", zeros_bw, "mean:; std:"),
+    D(uniform_, "UniformBackward0", mt_bw_zero_grads, "self:"),
+    D(normal_, "NormalBackward0", mt_bw_zero_grads, "self:"),
+    D(random__from, "RandomBackward0", mt_bw_zero_grads, "self:"),
+    D(random__to, "RandomBackward1", mt_bw_zero_grads, "self:"),
+    D(random_, "RandomBackward2", mt_bw_zero_grads, "self:"),
+    D(exponential_, "ExponentialBackward0", mt_bw_zero_grads, "self:"),
+    D(bernoulli__Tensor, "BernoulliBackward1", mt_bw_zero_grads, "self:; p:"),
+    D(bernoulli__float, "BernoulliBackward2", mt_bw_zero_grads, "self:"),
+    D(bernoulli, "BernoulliBackward0", mt_bw_zero_grads, "self:"),
+    D(normal_Tensor_float, "NormalBackward1", mt_bw_zero_grads, "mean:"),
+    D(normal_float_Tensor, "NormalBackward2", mt_bw_zero_grads, "std:"),
+    D(normal_Tensor_Tensor, "NormalBackward3", mt_bw_zero_grads, "mean:; std:"),
 };
 
 void mt_deriv_index_register(void) { mt_derivatives_register(table, (int)MT_ARRAY_LEN(table)); }

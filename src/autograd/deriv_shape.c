@@ -4,13 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void pass_bw(mt_bw *b) { SET(0, G(0)); }
-
-static void zeros_bw(mt_bw *b) {
-    for (int i = 0; i < b->node->nargs; i++)
-        if (NEEDS(i)) SET(i, mt_bw_zeros(b, i));
-}
-
 static mt_ilist meta_sizes(const mt_input_meta *m) { return (mt_ilist){m->sizes, m->ndim}; }
 
 static void reshape_bw(mt_bw *b) { SET(0, K(mto_reshape(G(0), meta_sizes(META(0))))); }
@@ -33,20 +26,14 @@ static void expand_bw(mt_bw *b) {
 static void squeeze_bw(mt_bw *b) { SET(0, K(mto_reshape(G(0), meta_sizes(META(0))))); }
 static void unsqueeze_bw(mt_bw *b) { SET(0, K(mto_squeeze_dim(G(0), mt_wrap(V(1).i, G(0)->ndim)))); }
 
-/* zeros shaped like argument 0 in the gradient's dtype (where slices' gradients are written) */
-static mt_tensor *grad_zeros(mt_bw *b) {
-    mt_tensor *z = mt_bw_zeros(b, 0);
-    return z->dtype == G(0)->dtype ? z : K(mto_to_dtype(z, (mt_dtype)G(0)->dtype, false, false));
-}
-
 static void narrow_bw(mt_bw *b) {
-    mt_tensor *z = grad_zeros(b);
+    mt_tensor *z = mt_bw_grad_zeros(b, 0);
     K(mto_copy_(K(mto_narrow(z, V(1).i, V(2).i, V(3).i)), G(0), false));
     SET(0, z);
 }
 
 static void select_bw(mt_bw *b) {
-    mt_tensor *z = grad_zeros(b);
+    mt_tensor *z = mt_bw_grad_zeros(b, 0);
     K(mto_copy_(K(mto_select_int(z, V(1).i, V(2).i)), G(0), false));
     SET(0, z);
 }
@@ -73,7 +60,7 @@ static void as_strided_bw(mt_bw *b) {
         else olo += e;
     }
     if (lo > hi || out_empty) {
-        SET(0, grad_zeros(b));
+        SET(0, mt_bw_grad_zeros(b, 0));
         return;
     }
     int64_t base = lo < olo ? lo : olo, top = hi > ohi ? hi : ohi, span = top - base + 1;
@@ -191,13 +178,13 @@ static mt_derivative table[] = {
     D(squeeze_dim, "SqueezeBackward1", squeeze_bw, "self:"),
     D(unsqueeze, "UnsqueezeBackward0", unsqueeze_bw, "self:"),
     DF(as_strided, "AsStridedBackward0", as_strided_bw, "self:", MT_D_SELF_GEOMETRY),
-    D(clone, "CloneBackward0", pass_bw, "self:"),
-    D(alias, "AliasBackward0", pass_bw, "self:"),
-    D(_to_copy, "ToCopyBackward0", pass_bw, "self:"),
+    D(clone, "CloneBackward0", mt_bw_pass, "self:"),
+    D(alias, "AliasBackward0", mt_bw_pass, "self:"),
+    D(_to_copy, "ToCopyBackward0", mt_bw_pass, "self:"),
     D(copy_, "torch::autograd::CopyBackwards", copy_bw, "self:; src:"),
-    D(fill__Scalar, "FillBackward2", zeros_bw, "self:"),
+    D(fill__Scalar, "FillBackward2", mt_bw_zero_grads, "self:"),
     D(fill__Tensor, "FillBackward3", fill_tensor_bw, "self:; value:"),
-    D(zero_, "ZeroBackward0", zeros_bw, "self:"),
+    D(zero_, "ZeroBackward0", mt_bw_zero_grads, "self:"),
     D_REFUSE(resize_, "self:", "cannot resize variables that require grad"),
     D(cat, "CatBackward0", cat_bw, "tensors:"),
     D(stack, "StackBackward0", stack_bw, "tensors:"),

@@ -26,6 +26,11 @@ void mt_bw_set(mt_bw *b, int arg, mt_tensor *grad);
 void mt_bw_set_entry(mt_bw *b, int arg, int k, mt_tensor *grad);
 _Noreturn void mt_bw_fail(mt_bw *b);
 mt_tensor *mt_bw_zeros(mt_bw *b, int arg);
+/* zeros shaped like argument `arg` in the gradient's dtype (where slices' gradients go) */
+mt_tensor *mt_bw_grad_zeros(mt_bw *b, int arg);
+/* formulas shared by many ops: zero gradients for every needed argument; the gradient as is */
+void mt_bw_zero_grads(mt_bw *b);
+void mt_bw_pass(mt_bw *b);
 
 #define G(i) (b->grads[i])
 #define A(i) (b->args[i].t)

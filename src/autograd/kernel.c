@@ -145,6 +145,18 @@ mt_tensor *mt_zeros_meta(const mt_input_meta *m) {
 
 mt_tensor *mt_bw_zeros(mt_bw *b, int arg) { return K(mt_zeros_meta(META(arg))); }
 
+mt_tensor *mt_bw_grad_zeros(mt_bw *b, int arg) {
+    mt_tensor *z = mt_bw_zeros(b, arg);
+    return z->dtype == G(0)->dtype ? z : K(mto_to_dtype(z, (mt_dtype)G(0)->dtype, false, false));
+}
+
+void mt_bw_zero_grads(mt_bw *b) {
+    for (int i = 0; i < b->node->nargs; i++)
+        if (NEEDS(i)) SET(i, mt_bw_zeros(b, i));
+}
+
+void mt_bw_pass(mt_bw *b) { SET(0, G(0)); }
+
 mt_tensor *mt_sum_to(mt_tensor *grad, const int64_t *sizes, int ndim) {
     int lead = grad->ndim - ndim;
     int64_t dims[MT_MAX_DIM];

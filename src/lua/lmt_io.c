@@ -1,6 +1,7 @@
 /* lmt_io.c: bytes in and out of tensors: torch.frombuffer (a Lua string's bytes as a tensor)
  * and torch._gunzip (a gzip file's contents, through zlib), what dataset readers need. */
 #include "lmt.h"
+#include "mt_ops_gen.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -79,7 +80,39 @@ static int frombuffer(lua_State *L) {
     return 1;
 }
 
+/* torch._tensor_bytes(t): t's elements as a string, row-major, in the machine's byte order
+ * (little-endian on every platform mindtorch builds for) */
+static int tensor_bytes(lua_State *L) {
+    mt_tensor *t = lmt_check_tensor(L, 1);
+    if (t->device.type != MT_DEV_CPU) return lmt_errorf(L, "_tensor_bytes: expected a CPU tensor");
+    mt_tensor *c = mto_contiguous(t);
+    if (!c) return lmt_error(L);
+    size_t n = (size_t)c->numel * mt_dtype_size((mt_dtype)c->dtype);
+    lua_pushlstring(L, n ? mt_tensor_raw(c) : "", n);
+    mt_tensor_decref(c);
+    return 1;
+}
+
+/* torch._crc32(s): zlib's CRC-32 of a string */
+static int crc32_of(lua_State *L) {
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    uLong c = crc32(0L, Z_NULL, 0);
+    while (len > 0) { /* crc32 takes uInt lengths */
+        uInt chunk = len > (1u << 30) ? (1u << 30) : (uInt)len;
+        c = crc32(c, (const Bytef *)s, chunk);
+        s += chunk;
+        len -= chunk;
+    }
+    lua_pushinteger(L, (lua_Integer)c);
+    return 1;
+}
+
 void lmt_open_io(lua_State *L) {
-    static const luaL_Reg fns[] = {{"_gunzip", gunzip}, {"frombuffer", frombuffer}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"_gunzip", gunzip},
+                                   {"frombuffer", frombuffer},
+                                   {"_tensor_bytes", tensor_bytes},
+                                   {"_crc32", crc32_of},
+                                   {NULL, NULL}};
     luaL_setfuncs(L, fns, 0);
 }

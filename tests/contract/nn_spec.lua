@@ -58,10 +58,45 @@ local function loader_order(shuffle, gen_seed, drop_last)
   return torch.cat(out)
 end
 
+local function norm_input() return ((torch.arange(24, { dtype = D }):reshape(2, 3, 2, 2):sin()) * 3):requires_grad_() end
+local function norm_grads(make)
+  local x = norm_input()
+  local m = make()
+  m:double()
+  local out = m(x)
+  ;(out * torch.arange(out:numel(), { dtype = D }):reshape(out.shape):cos()):sum():backward()
+  local res = { out:detach(), x.grad }
+  for _, p in ipairs(m:parameters()) do res[#res + 1] = p.grad end
+  for _, b in m:named_buffers() do
+    if b.dtype == D then res[#res + 1] = b end
+  end
+  return res
+end
+
 local function plus_one_target(msg) return (msg:gsub("Target (%d+)", function(t) return "Target " .. (t + 1) end)) end
 local tol = 1e-12 -- exp/log in the last bit
 
 H.run("nn", {
+  layer_norm = { function() return norm_grads(function() return nn.LayerNorm({ 2, 2 }) end) end, tol = 1e-12 },
+  group_norm = { function() return norm_grads(function() return nn.GroupNorm(3, 3) end) end, tol = 1e-12 },
+  batch_norm_2d = { function() return norm_grads(function() return nn.BatchNorm2d(3) end) end, tol = 1e-12 },
+  batch_norm_1d = { function()
+    return norm_grads(function() return nn.Sequential(nn.Flatten(3), nn.BatchNorm1d(3)) end)
+  end, tol = 1e-12 },
+  batch_norm_eval = { function()
+    local m = nn.BatchNorm2d(3):double()
+    m(norm_input())
+    m:eval()
+    return { m(norm_input() + 1):detach(), m.running_mean, m.running_var, m.num_batches_tracked }
+  end, tol = 1e-12 },
+  embedding = function()
+    torch.manual_seed(4)
+    local e = nn.Embedding(6, 3, { padding_idx = 3 })
+    local idx = torch.tensor({ { 1, 3, 6 }, { 3, 2, 1 } })
+    local out = e(idx)
+    ;(out * torch.arange(18.0):reshape(2, 3, 3)):sum():backward()
+    return { out:detach(), e.weight.grad }
+  end,
   linear_init = function()
     torch.manual_seed(0)
     local m = nn.Linear(5, 3)

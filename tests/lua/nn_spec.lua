@@ -93,12 +93,19 @@ describe("layers under gradcheck", function()
   it("Linear, activations and losses pass gradcheck for inputs and parameters", function()
     local x = torch.randn(3, 4, { dtype = D, requires_grad = true })
     for _, m in ipairs({ nn.Linear(4, 2), nn.GELU(), nn.SiLU(), nn.Mish(), nn.ELU(), nn.Softplus(), nn.LeakyReLU(),
-      nn.Tanh(), nn.Sigmoid(), nn.Softmax(2), nn.LogSoftmax(2) }) do
+      nn.Tanh(), nn.Sigmoid(), nn.Softmax(2), nn.LogSoftmax(2), nn.LayerNorm(4), nn.GroupNorm(2, 4),
+      nn.BatchNorm1d(4) }) do
       check(m, x)
     end
     local lin = nn.Linear(4, 2):double()
     assert.is_true(torch.autograd.gradcheck(function(w, b) return F.linear(x:detach(), w, b) end,
       { lin.weight, lin.bias }))
+    local ln = nn.LayerNorm(4):double()
+    assert.is_true(torch.autograd.gradcheck(function(w, b) return torch.nn.functional.layer_norm(x:detach(), { 4 }, w, b) end,
+      { ln.weight, ln.bias }))
+    local emb = nn.Embedding(5, 3):double()
+    assert.is_true(torch.autograd.gradcheck(function(w) return torch.nn.functional.embedding(torch.tensor({ 2, 5, 2 }), w) end,
+      { emb.weight }))
     local t = torch.tensor({ 1, 4, 2 })
     assert.is_true(torch.autograd.gradcheck(function(z) return F.cross_entropy(z, t, { label_smoothing = 0.1 }) end, { x }))
     local y = torch.rand(3, 4, { dtype = D })

@@ -5,5 +5,6 @@ require("mindtorch.nn.module")(torch, nn)
 require("mindtorch.nn.functional")(torch, nn)
 require("mindtorch.nn.inits")(torch, nn)
 require("mindtorch.nn.layers")(torch, nn)
+require("mindtorch.nn.normalization")(torch, nn)
 require("mindtorch.nn.utils")(torch, nn)
 return nn

@@ -112,7 +112,48 @@ def loader_order(shuffle, gen_seed, drop_last):
     return torch.cat(out)
 
 
+def norm_input():
+    return (torch.arange(24, dtype=D).reshape(2, 3, 2, 2).sin() * 3).requires_grad_()
+
+
+def norm_grads(make):
+    x = norm_input()
+    m = make()
+    m.double()
+    out = m(x)
+    (out * torch.arange(out.numel(), dtype=D).reshape(out.shape).cos()).sum().backward()
+    grads = [out.detach(), x.grad]
+    for p in m.parameters():
+        grads.append(p.grad)
+    for name, b in m.named_buffers():
+        if b.dtype == D:
+            grads.append(b)
+    return tuple(grads)
+
+
+def bn_eval():
+    m = nn.BatchNorm2d(3).double()
+    m(norm_input())
+    m.eval()
+    return (m(norm_input() + 1).detach(), m.running_mean, m.running_var, m.num_batches_tracked)
+
+
+def embedding_grads():
+    torch.manual_seed(4)
+    e = nn.Embedding(6, 3, padding_idx=2)
+    idx = torch.tensor([[0, 2, 5], [2, 1, 0]])
+    out = e(idx)
+    (out * torch.arange(18.0).reshape(2, 3, 3)).sum().backward()
+    return (out.detach(), e.weight.grad)
+
+
 CASES = {
+    "layer_norm": lambda: norm_grads(lambda: nn.LayerNorm([2, 2])),
+    "group_norm": lambda: norm_grads(lambda: nn.GroupNorm(3, 3)),
+    "batch_norm_2d": lambda: norm_grads(lambda: nn.BatchNorm2d(3)),
+    "batch_norm_1d": lambda: norm_grads(lambda: nn.Sequential(nn.Flatten(2), nn.BatchNorm1d(3))),
+    "batch_norm_eval": bn_eval,
+    "embedding": embedding_grads,
     "linear_init": linear_init,
     "mlp_forward_backward": mlp_forward_backward,
     "mlp_repr": mlp_repr,

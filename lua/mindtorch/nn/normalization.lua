@@ -1,0 +1,194 @@
+-- normalization.lua: Embedding, LayerNorm, GroupNorm, BatchNorm1d/2d, written with
+-- differentiable ops (autograd derives them). Initialisation and running statistics follow
+-- PyTorch (running_var takes the unbiased batch variance; momentum 0.1).
+return function(torch, nn)
+  local Module, F, init, py = nn.Module, nn.functional, nn.init, nn._py
+
+  local function shape_list(s)
+    if type(s) == "number" then return { s } end
+    local out = {}
+    for i = 1, #s do out[i] = s[i] end
+    return out
+  end
+
+  -- ---- functional forms --------------------------------------------------------------------------
+  function F.embedding(input, weight, opts)
+    opts = opts or {}
+    local shape = {}
+    for i = 1, input:dim() do shape[i] = input.shape[i] end
+    shape[#shape + 1] = weight.shape[2]
+    local out = weight:index_select(1, input:reshape(-1)):view(shape)
+    if opts.padding_idx then -- the padding row gives zeros and gets no gradient
+      out = out * input:ne(opts.padding_idx):unsqueeze(-1):to(out.dtype)
+    end
+    return out
+  end
+
+  function F.layer_norm(input, normalized_shape, weight, bias, eps)
+    eps = eps or 1e-5
+    local nd = #shape_list(normalized_shape)
+    local dims = {}
+    for i = input:dim() - nd + 1, input:dim() do dims[#dims + 1] = i end
+    local mean = input:mean(dims, true)
+    local var = torch.var(input, dims, { correction = 0, keepdim = true })
+    local out = (input - mean) / (var + eps):sqrt()
+    if weight ~= nil then out = out * weight end
+    if bias ~= nil then out = out + bias end
+    return out
+  end
+
+  function F.group_norm(input, num_groups, weight, bias, eps)
+    eps = eps or 1e-5
+    local n, c = input.shape[1], input.shape[2]
+    if c % num_groups ~= 0 then
+      error(("Expected number of channels in input to be divisible by num_groups, but got input of shape %s and num_groups=%d"):format(
+        tostring(input.shape), num_groups), 2)
+    end
+    local g = input:reshape(n, num_groups, -1)
+    local mean = g:mean(3, true)
+    local var = torch.var(g, 3, { correction = 0, keepdim = true })
+    local out = ((g - mean) / (var + eps):sqrt()):view(input.shape)
+    local shape = { 1, c }
+    for _ = 3, input:dim() do shape[#shape + 1] = 1 end
+    if weight ~= nil then out = out * weight:view(shape) end
+    if bias ~= nil then out = out + bias:view(shape) end
+    return out
+  end
+
+  -- batch_norm(input, running_mean, running_var, {weight=, bias=, training=, momentum=, eps=})
+  function F.batch_norm(input, running_mean, running_var, opts)
+    opts = opts or {}
+    local eps, momentum = opts.eps or 1e-5, opts.momentum == nil and 0.1 or opts.momentum
+    local c = input.shape[2]
+    local dims = { 1 }
+    for i = 3, input:dim() do dims[#dims + 1] = i end
+    local shape = { 1, c }
+    for _ = 3, input:dim() do shape[#shape + 1] = 1 end
+    local mean, var
+    if opts.training or running_mean == nil then
+      local count = input:numel() / c
+      if count <= 1 then
+        error(("Expected more than 1 value per channel when training, got input size %s"):format(tostring(input.shape)), 2)
+      end
+      mean = input:mean(dims)
+      var = torch.var(input, dims, { correction = 0 })
+      if running_mean ~= nil and opts.training then
+        torch.no_grad(function()
+          running_mean:mul_(1 - momentum):add_(mean:detach() * momentum)
+          running_var:mul_(1 - momentum):add_(var:detach() * (count / (count - 1)) * momentum)
+        end)
+      end
+    else
+      mean, var = running_mean, running_var
+    end
+    local out = (input - mean:view(shape)) / (var:view(shape) + eps):sqrt()
+    if opts.weight ~= nil then out = out * opts.weight:view(shape) end
+    if opts.bias ~= nil then out = out + opts.bias:view(shape) end
+    return out
+  end
+
+  -- ---- modules -------------------------------------------------------------------------------------
+  local Embedding = Module:extend("Embedding")
+  function Embedding:__init(num_embeddings, embedding_dim, opts)
+    Module.__init(self)
+    opts = opts or {}
+    self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+    local pad = opts.padding_idx
+    if pad ~= nil then
+      if pad < 0 then pad = num_embeddings + pad + 1 end
+      if pad < 1 or pad > num_embeddings then error("Padding_idx must be within num_embeddings", 2) end
+    end
+    self.padding_idx = pad
+    self.weight = nn.Parameter(torch.empty(num_embeddings, embedding_dim))
+    init.normal_(self.weight)
+    if pad then torch.no_grad(function() self.weight[pad]:fill_(0) end) end
+  end
+  function Embedding:forward(x) return F.embedding(x, self.weight, { padding_idx = self.padding_idx }) end
+  function Embedding:extra_repr()
+    local s = ("%d, %d"):format(self.num_embeddings, self.embedding_dim)
+    if self.padding_idx then s = s .. ", padding_idx=" .. self.padding_idx end
+    return s
+  end
+  nn.Embedding = Embedding
+
+  local LayerNorm = Module:extend("LayerNorm")
+  function LayerNorm:__init(normalized_shape, opts)
+    Module.__init(self)
+    opts = opts or {}
+    self.normalized_shape = shape_list(normalized_shape)
+    self.eps = opts.eps or 1e-5
+    self.elementwise_affine = opts.elementwise_affine ~= false
+    if self.elementwise_affine then
+      self.weight = nn.Parameter(torch.ones(table.unpack(self.normalized_shape)))
+      self.bias = nn.Parameter(torch.zeros(table.unpack(self.normalized_shape)))
+    end
+  end
+  function LayerNorm:forward(x)
+    return F.layer_norm(x, self.normalized_shape, self.weight or nil, self.bias or nil, self.eps)
+  end
+  function LayerNorm:extra_repr()
+    local parts = {}
+    for i, s in ipairs(self.normalized_shape) do parts[i] = tostring(s) end
+    return ("(%s%s), eps=%s, elementwise_affine=%s"):format(table.concat(parts, ", "), #parts == 1 and "," or "",
+      py(self.eps), py(self.elementwise_affine))
+  end
+  nn.LayerNorm = LayerNorm
+
+  local GroupNorm = Module:extend("GroupNorm")
+  function GroupNorm:__init(num_groups, num_channels, opts)
+    Module.__init(self)
+    opts = opts or {}
+    if num_channels % num_groups ~= 0 then error("num_channels must be divisible by num_groups", 2) end
+    self.num_groups, self.num_channels = num_groups, num_channels
+    self.eps, self.affine = opts.eps or 1e-5, opts.affine ~= false
+    if self.affine then
+      self.weight = nn.Parameter(torch.ones(num_channels))
+      self.bias = nn.Parameter(torch.zeros(num_channels))
+    end
+  end
+  function GroupNorm:forward(x) return F.group_norm(x, self.num_groups, self.weight or nil, self.bias or nil, self.eps) end
+  function GroupNorm:extra_repr()
+    return ("%d, %d, eps=%s, affine=%s"):format(self.num_groups, self.num_channels, py(self.eps), py(self.affine))
+  end
+  nn.GroupNorm = GroupNorm
+
+  local function batch_norm_class(name, dims)
+    local cls = Module:extend(name)
+    function cls:__init(num_features, opts)
+      Module.__init(self)
+      opts = opts or {}
+      self.num_features = num_features
+      self.eps = opts.eps or 1e-5
+      self.momentum = opts.momentum == nil and 0.1 or opts.momentum
+      self.affine = opts.affine ~= false
+      self.track_running_stats = opts.track_running_stats ~= false
+      if self.affine then
+        self.weight = nn.Parameter(torch.ones(num_features))
+        self.bias = nn.Parameter(torch.zeros(num_features))
+      end
+      if self.track_running_stats then
+        self:register_buffer("running_mean", torch.zeros(num_features))
+        self:register_buffer("running_var", torch.ones(num_features))
+        self:register_buffer("num_batches_tracked", torch.tensor(0))
+      end
+    end
+    function cls:forward(x)
+      if not dims[x:dim()] then
+        error(("expected %s input (got %dD input)"):format(dims.text, x:dim()), 2)
+      end
+      local training = self.training or not self.track_running_stats
+      if self.training and self.track_running_stats then
+        torch.no_grad(function() self.num_batches_tracked:add_(1) end)
+      end
+      return F.batch_norm(x, self.running_mean or nil, self.running_var or nil, { weight = self.weight or nil,
+        bias = self.bias or nil, training = training, momentum = self.momentum, eps = self.eps })
+    end
+    function cls:extra_repr()
+      return ("%d, eps=%s, momentum=%s, affine=%s, track_running_stats=%s"):format(self.num_features, py(self.eps),
+        py(self.momentum), py(self.affine), py(self.track_running_stats))
+    end
+    nn[name] = cls
+  end
+  batch_norm_class("BatchNorm1d", { [2] = true, [3] = true, text = "2D or 3D" })
+  batch_norm_class("BatchNorm2d", { [4] = true, text = "4D" })
+end
