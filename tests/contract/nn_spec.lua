@@ -34,12 +34,12 @@ local function trajectory(make_opt, sched)
   local opt = make_opt({ w, b })
   local s = sched and sched(opt)
   local lrs = {}
-  for _ = 1, 20 do
+  for _ = 0, 19 do
     opt:zero_grad()
     ;((x:matmul(w) + b - y) ^ 2):mean():backward()
     opt:step()
     if s then
-      s:step()
+      if s.is_better then s:step(_ % 7 ~= 0 and 1.0 or 0.5) else s:step() end -- a metric that stalls, then improves
       lrs[#lrs + 1] = opt.param_groups[1].lr
     end
   end
@@ -204,6 +204,30 @@ H.run("nn", {
   lambda_lr = { function()
     return trajectory(function(p) return optim.SGD(p, { lr = 0.1 }) end,
       function(o) return optim.lr_scheduler.LambdaLR(o, function(e) return 1 / (1 + e) end) end)
+  end, tol = tol },
+  rmsprop = { function()
+    return trajectory(function(p) return optim.RMSprop(p, { lr = 0.01, momentum = 0.5, centered = true, weight_decay = 0.1 }) end)
+  end, tol = tol },
+  rmsprop_plain = { function() return trajectory(function(p) return optim.RMSprop(p, { lr = 0.01 }) end) end, tol = tol },
+  adagrad = { function()
+    return trajectory(function(p) return optim.Adagrad(p, { lr = 0.1, lr_decay = 0.01, initial_accumulator_value = 0.1 }) end)
+  end, tol = tol },
+  adadelta = { function()
+    return trajectory(function(p) return optim.Adadelta(p, { lr = 0.5, rho = 0.8, weight_decay = 0.01 }) end)
+  end, tol = tol },
+  one_cycle_sgd = { function()
+    return trajectory(function(p) return optim.SGD(p, { lr = 0.1, momentum = 0.9 }) end,
+      function(o) return optim.lr_scheduler.OneCycleLR(o, { max_lr = 0.2, total_steps = 25 }) end)
+  end, tol = tol },
+  one_cycle_adam_linear = { function()
+    return trajectory(function(p) return optim.Adam(p, { lr = 0.1 }) end,
+      function(o)
+        return optim.lr_scheduler.OneCycleLR(o, { max_lr = 0.05, total_steps = 21, anneal_strategy = "linear", three_phase = true })
+      end)
+  end, tol = tol },
+  plateau = { function()
+    return trajectory(function(p) return optim.SGD(p, { lr = 0.1 }) end,
+      function(o) return optim.lr_scheduler.ReduceLROnPlateau(o, { factor = 0.5, patience = 2, cooldown = 1 }) end)
   end, tol = tol },
   loader_sequential = function() return loader_order(false, nil, false) end,
   loader_shuffle_global = function() return loader_order(true, nil, false) end,

@@ -239,5 +239,113 @@ AdamW._check = function(_, g) adam_check(g) end
 function AdamW:_update(g) adam_update(self, g, true) end
 optim.AdamW = AdamW
 
+-- ---- RMSprop, Adagrad, Adadelta ---------------------------------------------------------------------
+local function state_for(self, p, make)
+  local st = self.state[p]
+  if st == nil then
+    st = make()
+    self.state[p] = st
+  end
+  return st
+end
+
+local RMSprop = Optimizer:extend("RMSprop", { lr = 0.01, alpha = 0.99, eps = 1e-8, weight_decay = 0, momentum = 0,
+  centered = false, maximize = false })
+function RMSprop:_check(g)
+  check_nonneg(g, "lr", "learning rate")
+  check_nonneg(g, "eps", "epsilon")
+  check_nonneg(g, "momentum", "momentum")
+  check_nonneg(g, "weight_decay", "weight_decay")
+  check_nonneg(g, "alpha", "alpha")
+end
+function RMSprop:_update(g)
+  for _, p in ipairs(g.params) do
+    local grad = p.grad
+    if grad ~= nil then
+      if g.maximize then grad = -grad end
+      local st = state_for(self, p, function()
+        local s = { step = torch.tensor(0.0), square_avg = torch.zeros_like(p) }
+        if g.momentum > 0 then s.momentum_buffer = torch.zeros_like(p) end
+        if g.centered then s.grad_avg = torch.zeros_like(p) end
+        return s
+      end)
+      st.step:add_(1)
+      if g.weight_decay ~= 0 then grad = grad:add(p, { alpha = g.weight_decay }) end
+      st.square_avg:mul_(g.alpha):addcmul_(grad, grad, { value = 1 - g.alpha })
+      local avg
+      if g.centered then
+        st.grad_avg:mul_(g.alpha):add_(grad, { alpha = 1 - g.alpha })
+        avg = st.square_avg:addcmul(st.grad_avg, st.grad_avg, { value = -1 }):sqrt_()
+      else
+        avg = st.square_avg:sqrt()
+      end
+      avg = avg:add_(g.eps)
+      if g.momentum > 0 then
+        st.momentum_buffer:mul_(g.momentum):addcdiv_(grad, avg)
+        p:add_(st.momentum_buffer, { alpha = -g.lr })
+      else
+        p:addcdiv_(grad, avg, { value = -g.lr })
+      end
+    end
+  end
+end
+optim.RMSprop = RMSprop
+
+local Adagrad = Optimizer:extend("Adagrad", { lr = 0.01, lr_decay = 0, weight_decay = 0, initial_accumulator_value = 0,
+  eps = 1e-10, maximize = false })
+function Adagrad:_check(g)
+  check_nonneg(g, "lr", "learning rate")
+  check_nonneg(g, "lr_decay", "lr_decay")
+  check_nonneg(g, "weight_decay", "weight_decay")
+  check_nonneg(g, "initial_accumulator_value", "initial_accumulator_value")
+  check_nonneg(g, "eps", "epsilon")
+end
+function Adagrad:_update(g)
+  for _, p in ipairs(g.params) do
+    local grad = p.grad
+    if grad ~= nil then
+      local st = state_for(self, p, function()
+        return { step = torch.tensor(0.0), sum = torch.full_like(p, g.initial_accumulator_value) }
+      end)
+      st.step:add_(1)
+      local step = st.step:item()
+      if g.maximize then grad = -grad end
+      if g.weight_decay ~= 0 then grad = grad:add(p, { alpha = g.weight_decay }) end
+      local clr = g.lr / (1 + (step - 1) * g.lr_decay)
+      st.sum:addcmul_(grad, grad, { value = 1 })
+      local std = st.sum:sqrt():add_(g.eps)
+      p:addcdiv_(grad, std, { value = -clr })
+    end
+  end
+end
+optim.Adagrad = Adagrad
+
+local Adadelta = Optimizer:extend("Adadelta", { lr = 1.0, rho = 0.9, eps = 1e-6, weight_decay = 0, maximize = false })
+function Adadelta:_check(g)
+  check_nonneg(g, "lr", "learning rate")
+  if g.rho < 0 or g.rho > 1 then error(("Invalid rho value: %s"):format(g.rho), 4) end
+  check_nonneg(g, "eps", "epsilon")
+  check_nonneg(g, "weight_decay", "weight_decay")
+end
+function Adadelta:_update(g)
+  for _, p in ipairs(g.params) do
+    local grad = p.grad
+    if grad ~= nil then
+      local st = state_for(self, p, function()
+        return { step = torch.tensor(0.0), square_avg = torch.zeros_like(p), acc_delta = torch.zeros_like(p) }
+      end)
+      st.step:add_(1)
+      if g.maximize then grad = -grad end
+      if g.weight_decay ~= 0 then grad = grad:add(p, { alpha = g.weight_decay }) end
+      st.square_avg:mul_(g.rho):addcmul_(grad, grad, { value = 1 - g.rho })
+      local std = st.square_avg:add(g.eps):sqrt_()
+      local delta = st.acc_delta:add(g.eps):sqrt_():div_(std):mul_(grad)
+      st.acc_delta:mul_(g.rho):addcmul_(delta, delta, { value = 1 - g.rho })
+      p:add_(delta, { alpha = -g.lr })
+    end
+  end
+end
+optim.Adadelta = Adadelta
+
 optim.lr_scheduler = require("mindtorch.optim.lr_scheduler")(torch, optim)
 return optim

@@ -111,5 +111,130 @@ return function(torch, optim)
     end)
   end
 
+  -- OneCycleLR(opt, {max_lr=, total_steps= or epochs= and steps_per_epoch=, pct_start=0.3,
+  -- anneal_strategy="cos", cycle_momentum=true, base_momentum=0.85, max_momentum=0.95,
+  -- div_factor=25, final_div_factor=1e4, three_phase=false})
+  local OneCycleLR = { __name = "OneCycleLR" }
+  OneCycleLR.__index = OneCycleLR
+  setmetatable(OneCycleLR, { __index = Scheduler, __call = function(c, optimizer, o)
+    local s = setmetatable({ optimizer = optimizer, last_epoch = -1, _step_count = 0 }, c)
+    local total = o.total_steps
+    if total == nil then
+      if not (o.epochs and o.steps_per_epoch) then
+        error("You must define either total_steps OR (epochs AND steps_per_epoch)", 2)
+      end
+      total = o.epochs * o.steps_per_epoch
+    end
+    s.total_steps = total
+    local pct = o.pct_start or 0.3
+    local div, final_div = o.div_factor or 25.0, o.final_div_factor or 1e4
+    s.anneal = (o.anneal_strategy or "cos") == "cos"
+      and function(a, b, p) return b + (a - b) / 2.0 * (math.cos(math.pi * p) + 1) end
+      or function(a, b, p) return (b - a) * p + a end
+    if o.three_phase then
+      s.phases = {
+        { end_step = pct * total - 1, start_lr = "initial_lr", end_lr = "max_lr", start_m = "max_momentum", end_m = "base_momentum" },
+        { end_step = 2 * pct * total - 2, start_lr = "max_lr", end_lr = "initial_lr", start_m = "base_momentum", end_m = "max_momentum" },
+        { end_step = total - 1, start_lr = "initial_lr", end_lr = "min_lr", start_m = "max_momentum", end_m = "max_momentum" },
+      }
+    else
+      s.phases = {
+        { end_step = pct * total - 1, start_lr = "initial_lr", end_lr = "max_lr", start_m = "max_momentum", end_m = "base_momentum" },
+        { end_step = total - 1, start_lr = "max_lr", end_lr = "min_lr", start_m = "base_momentum", end_m = "max_momentum" },
+      }
+    end
+    s.cycle_momentum = o.cycle_momentum ~= false
+    local defaults = optimizer.defaults
+    if s.cycle_momentum then
+      if defaults.momentum == nil and defaults.betas == nil then
+        error("optimizer must support momentum or beta1 with `cycle_momentum` option enabled", 2)
+      end
+      s.use_beta1 = defaults.betas ~= nil
+    end
+    for i, g in ipairs(optimizer.param_groups) do
+      local max_lr = type(o.max_lr) == "table" and o.max_lr[i] or o.max_lr
+      g.initial_lr = max_lr / div
+      g.max_lr = max_lr
+      g.min_lr = g.initial_lr / final_div
+      if s.cycle_momentum then
+        g.max_momentum, g.base_momentum = o.max_momentum or 0.95, o.base_momentum or 0.85
+        if s.use_beta1 then g.betas = { g.max_momentum, g.betas[2] } else g.momentum = g.max_momentum end
+      end
+    end
+    s.base_lrs = {}
+    for i, g in ipairs(optimizer.param_groups) do s.base_lrs[i] = g.initial_lr end
+    s:step()
+    return s
+  end })
+  function OneCycleLR:get_lr()
+    local step = self.last_epoch
+    if step > self.total_steps then
+      error(("Tried to step %d times. The specified number of total steps is %d"):format(step, self.total_steps), 3)
+    end
+    return each(self, function(g)
+      local start = 0
+      for i, ph in ipairs(self.phases) do
+        if step <= ph.end_step or i == #self.phases then
+          local pct = (step - start) / (ph.end_step - start)
+          local lr = self.anneal(g[ph.start_lr], g[ph.end_lr], pct)
+          if self.cycle_momentum then
+            local m = self.anneal(g[ph.start_m], g[ph.end_m], pct)
+            if self.use_beta1 then g.betas = { m, g.betas[2] } else g.momentum = m end
+          end
+          return lr
+        end
+        start = ph.end_step
+      end
+    end)
+  end
+  S.OneCycleLR = OneCycleLR
+
+  -- ReduceLROnPlateau(opt, {mode="min", factor=0.1, patience=10, threshold=1e-4,
+  -- threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8}); step(metric)
+  local Plateau = {}
+  Plateau.__index = Plateau
+  function S.ReduceLROnPlateau(optimizer, o)
+    o = o or {}
+    if (o.factor or 0.1) >= 1 then error("Factor should be < 1.0.", 2) end
+    local s = setmetatable({ optimizer = optimizer, mode = o.mode or "min", factor = o.factor or 0.1,
+      patience = o.patience == nil and 10 or o.patience, threshold = o.threshold or 1e-4,
+      threshold_mode = o.threshold_mode or "rel", cooldown = o.cooldown or 0, min_lr = o.min_lr or 0,
+      eps = o.eps or 1e-8, cooldown_counter = 0, num_bad_epochs = 0, last_epoch = 0 }, Plateau)
+    s.best = s.mode == "min" and math.huge or -math.huge
+    s._last_lr = {}
+    for i, g in ipairs(optimizer.param_groups) do s._last_lr[i] = g.lr end
+    return s
+  end
+  function Plateau:is_better(a)
+    local best, t = self.best, self.threshold
+    if self.mode == "min" and self.threshold_mode == "rel" then return a < best * (1 - t) end
+    if self.mode == "min" then return a < best - t end
+    if self.threshold_mode == "rel" then return a > best * (t + 1) end
+    return a > best + t
+  end
+  function Plateau:step(metric)
+    local current = torch.is_tensor(metric) and metric:item() or metric
+    self.last_epoch = self.last_epoch + 1
+    if self:is_better(current) then
+      self.best, self.num_bad_epochs = current, 0
+    else
+      self.num_bad_epochs = self.num_bad_epochs + 1
+    end
+    if self.cooldown_counter > 0 then
+      self.cooldown_counter = self.cooldown_counter - 1
+      self.num_bad_epochs = 0
+    end
+    if self.num_bad_epochs > self.patience then
+      for i, g in ipairs(self.optimizer.param_groups) do
+        local min_lr = type(self.min_lr) == "table" and self.min_lr[i] or self.min_lr
+        local new = math.max(g.lr * self.factor, min_lr)
+        if g.lr - new > self.eps then g.lr = new end
+      end
+      self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+    end
+    for i, g in ipairs(self.optimizer.param_groups) do self._last_lr[i] = g.lr end
+  end
+  function Plateau:get_last_lr() return { table.unpack(self._last_lr) } end
+
   return S
 end

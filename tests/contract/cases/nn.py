@@ -95,7 +95,10 @@ def trajectory(make_opt, steps=20, sched=None):
         ((x @ w + b - y) ** 2).mean().backward()
         opt.step()
         if s:
-            s.step()
+            if isinstance(s, torch.optim.lr_scheduler.ReduceLROnPlateau):
+                s.step(1.0 if _ % 7 else 0.5)  # a metric that stalls, then improves
+            else:
+                s.step()
             lrs.append(opt.param_groups[0]["lr"])
     if s:
         return (w.detach(), b.detach(), torch.tensor(lrs, dtype=D))
@@ -200,6 +203,20 @@ CASES = {
                                     torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=7, eta_min=0.01)),
     "lambda_lr": lambda: trajectory(lambda p: torch.optim.SGD(p, lr=0.1),
                                     sched=lambda o: torch.optim.lr_scheduler.LambdaLR(o, lambda e: 1 / (1 + e))),
+    "rmsprop": lambda: trajectory(lambda p: torch.optim.RMSprop(p, lr=0.01, momentum=0.5, centered=True,
+                                                                 weight_decay=0.1)),
+    "rmsprop_plain": lambda: trajectory(lambda p: torch.optim.RMSprop(p, lr=0.01)),
+    "adagrad": lambda: trajectory(lambda p: torch.optim.Adagrad(p, lr=0.1, lr_decay=0.01,
+                                                                 initial_accumulator_value=0.1)),
+    "adadelta": lambda: trajectory(lambda p: torch.optim.Adadelta(p, lr=0.5, rho=0.8, weight_decay=0.01)),
+    "one_cycle_sgd": lambda: trajectory(lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9), sched=lambda o:
+                                        torch.optim.lr_scheduler.OneCycleLR(o, max_lr=0.2, total_steps=25)),
+    "one_cycle_adam_linear": lambda: trajectory(lambda p: torch.optim.Adam(p, lr=0.1), sched=lambda o:
+                                                torch.optim.lr_scheduler.OneCycleLR(o, max_lr=0.05, total_steps=21,
+                                                                                    anneal_strategy="linear",
+                                                                                    three_phase=True)),
+    "plateau": lambda: trajectory(lambda p: torch.optim.SGD(p, lr=0.1), sched=lambda o:
+                                  torch.optim.lr_scheduler.ReduceLROnPlateau(o, factor=0.5, patience=2, cooldown=1)),
     "loader_sequential": lambda: loader_order(False, None, False),
     "loader_shuffle_global": lambda: loader_order(True, None, False),
     "loader_shuffle_generator": lambda: loader_order(True, 11, True),
