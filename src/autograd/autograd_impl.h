@@ -78,6 +78,9 @@ struct mt_node {
     mt_value *args; /* copies of the forward's non-tensor arguments (lists and strings owned) */
     uint32_t save_mask;      /* the arguments saved (those a needed gradient reads) */
     uint8_t save_results;    /* the results saved */
+    uint32_t transposed;     /* 2-d arguments laid out as a transposed contiguous matrix (t() of a
+                                contiguous one): matrix-product formulas give their gradients the
+                                same layout, so accumulation needs no copy (PyTorch does the same) */
     int nargs;
     mt_saved *saved; /* per tensor argument (by arg index, args then outputs) */
     int nsaved;

@@ -7,9 +7,16 @@ static mt_tensor *scaled(mt_bw *b, mt_tensor *t, mt_value s) {
 
 static mt_tensor *bt(mt_bw *b, mt_tensor *t) { return K(mto_transpose_int(t, 1, 2)); }
 
+/* x @ y as the transpose of y^T @ x^T when the argument it is the gradient of was laid out
+ * transposed (the result then has that layout too) */
+static mt_tensor *mm_like(mt_bw *b, mt_tensor *x, mt_tensor *y, int arg) {
+    if (b->node->transposed & (1u << arg)) return K(mto_t(K(mto_mm(K(mto_t(y)), K(mto_t(x))))));
+    return K(mto_mm(x, y));
+}
+
 static void mm_bw(mt_bw *b) {
-    if (NEEDS(0)) SET(0, K(mto_mm(G(0), K(mto_t(A(1))))));
-    if (NEEDS(1)) SET(1, K(mto_mm(K(mto_t(A(0))), G(0))));
+    if (NEEDS(0)) SET(0, mm_like(b, G(0), K(mto_t(A(1))), 0));
+    if (NEEDS(1)) SET(1, mm_like(b, K(mto_t(A(0))), G(0), 1));
 }
 
 static void bmm_bw(mt_bw *b) {
@@ -30,8 +37,8 @@ static void dot_bw(mt_bw *b) {
 /* addmm(self, mat1, mat2, beta, alpha) = beta self + alpha mat1 @ mat2 */
 static void addmm_bw(mt_bw *b) {
     if (NEEDS(0)) SET(0, scaled(b, G(0), V(3)));
-    if (NEEDS(1)) SET(1, scaled(b, K(mto_mm(G(0), K(mto_t(A(2))))), V(4)));
-    if (NEEDS(2)) SET(2, scaled(b, K(mto_mm(K(mto_t(A(1))), G(0))), V(4)));
+    if (NEEDS(1)) SET(1, scaled(b, mm_like(b, G(0), K(mto_t(A(2))), 1), V(4)));
+    if (NEEDS(2)) SET(2, scaled(b, mm_like(b, K(mto_t(A(1))), G(0), 2), V(4)));
 }
 
 static void addmv_bw(mt_bw *b) {

@@ -349,6 +349,9 @@ static mt_node *make_node(const mt_op *op, const mt_derivative *d, mt_value *arg
         if (copy_arg(&n->args[i], &args[i])) goto fail;
         if (!(d->diff & (1u << i))) continue;
         if (args[i].tag == MT_V_TENSOR) {
+            const mt_tensor *t = args[i].t;
+            if (t->ndim == 2 && t->strides[0] == 1 && t->strides[1] == t->sizes[0] && t->sizes[0] > 1 && t->sizes[1] > 1)
+                n->transposed |= 1u << i;
             n->edge_of[i] = e;
             if (mt_node_set_edge(n, e++, args[i].t)) goto fail;
         } else if (args[i].tag == MT_V_TENSORLIST) {
