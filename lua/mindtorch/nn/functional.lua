@@ -120,11 +120,15 @@ return function(torch, nn)
     end
     local keep = target:ne(ignore)
     local safe = target:masked_fill(keep:logical_not(), 1)
-    local bad = torch.logical_or(safe:lt(1), safe:gt(C))
-    if bad:any():item() then
-      error(("Target %d is out of bounds."):format(safe:masked_select(bad)[1]:item()), 2)
+    -- gather checks the bounds; its error is reworded as PyTorch's loss words it (the check
+    -- costs nothing on the common path)
+    local ok, picked = pcall(input.gather, input, cdim, safe:unsqueeze(cdim))
+    if not ok then
+      local bad = torch.logical_or(safe:lt(1), safe:gt(C))
+      if bad:any():item() then error(("Target %d is out of bounds."):format(safe:masked_select(bad)[1]:item()), 0) end
+      error(picked, 0)
     end
-    local picked = -input:gather(cdim, safe:unsqueeze(cdim)):squeeze(cdim)
+    picked = -picked:squeeze(cdim)
     local w = keep:to(input.dtype)
     if opts.weight ~= nil then w = w * opts.weight:index_select(1, safe:reshape(-1)):view(safe.shape) end
     local loss = picked * w
