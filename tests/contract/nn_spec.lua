@@ -73,10 +73,29 @@ local function norm_grads(make)
   return res
 end
 
+local function clip(kind)
+  local a = torch.tensor({ { 3.0, -4.0 }, { 1.0, 2.0 } }, { dtype = D, requires_grad = true })
+  local b = torch.tensor({ 0.5, -12.0 }, { dtype = D, requires_grad = true })
+  ;((a * torch.tensor({ { 1.0, 2.0 }, { 3.0, 4.0 } }, { dtype = D })):sum() + (b * b):sum()):backward()
+  local total
+  if kind == "norm" then
+    total = nn.utils.clip_grad_norm_({ a, b }, 5.0)
+  elseif kind == "inf" then
+    total = nn.utils.clip_grad_norm_({ a, b }, 2.0, { norm_type = math.huge })
+  else
+    nn.utils.clip_grad_value_({ a, b }, 2.5)
+    total = torch.tensor(0.0, { dtype = D })
+  end
+  return { total, a.grad, b.grad, nn.utils.parameters_to_vector({ a, b }):detach() }
+end
+
 local function plus_one_target(msg) return (msg:gsub("Target (%d+)", function(t) return "Target " .. (t + 1) end)) end
 local tol = 1e-12 -- exp/log in the last bit
 
 H.run("nn", {
+  clip_grad_norm = { function() return clip("norm") end, tol = 1e-12 },
+  clip_grad_norm_inf = { function() return clip("inf") end, tol = 1e-12 },
+  clip_grad_value = function() return clip("value") end,
   layer_norm = { function() return norm_grads(function() return nn.LayerNorm({ 2, 2 }) end) end, tol = 1e-12 },
   group_norm = { function() return norm_grads(function() return nn.GroupNorm(3, 3) end) end, tol = 1e-12 },
   batch_norm_2d = { function() return norm_grads(function() return nn.BatchNorm2d(3) end) end, tol = 1e-12 },

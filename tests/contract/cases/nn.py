@@ -150,7 +150,24 @@ def embedding_grads():
     return (out.detach(), e.weight.grad)
 
 
+def clip(kind):
+    a = torch.tensor([[3.0, -4.0], [1.0, 2.0]], dtype=D, requires_grad=True)
+    b = torch.tensor([0.5, -12.0], dtype=D, requires_grad=True)
+    ((a * torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=D)).sum() + (b * b).sum()).backward()
+    if kind == "norm":
+        total = nn.utils.clip_grad_norm_([a, b], 5.0)
+    elif kind == "inf":
+        total = nn.utils.clip_grad_norm_([a, b], 2.0, norm_type=float("inf"))
+    else:
+        nn.utils.clip_grad_value_([a, b], 2.5)
+        total = torch.tensor(0.0, dtype=D)
+    return (total, a.grad, b.grad, nn.utils.parameters_to_vector([a, b]).detach())
+
+
 CASES = {
+    "clip_grad_norm": lambda: clip("norm"),
+    "clip_grad_norm_inf": lambda: clip("inf"),
+    "clip_grad_value": lambda: clip("value"),
     "layer_norm": lambda: norm_grads(lambda: nn.LayerNorm([2, 2])),
     "group_norm": lambda: norm_grads(lambda: nn.GroupNorm(3, 3)),
     "batch_norm_2d": lambda: norm_grads(lambda: nn.BatchNorm2d(3)),
