@@ -250,6 +250,7 @@ return function(torch)
 
   -- torch.save_safetensors({name = tensor, ...}, path, metadata)
   function torch.save_safetensors(tensors, path, metadata)
+    if type(path) ~= "string" then error("torch.save_safetensors(tensors, path): path must be a string", 2) end
     local names = {}
     for k, v in pairs(tensors) do
       if type(k) ~= "string" or not torch.is_tensor(v) then
@@ -287,6 +288,7 @@ return function(torch)
 
   -- torch.load_safetensors(path) -> {name = tensor}, metadata
   function torch.load_safetensors(path)
+    if type(path) ~= "string" then error("torch.load_safetensors(path): path must be a string", 2) end
     local s = read_all(path)
     local function bad(why) error(("%s: not a valid safetensors file (%s)"):format(path, why), 0) end
     if #s < 8 then bad("too short") end

@@ -106,6 +106,7 @@ describe("layers under gradcheck", function()
     local emb = nn.Embedding(5, 3):double()
     assert.is_true(torch.autograd.gradcheck(function(w) return torch.nn.functional.embedding(torch.tensor({ 2, 5, 2 }), w) end,
       { emb.weight }))
+    assert.are.same({ { 1, 0, 0 }, { 0, 0, 1 } }, F.one_hot(torch.tensor({ 1, 3 })):tolist()) -- 1-based classes
     local t = torch.tensor({ 1, 4, 2 })
     assert.is_true(torch.autograd.gradcheck(function(z) return F.cross_entropy(z, t, { label_smoothing = 0.1 }) end, { x }))
     local y = torch.rand(3, 4, { dtype = D })

@@ -78,7 +78,7 @@ return function(torch, nn)
   function F.log_softmax(x, dim, opts) return x:log_softmax(dim, opts_of(opts).dtype) end
 
   -- ---- losses ------------------------------------------------------------------------------------------
-  local function check_same_size(input, target, name)
+  local function check_same_size(input, target)
     if tostring(input.shape) ~= tostring(target.shape) then
       error(("Using a target size (%s) that is different to the input size (%s) is deprecated. Please ensure they "
         .. "have the same size."):format(tostring(target.shape), tostring(input.shape)), 3)

@@ -464,8 +464,8 @@ return function(torch, nn)
     return s .. ")"
   end
 
-  nn.Module = setmetatable(Module, { __call = function() error("nn.Module is abstract: extend it", 2) end })
   -- Module itself is also a class (nn.Module() makes a bare module, as PyTorch's does)
+  nn.Module = Module
   Module.__index = instance_index
   Module.__newindex = instance_newindex
   Module.__call = call
