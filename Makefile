@@ -68,7 +68,8 @@ $(OBJ)/%.o: %.c $(GEN)/mt_ops_gen.h
 
 # the hot loops: fully optimised, and a second build for AVX2 + FMA chosen at run time
 HOT_LOOPS := backends/cpu/cpu_ew_families.c backends/cpu/cpu_ew_families_avx2.c \
-             backends/cpu/cpu_reduce_loops.c backends/cpu/cpu_reduce_loops_avx2.c
+             backends/cpu/cpu_reduce_loops.c backends/cpu/cpu_reduce_loops_avx2.c \
+             backends/cpu/cpu_conv.c backends/cpu/cpu_pool.c
 $(patsubst %.c,$(OBJ)/%.o,$(HOT_LOOPS)): CFLAGS += -O3 -funroll-loops -fno-math-errno
 $(OBJ)/backends/cpu/cpu_ew_families_avx2.o $(OBJ)/backends/cpu/cpu_reduce_loops_avx2.o: CFLAGS += -mavx2 -mfma
 

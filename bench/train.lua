@@ -16,6 +16,23 @@ local function step()
 end
 B.result("train_mlp_step_64x784", B.time_per_call(step, 200) * 1e6, "us")
 
+-- LeNet-style CNN on 28x28 at batch 64, and its two convolutions and a pooling alone
+local img, lab = torch.randn(64, 1, 28, 28), torch.randint(1, 11, { 64 })
+local lenet = nn.Sequential(nn.Conv2d(1, 6, 5, { padding = 2 }), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 16, 5),
+  nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
+  nn.Linear(84, 10))
+local sgd = optim.SGD(lenet:parameters(), { lr = 0.01, momentum = 0.9 })
+B.result("train_lenet_step_64", B.time_per_call(function()
+  sgd:zero_grad()
+  loss_fn(lenet(img), lab):backward()
+  sgd:step()
+end, 40) * 1e6, "us")
+local c1, c2 = torch.randn(6, 1, 5, 5), torch.randn(16, 6, 5, 5)
+local a2, p1 = torch.randn(64, 6, 14, 14), torch.randn(64, 6, 28, 28)
+B.result("conv2d_64x1x28x28_k5", B.time_per_call(function() return torch.conv2d(img, c1, nil, 1, 2) end, 50) * 1e6, "us")
+B.result("conv2d_64x6x14x14_k5", B.time_per_call(function() return torch.conv2d(a2, c2) end, 50) * 1e6, "us")
+B.result("max_pool2d_64x6x28x28", B.time_per_call(function() return torch.max_pool2d(p1, 2) end, 50) * 1e6, "us")
+
 local data = torch.utils.data
 local ok, train = pcall(data.datasets.FashionMNIST, { train = true })
 if ok then

@@ -24,6 +24,26 @@ def step():
 
 result("train_mlp_step_64x784", time_per_call(step, 200) * 1e6, "us")
 
+img, lab = torch.randn(64, 1, 28, 28), torch.randint(0, 10, (64,))
+lenet = nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 16, 5), nn.ReLU(),
+                      nn.MaxPool2d(2), nn.Flatten(), nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
+                      nn.Linear(84, 10))
+sgd = torch.optim.SGD(lenet.parameters(), lr=0.01, momentum=0.9)
+
+
+def lenet_step():
+    sgd.zero_grad()
+    loss_fn(lenet(img), lab).backward()
+    sgd.step()
+
+
+result("train_lenet_step_64", time_per_call(lenet_step, 40) * 1e6, "us")
+c1, c2 = torch.randn(6, 1, 5, 5), torch.randn(16, 6, 5, 5)
+a2, p1 = torch.randn(64, 6, 14, 14), torch.randn(64, 6, 28, 28)
+result("conv2d_64x1x28x28_k5", time_per_call(lambda: torch.conv2d(img, c1, None, 1, 2), 50) * 1e6, "us")
+result("conv2d_64x6x14x14_k5", time_per_call(lambda: torch.conv2d(a2, c2), 50) * 1e6, "us")
+result("max_pool2d_64x6x28x28", time_per_call(lambda: torch.max_pool2d(p1, 2), 50) * 1e6, "us")
+
 root = "/usr/share/datasets/fashion-mnist"
 if os.path.exists(root + "/train-images-idx3-ubyte.gz"):
     with gzip.open(root + "/train-images-idx3-ubyte.gz") as f:

@@ -9,6 +9,7 @@ void mt_common_register(void);
 void mt_ew_register(void);
 void mt_reduce_register(void);
 void mt_linalg_register(void);
+void mt_nn_register(void);
 void mt_index_register(void);
 void mt_adv_index_register(void);
 void mt_random_register(void);
@@ -28,6 +29,7 @@ static void init_once(void) {
     mt_ew_register(); /* element-wise descriptions and their meta function, first */
     mt_reduce_register();
     mt_linalg_register();
+    mt_nn_register();
     mt_index_register();
     mt_adv_index_register();
     mt_random_register();

@@ -9,6 +9,8 @@
 int mt_cpu_copy(mt_tensor *dst, mt_tensor *src);
 /* Fill t with a scalar converted to t's dtype. */
 int mt_cpu_fill(mt_tensor *t, mt_value value);
+/* t as a contiguous tensor of dtype dt: a new reference (t itself when it already is one) */
+mt_tensor *mt_cpu_as_dense(mt_tensor *t, mt_dtype dt);
 
 int mt_cpu_copy_impl(mt_call *c, mt_value *args, mt_value *rets);
 int mt_cpu_clone_impl(mt_call *c, mt_value *args, mt_value *rets);
@@ -35,6 +37,8 @@ void mt_cpu_index_register(void);
 void mt_cpu_adv_index_register(void);
 void mt_cpu_random_register(void);
 void mt_cpu_blas_register(void);
+void mt_cpu_conv_register(void);
+void mt_cpu_pool_register(void);
 void mt_cpu_reduce_select(void); /* the reduction loops the CPU can run */
 
 void mt_cpu_register(void);

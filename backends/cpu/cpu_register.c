@@ -30,6 +30,8 @@ void mt_cpu_register(void) {
     mt_cpu_adv_index_register();
     mt_cpu_random_register();
     mt_cpu_blas_register();
+    mt_cpu_conv_register();
+    mt_cpu_pool_register();
     mt_cpu_reduce_select();
     static const int reductions[] = {
         MT_OP_sum, MT_OP_sum_dim_IntList, MT_OP_mean, MT_OP_mean_dim, MT_OP_prod, MT_OP_prod_dim_int,

@@ -188,6 +188,7 @@ void mt_derivatives_register(mt_derivative *table, int n);
 void mt_deriv_ew_register(void);
 void mt_deriv_reduce_register(void);
 void mt_deriv_linalg_register(void);
+void mt_deriv_nn_register(void);
 void mt_deriv_shape_register(void);
 void mt_deriv_index_register(void);
 

@@ -551,6 +551,7 @@ void mt_autograd_register(void) {
     mt_deriv_ew_register();
     mt_deriv_reduce_register();
     mt_deriv_linalg_register();
+    mt_deriv_nn_register();
     mt_deriv_shape_register();
     mt_deriv_index_register();
 }

@@ -89,10 +89,136 @@ local function clip(kind)
   return { total, a.grad, b.grad, nn.utils.parameters_to_vector({ a, b }):detach() }
 end
 
+-- a layer built after manual_seed(seed), in float64: output, input gradient(s), parameter gradients
+local function layer_grads(make, shape, seed, two)
+  torch.manual_seed(seed or 5)
+  local m = make():double()
+  local n = 1
+  for _, d in ipairs(shape) do n = n * d end
+  local x = (torch.arange(n, { dtype = D }):reshape(shape) * 0.37):sin():requires_grad_()
+  local xs = { x }
+  if two then xs[2] = (torch.arange(n, { dtype = D }):reshape(shape) * 0.23):cos():requires_grad_() end
+  local out = m(table.unpack(xs))
+  ;(out * torch.arange(out:numel(), { dtype = D }):reshape(out.shape):cos()):sum():backward()
+  local res = { out:detach() }
+  for _, t in ipairs(xs) do res[#res + 1] = t.grad end
+  for _, p in ipairs(m:parameters()) do res[#res + 1] = p.grad end
+  return res
+end
+local function lenet()
+  return nn.Sequential(nn.Conv2d(1, 6, 5, { padding = 2 }), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 16, 5), nn.ReLU(),
+    nn.MaxPool2d(2), nn.Flatten(), nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
+    nn.Linear(84, 10))
+end
+local function pad_modes()
+  local x = torch.arange(24, { dtype = D }):reshape(2, 3, 4):requires_grad_()
+  local outs = { F.pad(x, { 1, 2 }), F.pad(x, { -1, 2, 1, 0 }, { value = 1.5 }), F.pad(x, { 2, 3 }, "reflect"),
+    F.pad(x, { 1, 2, 2, 1 }, "reflect"), F.pad(x, { 3, 1 }, "replicate"), F.pad(x, { 2, 4 }, "circular") }
+  local total = 0
+  for _, o in ipairs(outs) do total = total + (o * torch.arange(o:numel(), { dtype = D }):reshape(o.shape):cos()):sum() end
+  total:backward()
+  local res = {}
+  for i, o in ipairs(outs) do res[i] = o:detach() end
+  res[#res + 1] = x.grad
+  return res
+end
+
 local function plus_one_target(msg) return (msg:gsub("Target (%d+)", function(t) return "Target " .. (t + 1) end)) end
 local tol = 1e-12 -- exp/log in the last bit
 
 H.run("nn", {
+  conv2d_layer = { function()
+    return layer_grads(function() return nn.Conv2d(3, 4, 3, { stride = 2, padding = 1 }) end, { 2, 3, 7, 6 })
+  end, tol = 1e-12 },
+  conv2d_groups_dilation = { function()
+    return layer_grads(function() return nn.Conv2d(4, 6, { 3, 2 }, { padding = { 2, 1 }, dilation = { 2, 1 }, groups = 2 }) end,
+      { 2, 4, 6, 5 })
+  end, tol = 1e-12 },
+  conv2d_same_even = { function()
+    return layer_grads(function() return nn.Conv2d(2, 3, 4, { padding = "same", bias = false }) end, { 2, 2, 5, 6 })
+  end, tol = 1e-12 },
+  conv2d_reflect = { function()
+    return layer_grads(function() return nn.Conv2d(2, 3, 3, { padding = 1, padding_mode = "reflect" }) end, { 2, 2, 5, 6 })
+  end, tol = 1e-12 },
+  conv2d_circular = { function()
+    return layer_grads(function() return nn.Conv2d(2, 3, 3, { padding = { 1, 2 }, padding_mode = "circular" }) end,
+      { 1, 2, 5, 6 })
+  end, tol = 1e-12 },
+  conv2d_replicate = { function()
+    return layer_grads(function() return nn.Conv2d(2, 3, 3, { padding = 2, padding_mode = "replicate" }) end, { 1, 2, 4, 4 })
+  end, tol = 1e-12 },
+  conv1d_layer = { function()
+    return layer_grads(function() return nn.Conv1d(3, 4, 3, { stride = 2, padding = 1, dilation = 2 }) end, { 2, 3, 9 })
+  end, tol = 1e-12 },
+  conv_transpose2d_layer = { function()
+    return layer_grads(function()
+      return nn.ConvTranspose2d(4, 6, 3, { stride = 2, padding = 1, output_padding = 1, groups = 2 })
+    end, { 2, 4, 3, 4 })
+  end, tol = 1e-12 },
+  conv_transpose1d_layer = { function()
+    return layer_grads(function() return nn.ConvTranspose1d(3, 2, 4, { stride = 3 }) end, { 2, 3, 5 })
+  end, tol = 1e-12 },
+  conv_transpose_output_size = { function()
+    torch.manual_seed(2)
+    local m = nn.ConvTranspose2d(2, 3, 3, { stride = 2, padding = 1 }):double()
+    local x = torch.arange(2 * 2 * 4 * 4, { dtype = D }):reshape(2, 2, 4, 4):sin()
+    return m(x, { 8, 8 }):detach()
+  end, tol = 1e-12 },
+  max_pool2d_layer = { function() return layer_grads(function() return nn.MaxPool2d(3, 2, 1) end, { 2, 3, 7, 6 }) end,
+    tol = 1e-12 },
+  max_pool2d_ceil_layer = { function()
+    return layer_grads(function() return nn.MaxPool2d(2, { ceil_mode = true }) end, { 2, 3, 7, 5 })
+  end, tol = 1e-12 },
+  max_pool1d_layer = { function() return layer_grads(function() return nn.MaxPool1d(3, 2, 1, 2) end, { 2, 3, 11 }) end,
+    tol = 1e-12 },
+  max_pool_indices = { function()
+    local x = (torch.arange(2 * 3 * 6 * 5, { dtype = D }):reshape(2, 3, 6, 5) * 0.37):sin()
+    local v, i = F.max_pool2d(x, 3, 2, 1, { return_indices = true })
+    local v1, i1 = F.max_pool1d(x[1], 2, { return_indices = true })
+    return { v, i - 1, v1, i1 - 1 } -- PyTorch's 0-based positions
+  end, tol = 1e-12 },
+  avg_pool2d_layer = { function()
+    return layer_grads(function() return nn.AvgPool2d(3, 2, 1, { ceil_mode = true, count_include_pad = false }) end,
+      { 2, 3, 7, 6 })
+  end, tol = 1e-12 },
+  avg_pool2d_divisor_layer = { function()
+    return layer_grads(function() return nn.AvgPool2d(2, { divisor_override = 3 }) end, { 2, 3, 4, 6 })
+  end, tol = 1e-12 },
+  avg_pool1d_layer = { function() return layer_grads(function() return nn.AvgPool1d(3, 2, 1) end, { 2, 3, 9 }) end, tol = 1e-12 },
+  adaptive_avg_pool2d_layer = { function()
+    return layer_grads(function() return nn.AdaptiveAvgPool2d({ 4, 3 }) end, { 2, 3, 7, 5 })
+  end, tol = 1e-12 },
+  adaptive_avg_pool1d_layer = { function()
+    return layer_grads(function() return nn.AdaptiveAvgPool1d(4) end, { 2, 3, 9 })
+  end, tol = 1e-12 },
+  bilinear_layer = { function() return layer_grads(function() return nn.Bilinear(4, 4, 3) end, { 5, 4 }, 5, true) end, tol = 1e-12 },
+  pad_modes = { pad_modes, tol = 1e-12 },
+  lenet_step = { function()
+    torch.manual_seed(7)
+    local net = lenet()
+    local x = torch.randn(4, 1, 28, 28)
+    local out = net(x)
+    F.cross_entropy(out, torch.tensor({ 4, 2, 1, 10 })):backward()
+    return { out:detach(), net[1].weight.grad, net[4].bias.grad, net[8].weight.grad:sum(1) }
+  end, tol = 1e-5 },
+  lenet_repr = { function()
+    return (tostring(nn.Sequential(lenet(), nn.Conv2d(3, 6, { 3, 2 }, { stride = 2, dilation = 2, groups = 3, bias = false }),
+      nn.ConvTranspose2d(4, 2, 3, { stride = 2, output_padding = 1 }),
+      nn.MaxPool2d({ 3, 2 }, { stride = { 2, 1 }, padding = 1, ceil_mode = true }), nn.AvgPool2d(3, 2, 1),
+      nn.AvgPool1d(2), nn.AdaptiveAvgPool2d(1), nn.Conv1d(3, 4, 3, { padding = "same", padding_mode = "circular" }),
+      nn.Bilinear(3, 4, 5))))
+    -- Flatten's start_dim is 1-based here (2 is PyTorch's 1)
+    :gsub("Flatten%(start_dim=2", "Flatten(start_dim=1"), nil
+  end },
+  error_conv_groups = function() return nn.Conv2d(3, 4, 3, { groups = 2 }) end,
+  error_conv_padding_string = function() return nn.Conv2d(3, 4, 3, { padding = "full" }) end,
+  error_conv_same_strided = function() return nn.Conv2d(3, 4, 3, { padding = "same", stride = 2 }) end,
+  error_f_conv_padding_string = function() return F.conv2d(torch.ones(1, 1, 3, 3), torch.ones(1, 1, 2, 2), { padding = "foo" }) end,
+  error_pad_odd = function() return F.pad(torch.ones(2, 3), { 1 }) end,
+  error_pad_long = function() return F.pad(torch.ones(2, 3), { 1, 1, 1, 1, 1, 1 }) end,
+  error_pad_reflect = { function() return F.pad(torch.ones(1, 2, 3), { 3, 1 }, "reflect") end,
+    expect = function(m) return (m:gsub("dimension 2", "dimension 3")) end },
+  error_pad_circular = function() return F.pad(torch.ones(1, 2, 3), { 4, 1 }, "circular") end,
   clip_grad_norm = { function() return clip("norm") end, tol = 1e-12 },
   clip_grad_norm_inf = { function() return clip("inf") end, tol = 1e-12 },
   clip_grad_value = function() return clip("value") end,

@@ -194,6 +194,31 @@ case("addmv", function(c, a, v) return torch.addmv(c, a, v, { beta = 0.5, alpha 
 case("baddbmm", function(c, a, b) return torch.baddbmm(c, a, b, { beta = 0.5, alpha = 2 }) end,
   function() return { r(2, 2, 2), r(2, 2, 3), r(2, 3, 2) } end)
 
+-- convolution and pooling (the backward ops are checked directly and through gradgradcheck)
+case("convolution", function(x, w, b) return torch.conv2d(x, w, b, { 2, 1 }, { 1, 0 }, { 1, 2 }, 2) end,
+  function() return { r(2, 4, 5, 6), r(4, 2, 3, 2), r(4) } end)
+case("convolution.transposed", function(x, w, b) return torch.conv_transpose2d(x, w, b, 2, 1, 1, 2, { 2, 1 }) end,
+  function() return { r(2, 4, 3, 3), r(4, 1, 2, 3), r(2) } end)
+case("convolution.1d", function(x, w) return torch.conv1d(x, w, nil, 2, 1, 2) end,
+  function() return { r(2, 3, 7), r(2, 3, 2) } end)
+case("convolution.gg", function(x) return torch.conv2d(x, torch.arange(12.0, { dtype = f64 }):reshape(2, 1, 2, 3):cos(), nil, 2, 1) end,
+  function() return { r(1, 1, 4, 5) } end, true)
+case("max_pool2d_with_indices", function(x) return (torch.max_pool2d_with_indices(x, 3, 2, 1)) end,
+  function() return { r(2, 2, 5, 6) } end, true)
+case("max_pool2d_with_indices_backward", function(g, x)
+  local _, idx = torch.max_pool2d_with_indices(x:detach(), 2, 1, 0, 2)
+  return torch.max_pool2d_with_indices_backward(g, x:detach(), 2, 1, 0, 2, false, idx)
+end, function() return { r(1, 2, 3, 2), r(1, 2, 5, 4) } end)
+case("avg_pool2d", function(x) return torch.avg_pool2d(x, 3, 2, 1, true, false) end,
+  function() return { r(2, 2, 5, 6) } end, true)
+case("avg_pool2d_backward", function(g, x)
+  return torch.avg_pool2d_backward(g, x:detach(), 3, 2, 1, false, true, 5)
+end, function() return { r(1, 2, 3, 3), r(1, 2, 5, 6) } end)
+case("adaptive_avg_pool2d", function(x) return torch.adaptive_avg_pool2d(x, { 3, 4 }) end,
+  function() return { r(2, 2, 5, 6) } end, true)
+case("adaptive_avg_pool2d_backward", function(g, x) return torch.adaptive_avg_pool2d_backward(g, x:detach()) end,
+  function() return { r(1, 2, 3, 4), r(1, 2, 5, 6) } end)
+
 -- random in-place ops and samplers: zero gradients (PyTorch's definition)
 zero_case("uniform_", function(x) return x:clone():uniform_(0, 1, fixed(1)) end, function() return { r(3) } end)
 zero_case("normal_", function(x) return x:clone():normal_(0, 1, fixed(1)) end, function() return { r(3) } end)

@@ -113,6 +113,86 @@ describe("layers under gradcheck", function()
     assert.is_true(torch.autograd.gradcheck(function(z) return F.binary_cross_entropy_with_logits(z, y) end, { x }))
     assert.is_true(torch.autograd.gradcheck(function(z) return F.huber_loss(z, y, { delta = 0.5 }) end, { x }))
   end)
+
+  -- the module's own forward, with its parameters swapped for gradcheck's perturbed copies
+  local function check_all(m, ...)
+    m:double()
+    local owners, params = {}, {}
+    for _, mod in m:named_modules() do
+      for _, name in ipairs(mod._parameters.order) do
+        local p = mod._parameters.items[name]
+        if p then
+          owners[#owners + 1] = { mod, name }
+          params[#params + 1] = p
+        end
+      end
+    end
+    local xs = table.pack(...)
+    local inputs = { table.unpack(xs, 1, xs.n) }
+    for _, p in ipairs(params) do inputs[#inputs + 1] = p end
+    local ok = torch.autograd.gradcheck(function(...)
+      local args = table.pack(...)
+      for i, o in ipairs(owners) do o[1]._parameters.items[o[2]] = args[xs.n + i] end
+      local out = m(table.unpack(args, 1, xs.n))
+      for i, o in ipairs(owners) do o[1]._parameters.items[o[2]] = params[i] end
+      return out
+    end, inputs)
+    assert.is_true(ok, tostring(m))
+  end
+  local function r(...) return torch.randn(table.pack(...), { dtype = D, requires_grad = true }) end
+
+  it("convolution, pooling and Bilinear layers pass gradcheck for inputs and parameters", function()
+    torch.manual_seed(11)
+    check_all(nn.Conv2d(2, 4, 3, { stride = 2, padding = 1, groups = 2 }), r(2, 2, 5, 6))
+    check_all(nn.Conv2d(2, 3, { 2, 3 }, { padding = "same", dilation = { 2, 1 }, padding_mode = "reflect" }), r(1, 2, 5, 5))
+    check_all(nn.Conv2d(2, 2, 3, { padding = 1, padding_mode = "circular", bias = false }), r(1, 2, 4, 4))
+    check_all(nn.Conv1d(3, 2, 3, { stride = 2, dilation = 2, padding = 2, padding_mode = "replicate" }), r(2, 3, 8))
+    check_all(nn.ConvTranspose2d(4, 2, 3, { stride = 2, padding = 1, output_padding = 1, groups = 2 }), r(2, 4, 3, 3))
+    check_all(nn.ConvTranspose1d(2, 3, 2, { stride = 3, dilation = 2 }), r(2, 2, 4))
+    check_all(nn.MaxPool2d(3, { stride = 2, padding = 1, ceil_mode = true }), r(2, 2, 6, 5))
+    check_all(nn.MaxPool1d(2, { dilation = 2 }), r(2, 2, 7))
+    check_all(nn.AvgPool2d(3, { stride = 2, padding = 1, count_include_pad = false }), r(2, 2, 6, 5))
+    check_all(nn.AvgPool1d(3, 2, 1), r(2, 2, 7))
+    check_all(nn.AdaptiveAvgPool2d({ 3, 2 }), r(2, 2, 5, 7))
+    check_all(nn.AdaptiveAvgPool1d(3), r(2, 2, 7))
+    check_all(nn.Bilinear(3, 2, 4), r(5, 3), r(5, 2))
+    check_all(nn.Sequential(nn.Conv2d(1, 2, 3, { padding = 1 }), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+      nn.Linear(8, 3)), r(2, 1, 4, 4))
+  end)
+
+  it("gives the same convolution when the batch is split into column chunks", function()
+    -- 9 x 300 x 300 columns per sample pass the kernel's column budget: samples go in chunks of
+    -- two; each sample alone takes the single-sample path
+    torch.manual_seed(3)
+    local x, w = torch.randn(3, 1, 300, 300), torch.randn(2, 1, 3, 3)
+    local go = torch.randn(3, 2, 300, 300)
+    local xg = x:clone():requires_grad_()
+    local wg = w:clone():requires_grad_()
+    local out = torch.conv2d(xg, wg, nil, 1, 1)
+    ;(out * go):sum():backward()
+    local wsum = torch.zeros(2, 1, 3, 3)
+    for n = 1, 3 do
+      local xn = x:narrow(1, n, 1):clone():requires_grad_()
+      local wn = w:clone():requires_grad_()
+      local on = torch.conv2d(xn, wn, nil, 1, 1)
+      ;(on * go:narrow(1, n, 1)):sum():backward()
+      assert.is_true(torch.allclose(out:narrow(1, n, 1), on, 1e-5, 1e-5))
+      assert.is_true(torch.allclose(xg.grad:narrow(1, n, 1), xn.grad, 1e-5, 1e-5))
+      wsum = wsum + wn.grad -- the weight gradient sums over samples
+    end
+    assert.is_true(torch.allclose(wg.grad, wsum, 1e-4, 1e-3))
+  end)
+
+  it("rejects bad convolution arguments with PyTorch's words", function()
+    assert.has_error(function() nn.Conv2d(3, 4, 3, { padding_mode = "mirror" }) end,
+      "padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got padding_mode='mirror'")
+    assert.has_error(function() nn.ConvTranspose2d(3, 4, 3, { padding_mode = "reflect" }) end,
+      'Only "zeros" padding mode is supported for ConvTranspose2d')
+    local m = nn.ConvTranspose2d(2, 2, 3, { stride = 2 })
+    assert.has_error(function() m(torch.randn(1, 2, 4, 4), { 20, 20 }) end,
+      "requested an output size of (20, 20), but valid sizes range from 9 to 10 (for an input of (4, 4))")
+    assert.are.equal(10, m(torch.randn(1, 2, 4, 4), { 10, 10 }).shape[4])
+  end)
 end)
 
 describe("optim", function()

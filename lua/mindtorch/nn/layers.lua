@@ -15,6 +15,13 @@ return function(torch, nn)
   nn._py = py
 
   -- ---- basic layers ----------------------------------------------------------------------------------
+  -- `bias` given as the last argument itself or in an options table (default true)
+  local function bias_option(opts)
+    if type(opts) == "table" then return opts.bias == nil or opts.bias end
+    if opts ~= nil then return opts end
+    return true
+  end
+
   local Identity = Module:extend("Identity")
   function Identity:__init() Module.__init(self) end
   function Identity:forward(x) return x end
@@ -23,12 +30,7 @@ return function(torch, nn)
   local Linear = Module:extend("Linear")
   function Linear:__init(in_features, out_features, opts)
     Module.__init(self)
-    local bias = true
-    if type(opts) == "table" then
-      if opts.bias ~= nil then bias = opts.bias end
-    elseif opts ~= nil then
-      bias = opts
-    end
+    local bias = bias_option(opts)
     opts = type(opts) == "table" and opts or {}
     self.in_features, self.out_features = in_features, out_features
     local function empty(...)
@@ -74,6 +76,27 @@ return function(torch, nn)
     return ("dim=%d, unflattened_size=(%s)"):format(self.dim, table.concat(self.unflattened_size, ", "))
   end
   nn.Unflatten = Unflatten
+
+  local Bilinear = Module:extend("Bilinear")
+  function Bilinear:__init(in1_features, in2_features, out_features, opts)
+    Module.__init(self)
+    local bias = bias_option(opts)
+    self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+    self.weight = nn.Parameter(torch.empty(out_features, in1_features, in2_features))
+    self.bias = bias and nn.Parameter(torch.empty(out_features)) or false
+    self:reset_parameters()
+  end
+  function Bilinear:reset_parameters()
+    local bound = 1 / math.sqrt(self.weight.shape[2])
+    init.uniform_(self.weight, -bound, bound)
+    if self.bias then init.uniform_(self.bias, -bound, bound) end
+  end
+  function Bilinear:forward(x1, x2) return F.bilinear(x1, x2, self.weight, self.bias or nil) end
+  function Bilinear:extra_repr()
+    return ("in1_features=%d, in2_features=%d, out_features=%d, bias=%s"):format(self.in1_features,
+      self.in2_features, self.out_features, py(self.bias ~= false))
+  end
+  nn.Bilinear = Bilinear
 
   local Dropout = Module:extend("Dropout")
   function Dropout:__init(p, inplace)

@@ -164,7 +164,102 @@ def clip(kind):
     return (total, a.grad, b.grad, nn.utils.parameters_to_vector([a, b]).detach())
 
 
+def layer_grads(make, shape, seed=5, two=False):
+    """A layer built after manual_seed(seed), in float64: output, input gradient(s), parameter gradients."""
+    torch.manual_seed(seed)
+    m = make().double()
+    n = 1
+    for d in shape:
+        n *= d
+    x = (torch.arange(n, dtype=D).reshape(shape) * 0.37).sin().requires_grad_()
+    xs = [x, (torch.arange(n, dtype=D).reshape(shape) * 0.23).cos().requires_grad_()] if two else [x]
+    out = m(*xs)
+    (out * torch.arange(out.numel(), dtype=D).reshape(out.shape).cos()).sum().backward()
+    return tuple([out.detach()] + [t.grad for t in xs] + [p.grad for p in m.parameters()])
+
+
+def lenet():
+    return nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 16, 5), nn.ReLU(),
+                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84),
+                         nn.ReLU(), nn.Linear(84, 10))
+
+
+def lenet_step():
+    torch.manual_seed(7)
+    net = lenet()
+    x = torch.randn(4, 1, 28, 28)
+    out = net(x)
+    F.cross_entropy(out, torch.tensor([3, 1, 0, 9])).backward()
+    return (out.detach(), net[0].weight.grad, net[3].bias.grad, net[7].weight.grad.sum(0))
+
+
+def conv_t_output_size():
+    torch.manual_seed(2)
+    m = nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1).double()
+    x = torch.arange(2 * 2 * 4 * 4, dtype=D).reshape(2, 2, 4, 4).sin()
+    return m(x, output_size=[8, 8]).detach()
+
+
+def pad_modes():
+    x = torch.arange(24, dtype=D).reshape(2, 3, 4).requires_grad_()
+    outs = [F.pad(x, (1, 2)), F.pad(x, (-1, 2, 1, 0), value=1.5), F.pad(x, (2, 3), mode="reflect"),
+            F.pad(x, (1, 2, 2, 1), mode="reflect"), F.pad(x, (3, 1), mode="replicate"),
+            F.pad(x, (2, 4), mode="circular")]
+    total = sum((o * torch.arange(o.numel(), dtype=D).reshape(o.shape).cos()).sum() for o in outs)
+    total.backward()
+    return tuple([o.detach() for o in outs] + [x.grad])
+
+
+def max_pool_indices():
+    x = (torch.arange(2 * 3 * 6 * 5, dtype=D).reshape(2, 3, 6, 5) * 0.37).sin()
+    v, i = F.max_pool2d(x, 3, 2, 1, return_indices=True)
+    v1, i1 = F.max_pool1d(x[0], 2, return_indices=True)
+    return (v, i, v1, i1)
+
+
 CASES = {
+    "conv2d_layer": lambda: layer_grads(lambda: nn.Conv2d(3, 4, 3, stride=2, padding=1), [2, 3, 7, 6]),
+    "conv2d_groups_dilation": lambda: layer_grads(
+        lambda: nn.Conv2d(4, 6, (3, 2), padding=(2, 1), dilation=(2, 1), groups=2), [2, 4, 6, 5]),
+    "conv2d_same_even": lambda: layer_grads(lambda: nn.Conv2d(2, 3, 4, padding="same", bias=False), [2, 2, 5, 6]),
+    "conv2d_reflect": lambda: layer_grads(lambda: nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect"), [2, 2, 5, 6]),
+    "conv2d_circular": lambda: layer_grads(lambda: nn.Conv2d(2, 3, 3, padding=(1, 2), padding_mode="circular"),
+                                           [1, 2, 5, 6]),
+    "conv2d_replicate": lambda: layer_grads(lambda: nn.Conv2d(2, 3, 3, padding=2, padding_mode="replicate"),
+                                            [1, 2, 4, 4]),
+    "conv1d_layer": lambda: layer_grads(lambda: nn.Conv1d(3, 4, 3, stride=2, padding=1, dilation=2), [2, 3, 9]),
+    "conv_transpose2d_layer": lambda: layer_grads(
+        lambda: nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2), [2, 4, 3, 4]),
+    "conv_transpose1d_layer": lambda: layer_grads(lambda: nn.ConvTranspose1d(3, 2, 4, stride=3), [2, 3, 5]),
+    "conv_transpose_output_size": conv_t_output_size,
+    "max_pool2d_layer": lambda: layer_grads(lambda: nn.MaxPool2d(3, 2, 1), [2, 3, 7, 6]),
+    "max_pool2d_ceil_layer": lambda: layer_grads(lambda: nn.MaxPool2d(2, ceil_mode=True), [2, 3, 7, 5]),
+    "max_pool1d_layer": lambda: layer_grads(lambda: nn.MaxPool1d(3, 2, 1, 2), [2, 3, 11]),
+    "max_pool_indices": max_pool_indices,
+    "avg_pool2d_layer": lambda: layer_grads(lambda: nn.AvgPool2d(3, 2, 1, ceil_mode=True, count_include_pad=False),
+                                            [2, 3, 7, 6]),
+    "avg_pool2d_divisor_layer": lambda: layer_grads(lambda: nn.AvgPool2d(2, divisor_override=3), [2, 3, 4, 6]),
+    "avg_pool1d_layer": lambda: layer_grads(lambda: nn.AvgPool1d(3, 2, 1), [2, 3, 9]),
+    "adaptive_avg_pool2d_layer": lambda: layer_grads(lambda: nn.AdaptiveAvgPool2d((4, 3)), [2, 3, 7, 5]),
+    "adaptive_avg_pool1d_layer": lambda: layer_grads(lambda: nn.AdaptiveAvgPool1d(4), [2, 3, 9]),
+    "bilinear_layer": lambda: layer_grads(lambda: nn.Bilinear(4, 4, 3), [5, 4], two=True),
+    "pad_modes": pad_modes,
+    "lenet_step": lenet_step,
+    "lenet_repr": lambda: repr(nn.Sequential(lenet(), nn.Conv2d(3, 6, (3, 2), stride=2, dilation=2, groups=3,
+                                                            bias=False),
+                                             nn.ConvTranspose2d(4, 2, 3, stride=2, output_padding=1),
+                                             nn.MaxPool2d((3, 2), stride=(2, 1), padding=1, ceil_mode=True),
+                                             nn.AvgPool2d(3, 2, 1), nn.AvgPool1d(2), nn.AdaptiveAvgPool2d(1),
+                                             nn.Conv1d(3, 4, 3, padding="same", padding_mode="circular"),
+                                             nn.Bilinear(3, 4, 5))),
+    "error_conv_groups": lambda: nn.Conv2d(3, 4, 3, groups=2),
+    "error_conv_padding_string": lambda: nn.Conv2d(3, 4, 3, padding="full"),
+    "error_conv_same_strided": lambda: nn.Conv2d(3, 4, 3, padding="same", stride=2),
+    "error_f_conv_padding_string": lambda: F.conv2d(torch.ones(1, 1, 3, 3), torch.ones(1, 1, 2, 2), padding="foo"),
+    "error_pad_odd": lambda: F.pad(torch.ones(2, 3), (1,)),
+    "error_pad_long": lambda: F.pad(torch.ones(2, 3), (1, 1, 1, 1, 1, 1)),
+    "error_pad_reflect": lambda: F.pad(torch.ones(1, 2, 3), (3, 1), mode="reflect"),
+    "error_pad_circular": lambda: F.pad(torch.ones(1, 2, 3), (4, 1), mode="circular"),
     "clip_grad_norm": lambda: clip("norm"),
     "clip_grad_norm_inf": lambda: clip("inf"),
     "clip_grad_value": lambda: clip("value"),

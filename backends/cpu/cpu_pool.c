@@ -1,0 +1,227 @@
+/* cpu_pool.c: max, average and adaptive average 2-D pooling on the CPU and their gradients,
+ * plane by plane over contiguous copies, in float32/float64 (bfloat16 computes in float32,
+ * integer average pooling in int64 with truncating division, as PyTorch). */
+#include "cpu_kernels.h"
+#include "mt_ops_gen.h"
+#include "nn_shapes.h"
+
+#include <math.h>
+#include <string.h>
+
+/* the average window of output (oh, ow) clipped to the input, and its divisor */
+typedef struct avg_win {
+    int64_t h0, h1, w0, w1, div;
+} avg_win;
+
+static avg_win avg_window(const mt_pool_geom *g, int64_t oh, int64_t ow, bool include_pad, int64_t divisor) {
+    int64_t h0 = oh * g->sh - g->ph, w0 = ow * g->sw - g->pw;
+    int64_t h1 = h0 + g->kh < g->H + g->ph ? h0 + g->kh : g->H + g->ph;
+    int64_t w1 = w0 + g->kw < g->W + g->pw ? w0 + g->kw : g->W + g->pw;
+    int64_t padded = (h1 - h0) * (w1 - w0);
+    avg_win a = {h0 < 0 ? 0 : h0, h1 > g->H ? g->H : h1, w0 < 0 ? 0 : w0, w1 > g->W ? g->W : w1, 0};
+    a.div = divisor ? divisor : include_pad ? padded : (a.h1 - a.h0) * (a.w1 - a.w0);
+    return a;
+}
+
+#define POOL_TYPED(T, SFX)                                                                                         \
+    static void max_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out, int64_t *idx) {                          \
+        for (int64_t p = 0; p < g->planes; p++) {                                                                  \
+            const T *x = in + p * g->H * g->W;                                                                     \
+            for (int64_t oh = 0; oh < g->Ho; oh++)                                                                 \
+                for (int64_t ow = 0; ow < g->Wo; ow++) {                                                           \
+                    int64_t h0 = oh * g->sh - g->ph, w0 = ow * g->sw - g->pw;                                      \
+                    int64_t h1 = h0 + (g->kh - 1) * g->dh + 1, w1 = w0 + (g->kw - 1) * g->dw + 1;                  \
+                    if (h1 > g->H) h1 = g->H;                                                                      \
+                    if (w1 > g->W) w1 = g->W;                                                                      \
+                    while (h0 < 0) h0 += g->dh;                                                                    \
+                    while (w0 < 0) w0 += g->dw;                                                                    \
+                    int64_t best = h0 * g->W + w0;                                                                 \
+                    T bv = -INFINITY;                                                                              \
+                    for (int64_t ih = h0; ih < h1; ih += g->dh)                                                    \
+                        for (int64_t iw = w0; iw < w1; iw += g->dw) {                                              \
+                            /* branch-free (random data mispredicts every other compare); NaN wins, as PyTorch */  \
+                            T v = x[ih * g->W + iw];                                                               \
+                            int take = (v > bv) | (int)isunordered(v, v);                                          \
+                            bv = take ? v : bv;                                                                    \
+                            best = take ? ih * g->W + iw : best;                                                   \
+                        }                                                                                          \
+                    out[(p * g->Ho + oh) * g->Wo + ow] = bv;                                                       \
+                    idx[(p * g->Ho + oh) * g->Wo + ow] = best;                                                     \
+                }                                                                                                  \
+        }                                                                                                          \
+    }                                                                                                              \
+    static int max_bwd_##SFX(const mt_pool_geom *g, const T *go, const int64_t *idx, T *gin) {                     \
+        int64_t HW = g->H * g->W, L = g->Ho * g->Wo;                                                               \
+        memset(gin, 0, sizeof(T) * (size_t)(g->planes * HW));                                                      \
+        for (int64_t p = 0; p < g->planes; p++)                                                                    \
+            for (int64_t l = 0; l < L; l++) {                                                                      \
+                int64_t i = idx[p * L + l];                                                                        \
+                if (i < 0 || i >= HW)                                                                              \
+                    return mt_error(MT_ERR_INDEX, "max_pool2d_with_indices_backward: index %lld is out of bounds "  \
+                                                  "for a plane of %lld elements", (long long)i + 1, (long long)HW); \
+                gin[p * HW + i] += go[p * L + l];                                                                  \
+            }                                                                                                      \
+        return 0;                                                                                                  \
+    }                                                                                                              \
+    static void avg_bwd_##SFX(const mt_pool_geom *g, const T *go, T *gin, bool include_pad, int64_t divisor) {     \
+        int64_t HW = g->H * g->W;                                                                                  \
+        memset(gin, 0, sizeof(T) * (size_t)(g->planes * HW));                                                      \
+        for (int64_t p = 0; p < g->planes; p++)                                                                    \
+            for (int64_t oh = 0; oh < g->Ho; oh++)                                                                 \
+                for (int64_t ow = 0; ow < g->Wo; ow++) {                                                           \
+                    avg_win a = avg_window(g, oh, ow, include_pad, divisor);                                       \
+                    if (a.h0 >= a.h1 || a.w0 >= a.w1) continue;                                                    \
+                    T v = go[(p * g->Ho + oh) * g->Wo + ow] / (T)a.div;                                            \
+                    for (int64_t ih = a.h0; ih < a.h1; ih++)                                                       \
+                        for (int64_t iw = a.w0; iw < a.w1; iw++) gin[p * HW + ih * g->W + iw] += v;                \
+                }                                                                                                  \
+    }                                                                                                              \
+    static void adaptive_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out) {                                   \
+        for (int64_t p = 0; p < g->planes; p++) {                                                                  \
+            const T *x = in + p * g->H * g->W;                                                                     \
+            for (int64_t oh = 0; oh < g->Ho; oh++) {                                                               \
+                int64_t h0 = mt_adaptive_start(oh, g->Ho, g->H), h1 = mt_adaptive_end(oh, g->Ho, g->H);            \
+                for (int64_t ow = 0; ow < g->Wo; ow++) {                                                           \
+                    int64_t w0 = mt_adaptive_start(ow, g->Wo, g->W), w1 = mt_adaptive_end(ow, g->Wo, g->W);        \
+                    T s = 0;                                                                                       \
+                    for (int64_t ih = h0; ih < h1; ih++)                                                           \
+                        for (int64_t iw = w0; iw < w1; iw++) s += x[ih * g->W + iw];                               \
+                    out[(p * g->Ho + oh) * g->Wo + ow] = s / (T)((h1 - h0) * (w1 - w0));                           \
+                }                                                                                                  \
+            }                                                                                                      \
+        }                                                                                                          \
+    }                                                                                                              \
+    static void adaptive_bwd_##SFX(const mt_pool_geom *g, const T *go, T *gin) {                                   \
+        int64_t HW = g->H * g->W;                                                                                  \
+        memset(gin, 0, sizeof(T) * (size_t)(g->planes * HW));                                                      \
+        for (int64_t p = 0; p < g->planes; p++)                                                                    \
+            for (int64_t oh = 0; oh < g->Ho; oh++) {                                                               \
+                int64_t h0 = mt_adaptive_start(oh, g->Ho, g->H), h1 = mt_adaptive_end(oh, g->Ho, g->H);            \
+                for (int64_t ow = 0; ow < g->Wo; ow++) {                                                           \
+                    int64_t w0 = mt_adaptive_start(ow, g->Wo, g->W), w1 = mt_adaptive_end(ow, g->Wo, g->W);        \
+                    T v = go[(p * g->Ho + oh) * g->Wo + ow] / (T)((h1 - h0) * (w1 - w0));                          \
+                    for (int64_t ih = h0; ih < h1; ih++)                                                           \
+                        for (int64_t iw = w0; iw < w1; iw++) gin[p * HW + ih * g->W + iw] += v;                    \
+                }                                                                                                  \
+            }                                                                                                      \
+    }
+
+POOL_TYPED(float, f32)
+POOL_TYPED(double, f64)
+
+/* average pooling forward; ACC accumulates (int64 for integer inputs, truncating on division) */
+#define AVG_FWD(T, SFX)                                                                                            \
+    static void avg_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out, bool include_pad, int64_t divisor) {     \
+        for (int64_t p = 0; p < g->planes; p++) {                                                                  \
+            const T *x = in + p * g->H * g->W;                                                                     \
+            for (int64_t oh = 0; oh < g->Ho; oh++)                                                                 \
+                for (int64_t ow = 0; ow < g->Wo; ow++) {                                                           \
+                    avg_win a = avg_window(g, oh, ow, include_pad, divisor);                                       \
+                    T s = 0;                                                                                       \
+                    for (int64_t ih = a.h0; ih < a.h1; ih++)                                                       \
+                        for (int64_t iw = a.w0; iw < a.w1; iw++) s += x[ih * g->W + iw];                           \
+                    out[(p * g->Ho + oh) * g->Wo + ow] = a.h0 >= a.h1 || a.w0 >= a.w1 ? 0 : s / (T)a.div;          \
+                }                                                                                                  \
+        }                                                                                                          \
+    }
+AVG_FWD(float, f32)
+AVG_FWD(double, f64)
+AVG_FWD(int64_t, i64)
+
+static mt_dtype compute_dtype(mt_dtype dt) {
+    if (dt == MT_FLOAT32 || dt == MT_BFLOAT16) return MT_FLOAT32;
+    return dt == MT_FLOAT64 ? MT_FLOAT64 : MT_INT64;
+}
+
+enum { MAX_FWD, MAX_BWD, AVG_FWD_K, AVG_BWD, ADAPTIVE_FWD, ADAPTIVE_BWD };
+
+/* run a kernel over dense compute-dtype copies: x is the input (or grad_output), out the result;
+ * idx the indices (max pooling) */
+static int run(int kind, const mt_pool_geom *g, mt_tensor *x, mt_tensor *out, mt_tensor *idx, bool include_pad,
+               int64_t divisor) {
+    mt_dtype dt = compute_dtype((mt_dtype)out->dtype);
+    mt_tensor *cx = mt_cpu_as_dense(x, dt), *ci = NULL;
+    mt_tensor *res = (out->dtype == dt && mt_tensor_is_contiguous(out)) ? out : mt_tensor_empty(out->ndim, out->sizes, dt, MT_CPU);
+    int st = -1;
+    if (kind == MAX_BWD) ci = mt_cpu_as_dense(idx, MT_INT64);
+    if (cx && res && (ci || kind != MAX_BWD)) {
+        void *xi = mt_tensor_data(cx), *o = mt_tensor_data(res);
+        int64_t *ix = kind == MAX_FWD ? mt_tensor_data(idx) : ci ? mt_tensor_data(ci) : NULL;
+        st = 0;
+#define DISPATCH(SFX, T)                                                                                           \
+    switch (kind) {                                                                                                \
+    case MAX_FWD: max_fwd_##SFX(g, xi, o, ix); break;                                                              \
+    case MAX_BWD: st = max_bwd_##SFX(g, xi, ix, o); break;                                                         \
+    case AVG_FWD_K: avg_fwd_##SFX(g, xi, o, include_pad, divisor); break;                                          \
+    case AVG_BWD: avg_bwd_##SFX(g, xi, o, include_pad, divisor); break;                                            \
+    case ADAPTIVE_FWD: adaptive_fwd_##SFX(g, xi, o); break;                                                        \
+    default: adaptive_bwd_##SFX(g, xi, o); break;                                                                  \
+    }
+        if (dt == MT_FLOAT32) DISPATCH(f32, float)
+        else if (dt == MT_FLOAT64) DISPATCH(f64, double)
+        else avg_fwd_i64(g, xi, o, include_pad, divisor); /* integers reach only the average forward */
+#undef DISPATCH
+        if (!st && res != out) st = mt_cpu_copy(out, res);
+    }
+    mt_tensor_decref(cx);
+    mt_tensor_decref(ci);
+    if (res && res != out) mt_tensor_decref(res);
+    return st;
+}
+
+static int max_pool_impl(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_pool_geom g;
+    if (mt_max_pool_geom(a, &g)) return -1;
+    return r[0].t->numel ? run(MAX_FWD, &g, a[0].t, r[0].t, r[1].t, false, 0) : 0;
+}
+
+static int max_pool_bw_impl(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_pool_geom g;
+    if (mt_max_pool_geom(a + 1, &g)) return -1;
+    return r[0].t->numel ? run(MAX_BWD, &g, a[0].t, r[0].t, a[7].t, false, 0) : 0;
+}
+
+static int64_t divisor_of(mt_value v) { return v.tag == MT_V_NONE ? 0 : v.i; }
+
+static int avg_pool_impl(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_pool_geom g;
+    if (mt_avg_pool_geom(a, &g)) return -1;
+    return r[0].t->numel ? run(AVG_FWD_K, &g, a[0].t, r[0].t, NULL, a[5].b, divisor_of(a[6])) : 0;
+}
+
+static int avg_pool_bw_impl(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_pool_geom g;
+    if (mt_avg_pool_geom(a + 1, &g)) return -1;
+    if (!mt_dtype_is_floating((mt_dtype)a[0].t->dtype))
+        return mt_error(MT_ERR_RUNTIME, "\"avg_pool2d_backward_out_frame\" not implemented for '%s'",
+                        mt_dtype_scalar_name((mt_dtype)a[0].t->dtype));
+    return r[0].t->numel ? run(AVG_BWD, &g, a[0].t, r[0].t, NULL, a[6].b, divisor_of(a[7])) : 0;
+}
+
+static int adaptive_impl(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_pool_geom g;
+    if (mt_adaptive_pool_geom(a[0].t, &a[1], &g)) return -1;
+    return r[0].t->numel ? run(ADAPTIVE_FWD, &g, a[0].t, r[0].t, NULL, false, 0) : 0;
+}
+
+static int adaptive_bw_impl(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    mt_pool_geom g;
+    mt_value os = mt_vilist(a[0].t->sizes + a[0].t->ndim - 2, 2);
+    if (mt_adaptive_pool_geom(a[1].t, &os, &g)) return -1;
+    return r[0].t->numel ? run(ADAPTIVE_BWD, &g, a[0].t, r[0].t, NULL, false, 0) : 0;
+}
+
+void mt_cpu_pool_register(void) {
+    mt_disp_impl(MT_OP_max_pool2d_with_indices, MT_KEY_CPU, max_pool_impl);
+    mt_disp_impl(MT_OP_max_pool2d_with_indices_backward, MT_KEY_CPU, max_pool_bw_impl);
+    mt_disp_impl(MT_OP_avg_pool2d, MT_KEY_CPU, avg_pool_impl);
+    mt_disp_impl(MT_OP_avg_pool2d_backward, MT_KEY_CPU, avg_pool_bw_impl);
+    mt_disp_impl(MT_OP_adaptive_avg_pool2d, MT_KEY_CPU, adaptive_impl);
+    mt_disp_impl(MT_OP_adaptive_avg_pool2d_backward, MT_KEY_CPU, adaptive_bw_impl);
+}
