@@ -28,8 +28,8 @@ typedef struct mt_pool_geom {
     int64_t kh, kw, sh, sw, ph, pw, dh, dw;
 } mt_pool_geom;
 
-/* max_pool2d_with_indices / avg_pool2d argument checks (`kind` names the op in messages) and the
- * geometry; the input is 3-D or 4-D */
+/* max_pool2d_with_indices / avg_pool2d argument checks (PyTorch's texts) and the geometry (the
+ * input is 3-D or 4-D); adaptive_avg_pool2d's from self and output_size */
 int mt_max_pool_geom(mt_value *args, mt_pool_geom *g);
 int mt_avg_pool_geom(mt_value *args, mt_pool_geom *g);
 int mt_adaptive_pool_geom(const mt_tensor *self, const mt_value *output_size, mt_pool_geom *g);

@@ -148,7 +148,7 @@ static int run(int kind, const mt_pool_geom *g, mt_tensor *x, mt_tensor *out, mt
         void *xi = mt_tensor_data(cx), *o = mt_tensor_data(res);
         int64_t *ix = kind == MAX_FWD ? mt_tensor_data(idx) : ci ? mt_tensor_data(ci) : NULL;
         st = 0;
-#define DISPATCH(SFX, T)                                                                                           \
+#define DISPATCH(SFX)                                                                                           \
     switch (kind) {                                                                                                \
     case MAX_FWD: max_fwd_##SFX(g, xi, o, ix); break;                                                              \
     case MAX_BWD: st = max_bwd_##SFX(g, xi, ix, o); break;                                                         \
@@ -157,8 +157,8 @@ static int run(int kind, const mt_pool_geom *g, mt_tensor *x, mt_tensor *out, mt
     case ADAPTIVE_FWD: adaptive_fwd_##SFX(g, xi, o); break;                                                        \
     default: adaptive_bwd_##SFX(g, xi, o); break;                                                                  \
     }
-        if (dt == MT_FLOAT32) DISPATCH(f32, float)
-        else if (dt == MT_FLOAT64) DISPATCH(f64, double)
+        if (dt == MT_FLOAT32) DISPATCH(f32)
+        else if (dt == MT_FLOAT64) DISPATCH(f64)
         else avg_fwd_i64(g, xi, o, include_pad, divisor); /* integers reach only the average forward */
 #undef DISPATCH
         if (!st && res != out) st = mt_cpu_copy(out, res);

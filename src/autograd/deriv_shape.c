@@ -4,9 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static mt_ilist meta_sizes(const mt_input_meta *m) { return (mt_ilist){m->sizes, m->ndim}; }
 
-static void reshape_bw(mt_bw *b) { SET(0, K(mto_reshape(G(0), meta_sizes(META(0))))); }
+static void reshape_bw(mt_bw *b) { SET(0, K(mto_reshape(G(0), mt_meta_sizes(META(0))))); }
 
 static void transpose_bw(mt_bw *b) { SET(0, K(mto_transpose_int(G(0), V(1).i, V(2).i))); }
 static void t_bw(mt_bw *b) { SET(0, K(mto_t(G(0)))); }
@@ -23,7 +22,7 @@ static void expand_bw(mt_bw *b) {
     SET(0, K(mt_sum_to(G(0), m->sizes, m->ndim)));
 }
 
-static void squeeze_bw(mt_bw *b) { SET(0, K(mto_reshape(G(0), meta_sizes(META(0))))); }
+static void squeeze_bw(mt_bw *b) { SET(0, K(mto_reshape(G(0), mt_meta_sizes(META(0))))); }
 static void unsqueeze_bw(mt_bw *b) { SET(0, K(mto_squeeze_dim(G(0), mt_wrap(V(1).i, G(0)->ndim)))); }
 
 static void narrow_bw(mt_bw *b) {
@@ -139,13 +138,13 @@ static void unbind_bw(mt_bw *b) {
     SET(0, K(mto_stack(b->grads, n, mt_wrap(V(1).i, META(0)->ndim))));
 }
 
-static void flip_bw(mt_bw *b) { SET(0, K(mto_flip(G(0), (mt_ilist){V(1).il, V(1).n}))); }
+static void flip_bw(mt_bw *b) { SET(0, K(mto_flip(G(0), mt_vlist(V(1))))); }
 
 static void roll_bw(mt_bw *b) {
     int64_t neg[MT_MAX_DIM * 2];
     int n = V(1).n < MT_MAX_DIM * 2 ? V(1).n : MT_MAX_DIM * 2;
     for (int i = 0; i < n; i++) neg[i] = -V(1).il[i];
-    SET(0, K(mto_roll(G(0), (mt_ilist){neg, n}, (mt_ilist){V(2).il, V(2).n})));
+    SET(0, K(mto_roll(G(0), (mt_ilist){neg, n}, mt_vlist(V(2)))));
 }
 
 /* repeat: each block's gradient summed back onto self (leading new dims summed away) */
@@ -162,7 +161,7 @@ static void repeat_bw(mt_bw *b) {
     }
     mt_tensor *g = K(mto_reshape(G(0), (mt_ilist){split, ns}));
     g = K(mto_sum_dim_IntList(g, (mt_ilist){dims, nd}, false, -1));
-    SET(0, K(mto_reshape(g, meta_sizes(m))));
+    SET(0, K(mto_reshape(g, mt_meta_sizes(m))));
 }
 
 static mt_derivative table[] = {

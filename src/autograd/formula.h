@@ -48,6 +48,10 @@ void mt_bw_pass(mt_bw *b);
 #define SI(x) mt_vint(x)
 #define NODEV ((mt_device){-1, -1})
 
+/* an int-list argument, and a meta's sizes, as the typed op wrappers take them */
+static inline mt_ilist mt_vlist(mt_value v) { return (mt_ilist){v.il, v.n}; }
+static inline mt_ilist mt_meta_sizes(const mt_input_meta *m) { return (mt_ilist){m->sizes, m->ndim}; }
+
 /* a dim argument wrapped into [0, ndim) (formulas see dims as the op was called) */
 static inline int64_t mt_wrap(int64_t d, int ndim) { return d < 0 ? d + (ndim > 0 ? ndim : 1) : d; }
 

@@ -104,13 +104,12 @@ return function(torch, nn)
   end
   F.max_pool1d = max_pool(1)
   F.max_pool2d = max_pool(2)
-  F.max_pool1d_with_indices = function(input, k, ...)
-    local a = named(max_names, 0, ...)
-    return F.max_pool1d(input, k, a[1], a[2], a[3], a[4], true)
-  end
-  F.max_pool2d_with_indices = function(input, k, ...)
-    local a = named(max_names, 0, ...)
-    return F.max_pool2d(input, k, a[1], a[2], a[3], a[4], true)
+  for nsp = 1, 2 do
+    local pool = F["max_pool" .. nsp .. "d"]
+    F["max_pool" .. nsp .. "d_with_indices"] = function(input, k, ...)
+      local a = named(max_names, 0, ...)
+      return pool(input, k, a[1], a[2], a[3], a[4], true)
+    end
   end
 
   local avg_names = { "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override" }
