@@ -21,13 +21,13 @@ SANITIZE ?=
 # -ffp-contract=off: no implicit fused multiply-adds, so results do not depend on the target
 # (the random streams of doc/rng.md write their fmas explicitly)
 CFLAGS_BASE := -std=gnu11 $(OPT) -g -fPIC -fvisibility=hidden -Wall -Wextra -Werror \
-               -Wno-unused-parameter -Wno-missing-field-initializers -fwrapv -ffp-contract=off -fopenmp $(SANITIZE)
+               -Wno-unused-parameter -Wno-missing-field-initializers -fwrapv -ffp-contract=off $(SANITIZE)
 LUA_INC  := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
 BLAS_INC := $(shell pkg-config --cflags openblas 2>/dev/null)
 INCLUDES := -Isrc -Isrc/autograd -Isrc/lua -Ibackends/common -Ibackends/cpu -Ibackends/meta -I$(BUILD)/gen \
             $(LUA_INC) $(BLAS_INC)
 CFLAGS   += $(CFLAGS_BASE) $(INCLUDES)
-LDFLAGS  += $(SANITIZE) -fopenmp
+LDFLAGS  += $(SANITIZE) -pthread
 
 GEN      := $(BUILD)/gen
 OBJ      := $(BUILD)/obj

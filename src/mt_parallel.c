@@ -1,18 +1,35 @@
-/* mt_parallel.c: the process-wide intra-op thread count. It starts at OpenMP's default (the
- * cores, or OMP_NUM_THREADS) and every parallel loop passes it explicitly, so a count set from
- * one thread holds for all of them. */
+/* mt_parallel.c: the process-wide intra-op thread count and the pool that runs parallel loops.
+ *
+ * The count starts at OMP_NUM_THREADS (as PyTorch reads it) or the cores this process may run
+ * on; every loop asks mt_threads_for for its share, so a count set from one thread holds for
+ * all of them.
+ *
+ * Why our own pool and not OpenMP: libgomp's idle workers spin for a long while after each
+ * parallel region. Between our element-wise loops run OpenBLAS's own threads (gemm), and on a
+ * machine with few cores the spinning workers took the cores from them: a LeNet training step
+ * took 2.5x longer with 2 threads than with 1. These workers spin only briefly, then sleep on a
+ * condition variable, so the cores are free for OpenBLAS between our loops. */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "mt_parallel.h"
 
-#include <omp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 static atomic_int num_threads;
 static void (*blas_hook)(int n);
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void init_count(void) {
-    int n = omp_get_max_threads();
+    int n = 0;
+    const char *env = getenv("OMP_NUM_THREADS");
+    if (env) n = atoi(env);
+    if (n <= 0) {
+        cpu_set_t set;
+        n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    }
     atomic_store(&num_threads, n > 0 ? n : 1);
 }
 
@@ -34,9 +51,163 @@ void mt_set_num_threads_hook(void (*hook)(int n)) {
     if (hook) hook(mt_get_num_threads());
 }
 
+/* set on the pool's workers and on a thread while it runs a parallel loop: loops inside a
+ * loop run on their own thread */
+static _Thread_local bool in_parallel;
+
 int mt_threads_for(int64_t work) {
-    if (work < MT_GRAIN_SIZE || omp_in_parallel()) return 1;
+    if (work < MT_GRAIN_SIZE || in_parallel) return 1;
     int n = mt_get_num_threads();
     int64_t useful = (work + MT_GRAIN_SIZE - 1) / MT_GRAIN_SIZE;
     return useful < n ? (int)useful : n;
+}
+
+/* ---- the pool ---- */
+
+/* One job at a time: the thread that holds `busy` publishes the job and bumps `generation`;
+ * worker i runs part i + 1 of it when i + 1 < parts; the caller runs part 0 and waits until
+ * `pending` (the workers' parts) is zero. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake, done;
+    atomic_flag busy;
+    int nworkers;
+    bool stopping;
+    pthread_t *threads;
+    /* the job */
+    mt_parallel_fn fn;
+    void *ctx;
+    int64_t n;
+    int parts;
+    atomic_uint generation;
+    atomic_int pending;
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, ATOMIC_FLAG_INIT};
+
+/* how long an idle worker or a waiting caller polls before it sleeps: a few microseconds,
+ * enough to catch the next loop of a run of element-wise ops, too short to starve OpenBLAS */
+#define SPIN_POLLS 2000
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static void run_part(mt_parallel_fn fn, void *ctx, int64_t n, int parts, int part) {
+    int64_t chunk = (n + parts - 1) / parts, begin = part * chunk;
+    int64_t end = begin + chunk < n ? begin + chunk : n;
+    if (begin < end) fn(ctx, begin, end);
+}
+
+/* a new worker's part and the generation before the job it was started for */
+typedef struct {
+    int part;
+    unsigned seen;
+} worker_start;
+
+static void *worker_main(void *arg) {
+    worker_start start = *(worker_start *)arg;
+    free(arg);
+    int part = start.part;
+    unsigned seen = start.seen;
+    in_parallel = true;
+    for (;;) {
+        for (int polls = 0; atomic_load_explicit(&pool.generation, memory_order_acquire) == seen && polls < SPIN_POLLS;
+             polls++)
+            cpu_relax();
+        /* the job is read under the lock it was written under, with its generation */
+        pthread_mutex_lock(&pool.lock);
+        while (atomic_load_explicit(&pool.generation, memory_order_acquire) == seen && !pool.stopping)
+            pthread_cond_wait(&pool.wake, &pool.lock);
+        if (pool.stopping) {
+            pthread_mutex_unlock(&pool.lock);
+            return NULL;
+        }
+        seen = atomic_load_explicit(&pool.generation, memory_order_acquire);
+        mt_parallel_fn fn = pool.fn;
+        void *ctx = pool.ctx;
+        int64_t n = pool.n;
+        int parts = pool.parts;
+        pthread_mutex_unlock(&pool.lock);
+        if (part >= parts) continue;
+        run_part(fn, ctx, n, parts, part);
+        if (atomic_fetch_sub_explicit(&pool.pending, 1, memory_order_acq_rel) == 1) {
+            pthread_mutex_lock(&pool.lock);
+            pthread_cond_signal(&pool.done);
+            pthread_mutex_unlock(&pool.lock);
+        }
+    }
+}
+
+/* grows the pool to `want` workers (with the lock held); false when no thread could start */
+static bool grow(int want) {
+    if (want <= pool.nworkers) return true;
+    pthread_t *t = realloc(pool.threads, sizeof(pthread_t) * (size_t)want);
+    if (!t) return false;
+    pool.threads = t;
+    while (pool.nworkers < want) {
+        worker_start *start = malloc(sizeof *start);
+        if (!start) return pool.nworkers > 0;
+        *start = (worker_start){pool.nworkers + 1, atomic_load(&pool.generation)};
+        if (pthread_create(&t[pool.nworkers], NULL, worker_main, start) != 0) {
+            free(start);
+            return pool.nworkers > 0;
+        }
+        pool.nworkers++;
+    }
+    return true;
+}
+
+void mt_parallel_range(int64_t n, int nt, mt_parallel_fn fn, void *ctx) {
+    if (n <= 0) return;
+    if (nt > n) nt = (int)n;
+    /* one thread, a loop inside a loop, or another thread's loop holding the pool: run here */
+    if (nt <= 1 || in_parallel || atomic_flag_test_and_set_explicit(&pool.busy, memory_order_acquire)) {
+        fn(ctx, 0, n);
+        return;
+    }
+    pthread_mutex_lock(&pool.lock);
+    bool ok = grow(nt - 1);
+    if (nt - 1 > pool.nworkers) nt = pool.nworkers + 1;
+    if (ok && nt > 1) {
+        pool.fn = fn;
+        pool.ctx = ctx;
+        pool.n = n;
+        pool.parts = nt;
+        atomic_store_explicit(&pool.pending, nt - 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&pool.generation, 1, memory_order_release);
+        pthread_cond_broadcast(&pool.wake);
+    }
+    pthread_mutex_unlock(&pool.lock);
+    if (!ok || nt <= 1) {
+        atomic_flag_clear_explicit(&pool.busy, memory_order_release);
+        fn(ctx, 0, n);
+        return;
+    }
+    in_parallel = true;
+    run_part(fn, ctx, n, nt, 0);
+    in_parallel = false;
+    for (int polls = 0; atomic_load_explicit(&pool.pending, memory_order_acquire) > 0 && polls < SPIN_POLLS; polls++)
+        cpu_relax();
+    if (atomic_load_explicit(&pool.pending, memory_order_acquire) > 0) {
+        pthread_mutex_lock(&pool.lock);
+        while (atomic_load_explicit(&pool.pending, memory_order_acquire) > 0) pthread_cond_wait(&pool.done, &pool.lock);
+        pthread_mutex_unlock(&pool.lock);
+    }
+    atomic_flag_clear_explicit(&pool.busy, memory_order_release);
+}
+
+/* at exit the idle workers are stopped and joined, so leak checkers see no live threads */
+__attribute__((destructor)) static void stop_pool(void) {
+    if (atomic_flag_test_and_set(&pool.busy)) return; /* a loop still running: leave it be */
+    pthread_mutex_lock(&pool.lock);
+    pool.stopping = true;
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.lock);
+    for (int i = 0; i < pool.nworkers; i++) pthread_join(pool.threads[i], NULL);
+    free(pool.threads);
+    pool.threads = NULL;
+    pool.nworkers = 0;
 }

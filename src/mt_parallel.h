@@ -1,5 +1,6 @@
 /* mt_parallel.h: the intra-op thread count (torch.set_num_threads), one per process as in
- * PyTorch, shared by the OpenMP loops of the CPU kernels and by OpenBLAS. */
+ * PyTorch, shared by the CPU kernels' parallel loops (run by the pool in mt_parallel.c) and by
+ * OpenBLAS. */
 #ifndef MT_PARALLEL_H
 #define MT_PARALLEL_H
 
@@ -15,5 +16,12 @@ MT_API int mt_set_num_threads(int64_t n);
 MT_API void mt_set_num_threads_hook(void (*hook)(int n));
 /* How many threads a loop over `work` elements should use (1 inside a parallel region). */
 MT_API int mt_threads_for(int64_t work);
+
+/* A loop body: runs the indices [begin, end). */
+typedef void (*mt_parallel_fn)(void *ctx, int64_t begin, int64_t end);
+/* Runs fn over [0, n) split into `nt` contiguous chunks, one per thread (the caller runs the
+ * first), and returns when all are done. Runs fn(ctx, 0, n) on the calling thread when nt <= 1,
+ * inside another loop, or while another thread's loop holds the pool. */
+MT_API void mt_parallel_range(int64_t n, int nt, mt_parallel_fn fn, void *ctx);
 
 #endif

@@ -2,7 +2,6 @@
 #include "cpu_iter.h"
 #include "mt_parallel.h"
 
-#include <omp.h>
 
 #include <string.h>
 
@@ -153,32 +152,27 @@ static void run_tiles(const mt_iter *it, int64_t j_begin, int64_t j_end, mt_loop
     }
 }
 
+typedef struct {
+    const mt_iter *it;
+    mt_loop_fn fn;
+    void *ctx;
+} iter_job;
+
+static void tiles_part(void *job, int64_t begin, int64_t end) {
+    iter_job *j = job;
+    run_tiles(j->it, begin, end, j->fn, j->ctx);
+}
+
+static void range_part(void *job, int64_t begin, int64_t end) {
+    iter_job *j = job;
+    mt_iter_run_range(j->it, begin, end, j->fn, j->ctx);
+}
+
 void mt_iter_run(const mt_iter *it, mt_loop_fn fn, void *ctx) {
     int nt = mt_threads_for(it->numel);
-    if (wants_tiles(it)) {
-        if (nt <= 1) {
-            run_tiles(it, 0, it->shape[1], fn, ctx);
-            return;
-        }
-#pragma omp parallel num_threads(nt)
-        {
-            int t = omp_get_thread_num(), n = omp_get_num_threads();
-            int64_t rows = it->shape[1], chunk = (rows + n - 1) / n, begin = t * chunk;
-            int64_t end = begin + chunk < rows ? begin + chunk : rows;
-            run_tiles(it, begin, end, fn, ctx);
-        }
-        return;
-    }
-    if (nt <= 1) {
-        mt_iter_run_range(it, 0, it->numel, fn, ctx);
-        return;
-    }
-    /* one contiguous slice of the elements per thread */
-#pragma omp parallel num_threads(nt)
-    {
-        int t = omp_get_thread_num(), n = omp_get_num_threads();
-        int64_t chunk = (it->numel + n - 1) / n, begin = t * chunk;
-        int64_t end = begin + chunk < it->numel ? begin + chunk : it->numel;
-        mt_iter_run_range(it, begin, end, fn, ctx);
-    }
+    iter_job job = {it, fn, ctx};
+    if (wants_tiles(it)) /* whole rows of tiles per thread */
+        mt_parallel_range(it->shape[1], nt, tiles_part, &job);
+    else /* one contiguous slice of the elements per thread */
+        mt_parallel_range(it->numel, nt, range_part, &job);
 }

@@ -12,7 +12,6 @@
 #include "reduce.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,17 +27,28 @@ void mt_cpu_reduce_select(void) {
 
 /* A long row on several threads: each thread sums whole blocks, the blocks' sums are added in
  * order, so the value is the one-thread value. */
+typedef struct {
+    const void *x;
+    int64_t n;
+    double *parts;
+} sum_job;
+
 #define PAR_SUM(T, NAME, LOOP)                                                                     \
+    static void NAME##_blocks(void *job, int64_t b0, int64_t b1) {                                 \
+        sum_job *j = job;                                                                          \
+        const T *x = j->x;                                                                         \
+        for (int64_t b = b0; b < b1; b++) {                                                        \
+            int64_t at = b * MT_SUM_BLOCK, len = j->n - at < MT_SUM_BLOCK ? j->n - at : MT_SUM_BLOCK; \
+            j->parts[b] = L->LOOP(x + at, len);                                                    \
+        }                                                                                          \
+    }                                                                                              \
     static double NAME(const T *x, int64_t n) {                                                    \
         int nt = mt_threads_for(n);                                                                \
         int64_t nb = (n + MT_SUM_BLOCK - 1) / MT_SUM_BLOCK;                                        \
         double *parts = nt > 1 && nb > 1 ? malloc(sizeof(double) * (size_t)nb) : NULL;             \
         if (!parts) return L->LOOP(x, n);                                                          \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)")                               \
-        for (int64_t b = 0; b < nb; b++) {                                                         \
-            int64_t at = b * MT_SUM_BLOCK, len = n - at < MT_SUM_BLOCK ? n - at : MT_SUM_BLOCK;    \
-            parts[b] = L->LOOP(x + at, len);                                                       \
-        }                                                                                          \
+        sum_job job = {x, n, parts};                                                               \
+        mt_parallel_range(nb, nt, NAME##_blocks, &job);                                            \
         double total = 0;                                                                          \
         for (int64_t b = 0; b < nb; b++) total += parts[b];                                       \
         free(parts);                                                                               \
@@ -49,18 +59,29 @@ PAR_SUM(double, sum_f64, sum_f64)
 
 /* extrema of a long row on several threads: exact whatever the split (a zero is settled by
  * the one-thread loop, which orders -0.0 and 0.0 ties) */
+typedef struct {
+    const void *x;
+    int64_t n, chunk;
+    void *parts;
+} ext_job;
+
 #define PAR_EXT(T, NAME, LOOP, CMP)                                                                \
+    static void NAME##_chunks(void *job, int64_t t0, int64_t t1) {                                 \
+        ext_job *j = job;                                                                          \
+        const T *x = j->x;                                                                         \
+        T *parts = j->parts;                                                                       \
+        for (int64_t t = t0; t < t1; t++) {                                                        \
+            int64_t at = t * j->chunk, len = j->n - at < j->chunk ? j->n - at : j->chunk;          \
+            parts[t] = len > 0 ? L->LOOP(x + at, len) : x[0];                                      \
+        }                                                                                          \
+    }                                                                                              \
     static T NAME(const T *x, int64_t n) {                                                         \
         int nt = mt_threads_for(n);                                                                \
         if (nt <= 1) return L->LOOP(x, n);                                                         \
         T parts[64];                                                                               \
         if (nt > 64) nt = 64;                                                                      \
-        int64_t chunk = (n + nt - 1) / nt;                                                         \
-        _Pragma("omp parallel for num_threads(nt) schedule(static)")                               \
-        for (int t = 0; t < nt; t++) {                                                             \
-            int64_t at = t * chunk, len = n - at < chunk ? n - at : chunk;                         \
-            parts[t] = len > 0 ? L->LOOP(x + at, len) : x[0];                                      \
-        }                                                                                          \
+        ext_job job = {x, n, (n + nt - 1) / nt, parts};                                            \
+        mt_parallel_range(nt, nt, NAME##_chunks, &job);                                            \
         T r = parts[0];                                                                            \
         for (int t = 0; t < nt; t++) {                                                             \
             if (parts[t] != parts[t]) return parts[t];                                             \
@@ -340,7 +361,8 @@ typedef struct row_job {
     double *mp;
 } row_job;
 
-static void run_rows(const row_job *j, int64_t begin, int64_t end) {
+static void run_rows(void *job, int64_t begin, int64_t end) {
+    const row_job *j = job;
     const mt_red *r = j->r;
     for (int64_t k = begin; k < end; k++) {
         int64_t bi = 0;
@@ -391,17 +413,7 @@ int mt_cpu_reduce_impl(mt_call *c, mt_value *args, mt_value *rets) {
         int64_t *ip = idx ? (int64_t *)mt_tensor_raw(idx) : NULL;
         double *mp = means ? (double *)mt_tensor_raw(means) : NULL;
         row_job job = {&r, ct, val_dt, src, R, isz, vp, vsz, arg, ip, mp};
-        int nt = K > 1 ? mt_threads_for(K * R) : 1;
-        if (nt <= 1) { /* no OpenMP region for one thread: it costs more than a small reduction */
-            run_rows(&job, 0, K);
-        } else {
-#pragma omp parallel num_threads(nt)
-            {
-                int t = omp_get_thread_num(), n = omp_get_num_threads();
-                int64_t chunk = (K + n - 1) / n, begin = t * chunk, end = begin + chunk < K ? begin + chunk : K;
-                run_rows(&job, begin, end);
-            }
-        }
+        mt_parallel_range(K, K > 1 ? mt_threads_for(K * R) : 1, run_rows, &job);
     }
     /* results: written (and converted) into the allocated outputs */
     if (!direct) {
@@ -491,6 +503,19 @@ static void dimop_row(int kind, mt_dtype ct, char *p, int64_t n) {
     }
 }
 
+typedef struct {
+    int kind;
+    mt_dtype ct;
+    char *p;
+    int64_t R;
+    size_t isz;
+} dimop_job;
+
+static void dimop_rows(void *job, int64_t begin, int64_t end) {
+    dimop_job *j = job;
+    for (int64_t k = begin; k < end; k++) dimop_row(j->kind, j->ct, j->p + k * j->R * (int64_t)j->isz, j->R);
+}
+
 int mt_cpu_dimop_impl(mt_call *c, mt_value *args, mt_value *rets) {
     mt_dimop d;
     if (mt_dimop_decode(c, args, &d)) return -1;
@@ -515,13 +540,8 @@ int mt_cpu_dimop_impl(mt_call *c, mt_value *args, mt_value *rets) {
     char *p = mt_tensor_raw(buf);
     size_t isz = mt_dtype_size(ct);
     int64_t K = rw.K, R = rw.R;
-    int nt = K > 1 ? mt_threads_for(K * R) : 1;
-    if (nt <= 1) {
-        for (int64_t k = 0; k < K; k++) dimop_row(d.kind, ct, p + k * R * (int64_t)isz, R);
-    } else {
-#pragma omp parallel for num_threads(nt) schedule(static)
-        for (int64_t k = 0; k < K; k++) dimop_row(d.kind, ct, p + k * R * (int64_t)isz, R);
-    }
+    dimop_job job = {d.kind, ct, p, R, isz};
+    mt_parallel_range(K, K > 1 ? mt_threads_for(K * R) : 1, dimop_rows, &job);
     /* buf holds [kept..., dim] in order: write it back through out seen in that order */
     mt_tensor view = *out;
     int n = out->ndim, j = 0;

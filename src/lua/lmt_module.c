@@ -6,7 +6,7 @@
 #include "mindtorch.h"
 
 /* Lua unloads C modules when a state closes; the core stays loaded for the process (its
- * OpenMP worker threads may still be parked in libgomp, which must not be unmapped). */
+ * thread pool's idle workers, and OpenBLAS's, run code that must not be unmapped). */
 static void pin_library(void) {
     Dl_info info;
     if (dladdr((void *)mt_lua_open, &info) && info.dli_fname) dlopen(info.dli_fname, RTLD_NOW | RTLD_NODELETE);
