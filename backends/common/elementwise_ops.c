@@ -62,6 +62,9 @@ FLOAT_UNARY(atan, ATAN, "atan_vml_cpu")
 FLOAT_UNARY(sinh, SINH, "sinh_cpu")
 FLOAT_UNARY(cosh, COSH, "cosh_cpu")
 FLOAT_UNARY(tanh, TANH, "tanh_vml_cpu")
+FLOAT_UNARY(erf, ERF, "erf_vml_cpu")
+FLOAT_UNARY(erfc, ERFC, "erfc_vml_cpu")
+FLOAT_UNARY(erfinv, ERFINV, "erfinv_vml_cpu")
 FLOAT_UNARY(sigmoid, SIGMOID, "sigmoid_cpu")
 static const mt_ew_desc d_relu = D("clamp_min_cpu", RELU, 1, SAME, RELU, MT_DT_NUMS_NOHALF, N, N, N, N);
 static const mt_ew_desc d_floor = D("floor_vml_cpu", FLOOR, 1, SAME, NONE, MT_DT_NUMS_NOHALF, N, N, N, N);
@@ -142,6 +145,8 @@ static const struct {
     {MT_OP_asin, &d_asin}, {MT_OP_asin_, &d_asin}, {MT_OP_acos, &d_acos}, {MT_OP_acos_, &d_acos},
     {MT_OP_atan, &d_atan}, {MT_OP_atan_, &d_atan}, {MT_OP_sinh, &d_sinh}, {MT_OP_sinh_, &d_sinh},
     {MT_OP_cosh, &d_cosh}, {MT_OP_cosh_, &d_cosh}, {MT_OP_tanh, &d_tanh}, {MT_OP_tanh_, &d_tanh},
+    {MT_OP_erf, &d_erf}, {MT_OP_erf_, &d_erf}, {MT_OP_erfc, &d_erfc}, {MT_OP_erfc_, &d_erfc},
+    {MT_OP_erfinv, &d_erfinv}, {MT_OP_erfinv_, &d_erfinv},
     {MT_OP_sigmoid, &d_sigmoid}, {MT_OP_sigmoid_, &d_sigmoid}, {MT_OP_relu, &d_relu}, {MT_OP_relu_, &d_relu},
     {MT_OP_floor, &d_floor}, {MT_OP_floor_, &d_floor}, {MT_OP_ceil, &d_ceil}, {MT_OP_ceil_, &d_ceil},
     {MT_OP_round, &d_round}, {MT_OP_round_, &d_round},

@@ -125,6 +125,16 @@ static void rsqrt_bw(mt_bw *b) {
 static void exp_bw(mt_bw *b) { SET(0, K(mto_mul_Tensor(G(0), R(0)))); }
 static void exp2_bw(mt_bw *b) { SET(0, K(mto_mul_Scalar(K(mto_mul_Tensor(G(0), R(0))), SD(LN2)))); }
 static void expm1_bw(mt_bw *b) { SET(0, K(mto_mul_Tensor(G(0), K(mto_add_Scalar(R(0), SI(1), SI(1)))))); }
+/* d erf(x)/dx = 2/sqrt(pi) exp(-x^2); erfinv's is the reciprocal at x = erfinv(y) */
+static void erf_bw(mt_bw *b) {
+    SET(0, K(mto_mul_Tensor(G(0), K(mto_mul_Scalar(K(mto_exp(K(mto_neg(K(mto_mul_Tensor(A(0), A(0))))))), SD(M_2_SQRTPI))))));
+}
+static void erfc_bw(mt_bw *b) {
+    SET(0, K(mto_mul_Tensor(G(0), K(mto_mul_Scalar(K(mto_exp(K(mto_neg(K(mto_mul_Tensor(A(0), A(0))))))), SD(-M_2_SQRTPI))))));
+}
+static void erfinv_bw(mt_bw *b) {
+    SET(0, K(mto_mul_Tensor(G(0), K(mto_mul_Scalar(K(mto_exp(K(mto_mul_Tensor(R(0), R(0))))), SD(0.5 * sqrt(M_PI)))))));
+}
 static void log_bw(mt_bw *b) { SET(0, K(mto_div_Tensor(G(0), A(0)))); }
 static void log2_bw(mt_bw *b) { SET(0, K(mto_div_Tensor(G(0), K(mto_mul_Scalar(A(0), SD(LN2)))))); }
 static void log10_bw(mt_bw *b) { SET(0, K(mto_div_Tensor(G(0), K(mto_mul_Scalar(A(0), SD(LN10)))))); }
@@ -369,6 +379,12 @@ static mt_derivative table[] = {
     D(sinh_, "SinhBackward0", sinh_bw, "self: self"),
     D(cosh, "CoshBackward0", cosh_bw, "self: self"),
     D(cosh_, "CoshBackward0", cosh_bw, "self: self"),
+    D(erf, "ErfBackward0", erf_bw, "self: self"),
+    D(erf_, "ErfBackward0", erf_bw, "self: self"),
+    D(erfc, "ErfcBackward0", erfc_bw, "self: self"),
+    D(erfc_, "ErfcBackward0", erfc_bw, "self: self"),
+    D(erfinv, "ErfinvBackward0", erfinv_bw, "self: result"),
+    D(erfinv_, "ErfinvBackward0", erfinv_bw, "self: result"),
     D(tanh, "TanhBackward0", tanh_bw, "self: result"),
     D(tanh_, "TanhBackward0", tanh_bw, "self: result"),
     D(sigmoid, "SigmoidBackward0", sigmoid_bw, "self: result"),

@@ -85,6 +85,9 @@ for _, f in ipairs { "sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log2", "lo
   "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid" } do
   unary(f, f .. " (integer inputs give the default float dtype).")
 end
+unary("erf", "The error function (integer inputs give the default float dtype).")
+unary("erfc", "1 - erf(self), accurate for large inputs.")
+unary("erfinv", "The inverse error function on [-1, 1] (NaN outside).")
 unary("relu", "max(self, 0).")
 unary("floor", "Rounds down (integers unchanged).")
 unary("ceil", "Rounds up (integers unchanged).")

@@ -247,6 +247,19 @@ H.run("nn", {
     local m = nn.Linear(5, 3)
     return { m.weight:detach(), m.bias:detach() }
   end,
+  init_draws = { function()
+    torch.manual_seed(11)
+    local I = nn.init
+    return { I.xavier_uniform_(torch.empty(4, 5)), I.xavier_normal_(torch.empty(4, 5), 2.0),
+      I.kaiming_uniform_(torch.empty(6, 3, 2)),
+      I.kaiming_normal_(torch.empty(5, 4), { mode = "fan_out", nonlinearity = "relu" }),
+      I.trunc_normal_(torch.empty(200)), I.trunc_normal_(torch.empty(50), { mean = 1.0, std = 0.5, a = 0.5, b = 1.2 }),
+      I.trunc_normal_(torch.empty(30, { dtype = torch.float64 }), { std = 0.02 }),
+      -- orthogonal: LAPACK's float32 QR against our float64 Gram-Schmidt, so to float32 rounding
+      I.orthogonal_(torch.empty(4, 6)), I.orthogonal_(torch.empty(6, 4), 0.5),
+      I.orthogonal_(torch.empty(3, 2, 2)), I.orthogonal_(torch.empty(5, 5, { dtype = torch.float64 })) }
+  end, tol = 1e-5 },
+  error_orthogonal_1d = function() return nn.init.orthogonal_(torch.empty(3)) end,
   mlp_forward_backward = {
     function()
       torch.manual_seed(1)

@@ -105,10 +105,11 @@ local unary = {
   neg = r, abs = r, sign = r, reciprocal = pos, sqrt = pos, rsqrt = pos, exp = r, exp2 = r, expm1 = r,
   log = pos, log2 = pos, log10 = pos, log1p = pos, sin = r, cos = r, tan = unit, asin = unit, acos = unit,
   atan = r, sinh = r, cosh = r, tanh = r, sigmoid = r, relu = r, floor = r, ceil = r, round = r,
-  trunc = r, frac = r, silu = r, hardtanh = r, leaky_relu = r, elu = r,
+  trunc = r, frac = r, silu = r, hardtanh = r, leaky_relu = r, elu = r, erf = r, erfc = r, erfinv = unit,
 }
 local second = { exp = true, log = true, sin = true, tanh = true, sigmoid = true, sqrt = true, reciprocal = true,
-  cos = true, atan = true, silu = true, abs = true, expm1 = true, rsqrt = true, log1p = true, tan = true, asin = true }
+  cos = true, atan = true, silu = true, abs = true, expm1 = true, rsqrt = true, log1p = true, tan = true, asin = true,
+  erf = true, erfinv = true }
 for name, make in pairs(unary) do
   both(name, call(name), inplace(name .. "_"), function() return { make(2, 3) } end, second[name])
 end

@@ -90,6 +90,61 @@ return function(torch, nn)
     return init.normal_(t, 0, kaiming_std(t, o), { generator = o.generator })
   end
 
+  -- trunc_normal_(t, mean, std, a, b) or (t, {mean = 0, std = 1, a = -2, b = 2, generator = }):
+  -- PyTorch's inverse-CDF method: uniform between the bounds' CDF values, mapped back through
+  -- erfinv, then clamped to [a, b]
+  local function norm_cdf(x)
+    return (1 + torch.erf(torch.tensor(x / math.sqrt(2), { dtype = torch.float64 })):item()) / 2
+  end
+  function init.trunc_normal_(t, mean, std, a, b, opts)
+    if type(mean) == "table" then opts, mean, std, a, b = mean, mean.mean, mean.std, mean.a, mean.b end
+    mean, std, a, b = mean or 0, std or 1, a or -2, b or 2
+    if mean < a - 2 * std or mean > b + 2 * std then
+      warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. ",
+        "The distribution of values may be incorrect.")
+    end
+    local l, u = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
+    init.uniform_(t, 2 * l - 1, 2 * u - 1, opts)
+    return no_grad(function()
+      return t:erfinv_():mul_(std * math.sqrt(2)):add_(mean):clamp_(a, b)
+    end)
+  end
+
+  -- Q of the QR factorisation of a tall m x n matrix (m >= n) with R's diagonal positive:
+  -- classical Gram-Schmidt with a second pass (orthogonal to rounding), in float64. That Q is
+  -- unique, so it is the Q PyTorch gets from LAPACK's QR after its sign correction.
+  local function orthonormal_columns(a)
+    local m, n = a.shape[1], a.shape[2]
+    local q = torch.zeros(m, n, { dtype = torch.float64 })
+    for j = 1, n do
+      local v = a:select(2, j):clone()
+      if j > 1 then
+        local done = q:narrow(2, 1, j - 1)
+        for _ = 1, 2 do v:sub_(done:mv(done:t():mv(v))) end
+      end
+      q:select(2, j):copy_(v:div_(v:norm()))
+    end
+    return q
+  end
+
+  -- orthogonal_(t, gain) or (t, {gain = 1, generator = }): t's rows (or columns, when fewer)
+  -- orthonormal, from a normal draw as PyTorch's
+  function init.orthogonal_(t, gain, opts)
+    if type(gain) == "table" then opts, gain = gain, gain.gain end
+    if t:dim() < 2 then error("Only tensors with 2 or more dimensions are supported", 2) end
+    if t:numel() == 0 then return t end
+    local rows = t.shape[1]
+    local cols = t:numel() // rows
+    local flat = torch.empty(rows, cols, { dtype = t.dtype, device = t.device })
+    init.normal_(flat, 0, 1, opts)
+    return no_grad(function()
+      local tall = rows < cols and flat:t() or flat
+      local q = orthonormal_columns(tall:double())
+      if rows < cols then q = q:t() end
+      return t:copy_(q:reshape(t.shape)):mul_(gain or 1)
+    end)
+  end
+
   nn.init = init
   return init
 end

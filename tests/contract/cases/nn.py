@@ -47,6 +47,20 @@ def linear_init():
     return (m.weight.detach(), m.bias.detach())
 
 
+def init_draws():
+    """Each nn.init function on fresh tensors after one seed: the same stream, the same weights."""
+    torch.manual_seed(11)
+    I = nn.init
+    out = [I.xavier_uniform_(torch.empty(4, 5)), I.xavier_normal_(torch.empty(4, 5), gain=2.0),
+           I.kaiming_uniform_(torch.empty(6, 3, 2)),
+           I.kaiming_normal_(torch.empty(5, 4), mode="fan_out", nonlinearity="relu"),
+           I.trunc_normal_(torch.empty(200)), I.trunc_normal_(torch.empty(50), mean=1.0, std=0.5, a=0.5, b=1.2),
+           I.trunc_normal_(torch.empty(30, dtype=torch.float64), std=0.02),
+           I.orthogonal_(torch.empty(4, 6)), I.orthogonal_(torch.empty(6, 4), gain=0.5),
+           I.orthogonal_(torch.empty(3, 2, 2)), I.orthogonal_(torch.empty(5, 5, dtype=torch.float64))]
+    return tuple(out)
+
+
 def mlp_forward_backward():
     torch.manual_seed(1)
     net = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 3))
@@ -270,6 +284,8 @@ CASES = {
     "batch_norm_eval": bn_eval,
     "embedding": embedding_grads,
     "linear_init": linear_init,
+    "init_draws": init_draws,
+    "error_orthogonal_1d": lambda: nn.init.orthogonal_(torch.empty(3)),
     "mlp_forward_backward": mlp_forward_backward,
     "mlp_repr": mlp_repr,
     "state_dict_keys": state_dict_keys,

@@ -115,6 +115,7 @@ UNARY = {  # name: (domain, needs tolerance)
     "log1p": ("pos", True), "sin": (None, True), "cos": (None, True), "tan": (None, True),
     "asin": ("unit", True), "acos": ("unit", True), "atan": (None, True), "sinh": (None, True),
     "cosh": (None, True), "tanh": (None, True), "sigmoid": (None, True), "relu": (None, False),
+    "erf": (None, True), "erfc": (None, True), "erfinv": ("unit", True),
     "floor": (None, False), "ceil": (None, False), "round": (None, False), "trunc": (None, False),
     "frac": (None, False), "isnan": (None, False), "isinf": (None, False), "isfinite": (None, False),
     "logical_not": (None, False), "bitwise_not": (None, False),
@@ -133,8 +134,11 @@ for name, (domain, tol) in UNARY.items():
 
 SPECIAL = [float("nan"), float("inf"), float("-inf"), -0.0, 0.0, 0.5, 1.5, 2.5, -0.5, -2.5]
 for name in ("sign", "relu", "round", "floor", "ceil", "trunc", "frac", "isnan", "isinf", "isfinite",
-             "abs", "neg", "sigmoid", "exp", "log", "sqrt", "tanh"):
+             "abs", "neg", "sigmoid", "exp", "log", "sqrt", "tanh", "erf", "erfc", "erfinv"):
     add("%s_special_values" % name, call(name, V(SPECIAL), tol=TOL))
+# erfinv near and at the ends of its domain, where its tails take over
+add("erfinv_tails", call("erfinv", V([-1.0, -0.9999, -0.99, -0.7, -0.69, 0.69, 0.7, 0.99, 0.9999, 1.0]), tol=TOL))
+add("erfinv_tails_float64", call("erfinv", V([-0.999999, -0.7000001, 0.3, 0.7000001, 0.999999], "float64"), tol=TOL))
 
 # activations with parameters
 for dt in FLOATS + ["int64"]:
