@@ -5,10 +5,10 @@
 -- are not needed by every script (nn, optim, utils, npu) load on first use.
 local torch = require "mindtorch.core"
 
--- The collector stays incremental: under the generational one a training loop over a
--- DataLoader grew without bound (RSS +50 KB per batch, tensor bytes and Lua's heap flat; a
--- 3-epoch CNN demo reached 3 GB) while the incremental one keeps it flat. Generational mode
--- makes tiny ops about twice as fast; MINDTORCH_GC=generational opts in (doc/design.md).
+-- Lua's collector runs in its default (incremental) mode; tensor memory is paced by the
+-- binding (src/lua/lmt_tensor.c, lmt_gc_hint), which keeps loops flat in either mode.
+-- MINDTORCH_GC=generational switches to the generational collector (about 15% fewer
+-- instructions per tiny op).
 if os.getenv("MINDTORCH_GC") == "generational" then collectgarbage("generational") end
 local Tensor = torch.Tensor
 local tensor_str = require "mindtorch._tensor_str"
