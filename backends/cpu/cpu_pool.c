@@ -3,6 +3,7 @@
  * integer average pooling in int64 with truncating division, as PyTorch). */
 #include "cpu_kernels.h"
 #include "mt_ops_gen.h"
+#include "mt_parallel.h"
 #include "nn_shapes.h"
 
 #include <math.h>
@@ -23,31 +24,66 @@ static avg_win avg_window(const mt_pool_geom *g, int64_t oh, int64_t ow, bool in
     return a;
 }
 
+/* a if mask is all ones, else b, without a branch (the compiler turns ?: on floats into jumps) */
+static inline float pick_f32(int64_t mask, float a, float b) {
+    uint32_t ua, ub, m = (uint32_t)mask;
+    memcpy(&ua, &a, 4);
+    memcpy(&ub, &b, 4);
+    ua = (ua & m) | (ub & ~m);
+    memcpy(&a, &ua, 4);
+    return a;
+}
+static inline double pick_f64(int64_t mask, double a, double b) {
+    uint64_t ua, ub, m = (uint64_t)mask;
+    memcpy(&ua, &a, 8);
+    memcpy(&ub, &b, 8);
+    ua = (ua & m) | (ub & ~m);
+    memcpy(&a, &ua, 8);
+    return a;
+}
+
 #define POOL_TYPED(T, SFX)                                                                                         \
-    static void max_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out, int64_t *idx) {                          \
-        for (int64_t p = 0; p < g->planes; p++) {                                                                  \
+    /* planes [p0, p1); a window of dilation 1 inside the input (no padding) takes the short path */ \
+    static void max_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out, int64_t *idx, int64_t p0, int64_t p1) {  \
+        bool simple = g->dh == 1 && g->dw == 1 && g->ph == 0 && g->pw == 0;                                        \
+        for (int64_t p = p0; p < p1; p++) {                                                                        \
             const T *x = in + p * g->H * g->W;                                                                     \
-            for (int64_t oh = 0; oh < g->Ho; oh++)                                                                 \
+            T *o = out + p * g->Ho * g->Wo;                                                                        \
+            int64_t *oi = idx + p * g->Ho * g->Wo;                                                                 \
+            for (int64_t oh = 0; oh < g->Ho; oh++) {                                                               \
+                int64_t h0 = oh * g->sh - g->ph, h1 = h0 + (g->kh - 1) * g->dh + 1;                                \
+                if (h1 > g->H) h1 = g->H;                                                                          \
+                while (h0 < 0) h0 += g->dh;                                                                        \
                 for (int64_t ow = 0; ow < g->Wo; ow++) {                                                           \
-                    int64_t h0 = oh * g->sh - g->ph, w0 = ow * g->sw - g->pw;                                      \
-                    int64_t h1 = h0 + (g->kh - 1) * g->dh + 1, w1 = w0 + (g->kw - 1) * g->dw + 1;                  \
-                    if (h1 > g->H) h1 = g->H;                                                                      \
+                    int64_t w0 = ow * g->sw - g->pw, w1 = w0 + (g->kw - 1) * g->dw + 1;                            \
                     if (w1 > g->W) w1 = g->W;                                                                      \
-                    while (h0 < 0) h0 += g->dh;                                                                    \
                     while (w0 < 0) w0 += g->dw;                                                                    \
                     int64_t best = h0 * g->W + w0;                                                                 \
                     T bv = -INFINITY;                                                                              \
-                    for (int64_t ih = h0; ih < h1; ih += g->dh)                                                    \
-                        for (int64_t iw = w0; iw < w1; iw += g->dw) {                                              \
-                            /* branch-free (random data mispredicts every other compare); NaN wins, as PyTorch */  \
-                            T v = x[ih * g->W + iw];                                                               \
-                            int take = (v > bv) | (int)isunordered(v, v);                                          \
-                            bv = take ? v : bv;                                                                    \
-                            best = take ? ih * g->W + iw : best;                                                   \
+                    /* branch-free (random data mispredicts every other compare); NaN wins, as PyTorch */          \
+                    if (simple) {                                                                                  \
+                        for (int64_t ih = h0; ih < h1; ih++) {                                                     \
+                            const T *row = x + ih * g->W;                                                          \
+                            for (int64_t iw = w0; iw < w1; iw++) {                                                 \
+                                T v = row[iw];                                                                     \
+                                int64_t take = -(int64_t)(__builtin_isgreater(v, bv) | __builtin_isunordered(v, v)); \
+                                bv = pick_##SFX(take, v, bv);                                                      \
+                                best = (best & ~take) | ((ih * g->W + iw) & take);                                 \
+                            }                                                                                      \
                         }                                                                                          \
-                    out[(p * g->Ho + oh) * g->Wo + ow] = bv;                                                       \
-                    idx[(p * g->Ho + oh) * g->Wo + ow] = best;                                                     \
+                    } else {                                                                                       \
+                        for (int64_t ih = h0; ih < h1; ih += g->dh)                                                \
+                            for (int64_t iw = w0; iw < w1; iw += g->dw) {                                          \
+                                T v = x[ih * g->W + iw];                                                           \
+                                int take = (v > bv) | (v != v);                                                    \
+                                bv = take ? v : bv;                                                                \
+                                best = take ? ih * g->W + iw : best;                                               \
+                            }                                                                                      \
+                    }                                                                                              \
+                    o[oh * g->Wo + ow] = bv;                                                                       \
+                    oi[oh * g->Wo + ow] = best;                                                                    \
                 }                                                                                                  \
+            }                                                                                                      \
         }                                                                                                          \
     }                                                                                                              \
     static int max_bwd_##SFX(const mt_pool_geom *g, const T *go, const int64_t *idx, T *gin) {                     \
@@ -109,6 +145,28 @@ static avg_win avg_window(const mt_pool_geom *g, int64_t oh, int64_t ow, bool in
 POOL_TYPED(float, f32)
 POOL_TYPED(double, f64)
 
+/* max pooling forward, planes split across threads */
+typedef void (*max_fwd_fn)(const mt_pool_geom *g, const void *in, void *out, int64_t *idx, int64_t p0, int64_t p1);
+typedef struct {
+    const mt_pool_geom *g;
+    const void *in;
+    void *out;
+    int64_t *idx;
+    max_fwd_fn fn;
+} max_job;
+#define MAX_PLANES(SFX, T)                                                                                         \
+    static void max_fwd_##SFX##_planes(const mt_pool_geom *g, const void *in, void *out, int64_t *idx, int64_t p0, \
+                                       int64_t p1) {                                                               \
+        max_fwd_##SFX(g, (const T *)in, (T *)out, idx, p0, p1);                                                    \
+    }
+MAX_PLANES(f32, float)
+MAX_PLANES(f64, double)
+#undef MAX_PLANES
+static void max_fwd_part(void *ctx, int64_t p0, int64_t p1) {
+    max_job *j = ctx;
+    j->fn(j->g, j->in, j->out, j->idx, p0, p1);
+}
+
 /* average pooling forward; ACC accumulates (int64 for integer inputs, truncating on division) */
 #define AVG_FWD(T, SFX)                                                                                            \
     static void avg_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out, bool include_pad, int64_t divisor) {     \
@@ -150,7 +208,11 @@ static int run(int kind, const mt_pool_geom *g, mt_tensor *x, mt_tensor *out, mt
         st = 0;
 #define DISPATCH(SFX)                                                                                           \
     switch (kind) {                                                                                                \
-    case MAX_FWD: max_fwd_##SFX(g, xi, o, ix); break;                                                              \
+    case MAX_FWD: {                                                                                                \
+        max_job j = {g, xi, o, ix, max_fwd_##SFX##_planes};                                                        \
+        mt_parallel_range(g->planes, mt_threads_for(g->planes * g->Ho * g->Wo * g->kh * g->kw), max_fwd_part, &j); \
+        break;                                                                                                     \
+    }                                                                                                              \
     case MAX_BWD: st = max_bwd_##SFX(g, xi, ix, o); break;                                                         \
     case AVG_FWD_K: avg_fwd_##SFX(g, xi, o, include_pad, divisor); break;                                          \
     case AVG_BWD: avg_bwd_##SFX(g, xi, o, include_pad, divisor); break;                                            \
