@@ -9,6 +9,7 @@
  * Samples are taken in chunks whose column buffer stays under COLS_BUDGET elements, so one gemm
  * covers many samples when the planes are small (LeNet-sized layers). */
 #include "cpu_kernels.h"
+#include "mt_parallel.h"
 #include "mt_ops_gen.h"
 #include "nn_shapes.h"
 
@@ -36,9 +37,18 @@ static void valid_cols(const mt_conv_geom *g, int64_t iw0, int64_t *lo, int64_t 
 /* a BLAS leading dimension: at least 1 even for empty matrices */
 static inline int ld1(int64_t n) { return n > 0 ? (int)n : 1; }
 
+/* a column routine's operands, for the thread pool */
+typedef struct {
+    const mt_conv_geom *g;
+    const void *src;
+    int64_t nb;
+    void *dst;
+} conv_job;
+
 #define CONV_TYPED(T, SFX, GEMM)                                                                                  \
-    /* cols[K][nb * L] from nb samples of one group of big (big points at its first channel) */                   \
-    static void im2col_##SFX(const mt_conv_geom *g, const T *big, int64_t nb, T *cols) {                           \
+    /* cols[K][nb * L] from samples [n0, n1) of nb of one group of big (big points at its first channel) */       \
+    static void im2col_range_##SFX(const mt_conv_geom *g, const T *big, int64_t nb, T *cols, int64_t n0,           \
+                                   int64_t n1) {                                                                   \
         int64_t Cbg = g->Cb / g->G, L = g->Ho * g->Wo, HW = g->H * g->W, ld = nb * L;                              \
         for (int64_t c = 0; c < Cbg; c++)                                                                          \
             for (int64_t ki = 0; ki < g->kh; ki++)                                                                 \
@@ -46,7 +56,7 @@ static inline int ld1(int64_t n) { return n > 0 ? (int)n : 1; }
                     T *row = cols + ((c * g->kh + ki) * g->kw + kj) * ld;                                          \
                     int64_t iw0 = kj * g->dw - g->pw, lo, hi;                                                      \
                     valid_cols(g, iw0, &lo, &hi);                                                                  \
-                    for (int64_t n = 0; n < nb; n++) {                                                             \
+                    for (int64_t n = n0; n < n1; n++) {                                                            \
                         const T *plane = big + (n * g->Cb + c) * HW;                                               \
                         for (int64_t oh = 0; oh < g->Ho; oh++) {                                                   \
                             T *d = row + n * L + oh * g->Wo;                                                       \
@@ -66,8 +76,9 @@ static inline int ld1(int64_t n) { return n > 0 ? (int)n : 1; }
                     }                                                                                              \
                 }                                                                                                  \
     }                                                                                                              \
-    /* big += the columns folded back (the adjoint of im2col) */                                                   \
-    static void col2im_##SFX(const mt_conv_geom *g, const T *cols, int64_t nb, T *big) {                           \
+    /* big += the columns folded back (the adjoint of im2col), samples [n0, n1) */                                 \
+    static void col2im_range_##SFX(const mt_conv_geom *g, const T *cols, int64_t nb, T *big, int64_t n0,           \
+                                   int64_t n1) {                                                                   \
         int64_t Cbg = g->Cb / g->G, L = g->Ho * g->Wo, HW = g->H * g->W, ld = nb * L;                              \
         for (int64_t c = 0; c < Cbg; c++)                                                                          \
             for (int64_t ki = 0; ki < g->kh; ki++)                                                                 \
@@ -75,7 +86,7 @@ static inline int ld1(int64_t n) { return n > 0 ? (int)n : 1; }
                     const T *row = cols + ((c * g->kh + ki) * g->kw + kj) * ld;                                    \
                     int64_t iw0 = kj * g->dw - g->pw, lo, hi;                                                      \
                     valid_cols(g, iw0, &lo, &hi);                                                                  \
-                    for (int64_t n = 0; n < nb; n++) {                                                             \
+                    for (int64_t n = n0; n < n1; n++) {                                                            \
                         T *plane = big + (n * g->Cb + c) * HW;                                                     \
                         for (int64_t oh = 0; oh < g->Ho; oh++) {                                                   \
                             int64_t ih = oh * g->sh - g->ph + ki * g->dh;                                          \
@@ -89,6 +100,23 @@ static inline int ld1(int64_t n) { return n > 0 ? (int)n : 1; }
                         }                                                                                          \
                     }                                                                                              \
                 }                                                                                                  \
+    }                                                                                                              \
+    /* both over the samples on several threads (each sample's rows and planes are its own) */                    \
+    static void im2col_part_##SFX(void *job, int64_t n0, int64_t n1) {                                             \
+        conv_job *j = job;                                                                                         \
+        im2col_range_##SFX(j->g, j->src, j->nb, j->dst, n0, n1);                                                   \
+    }                                                                                                              \
+    static void im2col_##SFX(const mt_conv_geom *g, const T *big, int64_t nb, T *cols) {                           \
+        conv_job j = {g, big, nb, cols};                                                                           \
+        mt_parallel_range(nb, mt_threads_for(nb * g->Cb / g->G * g->kh * g->kw * g->Ho * g->Wo), im2col_part_##SFX, &j); \
+    }                                                                                                              \
+    static void col2im_part_##SFX(void *job, int64_t n0, int64_t n1) {                                             \
+        conv_job *j = job;                                                                                         \
+        col2im_range_##SFX(j->g, j->src, j->nb, j->dst, n0, n1);                                                   \
+    }                                                                                                              \
+    static void col2im_##SFX(const mt_conv_geom *g, const T *cols, int64_t nb, T *big) {                           \
+        conv_job j = {g, cols, nb, big};                                                                           \
+        mt_parallel_range(nb, mt_threads_for(nb * g->Cb / g->G * g->kh * g->kw * g->Ho * g->Wo), col2im_part_##SFX, &j); \
     }                                                                                                              \
     /* tmp[Csg][nb * L] <- group g of nb samples of small (the layout the gemms want) */                           \
     static void gather_small_##SFX(const mt_conv_geom *g, const T *small, int64_t nb, T *tmp) {                    \
