@@ -25,27 +25,22 @@ static avg_win avg_window(const mt_pool_geom *g, int64_t oh, int64_t ow, bool in
 }
 
 /* a if mask is all ones, else b, without a branch (the compiler turns ?: on floats into jumps) */
-static inline float pick_f32(int64_t mask, float a, float b) {
-    uint32_t ua, ub, m = (uint32_t)mask;
-    memcpy(&ua, &a, 4);
-    memcpy(&ub, &b, 4);
-    ua = (ua & m) | (ub & ~m);
-    memcpy(&a, &ua, 4);
-    return a;
-}
-static inline double pick_f64(int64_t mask, double a, double b) {
-    uint64_t ua, ub, m = (uint64_t)mask;
-    memcpy(&ua, &a, 8);
-    memcpy(&ub, &b, 8);
-    ua = (ua & m) | (ub & ~m);
-    memcpy(&a, &ua, 8);
-    return a;
-}
+#define PICK(T, U, SFX)                                                                                            \
+    static inline T pick_##SFX(int64_t mask, T a, T b) {                                                          \
+        U ua, ub, m = (U)mask;                                                                                     \
+        memcpy(&ua, &a, sizeof a);                                                                                 \
+        memcpy(&ub, &b, sizeof b);                                                                                 \
+        ua = (ua & m) | (ub & ~m);                                                                                 \
+        memcpy(&a, &ua, sizeof a);                                                                                 \
+        return a;                                                                                                  \
+    }
+PICK(float, uint32_t, f32)
+PICK(double, uint64_t, f64)
+#undef PICK
 
 #define POOL_TYPED(T, SFX)                                                                                         \
-    /* planes [p0, p1); a window of dilation 1 inside the input (no padding) takes the short path */ \
+    /* planes [p0, p1) */                                                                                        \
     static void max_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out, int64_t *idx, int64_t p0, int64_t p1) {  \
-        bool simple = g->dh == 1 && g->dw == 1 && g->ph == 0 && g->pw == 0;                                        \
         for (int64_t p = p0; p < p1; p++) {                                                                        \
             const T *x = in + p * g->H * g->W;                                                                     \
             T *o = out + p * g->Ho * g->Wo;                                                                        \
@@ -61,25 +56,13 @@ static inline double pick_f64(int64_t mask, double a, double b) {
                     int64_t best = h0 * g->W + w0;                                                                 \
                     T bv = -INFINITY;                                                                              \
                     /* branch-free (random data mispredicts every other compare); NaN wins, as PyTorch */          \
-                    if (simple) {                                                                                  \
-                        for (int64_t ih = h0; ih < h1; ih++) {                                                     \
-                            const T *row = x + ih * g->W;                                                          \
-                            for (int64_t iw = w0; iw < w1; iw++) {                                                 \
-                                T v = row[iw];                                                                     \
-                                int64_t take = -(int64_t)(__builtin_isgreater(v, bv) | __builtin_isunordered(v, v)); \
-                                bv = pick_##SFX(take, v, bv);                                                      \
-                                best = (best & ~take) | ((ih * g->W + iw) & take);                                 \
-                            }                                                                                      \
+                    for (int64_t ih = h0; ih < h1; ih += g->dh)                                                    \
+                        for (int64_t iw = w0; iw < w1; iw += g->dw) {                                              \
+                            T v = x[ih * g->W + iw];                                                               \
+                            int64_t take = -(int64_t)(__builtin_isgreater(v, bv) | __builtin_isunordered(v, v));   \
+                            bv = pick_##SFX(take, v, bv);                                                          \
+                            best = (best & ~take) | ((ih * g->W + iw) & take);                                     \
                         }                                                                                          \
-                    } else {                                                                                       \
-                        for (int64_t ih = h0; ih < h1; ih += g->dh)                                                \
-                            for (int64_t iw = w0; iw < w1; iw += g->dw) {                                          \
-                                T v = x[ih * g->W + iw];                                                           \
-                                int take = (v > bv) | (v != v);                                                    \
-                                bv = take ? v : bv;                                                                \
-                                best = take ? ih * g->W + iw : best;                                               \
-                            }                                                                                      \
-                    }                                                                                              \
                     o[oh * g->Wo + ow] = bv;                                                                       \
                     oi[oh * g->Wo + ow] = best;                                                                    \
                 }                                                                                                  \
