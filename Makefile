@@ -15,6 +15,13 @@ LUA     ?= lua5.4
 PYTHON  ?= /usr/bin/python3
 PREFIX  ?= /usr/local
 LUA_VERSION := 5.4
+# make install's directories (LuaRocks passes BINDIR, LIBDIR and LUADIR for its tree)
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+LUADIR     ?= $(PREFIX)/share/lua/$(LUA_VERSION)
+CMODDIR    ?= $(LIBDIR)/lua/$(LUA_VERSION)
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 OPT      ?= -O2
 SANITIZE ?=
@@ -26,13 +33,14 @@ LUA_INC  := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/includ
 BLAS_INC := $(shell pkg-config --cflags openblas 2>/dev/null)
 INCLUDES := -Isrc -Isrc/autograd -Isrc/lua -Ibackends/common -Ibackends/cpu -Ibackends/meta -I$(BUILD)/gen \
             $(LUA_INC) $(BLAS_INC)
-CFLAGS   += $(CFLAGS_BASE) $(INCLUDES)
+# override: flags given on the command line (LuaRocks passes CFLAGS) come first, ours are kept
+override CFLAGS += $(CFLAGS_BASE) $(INCLUDES)
 LDFLAGS  += $(SANITIZE) -pthread
 
 GEN      := $(BUILD)/gen
 OBJ      := $(BUILD)/obj
-LIBDIR   := $(BUILD)/lib
-LMODDIR  := $(LIBDIR)/lua/$(LUA_VERSION)/mindtorch
+BLIB     := $(BUILD)/lib
+LMODDIR  := $(BLIB)/lua/$(LUA_VERSION)/mindtorch
 LSHARE   := $(BUILD)/share/lua/$(LUA_VERSION)
 
 OP_DECLS := $(sort $(wildcard src/ops/*.lua))
@@ -43,7 +51,7 @@ CORE_SRCS := $(filter-out src/luamt.c,$(wildcard src/*.c)) $(wildcard src/autogr
              $(wildcard backends/cpu/*.c)
 CORE_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS)) $(OBJ)/gen/mt_ops_gen.o
 
-LIBMT    := $(LIBDIR)/libmindtorch.so
+LIBMT    := $(BLIB)/libmindtorch.so
 LUAMOD   := $(LMODDIR)/core.so
 LUAMT    := $(BUILD)/luamt
 LUALINK  := $(LSHARE)/mindtorch
@@ -70,8 +78,8 @@ $(OBJ)/%.o: %.c $(GEN)/mt_ops_gen.h
 HOT_LOOPS := backends/cpu/cpu_ew_families.c backends/cpu/cpu_ew_families_avx2.c \
              backends/cpu/cpu_reduce_loops.c backends/cpu/cpu_reduce_loops_avx2.c \
              backends/cpu/cpu_conv.c backends/cpu/cpu_pool.c
-$(patsubst %.c,$(OBJ)/%.o,$(HOT_LOOPS)): CFLAGS += -O3 -funroll-loops -fno-math-errno
-$(OBJ)/backends/cpu/cpu_ew_families_avx2.o $(OBJ)/backends/cpu/cpu_reduce_loops_avx2.o: CFLAGS += -mavx2 -mfma
+$(patsubst %.c,$(OBJ)/%.o,$(HOT_LOOPS)): override CFLAGS += -O3 -funroll-loops -fno-math-errno
+$(OBJ)/backends/cpu/cpu_ew_families_avx2.o $(OBJ)/backends/cpu/cpu_reduce_loops_avx2.o: override CFLAGS += -mavx2 -mfma
 
 $(OBJ)/gen/mt_ops_gen.o: $(GEN)/mt_ops_gen.c
 	@mkdir -p $(dir $@)
@@ -89,27 +97,61 @@ $(LIBMT): $(CORE_OBJS)
 
 $(LUAMOD): $(OBJ)/src/luamod/core.o $(LIBMT)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ $< $(LDFLAGS) -L$(LIBDIR) -lmindtorch '-Wl,-rpath,$$ORIGIN/../../..'
+	$(CC) -shared -o $@ $< $(LDFLAGS) -L$(BLIB) -lmindtorch '-Wl,-rpath,$$ORIGIN/../../..:$$ORIGIN/..'
 
 $(LUAMT): $(OBJ)/src/luamt.o $(LIBMT)
-	$(CC) -o $@ $< $(LDFLAGS) -L$(LIBDIR) -lmindtorch -llua5.4 -lreadline -lm \
-	    '-Wl,-rpath,$$ORIGIN/lib:$$ORIGIN/../lib' -Wl,-E
+	$(CC) -o $@ $< $(LDFLAGS) -L$(BLIB) -lmindtorch -llua5.4 -lreadline -lm \
+	    '-Wl,-rpath,$$ORIGIN/lib:$$ORIGIN/../lib:$$ORIGIN/../lib/lua/$(LUA_VERSION)' -Wl,-E
 
 $(LUALINK):
 	@mkdir -p $(LSHARE)
 	ln -sfn $(abspath lua/mindtorch) $@
 
+# Relative rpaths (core.so -> ../../.. or .., luamt -> ../lib) make the installed tree
+# relocatable: it works from wherever it is moved. The first layout is make install's
+# (PREFIX/lib/libmindtorch.so, PREFIX/lib/lua/5.4/mindtorch/core.so); the second a LuaRocks
+# tree's, where C libraries all go to TREE/lib/lua/5.4.
+
+# ---- install: the runtime (what LuaRocks installs) and the files for C hosts ------------------
+PUBLIC_HEADERS := src/mindtorch.h src/mt_common.h src/mt_dtype.h
+LUA_FILES := $(shell find lua/mindtorch -name '*.lua')
+.PHONY: install-runtime install-devel
+install: install-runtime install-devel
+
+install-runtime: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(CMODDIR)/mindtorch
+	install -m 755 $(LUAMT) $(DESTDIR)$(BINDIR)/luamt
+	install -m 755 $(LIBMT) $(DESTDIR)$(LIBDIR)/libmindtorch.so
+	install -m 755 $(LUAMOD) $(DESTDIR)$(CMODDIR)/mindtorch/core.so
+	for f in $(LUA_FILES); do \
+	    install -D -m 644 $$f $(DESTDIR)$(LUADIR)/$${f#lua/}; done
+
+# the header goes to include/mindtorch/; mindtorch.pc finds its prefix from its own place
+install-devel: all
+	install -d $(DESTDIR)$(INCLUDEDIR)/mindtorch $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/mindtorch/
+	sed -e 's|@VERSION@|$(shell sed -n 's/^#define MT_VERSION "\(.*\)"/\1/p' src/mindtorch.h)|' \
+	    mindtorch.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/mindtorch.pc
+
+# ---- examples: C hosts that embed mindtorch ---------------------------------------------------
+EXAMPLES := $(BUILD)/examples/embed_host
+examples: $(EXAMPLES)
+
+$(BUILD)/examples/%: examples/%.c $(LIBMT) src/mindtorch.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(BLIB) -lmindtorch -llua5.4 -lm '-Wl,-rpath,$$ORIGIN/../lib'
+
 # ---- tests ----------------------------------------------------------------------------------
 $(BUILD)/tests/%: tests/c/%.c $(LIBMT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(LIBDIR) -lmindtorch -llua5.4 -lcmocka -lm -ldl '-Wl,-rpath,$(abspath $(LIBDIR))'
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(BLIB) -lmindtorch -llua5.4 -lcmocka -lm -ldl '-Wl,-rpath,$(abspath $(BLIB))'
 
 # shared objects that tests load with dlopen, as a device module would be
 $(BUILD)/tests/lib%.so: tests/c/%.c $(LIBMT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(LIBDIR) -lmindtorch '-Wl,-rpath,$(abspath $(LIBDIR))'
+	$(CC) $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(BLIB) -lmindtorch '-Wl,-rpath,$(abspath $(BLIB))'
 
-check test: all $(C_TESTS) $(C_PLUGINS)
+check test: all $(C_TESTS) $(C_PLUGINS) $(EXAMPLES)
 	@BUILD=$(BUILD) sh tests/run_all.sh
 
 # A plain lua5.4 (not instrumented) loading the instrumented module needs the runtimes first.
@@ -134,7 +176,7 @@ golden:
 
 lua-env: all
 	@echo 'export LUA_PATH="$(abspath $(LSHARE))/?.lua;$(abspath $(LSHARE))/?/init.lua;;"'
-	@echo 'export LUA_CPATH="$(abspath $(LIBDIR))/lua/$(LUA_VERSION)/?.so;;"'
+	@echo 'export LUA_CPATH="$(abspath $(BLIB))/lua/$(LUA_VERSION)/?.so;;"'
 
 docs: $(GEN)/reference.md
 	cp $(GEN)/reference.md doc/reference.md

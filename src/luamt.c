@@ -5,6 +5,9 @@
  *     -i        interactive after a script (or with no script and a terminal)
  *     -v, --version                 print versions      -   read the script from stdin
  *
+ * The interactive loop is here (readline, history, multi-line chunks); how results print and
+ * what <TAB> offers is lua/mindtorch/repl.lua.
+ *
  * It behaves like lua5.4 (arg, exit status, os.exit) with mindtorch on the module path
  * (found next to the executable, in the build tree or an installed prefix) and the global
  * `torch` preloaded.
@@ -126,16 +129,100 @@ static bool incomplete(lua_State *L, int status) {
     return false;
 }
 
-/* The shell's printer: the Lua front's (mindtorch.repl) when present, else tostring. */
+/* The Lua half of the shell (lua/mindtorch/repl.lua): its table sits in the registry under
+ * REPL_KEY while the loop runs; without it the shell falls back to print and no completion. */
+static const char *REPL_KEY = "luamt.repl";
+
+static bool push_repl_field(lua_State *L, const char *name) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, REPL_KEY) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return false;
+    }
+    lua_getfield(L, -1, name);
+    lua_remove(L, -2);
+    if (lua_isfunction(L, -1)) return true;
+    lua_pop(L, 1);
+    return false;
+}
+
 static void print_results(lua_State *L, int n) {
     if (n == 0) return;
-    lua_getglobal(L, "__luamt_print");
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        lua_getglobal(L, "print");
-    }
+    if (!push_repl_field(L, "print")) lua_getglobal(L, "print");
     lua_insert(L, -(n + 1));
     report(L, docall(L, n, 0));
+}
+
+/* readline's completion: the word (dots and colons included) goes to repl.complete */
+static lua_State *completion_L;
+static char **completion_words;
+static size_t completion_count, completion_next;
+
+static void free_completions(void) {
+    for (size_t i = completion_next; i < completion_count; i++) free(completion_words[i]);
+    free(completion_words);
+    completion_words = NULL;
+    completion_count = completion_next = 0;
+}
+
+static char *completion_generator(const char *text, int state) {
+    (void)text;
+    if (state == 0) completion_next = 0;
+    if (completion_next < completion_count) return completion_words[completion_next++];
+    return NULL;
+}
+
+static int collect_completions(lua_State *L) {
+    const char *word = lua_tostring(L, 1);
+    if (!push_repl_field(L, "complete")) return 0;
+    lua_pushstring(L, word);
+    lua_call(L, 1, 1);
+    if (!lua_istable(L, -1)) return 0;
+    size_t n = lua_rawlen(L, -1);
+    completion_words = calloc(n ? n : 1, sizeof *completion_words);
+    if (!completion_words) return 0;
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, -1, (lua_Integer)i + 1);
+        const char *s = lua_tostring(L, -1);
+        if (s && (completion_words[completion_count] = strdup(s))) completion_count++;
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+static char **complete(const char *text, int start, int end) {
+    (void)start;
+    (void)end;
+    rl_attempted_completion_over = 1; /* never fall back to file names */
+    free_completions();
+    lua_State *L = completion_L;
+    int top = lua_gettop(L);
+    lua_pushcfunction(L, collect_completions);
+    lua_pushstring(L, text);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) completion_count = 0; /* a failing completer offers nothing */
+    lua_settop(L, top);
+    if (completion_count == 0) return NULL;
+    rl_completion_append_character = '\0'; /* "torch.zeros" may go on with "(" or "_like" */
+    char **matches = rl_completion_matches(text, completion_generator);
+    free_completions();
+    return matches;
+}
+
+static void start_repl_module(lua_State *L, bool tty_out) {
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "mindtorch.repl");
+    if (docall(L, 1, 1) != LUA_OK) {
+        report(L, LUA_ERRRUN);
+        return;
+    }
+    /* colours only for a terminal, and never when NO_COLOR is set (no-color.org) */
+    const char *no_color = getenv("NO_COLOR");
+    lua_pushboolean(L, tty_out && !(no_color && no_color[0]));
+    lua_setfield(L, -2, "color");
+    lua_setfield(L, LUA_REGISTRYINDEX, REPL_KEY);
+    completion_L = L;
+    rl_attempted_completion_function = complete;
+    rl_completer_word_break_characters = " \t\n\"\\'`@$><=;|&{(,+-*/%^~#[]!)}";
+    rl_readline_name = "luamt";
 }
 
 static char *read_line(const char *prompt, bool tty) {
@@ -158,9 +245,7 @@ static void repl(lua_State *L) {
         else if (getenv("HOME")) snprintf(histpath, sizeof histpath, "%s/.luamt_history", getenv("HOME"));
         if (histpath[0]) read_history(histpath);
     }
-    lua_getglobal(L, "__luamt_init");
-    if (!lua_isnil(L, -1)) report(L, docall(L, 0, 0));
-    else lua_pop(L, 1);
+    start_repl_module(L, isatty(1));
     for (;;) {
         if (!(line = read_line("> ", tty))) break;
         luaL_buffinit(L, &b);

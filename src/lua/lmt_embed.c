@@ -31,12 +31,15 @@ static int open_protected(lua_State *L) {
         lua_getglobal(L, "package");
         if (lua_istable(L, -1)) {
             lua_getfield(L, -1, "path");
-            lua_pushfstring(L, "%s;%s/../share/lua/5.4/?.lua;%s/../share/lua/5.4/?/init.lua", lua_tostring(L, -1), dir,
-                            dir);
+            /* PREFIX/lib (make install) or TREE/lib/lua/5.4 (a LuaRocks tree) */
+            lua_pushfstring(L,
+                            "%s;%s/../share/lua/5.4/?.lua;%s/../share/lua/5.4/?/init.lua;"
+                            "%s/../../../share/lua/5.4/?.lua;%s/../../../share/lua/5.4/?/init.lua",
+                            lua_tostring(L, -1), dir, dir, dir, dir);
             lua_setfield(L, -3, "path");
             lua_pop(L, 1);
             lua_getfield(L, -1, "cpath");
-            lua_pushfstring(L, "%s;%s/lua/5.4/?.so", lua_tostring(L, -1), dir);
+            lua_pushfstring(L, "%s;%s/lua/5.4/?.so;%s/?.so", lua_tostring(L, -1), dir, dir);
             lua_setfield(L, -3, "cpath");
             lua_pop(L, 1);
         }

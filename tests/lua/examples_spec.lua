@@ -1,0 +1,103 @@
+-- Every script in examples/ runs with luamt and exits with status 0; those listed in `checks`
+-- must also print what they claim to show. fashion_mnist.lua is left out: it needs the
+-- Fashion-MNIST dataset and trains for a while (make demo runs it). A script that is a module
+-- for a host program (embed_model.lua, loaded by embed_host.c) prints nothing when run alone.
+local build = os.getenv("BUILD") or "build"
+local luamt = build .. "/luamt"
+
+local function run(cmd)
+  local p = io.popen(cmd .. " 2>&1; echo \"status=$?\"")
+  local out = p:read("a")
+  p:close()
+  local body, status = out:match("^(.*)status=(%d+)\n$")
+  return body, tonumber(status)
+end
+
+local function has(out, text)
+  assert(out:find(text, 1, true), ("expected the output to contain %q; it was:\n%s"):format(text, out))
+end
+
+-- checks on the output of each example, by file name
+local checks = {
+  ["tour.lua"] = function(out)
+    has(out, "torch.Size([2, 3])\ttorch.int64\tcpu")
+    has(out, "-- pipeline mode")
+  end,
+
+  ["autograd.lua"] = function(out)
+    -- d/dx sum(3 x^2) = 6 x at x = 1, 2, 3
+    has(out, "dy/dx =\ttensor([ 6., 12., 18.])")
+    has(out, "expected 6 * x:\ttrue")
+    has(out, "matches cos(x):\ttrue")
+    has(out, "    ReluBackward0\n      AddBackward0\n        MmBackward0\n")
+    has(out, "2 * exp(x) =\ttensor([ 5.4366, 14.7781, 40.1711])")
+    has(out, "third backward fails:\ttrue\tTrying to backward through the graph a second time")
+    has(out, "in a no_grad block:\tfalse\tfalse")
+    -- t^3 at t = 2: 3 t^2 = 12 and 6 t = 12
+    has(out, "f'(2) =\ttensor(12., grad_fn=<MulBackward0>)\tf''(2) =\ttensor(12.)")
+    has(out, "hook sees\ttensor([5., 5., 5.])")
+    has(out, "x.grad after the hook =\ttensor([50., 50., 50.])")
+    has(out, "without the hook =\ttensor([5., 5., 5.])")
+    has(out, "m.grad =\ttensor([1., 1., 1.])")
+  end,
+
+  ["custom_function.lua"] = function(out)
+    has(out, "naive: \ttensor([0.0000, 0.6931,    inf])")
+    has(out, "node:  \tStableSoftplusBackward")
+    has(out, "grad:  \ttensor([0.0000, 0.5000, 1.0000])")
+    has(out, "gradcheck:\ttrue")
+    has(out, "gradgradcheck:\ttrue")
+    has(out, "agrees with F.softplus:\ttrue")
+    has(out, "straight-through grad:\ttensor([1., 1., 1., 1., 1.])")
+    has(out, "true clamp grad:      \ttensor([0., 1., 1., 1., 0.])")
+    has(out, "gradcheck of the straight-through clamp:\tfalse")
+  end,
+
+  -- a module: loaded on its own it trains and returns the table the C host calls
+  ["embed_model.lua"] = {
+    command = luamt .. " -e 'local m = dofile(\"examples/embed_model.lua\"); print(type(m.predict))'",
+    check = function(out) has(out, "function") end,
+  },
+
+  ["training_loop.lua"] = function(out)
+    local first, final = out:match("first loss (%d+%.%d+), final loss (%d+%.%d+)")
+    assert.is_not_nil(first, out)
+    assert.is_true(tonumber(final) < tonumber(first) / 5, out)
+    local acc = tonumber(out:match("final test accuracy: (%d+%.%d+)"))
+    assert.is_not_nil(acc, out)
+    assert.is_true(acc > 0.9, out)
+    has(out, "state_dict keys: 0.bias 0.weight 2.bias 2.weight 5.bias 5.weight")
+    has(out, "reloaded model gives the same outputs:\ttrue")
+  end,
+}
+
+local function examples()
+  local p = io.popen("ls examples/*.lua")
+  local list = {}
+  for path in p:lines() do
+    if not path:find("fashion_mnist.lua", 1, true) then list[#list + 1] = path end
+  end
+  p:close()
+  return list
+end
+
+describe("examples/", function()
+  local list = examples()
+
+  it("has the examples this spec checks", function()
+    local found = {}
+    for _, path in ipairs(list) do found[path:match("[^/]+$")] = true end
+    for name in pairs(checks) do assert.is_true(found[name] == true, "missing examples/" .. name) end
+  end)
+
+  for _, path in ipairs(list) do
+    it(path .. " runs and prints what it shows", function()
+      local check = checks[path:match("[^/]+$")]
+      local command = luamt .. " " .. path
+      if type(check) == "table" then command, check = check.command, check.check end
+      local out, status = run(command)
+      assert.are.equal(0, status, out)
+      if check then check(out) end
+    end)
+  end
+end)

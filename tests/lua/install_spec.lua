@@ -1,0 +1,107 @@
+-- Distribution: `make install DESTDIR=...` gives a tree that works after it is moved (luamt,
+-- a plain lua5.4, a C host built with pkg-config), and `luarocks make` into a fresh tree
+-- gives a plain lua5.4 a working require "mindtorch" with no other step.
+local build = os.getenv("BUILD") or "build"
+local preload = os.getenv("MT_PRELOAD") -- the sanitizer runtimes, under make asan
+
+local function run(cmd)
+  local p = io.popen(cmd .. " 2>&1; echo \"status=$?\"")
+  local out = p:read("a")
+  p:close()
+  local body, status = out:match("^(.*)status=(%d+)\n$")
+  return body, tonumber(status)
+end
+
+-- make and luarocks run from inside `make check`: they must not join its jobserver
+local clean_env = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL BUILD=" .. build .. " "
+-- a plain lua5.4 loading instrumented libraries needs the sanitizer runtimes first
+local lua = preload and ("LD_PRELOAD='" .. preload .. "' ASAN_OPTIONS=detect_leaks=0 lua5.4") or "lua5.4"
+
+-- a script that trains a model: the loss must fall
+local train = [[
+local torch = require "mindtorch"
+local nn = torch.nn
+torch.manual_seed(0)
+local x = torch.randn(64, 4)
+local y = x:sum(2):gt(0):long():view(-1) + 1
+local model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+local opt = torch.optim.SGD(model:parameters(), { lr = 0.5 })
+local first, last
+for _ = 1, 100 do
+  opt:zero_grad()
+  local loss = nn.functional.cross_entropy(model(x), y)
+  loss:backward()
+  opt:step()
+  first, last = first or loss:item(), loss:item()
+end
+print(last < first / 4, package.searchpath("mindtorch.core", package.cpath))
+]]
+
+local function tmpdir()
+  local out = run("mktemp -d")
+  return (out:gsub("%s+$", ""))
+end
+
+local function write(path, text)
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+end
+
+describe("make install", function()
+  it("installs a tree that works after moving it", function()
+    local dir = tmpdir()
+    local out, status = run(clean_env .. "make -s --no-print-directory install DESTDIR=" .. dir .. "/stage PREFIX=/opt/mindtorch")
+    assert.are.equal(0, status, out)
+    for _, f in ipairs { "bin/luamt", "lib/libmindtorch.so", "lib/lua/5.4/mindtorch/core.so",
+                         "share/lua/5.4/mindtorch/init.lua", "share/lua/5.4/mindtorch/nn/init.lua",
+                         "include/mindtorch/mindtorch.h", "lib/pkgconfig/mindtorch.pc" } do
+      assert.truthy(io.open(dir .. "/stage/opt/mindtorch/" .. f), f)
+    end
+    local moved = dir .. "/elsewhere"
+    assert.are.equal(0, select(2, run("mv " .. dir .. "/stage/opt/mindtorch " .. moved)))
+    write(dir .. "/train.lua", train)
+
+    -- luamt finds everything next to itself
+    out, status = run(moved .. "/bin/luamt " .. dir .. "/train.lua")
+    assert.are.equal(0, status, out)
+    assert.are.equal("true\t" .. moved .. "/bin/../lib/lua/5.4/mindtorch/core.so\n", out)
+
+    -- a plain lua5.4 with the tree on its paths
+    out, status = run(("cd %s && LUA_PATH='%s/share/lua/5.4/?.lua;%s/share/lua/5.4/?/init.lua' LUA_CPATH='%s/lib/lua/5.4/?.so' %s train.lua")
+      :format(dir, moved, moved, moved, lua))
+    assert.are.equal(0, status, out)
+    assert.truthy(out:find("^true\t" .. moved:gsub("%p", "%%%0") .. "/lib/lua/5.4/mindtorch/core.so\n"))
+
+    -- a C host compiled with pkg-config's flags finds the library and the Lua files
+    local sanitize = preload and "-fsanitize=address,undefined " or ""
+    out, status = run(("PKG_CONFIG_PATH=%s/lib/pkgconfig cc %s-o %s/host examples/embed_host.c $(PKG_CONFIG_PATH=%s/lib/pkgconfig pkg-config --cflags --libs mindtorch)")
+      :format(moved, sanitize, dir, moved))
+    assert.are.equal(0, status, out)
+    out, status = run(dir .. "/host examples/embed_model.lua cross")
+    assert.are.equal(0, status, out)
+    assert.truthy(out:find("predicted: cross", 1, true), out)
+    run("rm -rf " .. dir)
+  end)
+end)
+
+describe("luarocks make", function()
+  it("builds into a fresh tree where a plain lua5.4 script trains a model", function()
+    assert.are_not.equal("", (run("command -v luarocks")), "these tests need luarocks (apt-get install luarocks)")
+    local dir = tmpdir()
+    local tree = dir .. "/tree"
+    local out, status = run(clean_env .. "luarocks --lua-version 5.4 --tree " .. tree .. " make rocks/mindtorch-scm-1.rockspec")
+    assert.are.equal(0, status, out)
+    write(dir .. "/train.lua", train)
+    -- only the paths `luarocks path` gives; no LD_LIBRARY_PATH
+    out, status = run(("cd %s && eval \"$(luarocks --lua-version 5.4 --tree %s path)\" && env -u LD_LIBRARY_PATH %s train.lua")
+      :format(dir, tree, lua))
+    assert.are.equal(0, status, out)
+    assert.are.equal("true\t" .. tree .. "/lib/lua/5.4/mindtorch/core.so\n", out)
+    -- and the shell it installed
+    out, status = run(tree .. "/bin/luamt -e 'print(torch.ones(3):sum():item())'")
+    assert.are.equal(0, status, out)
+    assert.are.equal("3.0\n", out)
+    run("rm -rf " .. dir)
+  end)
+end)
