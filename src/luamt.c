@@ -28,6 +28,7 @@
 #include "mindtorch.h"
 
 static const char *progname = "luamt";
+enum { HISTORY_LINES = 1000 };
 
 static void message(const char *msg) {
     fprintf(stderr, "%s: %s\n", progname, msg);
@@ -243,7 +244,12 @@ static void repl(lua_State *L) {
     if (tty) {
         if (history) snprintf(histpath, sizeof histpath, "%s", history);
         else if (getenv("HOME")) snprintf(histpath, sizeof histpath, "%s/.luamt_history", getenv("HOME"));
-        if (histpath[0]) read_history(histpath);
+        if (histpath[0]) {
+            /* lines are appended as they are entered, so a session ended by os.exit keeps
+             * them too; the file keeps the last HISTORY_LINES */
+            history_truncate_file(histpath, HISTORY_LINES);
+            if (read_history(histpath) != 0) write_history(histpath); /* create it */
+        }
     }
     start_repl_module(L, isatty(1));
     for (;;) {
@@ -275,7 +281,10 @@ static void repl(lua_State *L) {
                 lua_remove(L, -2);
                 continue;
             }
-            if (tty && code[0]) add_history(code);
+            if (tty && code[0]) {
+                add_history(code);
+                if (histpath[0]) append_history(1, histpath);
+            }
             if (status == LUA_OK) {
                 int base = lua_gettop(L);
                 status = docall(L, 0, LUA_MULTRET);
@@ -291,10 +300,7 @@ static void repl(lua_State *L) {
         free(line);
         lua_settop(L, top - 1);
     }
-    if (tty) {
-        if (histpath[0]) write_history(histpath);
-        fputc('\n', stdout);
-    }
+    if (tty) fputc('\n', stdout);
 }
 
 static void print_version(lua_State *L) {

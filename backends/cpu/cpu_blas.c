@@ -213,4 +213,7 @@ int mt_cpu_linalg_impl(mt_call *c, mt_value *a, mt_value *rets) {
 /* OpenBLAS keeps its own threads: it follows torch.set_num_threads */
 static void blas_threads(int n) { openblas_set_num_threads(n); }
 
+/* OpenBLAS's build line ("OpenBLAS 0.3.21 DYNAMIC_ARCH ..."), for torch.__config__ */
+const char *mt_cpu_blas_config(void) { return openblas_get_config(); }
+
 void mt_cpu_blas_register(void) { mt_set_num_threads_hook(blas_threads); }

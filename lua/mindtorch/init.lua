@@ -146,6 +146,15 @@ local scalar_names = {
 }
 function torch.__scalar_name(dt) return scalar_names[dt.name] end
 
+-- torch.__config__: how this build was made (luamt --version prints the BLAS line)
+torch.__config__ = {
+  blas = torch._blas_config(),
+  show = function()
+    return ("mindtorch %s\n  - %s\n  - BLAS: %s\n  - threads: %d\n"):format(torch.__version__, _VERSION,
+      torch.__config__.blas, torch.get_num_threads())
+  end,
+}
+
 -- submodules load on first use: torch.nn, torch.optim, torch.utils
 package.loaded.mindtorch = torch -- they require "mindtorch" themselves
 local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils" }

@@ -44,6 +44,7 @@ int lmt_errorf(lua_State *L, const char *fmt, ...);
 void lmt_push_tensor(lua_State *L, mt_tensor *t);
 mt_tensor *lmt_check_tensor(lua_State *L, int idx);
 mt_tensor *lmt_to_tensor(lua_State *L, int idx); /* NULL if not a (live) tensor */
+bool lmt_is_released_tensor(lua_State *L, int idx); /* a tensor userdata freed by <close> */
 /* Tell Lua's collector about tensor memory allocated since the last call. */
 void lmt_gc_hint(lua_State *L);
 /* ---- autograd (lmt_autograd.c) ----------------------------------------------------------------- */

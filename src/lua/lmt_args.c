@@ -675,6 +675,9 @@ static void add_marked_args(lua_State *L, luaL_Buffer *b, const mt_schema *s, in
 
 static int overload_error(lua_State *L, const lmt_opset *set, bool method, int first, int last,
                           int opts, const mismatch *mms) {
+    /* a tensor freed by <close> matches no signature: say that, not which overloads exist */
+    for (int i = 1; i <= last; i++)
+        if (lmt_is_released_tensor(L, i)) return lmt_errorf(L, "this tensor was released by <close> and can no longer be used");
     /* PyTorch reports one overload's own error when it is the only one that takes this many
      * arguments with these keywords (the only plausible one) */
     int plausible = 0, only = 0;

@@ -1,4 +1,5 @@
 /* lmt_misc.c: module-level functions that are not operators (default dtype, promotion). */
+#include "cpu_kernels.h"
 #include "lmt.h"
 #include "mt_parallel.h"
 #include "mt_pipeline.h"
@@ -77,6 +78,12 @@ static int cpu_allocated_bytes(lua_State *L) {
     return 1;
 }
 
+static int blas_config(lua_State *L) {
+    const char *c = mt_cpu_blas_config();
+    lua_pushstring(L, c ? c : "unknown BLAS");
+    return 1;
+}
+
 void lmt_open_misc(lua_State *L) {
     static const luaL_Reg fns[] = {
         {"get_default_dtype", get_default_dtype},
@@ -92,6 +99,7 @@ void lmt_open_misc(lua_State *L) {
         {"set_num_threads", set_num_threads},
         {"_cpu_allocated_bytes", cpu_allocated_bytes},
         {"_monotonic", monotonic},
+        {"_blas_config", blas_config},
         {NULL, NULL},
     };
     luaL_setfuncs(L, fns, 0);

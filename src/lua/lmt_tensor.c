@@ -72,6 +72,11 @@ void lmt_push_tensor(lua_State *L, mt_tensor *t) {
 
 mt_tensor *lmt_to_tensor(lua_State *L, int idx) { return lmt_box_tensor(L, idx); }
 
+bool lmt_is_released_tensor(lua_State *L, int idx) {
+    lmt_box *b = lua_touserdata(L, idx);
+    return b && lua_rawlen(L, idx) == sizeof(lmt_box) && b->magic == LMT_BOX_MAGIC && !b->t;
+}
+
 mt_tensor *lmt_check_tensor(lua_State *L, int idx) {
     lmt_box *b = lua_touserdata(L, idx);
     if (!b || lua_rawlen(L, idx) != sizeof(lmt_box) || b->magic != LMT_BOX_MAGIC)

@@ -46,7 +46,7 @@ describe("luamt", function()
   it("prints versions", function()
     local out, status = run(luamt .. " --version")
     assert.are.equal(0, status)
-    assert.truthy(out:match("^mindtorch %d+%.%d+%.%d+, Lua 5%.4"))
+    assert.truthy(out:match("^mindtorch %d+%.%d+%.%d+, Lua 5%.4%.%d+, OpenBLAS %d+%.%d+"), out)
   end)
 
   it("prints expression results in interactive mode", function()

@@ -55,6 +55,11 @@ describe("tensor memory", function()
     end
     assert.has_error(function() return keep:numel() end,
       "this tensor was released by <close> and can no longer be used")
+    -- operators say the same, not that no overload matched
+    assert.has_error(function() return keep:sum() end,
+      "this tensor was released by <close> and can no longer be used")
+    assert.has_error(function() return torch.add(torch.ones(2), keep) end,
+      "this tensor was released by <close> and can no longer be used")
   end)
 
   it("keeps a storage alive while a view uses it", function()

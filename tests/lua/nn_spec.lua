@@ -210,6 +210,33 @@ describe("optim", function()
     assert.has_error(function() optim.SGD({}, { lr = 0.1 }) end, "optimizer got an empty parameter list")
     assert.has_error(function() optim.SGD({ w }, { lr = -1 }) end, "Invalid learning rate value: -1")
   end)
+
+  it("takes options positionally in PyTorch's order or in a trailing table", function()
+    local w = torch.randn(3, { requires_grad = true })
+    local sgd = optim.SGD({ w }, 0.1, 0.9, { nesterov = true })
+    assert.are.same({ 0.1, 0.9, true }, { sgd.defaults.lr, sgd.defaults.momentum, sgd.defaults.nesterov })
+    local adam = optim.Adam({ w }, 0.01, { 0.8, 0.99 }) -- betas is a list, not an options table
+    assert.are.same({ 0.8, 0.99 }, adam.defaults.betas)
+    assert.has_error(function() optim.SGD({ w }, { lr = 0.1, foo = 1 }) end,
+      "__init__() got an unexpected keyword argument 'foo'")
+    assert.has_error(function() optim.SGD({ w }, 0.1, { lr = 0.2 }) end,
+      "__init__() got multiple values for argument 'lr'")
+    local S = optim.lr_scheduler
+    local step = S.StepLR(adam, 30, { gamma = 0.5 })
+    assert.are.same({ 30, 0.5 }, { step.step_size, step.gamma })
+    assert.are.same({ [2] = 1, [4] = 1 }, S.MultiStepLR(adam, { 2, 4 }, 0.5).milestones)
+    assert.are.equal(0.25, S.CosineAnnealingLR(adam, 10, { eta_min = 0.25 }).eta_min)
+    assert.has_error(function() S.StepLR(adam, 30, 0.5, 7) end, "__init__() takes 2 positional arguments but 3 were given")
+    -- ReduceLROnPlateau: positional mode, and a state dict as the other schedulers
+    local plateau = S.ReduceLROnPlateau(adam, "max", { patience = 0 })
+    plateau:step(1)
+    plateau:step(0.5)
+    local sd = plateau:state_dict()
+    assert.are.same({ "max", 1, 0 }, { sd.mode, sd.best, sd.num_bad_epochs })
+    local again = S.ReduceLROnPlateau(adam)
+    again:load_state_dict(sd)
+    assert.are.same({ "max", 1 }, { again.mode, again.best })
+  end)
 end)
 
 describe("utils.data", function()

@@ -6,34 +6,8 @@
 return function(torch, nn)
   local Module, F, init, py = nn.Module, nn.functional, nn.init, nn._py
 
-  -- PyTorch's signature: values positionally in `names` order, or by name in a trailing
-  -- options table (a plain table: no tensor, no module). Unknown names are refused as
-  -- Python refuses them.
-  local function parse_args(fname, names, defaults, ...)
-    local n = select("#", ...)
-    local args = { ... }
-    local out = {}
-    local last = args[n]
-    if n > 0 and type(last) == "table" and getmetatable(last) == nil then
-      n = n - 1
-      local known = {}
-      for _, k in ipairs(names) do known[k] = true end
-      for k, v in pairs(last) do
-        if not known[k] then error(("%s() got an unexpected keyword argument '%s'"):format(fname, tostring(k)), 3) end
-        out[k] = v
-      end
-    end
-    for i = 1, n do
-      local k = names[i]
-      if k == nil then error(("%s() takes %d positional arguments but %d were given"):format(fname, #names, n), 3) end
-      if args[i] ~= nil then out[k] = args[i] end
-    end
-    for k, v in pairs(defaults) do
-      if out[k] == nil then out[k] = v end
-    end
-    return out
-  end
-  nn._parse_args = parse_args
+  -- PyTorch's signature: positional values or a trailing options table (mindtorch._args)
+  local parse_args = require("mindtorch._args").parse
 
   local function factory(o)
     if o.dtype or o.device then

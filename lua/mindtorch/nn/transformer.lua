@@ -3,7 +3,7 @@
 -- fused fast paths compute the same thing) written with differentiable ops.
 return function(torch, nn)
   local Module, F, init = nn.Module, nn.functional, nn.init
-  local parse_args = nn._parse_args
+  local parse_args = require("mindtorch._args").parse
 
   local function tuple(...) -- a Python tuple's text
     local parts = { ... }

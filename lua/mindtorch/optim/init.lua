@@ -1,6 +1,7 @@
 -- mindtorch.optim: PyTorch's optimizers and learning-rate schedulers in Lua, step for step
 -- (the same update order and arithmetic as PyTorch 1.13's single-tensor implementations).
 local torch = require "mindtorch"
+local parse_args = require("mindtorch._args").parse
 local optim = {}
 
 -- ---- Optimizer -----------------------------------------------------------------------------------
@@ -8,11 +9,19 @@ local Optimizer = { __name = "Optimizer" }
 Optimizer.__index = Optimizer
 optim.Optimizer = Optimizer
 
--- a subclass: Name(params, opts) builds one with the class's defaults filled in
-function Optimizer:extend(name, defaults)
-  local cls = setmetatable({ __name = name, defaults = defaults }, { __index = self, __call = function(c, params, opts)
+-- a subclass: Name(params, ...) builds one with the class's defaults filled in; the options
+-- come positionally in PyTorch's order (`positional`), or by name in a trailing table
+function Optimizer:extend(name, defaults, positional)
+  local names = { table.unpack(positional) }
+  local listed = {}
+  for _, k in ipairs(names) do listed[k] = true end
+  local rest = {}
+  for k in pairs(defaults) do if not listed[k] then rest[#rest + 1] = k end end
+  table.sort(rest)
+  table.move(rest, 1, #rest, #names + 1, names)
+  local cls = setmetatable({ __name = name, defaults = defaults }, { __index = self, __call = function(c, params, ...)
     local o = setmetatable({}, c)
-    o:__init(params, opts)
+    o:__init(params, parse_args("__init__", names, nil, ...))
     return o
   end })
   cls.__index = cls
@@ -28,10 +37,7 @@ function Optimizer:__init(params, opts)
   opts = opts or {}
   self.defaults = {}
   for k, v in pairs(getmetatable(self).defaults) do self.defaults[k] = v end
-  for k, v in pairs(opts) do
-    if self.defaults[k] == nil then error(("%s got an unexpected option '%s'"):format(getmetatable(self).__name, k), 3) end
-    self.defaults[k] = v
-  end
+  for k, v in pairs(opts) do self.defaults[k] = v end
   self:_check(self.defaults)
   self.state = {}
   self.param_groups = {}
@@ -147,7 +153,8 @@ end
 
 -- ---- SGD -------------------------------------------------------------------------------------------
 local SGD = Optimizer:extend("SGD", { lr = 0.001, momentum = 0, dampening = 0, weight_decay = 0, nesterov = false,
-  maximize = false })
+  maximize = false },
+  { "lr", "momentum", "dampening", "weight_decay", "nesterov" })
 function SGD:_check(g)
   check_nonneg(g, "lr", "learning rate")
   check_nonneg(g, "momentum", "momentum")
@@ -226,7 +233,8 @@ local function adam_update(self, g, decoupled)
   end
 end
 
-local Adam = Optimizer:extend("Adam", adam_defaults)
+local Adam = Optimizer:extend("Adam", adam_defaults,
+  { "lr", "betas", "eps", "weight_decay", "amsgrad" })
 Adam._check = function(_, g) adam_check(g) end
 function Adam:_update(g) adam_update(self, g, false) end
 optim.Adam = Adam
@@ -234,7 +242,8 @@ optim.Adam = Adam
 local adamw_defaults = {}
 for k, v in pairs(adam_defaults) do adamw_defaults[k] = v end
 adamw_defaults.weight_decay = 0.01
-local AdamW = Optimizer:extend("AdamW", adamw_defaults)
+local AdamW = Optimizer:extend("AdamW", adamw_defaults,
+  { "lr", "betas", "eps", "weight_decay", "amsgrad" })
 AdamW._check = function(_, g) adam_check(g) end
 function AdamW:_update(g) adam_update(self, g, true) end
 optim.AdamW = AdamW
@@ -250,7 +259,8 @@ local function state_for(self, p, make)
 end
 
 local RMSprop = Optimizer:extend("RMSprop", { lr = 0.01, alpha = 0.99, eps = 1e-8, weight_decay = 0, momentum = 0,
-  centered = false, maximize = false })
+  centered = false, maximize = false },
+  { "lr", "alpha", "eps", "weight_decay", "momentum", "centered" })
 function RMSprop:_check(g)
   check_nonneg(g, "lr", "learning rate")
   check_nonneg(g, "eps", "epsilon")
@@ -292,7 +302,8 @@ end
 optim.RMSprop = RMSprop
 
 local Adagrad = Optimizer:extend("Adagrad", { lr = 0.01, lr_decay = 0, weight_decay = 0, initial_accumulator_value = 0,
-  eps = 1e-10, maximize = false })
+  eps = 1e-10, maximize = false },
+  { "lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps" })
 function Adagrad:_check(g)
   check_nonneg(g, "lr", "learning rate")
   check_nonneg(g, "lr_decay", "lr_decay")
@@ -320,7 +331,8 @@ function Adagrad:_update(g)
 end
 optim.Adagrad = Adagrad
 
-local Adadelta = Optimizer:extend("Adadelta", { lr = 1.0, rho = 0.9, eps = 1e-6, weight_decay = 0, maximize = false })
+local Adadelta = Optimizer:extend("Adadelta", { lr = 1.0, rho = 0.9, eps = 1e-6, weight_decay = 0, maximize = false },
+  { "lr", "rho", "eps", "weight_decay" })
 function Adadelta:_check(g)
   check_nonneg(g, "lr", "learning rate")
   if g.rho < 0 or g.rho > 1 then error(("Invalid rho value: %s"):format(g.rho), 4) end

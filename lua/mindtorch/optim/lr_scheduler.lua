@@ -6,10 +6,15 @@ return function(torch, optim)
   local Scheduler = { __name = "LRScheduler" }
   Scheduler.__index = Scheduler
 
-  local function class(name, init)
+  local parse_args = require("mindtorch._args").parse
+
+  -- a scheduler class: Name(optimizer, ...) takes PyTorch's arguments after the optimizer
+  -- positionally (`names`, with `defaults`) or in a trailing options table; init(s, o) gets
+  -- them by name
+  local function class(name, names, defaults, init)
     local cls = setmetatable({ __name = name }, { __index = Scheduler, __call = function(c, optimizer, ...)
       local s = setmetatable({ optimizer = optimizer, last_epoch = -1, _step_count = 0 }, c)
-      init(s, ...)
+      init(s, parse_args("__init__", names, defaults, ...))
       s:_initial()
       return s
     end })
@@ -53,9 +58,8 @@ return function(torch, optim)
     return out
   end
 
-  local StepLR = class("StepLR", function(s, step_size, gamma)
-    if type(step_size) == "table" then step_size, gamma = step_size.step_size, step_size.gamma end
-    s.step_size, s.gamma = step_size, gamma or 0.1
+  local StepLR = class("StepLR", { "step_size", "gamma" }, { gamma = 0.1 }, function(s, o)
+    s.step_size, s.gamma = o.step_size, o.gamma
   end)
   function StepLR:get_lr()
     return each(self, function(g)
@@ -64,28 +68,21 @@ return function(torch, optim)
     end)
   end
 
-  local MultiStepLR = class("MultiStepLR", function(s, milestones, gamma)
-    if milestones.milestones then milestones, gamma = milestones.milestones, milestones.gamma end
-    s.milestones, s.gamma = {}, gamma or 0.1
-    for _, m in ipairs(milestones) do s.milestones[m] = (s.milestones[m] or 0) + 1 end
+  local MultiStepLR = class("MultiStepLR", { "milestones", "gamma" }, { gamma = 0.1 }, function(s, o)
+    s.milestones, s.gamma = {}, o.gamma
+    for _, m in ipairs(o.milestones) do s.milestones[m] = (s.milestones[m] or 0) + 1 end
   end)
   function MultiStepLR:get_lr()
     local c = self.milestones[self.last_epoch]
     return each(self, function(g) return c and g.lr * self.gamma ^ c or g.lr end)
   end
 
-  local ExponentialLR = class("ExponentialLR", function(s, gamma)
-    if type(gamma) == "table" then gamma = gamma.gamma end
-    s.gamma = gamma
-  end)
+  local ExponentialLR = class("ExponentialLR", { "gamma" }, nil, function(s, o) s.gamma = o.gamma end)
   function ExponentialLR:get_lr()
     return each(self, function(g) return self.last_epoch == 0 and g.lr or g.lr * self.gamma end)
   end
 
-  local LambdaLR = class("LambdaLR", function(s, fn)
-    if type(fn) == "table" and fn.lr_lambda then fn = fn.lr_lambda end
-    s.lr_lambdas = fn
-  end)
+  local LambdaLR = class("LambdaLR", { "lr_lambda" }, nil, function(s, o) s.lr_lambdas = o.lr_lambda end)
   function LambdaLR:get_lr()
     return each(self, function(_, base, i)
       local f = type(self.lr_lambdas) == "table" and self.lr_lambdas[i] or self.lr_lambdas
@@ -93,9 +90,8 @@ return function(torch, optim)
     end)
   end
 
-  local CosineAnnealingLR = class("CosineAnnealingLR", function(s, T_max, eta_min)
-    if type(T_max) == "table" then T_max, eta_min = T_max.T_max, T_max.eta_min end
-    s.T_max, s.eta_min = T_max, eta_min or 0
+  local CosineAnnealingLR = class("CosineAnnealingLR", { "T_max", "eta_min" }, { eta_min = 0 }, function(s, o)
+    s.T_max, s.eta_min = o.T_max, o.eta_min
   end)
   function CosineAnnealingLR:get_lr()
     local e, T, eta = self.last_epoch, self.T_max, self.eta_min
@@ -116,7 +112,10 @@ return function(torch, optim)
   -- div_factor=25, final_div_factor=1e4, three_phase=false})
   local OneCycleLR = { __name = "OneCycleLR" }
   OneCycleLR.__index = OneCycleLR
-  setmetatable(OneCycleLR, { __index = Scheduler, __call = function(c, optimizer, o)
+  local one_cycle_names = { "max_lr", "total_steps", "epochs", "steps_per_epoch", "pct_start", "anneal_strategy",
+    "cycle_momentum", "base_momentum", "max_momentum", "div_factor", "final_div_factor", "three_phase" }
+  setmetatable(OneCycleLR, { __index = Scheduler, __call = function(c, optimizer, ...)
+    local o = parse_args("__init__", one_cycle_names, nil, ...)
     local s = setmetatable({ optimizer = optimizer, last_epoch = -1, _step_count = 0 }, c)
     local total = o.total_steps
     if total == nil then
@@ -191,10 +190,12 @@ return function(torch, optim)
 
   -- ReduceLROnPlateau(opt, {mode="min", factor=0.1, patience=10, threshold=1e-4,
   -- threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8}); step(metric)
-  local Plateau = {}
+  local Plateau = { __name = "ReduceLROnPlateau", state_dict = Scheduler.state_dict,
+                    load_state_dict = Scheduler.load_state_dict }
   Plateau.__index = Plateau
-  function S.ReduceLROnPlateau(optimizer, o)
-    o = o or {}
+  local plateau_names = { "mode", "factor", "patience", "threshold", "threshold_mode", "cooldown", "min_lr", "eps" }
+  function S.ReduceLROnPlateau(optimizer, ...)
+    local o = parse_args("__init__", plateau_names, nil, ...)
     if (o.factor or 0.1) >= 1 then error("Factor should be < 1.0.", 2) end
     local s = setmetatable({ optimizer = optimizer, mode = o.mode or "min", factor = o.factor or 0.1,
       patience = o.patience == nil and 10 or o.patience, threshold = o.threshold or 1e-4,
