@@ -55,13 +55,19 @@ LIBMT    := $(BLIB)/libmindtorch.so
 LUAMOD   := $(LMODDIR)/core.so
 LUAMT    := $(BUILD)/luamt
 LUALINK  := $(LSHARE)/mindtorch
+NPUMOD   := $(LMODDIR)/npu_backend.so
+NPU_SRCS := $(wildcard backends/npu/*.c)
+NPU_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(NPU_SRCS))
+# the ACL stand-in (tests/ascend_standin): CANN's library names and layout, host memory behind
+STANDIN      := $(BUILD)/ascend-standin
+STANDIN_LIBS := $(STANDIN)/lib64/libascendcl.so $(STANDIN)/lib64/libnnopbase.so $(STANDIN)/lib64/libopapi.so
 
 C_TEST_SRCS := $(wildcard tests/c/test_*.c)
 C_TESTS     := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(C_TEST_SRCS))
 C_PLUGINS   := $(patsubst tests/c/%.c,$(BUILD)/tests/lib%.so,$(wildcard tests/c/plugin_*.c))
 
 .PHONY: all check test asan bench demo tour golden lua-env install clean examples docs
-all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK)
+all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK) $(NPUMOD) $(STANDIN_LIBS) $(STANDIN)/opp
 
 # ---- generated operator tables -------------------------------------------------------------
 $(GEN)/mt_ops_gen.h $(GEN)/mt_ops_gen.c $(GEN)/reference.md: $(OP_DECLS) src/ops/opgen.lua
@@ -103,6 +109,26 @@ $(LUAMT): $(OBJ)/src/luamt.o $(LIBMT)
 	$(CC) -o $@ $< $(LDFLAGS) -L$(BLIB) -lmindtorch -llua5.4 -lreadline -lm \
 	    '-Wl,-rpath,$$ORIGIN/lib:$$ORIGIN/../lib:$$ORIGIN/../lib/lua/$(LUA_VERSION)' -Wl,-E
 
+# the NPU backend: its own shared object, loaded at run time (the core never links it)
+$(OBJ)/backends/npu/%.o: override CFLAGS += -Ibackends/npu
+$(NPUMOD): $(NPU_OBJS) $(LIBMT)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $(NPU_OBJS) $(LDFLAGS) -L$(BLIB) -lmindtorch -ldl -lm '-Wl,-rpath,$$ORIGIN/../../..:$$ORIGIN/..'
+-include $(NPU_OBJS:.o=.d)
+
+STANDIN_CFLAGS = $(filter-out -Isrc%,$(CFLAGS)) -Ibackends/npu -Itests/ascend_standin
+$(STANDIN)/lib64/libascendcl.so: tests/ascend_standin/standin_runtime.c tests/ascend_standin/standin.h backends/npu/acl_abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(STANDIN_CFLAGS) -shared -o $@ $< $(LDFLAGS) -Wl,-soname,libascendcl.so
+$(STANDIN)/lib64/libnnopbase.so: tests/ascend_standin/standin_nnopbase.c tests/ascend_standin/standin_nn.h $(STANDIN)/lib64/libascendcl.so
+	$(CC) $(STANDIN_CFLAGS) -shared -o $@ $< $(LDFLAGS) -Wl,-soname,libnnopbase.so
+$(STANDIN)/lib64/libopapi.so: tests/ascend_standin/standin_opapi.c tests/ascend_standin/standin_nn.h $(STANDIN)/lib64/libnnopbase.so
+	$(CC) $(STANDIN_CFLAGS) -shared -o $@ $< $(LDFLAGS) -Wl,-soname,libopapi.so \
+	    -L$(STANDIN)/lib64 -lnnopbase -lascendcl '-Wl,-rpath,$$ORIGIN'
+$(STANDIN)/opp:
+	@mkdir -p $@
+	printf 'stand-in for tests: not Ascend CANN (tests/ascend_standin)\n' > $(STANDIN)/version.cfg
+
 $(LUALINK):
 	@mkdir -p $(LSHARE)
 	ln -sfn $(abspath lua/mindtorch) $@
@@ -123,6 +149,7 @@ install-runtime: all
 	install -m 755 $(LUAMT) $(DESTDIR)$(BINDIR)/luamt
 	install -m 755 $(LIBMT) $(DESTDIR)$(LIBDIR)/libmindtorch.so
 	install -m 755 $(LUAMOD) $(DESTDIR)$(CMODDIR)/mindtorch/core.so
+	install -m 755 $(NPUMOD) $(DESTDIR)$(CMODDIR)/mindtorch/npu_backend.so
 	for f in $(LUA_FILES); do \
 	    install -D -m 644 $$f $(DESTDIR)$(LUADIR)/$${f#lua/}; done
 

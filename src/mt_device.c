@@ -1,10 +1,14 @@
 /* mt_device.c: device names, parsing, and the registry of device backends. */
+#define _GNU_SOURCE
 #include "mt_device.h"
 
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const devnames[MT_NUM_DEVTYPES] = {"cpu", "meta", "npu"};
 
@@ -56,18 +60,64 @@ int mt_backend_register(const mt_backend *b) {
     return 0;
 }
 
+/* The NPU module is a separate shared object (backends/npu): the first use of an "npu" device
+ * loads it from next to this library, where make install, LuaRocks and the build tree put it
+ * (MINDTORCH_NPU_MODULE names another file, and then only that one). */
+static pthread_once_t npu_once = PTHREAD_ONCE_INIT;
+static char npu_load_error[4096];
+
+static void load_npu_module(void) {
+    char candidates[3][1200];
+    int n = 0;
+    const char *env = getenv("MINDTORCH_NPU_MODULE");
+    Dl_info info;
+    if (env && *env) snprintf(candidates[n++], sizeof candidates[0], "%s", env);
+    else if (dladdr((void *)mt_backend_get, &info) && info.dli_fname) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s", info.dli_fname);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = 0;
+        else snprintf(dir, sizeof dir, ".");
+        snprintf(candidates[n++], sizeof candidates[0], "%s/lua/5.4/mindtorch/npu_backend.so", dir);
+        snprintf(candidates[n++], sizeof candidates[0], "%s/mindtorch/npu_backend.so", dir);
+    }
+    snprintf(npu_load_error, sizeof npu_load_error, "the NPU backend module (mindtorch/npu_backend.so) was not found");
+    for (int i = 0; i < n; i++) {
+        void *h = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            if (access(candidates[i], F_OK) == 0)
+                snprintf(npu_load_error, sizeof npu_load_error, "cannot load the NPU backend module: %s", dlerror());
+            continue;
+        }
+        int (*init)(void) = (int (*)(void))dlsym(h, "mt_npu_backend_init");
+        if (!init) {
+            snprintf(npu_load_error, sizeof npu_load_error, "%s has no mt_npu_backend_init", candidates[i]);
+            continue;
+        }
+        if (init() == 0) npu_load_error[0] = 0;
+        else snprintf(npu_load_error, sizeof npu_load_error, "%s", mt_error_msg());
+        return; /* the module stays loaded for the life of the process */
+    }
+}
+
 const mt_backend *mt_backend_get(int type) {
     const mt_backend *b = type >= 0 && type < MT_NUM_DEVTYPES ? atomic_load(&backends[type]) : NULL;
+    if (!b && type == MT_DEV_NPU) {
+        pthread_once(&npu_once, load_npu_module);
+        b = atomic_load(&backends[type]);
+        if (!b) mt_error(MT_ERR_RUNTIME, "NPU is not available: %s", npu_load_error);
+        return b;
+    }
     if (!b)
-        mt_error(MT_ERR_RUNTIME,
-                 "%s device is not available: the %s backend module is not loaded (torch.%s loads it)",
-                 mt_devtype_name(type), mt_devtype_name(type), mt_devtype_name(type));
+        mt_error(MT_ERR_RUNTIME, "%s device is not available: no %s backend is registered", mt_devtype_name(type),
+                 mt_devtype_name(type));
     return b;
 }
 
 mt_device mt_device_resolve(mt_device d) {
     if (d.type == MT_DEV_NPU && d.index < 0) {
-        const mt_backend *b = atomic_load(&backends[MT_DEV_NPU]);
+        const mt_backend *b = mt_backend_get(MT_DEV_NPU);
+        mt_error_clear(); /* an unavailable NPU is reported by the allocation that follows */
         d.index = (int8_t)(b && b->current_device ? b->current_device() : 0);
     }
     return d;

@@ -223,6 +223,7 @@ static int dispatch(const mt_op *op, mt_keyset ks, mt_device dev, mt_value *args
         if (sync_pending_args(op, args)) return -1;
     }
     ks &= ~KS_PENDING;
+    bool npu_checked = false;
     while (ks) {
         int key = 31 - __builtin_clz(ks);
         mt_call c = {op, key, ks, dev};
@@ -233,7 +234,12 @@ static int dispatch(const mt_op *op, mt_keyset ks, mt_device dev, mt_value *args
             continue;
         }
         if (op->meta && (key == MT_KEY_META || op->impls[key])) return run_structured(&c, args, rets);
-        if (key == MT_KEY_NPU && !mt_backend_get(MT_DEV_NPU)) return -1; /* says why */
+        if (key == MT_KEY_NPU && !npu_checked) {
+            /* the first NPU call loads the NPU module, which registers its kernels: look again */
+            if (!mt_backend_get(MT_DEV_NPU)) return -1; /* says why */
+            npu_checked = true;
+            continue;
+        }
         return no_kernel(op, key);
     }
     return no_kernel(op, MT_KEY_CPU);

@@ -157,7 +157,7 @@ torch.__config__ = {
 
 -- submodules load on first use: torch.nn, torch.optim, torch.utils
 package.loaded.mindtorch = torch -- they require "mindtorch" themselves
-local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils" }
+local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils", npu = "mindtorch.npu" }
 setmetatable(torch, {
   __index = function(t, k)
     local name = lazy[k]

@@ -1,0 +1,45 @@
+/* npu_module.c: what loading the NPU module does: register the "npu" device with the core
+ * (its caching allocator, copies, synchronisation) and its kernels on the NPU dispatch key.
+ * The core loads this shared object on first use of an "npu" device (src/mt_device.c), and
+ * torch.npu loads it as a Lua module; both reach the same, once. */
+#include <pthread.h>
+
+#include "mt_ops_gen.h"
+#include "npu_alloc.h"
+#include "npu_ops.h"
+
+static int sync_device(mt_device d) {
+    int dev = d.index < 0 ? npu_current_device() : d.index;
+    if (npu_bind(dev)) return -1;
+    NPU_CHECK(npu_acl.aclrtSynchronizeDevice(), "aclrtSynchronizeDevice");
+    return 0;
+}
+
+static int count(void) { return npu_device_count(); }
+static int current(void) { return npu_current_device(); }
+
+static mt_backend backend = {MT_DEV_NPU, NULL, npu_copy_bytes, sync_device, count, current, NULL};
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int init_status;
+
+static void register_all(void) {
+    backend.allocator = npu_storage_allocator();
+    if (mt_init() || mt_backend_register(&backend)) {
+        init_status = -1;
+        return;
+    }
+    mt_disp_impl(MT_OP_empty_strided, MT_KEY_NPU, npu_empty_impl);
+    mt_disp_impl(MT_OP_empty, MT_KEY_NPU, npu_empty_impl);
+    mt_disp_impl(MT_OP_zeros, MT_KEY_NPU, npu_zeros_impl);
+    mt_disp_impl(MT_OP_ones, MT_KEY_NPU, npu_fill_impl);
+    mt_disp_impl(MT_OP_full, MT_KEY_NPU, npu_fill_impl);
+    mt_disp_impl(MT_OP_fill__Scalar, MT_KEY_NPU, npu_fill_impl);
+    mt_disp_impl(MT_OP_copy_, MT_KEY_NPU, npu_copy_impl);
+}
+
+/* the entry point the core looks up with dlsym */
+MT_API int mt_npu_backend_init(void) {
+    pthread_once(&once, register_all);
+    return init_status;
+}
