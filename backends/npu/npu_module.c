@@ -2,6 +2,8 @@
  * (its caching allocator, copies, synchronisation) and its kernels on the NPU dispatch key.
  * The core loads this shared object on first use of an "npu" device (src/mt_device.c), and
  * torch.npu loads it as a Lua module; both reach the same, once. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 
 #include "mt_ops_gen.h"
@@ -24,6 +26,14 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int init_status;
 
 static void register_all(void) {
+    /* the core keeps pointers into this module (its backend, kernels, allocator): it must never
+     * be unloaded, even when the lua_State that required it closes and dlcloses it */
+    Dl_info self;
+    if (!dladdr((void *)register_all, &self) || !self.dli_fname ||
+        !dlopen(self.dli_fname, RTLD_NOW | RTLD_NODELETE)) {
+        init_status = mt_error(MT_ERR_RUNTIME, "the NPU module cannot pin itself in memory: %s", dlerror());
+        return;
+    }
     backend.allocator = npu_storage_allocator();
     if (mt_init() || mt_backend_register(&backend)) {
         init_status = -1;

@@ -54,6 +54,7 @@ describe("make install", function()
     local out, status = run(clean_env .. "make -s --no-print-directory install DESTDIR=" .. dir .. "/stage PREFIX=/opt/mindtorch")
     assert.are.equal(0, status, out)
     for _, f in ipairs { "bin/luamt", "lib/libmindtorch.so", "lib/lua/5.4/mindtorch/core.so",
+                         "lib/lua/5.4/mindtorch/npu_backend.so",
                          "share/lua/5.4/mindtorch/init.lua", "share/lua/5.4/mindtorch/nn/init.lua",
                          "include/mindtorch/mindtorch.h", "lib/pkgconfig/mindtorch.pc" } do
       assert.truthy(io.open(dir .. "/stage/opt/mindtorch/" .. f), f)
@@ -66,6 +67,12 @@ describe("make install", function()
     out, status = run(moved .. "/bin/luamt " .. dir .. "/train.lua")
     assert.are.equal(0, status, out)
     assert.are.equal("true\t" .. moved .. "/bin/../lib/lua/5.4/mindtorch/core.so\n", out)
+
+    -- the NPU module is found next to the moved library (here against the ACL stand-in)
+    local standin = "ASCEND_HOME_PATH=$(cd " .. build .. "/ascend-standin && pwd) "
+    out, status = run(standin .. moved .. "/bin/luamt -e 'print(torch.ones(2, {device = \"npu\"}):cpu():sum():item())'")
+    assert.are.equal(0, status, out)
+    assert.are.equal("2.0\n", out)
 
     -- a plain lua5.4 with the tree on its paths
     out, status = run(("cd %s && LUA_PATH='%s/share/lua/5.4/?.lua;%s/share/lua/5.4/?/init.lua' LUA_CPATH='%s/lib/lua/5.4/?.so' %s train.lua")
@@ -98,6 +105,12 @@ describe("luarocks make", function()
       :format(dir, tree, lua))
     assert.are.equal(0, status, out)
     assert.are.equal("true\t" .. tree .. "/lib/lua/5.4/mindtorch/core.so\n", out)
+    -- the NPU module from the tree, loaded by the core on first use
+    out, status = run(("cd %s && eval \"$(luarocks --lua-version 5.4 --tree %s path)\" && ASCEND_HOME_PATH=%s %s -e '%s'")
+      :format(dir, tree, os.getenv("PWD") .. "/" .. build .. "/ascend-standin", lua,
+        'local t = require "mindtorch"; print(t.full({3}, 2.5, {device = "npu"}):cpu():sum():item())'))
+    assert.are.equal(0, status, out)
+    assert.are.equal("7.5\n", out)
     -- and the shell it installed
     out, status = run(tree .. "/bin/luamt -e 'print(torch.ones(3):sum():item())'")
     assert.are.equal(0, status, out)
