@@ -599,8 +599,6 @@ int npu_alloc_set_fraction(double fraction, int device) {
 }
 
 /* ---- snapshot --------------------------------------------------------------------------------- */
-static bool is_segment_head_of_interest(block *b) { return b->prev == NULL; }
-
 static int add_segment(npu_segment_info **out, int *n, int *cap, block *head) {
     if (*n == *cap) {
         int c = *cap ? 2 * *cap : 16;
@@ -642,11 +640,11 @@ npu_segment_info *npu_alloc_snapshot(int *count) {
     for (int dev = 0; dev < NPU_MAX_DEVICES; dev++)
         for (int k = 0; k < 2; k++)
             for (size_t i = 0; i < devices[dev].pools[k].n; i++)
-                if (is_segment_head_of_interest(devices[dev].pools[k].v[i]))
+                if (!devices[dev].pools[k].v[i]->prev) /* a segment's first block */
                     add_segment(&out, &n, &cap, devices[dev].pools[k].v[i]);
     for (int h = 0; h < HASH_BUCKETS; h++)
         for (block *b = allocated_blocks[h]; b; b = b->hash_next)
-            if (is_segment_head_of_interest(b)) add_segment(&out, &n, &cap, b);
+            if (!b->prev) add_segment(&out, &n, &cap, b);
     for (pending_event *pe = pending; pe; pe = pe->next) /* heads waiting on events */
         if (!pe->b->prev) {
             bool dup = false;

@@ -19,11 +19,13 @@ static int64_t span_elems(const mt_tensor *t) {
     return last + 1;
 }
 
-static int stream_sync(int device, aclrtStream s) {
-    (void)device;
+static int stream_sync(aclrtStream s) {
     NPU_CHECK(npu_acl.aclrtSynchronizeStream(s), "aclrtSynchronizeStream");
     return 0;
 }
+
+/* the device made current on this thread and its current stream; NULL with the error set */
+static aclrtStream stream_of(int device) { return npu_bind(device) ? NULL : npu_current_stream(device); }
 
 /* A CPU tensor with src's sizes, strides and dtype over a host copy of the device bytes it
  * covers (the whole span, so any layout comes over as it is). */
@@ -34,16 +36,15 @@ static mt_tensor *download(mt_tensor *src) {
     mt_tensor *host = mt_tensor_empty(1, &flat, (mt_dtype)src->dtype, MT_CPU);
     if (!host) return NULL;
     if (span > 0) {
-        int d = dev_of(src);
-        aclrtStream s;
-        if (npu_bind(d) || !(s = npu_current_stream(d))) goto fail;
+        aclrtStream s = stream_of(dev_of(src));
+        if (!s) goto fail;
         aclError e = npu_acl.aclrtMemcpyAsync(mt_tensor_raw(host), (size_t)span * isz, mt_tensor_raw(src),
                                               (size_t)span * isz, ACL_MEMCPY_DEVICE_TO_HOST, s);
         if (e != ACL_SUCCESS) {
             npu_acl_error(e, "aclrtMemcpyAsync");
             goto fail;
         }
-        if (stream_sync(d, s)) goto fail;
+        if (stream_sync(s)) goto fail;
     }
     mt_tensor *view = mt_tensor_view_of(host, src->ndim, src->sizes, src->strides, 0);
     mt_tensor_decref(host);
@@ -57,12 +58,11 @@ fail:
 static int upload_contiguous(mt_tensor *dst, mt_tensor *host) {
     size_t n = (size_t)dst->numel * mt_dtype_size((mt_dtype)dst->dtype);
     if (n == 0) return 0;
-    int d = dev_of(dst);
-    aclrtStream s;
-    if (npu_bind(d) || !(s = npu_current_stream(d))) return -1;
+    aclrtStream s = stream_of(dev_of(dst));
+    if (!s) return -1;
     NPU_CHECK(npu_acl.aclrtMemcpyAsync(mt_tensor_raw(dst), n, mt_tensor_raw(host), n, ACL_MEMCPY_HOST_TO_DEVICE, s),
               "aclrtMemcpyAsync");
-    return stream_sync(d, s); /* the host buffer may go when we return */
+    return stream_sync(s); /* the host buffer may go when we return */
 }
 
 /* dst (NPU, any layout) <- src (CPU, anything copy_ accepts) */
@@ -83,14 +83,13 @@ static int upload(mt_tensor *dst, mt_tensor *src) {
     int rc = mto_copy_(span, src, false) ? 0 : -1;
     if (!rc) mt_tensor_decref(span);
     if (!rc && span->numel > 0) {
-        int d = dev_of(dst);
         size_t n = (size_t)span_elems(dst) * mt_dtype_size((mt_dtype)dst->dtype);
-        aclrtStream s;
-        if (npu_bind(d) || !(s = npu_current_stream(d))) rc = -1;
+        aclrtStream s = stream_of(dev_of(dst));
+        if (!s) rc = -1;
         else {
             aclError e = npu_acl.aclrtMemcpyAsync(mt_tensor_raw(dst), n, mt_tensor_raw(span), n,
                                                   ACL_MEMCPY_HOST_TO_DEVICE, s);
-            rc = e != ACL_SUCCESS ? npu_acl_error(e, "aclrtMemcpyAsync") : stream_sync(d, s);
+            rc = e != ACL_SUCCESS ? npu_acl_error(e, "aclrtMemcpyAsync") : stream_sync(s);
         }
     }
     mt_tensor_decref(span);
@@ -105,9 +104,8 @@ int npu_copy_impl(mt_call *c, mt_value *args, mt_value *rets) {
     if (dst->numel == 0) return 0;
     if (dst_npu && src_npu && dst->dtype == src->dtype && dst->numel == src->numel && dev_of(dst) == dev_of(src) &&
         mt_tensor_is_contiguous(dst) && mt_tensor_is_contiguous(src)) {
-        int d = dev_of(dst);
-        aclrtStream s;
-        if (npu_bind(d) || !(s = npu_current_stream(d))) return -1;
+        aclrtStream s = stream_of(dev_of(dst));
+        if (!s) return -1;
         size_t n = (size_t)dst->numel * mt_dtype_size((mt_dtype)dst->dtype);
         NPU_CHECK(npu_acl.aclrtMemcpyAsync(mt_tensor_raw(dst), n, mt_tensor_raw(src), n, ACL_MEMCPY_DEVICE_TO_DEVICE,
                                            s),
@@ -142,9 +140,8 @@ int npu_zeros_impl(mt_call *c, mt_value *args, mt_value *rets) {
     mt_tensor *t = rets[0].t;
     size_t n = (size_t)span_elems(t) * mt_dtype_size((mt_dtype)t->dtype);
     if (n == 0) return 0;
-    int d = dev_of(t);
-    aclrtStream s;
-    if (npu_bind(d) || !(s = npu_current_stream(d))) return -1;
+    aclrtStream s = stream_of(dev_of(t));
+    if (!s) return -1;
     NPU_CHECK(npu_acl.aclrtMemsetAsync(mt_tensor_raw(t), n, 0, n, s), "aclrtMemsetAsync");
     return 0;
 }
@@ -171,9 +168,8 @@ int npu_copy_bytes(void *dst, mt_device dd, const void *src, mt_device sd, size_
                                                                            : ACL_MEMCPY_HOST_TO_DEVICE)
                                                  : ACL_MEMCPY_DEVICE_TO_HOST;
     mt_device dev = dd.type == MT_DEV_NPU ? dd : sd;
-    int d = dev.index < 0 ? npu_current_device() : dev.index;
-    aclrtStream s;
-    if (npu_bind(d) || !(s = npu_current_stream(d))) return -1;
+    aclrtStream s = stream_of(dev.index < 0 ? npu_current_device() : dev.index);
+    if (!s) return -1;
     NPU_CHECK(npu_acl.aclrtMemcpyAsync(dst, n, src, n, kind, s), "aclrtMemcpyAsync");
-    return stream_sync(d, s);
+    return stream_sync(s);
 }

@@ -2,27 +2,21 @@
 -- (PyTorch 1.13's layout: 75-column rows, sizes in B/KB/MB/GB chosen from the "all" row, counts
 -- in units of a thousand) with torch_npu's NPU labels.
 return function(npu, device_index)
-  local function format_size(sz, pref)
-    local prefixes = { "B ", "KB", "MB", "GB", "TB", "PB" }
-    local i = 1
-    while i < #prefixes and pref >= 768 * 1024 do
-      i = i + 1
-      sz = sz // 1024
-      pref = pref / 1024
+  -- torch.cuda's formatting: the unit is chosen from `pref` (the "all" row's value), stepping
+  -- by `base` while pref is at least `limit`; the value is divided along
+  local function scaled(units, base, limit, pattern)
+    return function(v, pref)
+      local i = 1
+      while i < #units and pref >= limit do
+        i = i + 1
+        v = v // base
+        pref = pref / base
+      end
+      return pattern:format(v, units[i])
     end
-    return ("%7d %s"):format(sz, prefixes[i])
   end
-
-  local function format_count(cnt, pref)
-    local prefixes = { " ", "K", "M" }
-    local i = 1
-    while i < #prefixes and pref >= 750 * 1000 do
-      i = i + 1
-      cnt = cnt // 1000
-      pref = pref / 1000
-    end
-    return ("%7d %s "):format(cnt, prefixes[i])
-  end
+  local format_size = scaled({ "B ", "KB", "MB", "GB", "TB", "PB" }, 1024, 768 * 1024, "%7d %s")
+  local format_count = scaled({ " ", "K", "M" }, 1000, 750 * 1000, "%7d %s ")
 
   local metrics = {
     { "allocated_bytes", "Allocated memory", format_size },

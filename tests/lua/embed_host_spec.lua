@@ -5,13 +5,7 @@ local build = os.getenv("BUILD") or "build"
 local host = build .. "/examples/embed_host"
 local sanitized = os.getenv("MT_PRELOAD") ~= nil
 
-local function run(cmd)
-  local p = io.popen(cmd .. " 2>&1; echo \"status=$?\"")
-  local out = p:read("a")
-  p:close()
-  local body, status = out:match("^(.*)status=(%d+)\n$")
-  return body, tonumber(status)
-end
+local run = require "tests.lua.support.run"
 
 describe("the embedding example", function()
   it("predicts each drawn shape and releases the host's buffer", function()

@@ -5,13 +5,7 @@
 local build = os.getenv("BUILD") or "build"
 local luamt = build .. "/luamt"
 
-local function run(cmd)
-  local p = io.popen(cmd .. " 2>&1; echo \"status=$?\"")
-  local out = p:read("a")
-  p:close()
-  local body, status = out:match("^(.*)status=(%d+)\n$")
-  return body, tonumber(status)
-end
+local run = require "tests.lua.support.run"
 
 local function has(out, text)
   assert(out:find(text, 1, true), ("expected the output to contain %q; it was:\n%s"):format(text, out))

@@ -4,13 +4,7 @@
 local build = os.getenv("BUILD") or "build"
 local preload = os.getenv("MT_PRELOAD") -- the sanitizer runtimes, under make asan
 
-local function run(cmd)
-  local p = io.popen(cmd .. " 2>&1; echo \"status=$?\"")
-  local out = p:read("a")
-  p:close()
-  local body, status = out:match("^(.*)status=(%d+)\n$")
-  return body, tonumber(status)
-end
+local run = require "tests.lua.support.run"
 
 -- make and luarocks run from inside `make check`: they must not join its jobserver
 local clean_env = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL BUILD=" .. build .. " "

@@ -3,13 +3,7 @@
 local build = os.getenv("BUILD") or "build"
 local luamt = build .. "/luamt"
 
-local function run(cmd)
-  local p = io.popen(cmd .. " 2>&1; echo \"status=$?\"")
-  local out = p:read("a")
-  p:close()
-  local body, status = out:match("^(.*)status=(%d+)\n$")
-  return body, tonumber(status)
-end
+local run = require "tests.lua.support.run"
 
 local function script(text)
   local path = os.tmpname()

@@ -4,13 +4,10 @@
 local build = os.getenv("BUILD") or "build"
 local luamt = build .. "/luamt"
 
+local run_shell = require "tests.lua.support.run"
+
 local function run(code, env)
-  local p = io.popen(("env -u ASCEND_HOME_PATH -u ASCEND_TOOLKIT_HOME %s %s -e '%s' 2>&1; echo \"status=$?\"")
-    :format(env or "", luamt, code))
-  local out = p:read("a")
-  p:close()
-  local body, status = out:match("^(.*)status=(%d+)\n$")
-  return body, tonumber(status)
+  return run_shell(("env -u ASCEND_HOME_PATH -u ASCEND_TOOLKIT_HOME %s %s -e '%s'"):format(env or "", luamt, code))
 end
 
 describe("the NPU backend without CANN", function()
