@@ -120,11 +120,13 @@ STANDIN_CFLAGS = $(filter-out -Isrc%,$(CFLAGS)) -Ibackends/npu -Itests/ascend_st
 $(STANDIN)/lib64/libascendcl.so: tests/ascend_standin/standin_runtime.c tests/ascend_standin/standin.h backends/npu/acl_abi.h
 	@mkdir -p $(dir $@)
 	$(CC) $(STANDIN_CFLAGS) -shared -o $@ $< $(LDFLAGS) -Wl,-soname,libascendcl.so
-$(STANDIN)/lib64/libnnopbase.so: tests/ascend_standin/standin_nnopbase.c tests/ascend_standin/standin_nn.h $(STANDIN)/lib64/libascendcl.so
+$(STANDIN)/lib64/libnnopbase.so: tests/ascend_standin/standin_nnopbase.c tests/ascend_standin/standin_nn.h backends/npu/acl_abi.h $(STANDIN)/lib64/libascendcl.so
 	$(CC) $(STANDIN_CFLAGS) -shared -o $@ $< $(LDFLAGS) -Wl,-soname,libnnopbase.so
-$(STANDIN)/lib64/libopapi.so: tests/ascend_standin/standin_opapi.c tests/ascend_standin/standin_nn.h $(STANDIN)/lib64/libnnopbase.so
-	$(CC) $(STANDIN_CFLAGS) -shared -o $@ $< $(LDFLAGS) -Wl,-soname,libopapi.so \
-	    -L$(STANDIN)/lib64 -lnnopbase -lascendcl '-Wl,-rpath,$$ORIGIN'
+STANDIN_OPAPI := tests/ascend_standin/standin_opapi.c tests/ascend_standin/standin_exec.c
+$(STANDIN)/lib64/libopapi.so: $(STANDIN_OPAPI) tests/ascend_standin/standin_exec.h tests/ascend_standin/standin_nn.h \
+                              backends/npu/acl_abi.h src/mt_half.h $(STANDIN)/lib64/libnnopbase.so
+	$(CC) $(STANDIN_CFLAGS) -shared -o $@ $(STANDIN_OPAPI) $(LDFLAGS) -Wl,-soname,libopapi.so \
+	    -L$(STANDIN)/lib64 -lnnopbase -lascendcl -lm '-Wl,-rpath,$$ORIGIN'
 $(STANDIN)/opp:
 	@mkdir -p $@
 	printf 'stand-in for tests: not Ascend CANN (tests/ascend_standin)\n' > $(STANDIN)/version.cfg

@@ -1,5 +1,6 @@
 /* elementwise.c: type promotion, result layout, and the generic meta function of the
  * element-wise ops, driven by one description per op. */
+#include "common_ops.h"
 #include "elementwise.h"
 #include "mt_ops_gen.h"
 #include "shape.h"
@@ -268,7 +269,8 @@ int mt_ew_types_of(const mt_call *c, const mt_ew_desc *d, mt_value *args, mt_ew_
                             d->check == MT_EWC_CLAMP ? cpp_type_name(self) : mt_dtype_scalar_name(self));
         ty->out = self;
     }
-    if (!(d->dtypes & MT_DT_BIT(ty->compute))) {
+    if (!(d->dtypes & MT_DT_BIT(ty->compute)) &&
+        (ty->compute != MT_FLOAT16 || mt_lacks_float16_kernel(c->device, ty->compute))) {
         const char *k = d->kname;
         if (d->check == MT_EWC_CLAMP) /* PyTorch names clamp's kernel by its bounds */
             k = args[2].tag == MT_V_NONE ? "clamp_min_cpu" : args[1].tag == MT_V_NONE ? "clamp_max_scalar_cpu" : k;

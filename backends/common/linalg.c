@@ -1,5 +1,6 @@
 /* linalg.c: the meta functions of the matrix products (shapes, dtypes, PyTorch's checks), and
  * matmul and outer, written with the products. */
+#include "common_ops.h"
 #include "linalg.h"
 #include "mt_ops_gen.h"
 #include "shape.h"
@@ -13,9 +14,10 @@ static int same_dtype(const mt_tensor *a, const mt_tensor *b) {
     return 0;
 }
 
-/* the dtypes the CPU products compute */
-static int supported(const char *kname, mt_dtype dt) {
-    if (dt == MT_FLOAT16 || dt == MT_BOOL)
+/* the dtypes the products compute (the CPU's; the NPU's add float16) */
+static int supported(const char *kname, const mt_tensor *t) {
+    mt_dtype dt = (mt_dtype)t->dtype;
+    if (mt_lacks_float16_kernel(t->device, dt) || dt == MT_BOOL)
         return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kname, mt_dtype_scalar_name(dt));
     return 0;
 }
@@ -46,7 +48,7 @@ int mt_linalg_check(int opid, mt_value *a, int *n, int64_t *shape) {
             return mt_error(MT_ERR_RUNTIME, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
                             (long long)m1->sizes[0], (long long)m1->sizes[1], (long long)m2->sizes[0],
                             (long long)m2->sizes[1]);
-        if (same_dtype(m1, m2) || supported("addmm_impl_cpu_", (mt_dtype)m1->dtype)) return -1;
+        if (same_dtype(m1, m2) || supported("addmm_impl_cpu_", m1)) return -1;
         *n = 2;
         shape[0] = m1->sizes[0];
         shape[1] = m2->sizes[1];
@@ -64,7 +66,7 @@ int mt_linalg_check(int opid, mt_value *a, int *n, int64_t *shape) {
                             "got: [%lld, %lld].",
                             (long long)b1->sizes[0], (long long)b1->sizes[2], (long long)b2->sizes[0],
                             (long long)b2->sizes[1]);
-        if (same_dtype(b1, b2) || supported("bmm", (mt_dtype)b1->dtype)) return -1;
+        if (same_dtype(b1, b2) || supported("bmm", b1)) return -1;
         *n = 3;
         shape[0] = b1->sizes[0];
         shape[1] = b1->sizes[1];
@@ -81,7 +83,7 @@ int mt_linalg_check(int opid, mt_value *a, int *n, int64_t *shape) {
         if (m->sizes[1] != v->sizes[0])
             return mt_error(MT_ERR_RUNTIME, "size mismatch, got %lld, %lldx%lld,%lld", (long long)m->sizes[0],
                             (long long)m->sizes[0], (long long)m->sizes[1], (long long)v->sizes[0]);
-        if (same_dtype(m, v) || supported("addmv_impl_cpu", (mt_dtype)m->dtype)) return -1;
+        if (same_dtype(m, v) || supported("addmv_impl_cpu", m)) return -1;
         *n = 1;
         shape[0] = m->sizes[0];
         if (opid == MT_OP_addmv && (same_dtype(a[0].t, m) || check_bias(a[0].t, 1, shape))) return -1;
@@ -100,7 +102,7 @@ int mt_linalg_check(int opid, mt_value *a, int *n, int64_t *shape) {
                             "number of elements, but got %lld and %lld elements respectively",
                             (long long)x->sizes[0], (long long)y->sizes[0], (long long)x->sizes[0],
                             (long long)y->sizes[0]);
-        if (supported("dot", (mt_dtype)x->dtype)) return -1;
+        if (supported("dot", x)) return -1;
         *n = 0;
         return 0;
     }

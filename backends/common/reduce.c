@@ -1,5 +1,6 @@
 /* reduce.c: decoding reductions and along-a-dim ops (dims, dtypes, PyTorch's checks) and
  * their meta functions. */
+#include "common_ops.h"
 #include "reduce.h"
 #include "mt_ops_gen.h"
 
@@ -232,7 +233,7 @@ int mt_dimop_decode(const mt_call *c, mt_value *args, mt_dimop *d) {
                             d->kind == MT_D_CUMSUM ? "cumsum" : "cumprod");
     } else {
         d->out = dtype.tag == MT_V_DTYPE ? (mt_dtype)dtype.dtype : in;
-        if (integral(d->out) || d->out == MT_FLOAT16) {
+        if (integral(d->out) || mt_lacks_float16_kernel(self->device, d->out)) {
             bool last = self->ndim == 0 || d->dim == self->ndim - 1;
             return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'",
                             last ? (d->kind == MT_D_SOFTMAX ? "softmax_lastdim_kernel_impl"

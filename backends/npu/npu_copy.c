@@ -1,98 +1,100 @@
-/* npu_copy.c: moving bytes on, off and between NPU devices, and the allocation-only and
- * zero-filling factories. Copies run on the current stream; a copy that reads or writes host
- * memory waits for it, so the host buffer may go as soon as it returns. */
+/* npu_copy.c: moving data on, off and between NPU devices, and the factories. Copies run on
+ * the current stream. Between host and device only contiguous bytes travel: layouts, dtype
+ * conversions and broadcasting are done on the device (aclnnInplaceCopy, aclnnCast) or, for
+ * the host side, by the CPU's copy_. A copy that reads or writes host memory waits for its
+ * stream, so the host buffer may go as soon as it returns. */
 #include <string.h>
 
 #include "mt_dispatch.h"
 #include "mt_ops_gen.h"
 #include "mt_storage.h"
 #include "mt_tensor.h"
+#include "npu_aclnn.h"
 #include "npu_ops.h"
 
-static int dev_of(const mt_tensor *t) { return t->device.index < 0 ? npu_current_device() : t->device.index; }
-
-/* the elements a strided tensor touches, from its storage offset: one past the last */
-static int64_t span_elems(const mt_tensor *t) {
-    if (t->numel == 0) return 0;
-    int64_t last = 0;
-    for (int i = 0; i < t->ndim; i++) last += (t->sizes[i] - 1) * t->strides[i];
-    return last + 1;
+static int dev_of(const mt_tensor *t) {
+    return t->device.index < 0 ? npu_current_device() : t->device.index;
 }
 
-static int stream_sync(aclrtStream s) {
-    NPU_CHECK(npu_acl.aclrtSynchronizeStream(s), "aclrtSynchronizeStream");
-    return 0;
+static size_t nbytes_of(const mt_tensor *t) {
+    return (size_t)t->numel * mt_dtype_size((mt_dtype)t->dtype);
 }
 
 /* the device made current on this thread and its current stream; NULL with the error set */
-static aclrtStream stream_of(int device) { return npu_bind(device) ? NULL : npu_current_stream(device); }
-
-/* A CPU tensor with src's sizes, strides and dtype over a host copy of the device bytes it
- * covers (the whole span, so any layout comes over as it is). */
-static mt_tensor *download(mt_tensor *src) {
-    int64_t span = span_elems(src);
-    size_t isz = mt_dtype_size((mt_dtype)src->dtype);
-    int64_t flat = span;
-    mt_tensor *host = mt_tensor_empty(1, &flat, (mt_dtype)src->dtype, MT_CPU);
-    if (!host) return NULL;
-    if (span > 0) {
-        aclrtStream s = stream_of(dev_of(src));
-        if (!s) goto fail;
-        aclError e = npu_acl.aclrtMemcpyAsync(mt_tensor_raw(host), (size_t)span * isz, mt_tensor_raw(src),
-                                              (size_t)span * isz, ACL_MEMCPY_DEVICE_TO_HOST, s);
-        if (e != ACL_SUCCESS) {
-            npu_acl_error(e, "aclrtMemcpyAsync");
-            goto fail;
-        }
-        if (stream_sync(s)) goto fail;
-    }
-    mt_tensor *view = mt_tensor_view_of(host, src->ndim, src->sizes, src->strides, 0);
-    mt_tensor_decref(host);
-    return view;
-fail:
-    mt_tensor_decref(host);
-    return NULL;
+static aclrtStream stream_of(int device) {
+    return npu_bind(device) ? NULL : npu_current_stream(device);
 }
 
-/* dst (NPU, contiguous) <- host bytes of a contiguous CPU tensor of dst's dtype and numel */
-static int upload_contiguous(mt_tensor *dst, mt_tensor *host) {
-    size_t n = (size_t)dst->numel * mt_dtype_size((mt_dtype)dst->dtype);
-    if (n == 0) return 0;
-    aclrtStream s = stream_of(dev_of(dst));
+static int memcpy_on(int device, void *dst, const void *src, size_t n, aclrtMemcpyKind kind,
+                     bool wait) {
+    aclrtStream s = stream_of(device);
     if (!s) return -1;
-    NPU_CHECK(npu_acl.aclrtMemcpyAsync(mt_tensor_raw(dst), n, mt_tensor_raw(host), n, ACL_MEMCPY_HOST_TO_DEVICE, s),
-              "aclrtMemcpyAsync");
-    return stream_sync(s); /* the host buffer may go when we return */
+    NPU_CHECK(npu_acl.aclrtMemcpyAsync(dst, n, src, n, kind, s), "aclrtMemcpyAsync");
+    if (wait) NPU_CHECK(npu_acl.aclrtSynchronizeStream(s), "aclrtSynchronizeStream");
+    return 0;
+}
+
+/* dst <- src, both on one NPU device: any layouts, dtypes and a src that broadcasts to dst */
+static int device_copy(mt_tensor *dst, mt_tensor *src) {
+    if (dst->dtype == src->dtype && dst->numel == src->numel && mt_tensor_is_contiguous(dst) &&
+        mt_tensor_is_contiguous(src))
+        return memcpy_on(dev_of(dst), mt_tensor_raw(dst), mt_tensor_raw(src), nbytes_of(dst),
+                         ACL_MEMCPY_DEVICE_TO_DEVICE, false);
+    npu_launch L;
+    if (npu_launch_begin(&L, dst)) return -1;
+    aclTensor *d = npu_tensor(&L, dst), *s = npu_tensor(&L, src);
+    bool same_shape = dst->ndim == src->ndim &&
+                      !memcmp(dst->sizes, src->sizes, sizeof(int64_t) * (size_t)dst->ndim);
+    if (dst->dtype != src->dtype && same_shape && mt_tensor_is_contiguous(dst))
+        return NPU_ACLNN(&L, Cast, s, npu_acl_dtype((mt_dtype)dst->dtype), d);
+    return NPU_ACLNN(&L, InplaceCopy, d, s);
+}
+
+/* a contiguous NPU tensor with t's sizes and dtype, on t's device */
+static mt_tensor *device_like(const mt_tensor *t, int device) {
+    return mt_tensor_empty(t->ndim, t->sizes, (mt_dtype)t->dtype, (mt_device){MT_DEV_NPU, device});
+}
+
+/* a contiguous CPU copy of an NPU tensor (made contiguous on the device first) */
+static mt_tensor *download(mt_tensor *src) {
+    mt_tensor *dense = NULL, *from = src, *host = NULL;
+    if (!mt_tensor_is_contiguous(src)) {
+        dense = device_like(src, dev_of(src));
+        if (!dense || device_copy(dense, src)) goto fail;
+        from = dense;
+    }
+    host = mt_tensor_empty(src->ndim, src->sizes, (mt_dtype)src->dtype, MT_CPU);
+    if (!host) goto fail;
+    if (host->numel && memcpy_on(dev_of(from), mt_tensor_raw(host), mt_tensor_raw(from),
+                                 nbytes_of(host), ACL_MEMCPY_DEVICE_TO_HOST, true))
+        goto fail;
+    if (dense) mt_tensor_decref(dense);
+    return host;
+fail:
+    if (host) mt_tensor_decref(host);
+    if (dense) mt_tensor_decref(dense);
+    return NULL;
 }
 
 /* dst (NPU, any layout) <- src (CPU, anything copy_ accepts) */
 static int upload(mt_tensor *dst, mt_tensor *src) {
-    if (mt_tensor_is_contiguous(dst)) {
-        mt_tensor *host = mt_tensor_empty(dst->ndim, dst->sizes, (mt_dtype)dst->dtype, MT_CPU);
-        if (!host) return -1;
-        int rc = mto_copy_(host, src, false) ? 0 : -1; /* casts, broadcasts, gathers strides on the CPU */
-        if (!rc) mt_tensor_decref(host); /* the op's result is `host` again */
-        if (!rc) rc = upload_contiguous(dst, host);
-        mt_tensor_decref(host);
-        return rc;
+    mt_tensor *host = mto_contiguous(src); /* a new ref; src itself when already contiguous */
+    if (!host) return -1;
+    int device = dev_of(dst), rc;
+    if (host->dtype == dst->dtype && host->numel == dst->numel && mt_tensor_is_contiguous(dst))
+        rc = memcpy_on(device, mt_tensor_raw(dst), mt_tensor_raw(host), nbytes_of(dst),
+                       ACL_MEMCPY_HOST_TO_DEVICE, true);
+    else { /* the host bytes go up as they are; the device lays them out (and converts, broadcasts)
+            */
+        mt_tensor *staged = device_like(host, device);
+        rc = staged ? 0 : -1;
+        if (!rc && host->numel)
+            rc = memcpy_on(device, mt_tensor_raw(staged), mt_tensor_raw(host), nbytes_of(host),
+                           ACL_MEMCPY_HOST_TO_DEVICE, true);
+        if (!rc) rc = device_copy(dst, staged);
+        if (staged) mt_tensor_decref(staged);
     }
-    /* a strided destination: its span comes down, is written on the host and goes back up
-     * (whole: the gaps between its elements keep their bytes) */
-    mt_tensor *span = download(dst);
-    if (!span) return -1;
-    int rc = mto_copy_(span, src, false) ? 0 : -1;
-    if (!rc) mt_tensor_decref(span);
-    if (!rc && span->numel > 0) {
-        size_t n = (size_t)span_elems(dst) * mt_dtype_size((mt_dtype)dst->dtype);
-        aclrtStream s = stream_of(dev_of(dst));
-        if (!s) rc = -1;
-        else {
-            aclError e = npu_acl.aclrtMemcpyAsync(mt_tensor_raw(dst), n, mt_tensor_raw(span), n,
-                                                  ACL_MEMCPY_HOST_TO_DEVICE, s);
-            rc = e != ACL_SUCCESS ? npu_acl_error(e, "aclrtMemcpyAsync") : stream_sync(s);
-        }
-    }
-    mt_tensor_decref(span);
+    mt_tensor_decref(host);
     return rc;
 }
 
@@ -102,29 +104,25 @@ int npu_copy_impl(mt_call *c, mt_value *args, mt_value *rets) {
     mt_tensor *dst = args[0].t, *src = args[1].t;
     bool dst_npu = dst->device.type == MT_DEV_NPU, src_npu = src->device.type == MT_DEV_NPU;
     if (dst->numel == 0) return 0;
-    if (dst_npu && src_npu && dst->dtype == src->dtype && dst->numel == src->numel && dev_of(dst) == dev_of(src) &&
-        mt_tensor_is_contiguous(dst) && mt_tensor_is_contiguous(src)) {
-        aclrtStream s = stream_of(dev_of(dst));
-        if (!s) return -1;
-        size_t n = (size_t)dst->numel * mt_dtype_size((mt_dtype)dst->dtype);
-        NPU_CHECK(npu_acl.aclrtMemcpyAsync(mt_tensor_raw(dst), n, mt_tensor_raw(src), n, ACL_MEMCPY_DEVICE_TO_DEVICE,
-                                           s),
-                  "aclrtMemcpyAsync");
-        return 0;
+    if (dst_npu && src_npu && dev_of(dst) == dev_of(src)) return device_copy(dst, src);
+    if (!src_npu) return upload(dst, src);
+    /* from the device: through the host (to the CPU, or to another NPU device) */
+    mt_tensor *host = download(src);
+    if (!host) return -1;
+    int rc;
+    if (dst_npu)
+        rc = upload(dst, host);
+    else {
+        rc = mto_copy_(dst, host, false) ? 0 : -1;
+        if (!rc) mt_tensor_decref(dst); /* the op's result is dst again */
     }
-    if (src_npu) { /* through the host: the device bytes come down, then go where dst is */
-        mt_tensor *host = download(src);
-        if (!host) return -1;
-        int rc;
-        if (dst_npu) rc = upload(dst, host);
-        else {
-            rc = mto_copy_(dst, host, false) ? 0 : -1;
-            if (!rc) mt_tensor_decref(dst);
-        }
-        mt_tensor_decref(host);
-        return rc;
-    }
-    return upload(dst, src);
+    mt_tensor_decref(host);
+    return rc;
+}
+
+int npu_clone_impl(mt_call *c, mt_value *args, mt_value *rets) {
+    (void)c;
+    return rets[0].t->numel ? device_copy(rets[0].t, args[0].t) : 0;
 }
 
 int npu_empty_impl(mt_call *c, mt_value *args, mt_value *rets) {
@@ -137,8 +135,8 @@ int npu_empty_impl(mt_call *c, mt_value *args, mt_value *rets) {
 int npu_zeros_impl(mt_call *c, mt_value *args, mt_value *rets) {
     (void)c;
     (void)args;
-    mt_tensor *t = rets[0].t;
-    size_t n = (size_t)span_elems(t) * mt_dtype_size((mt_dtype)t->dtype);
+    mt_tensor *t = rets[0].t; /* fresh and contiguous */
+    size_t n = nbytes_of(t);
     if (n == 0) return 0;
     aclrtStream s = stream_of(dev_of(t));
     if (!s) return -1;
@@ -146,30 +144,41 @@ int npu_zeros_impl(mt_call *c, mt_value *args, mt_value *rets) {
     return 0;
 }
 
-/* fill_, ones, full: the value is broadcast on the host and uploaded (until ACLNN's
- * InplaceFillScalar serves them) */
+/* fill_, ones, full: aclnnInplaceFillScalar */
 int npu_fill_impl(mt_call *c, mt_value *args, mt_value *rets) {
     mt_tensor *t = rets[0].t;
-    mt_value v = c->op->id == MT_OP_full ? args[1] : c->op->id == MT_OP_ones ? mt_vint(1) : args[1];
-    mt_dtype dt = (mt_dtype)t->dtype;
-    mt_tensor *s = v.tag == MT_V_DOUBLE ? mt_tensor_scalar_double(v.d, dt)
-                   : v.tag == MT_V_BOOL ? mt_tensor_scalar_int64(v.b, dt)
-                                        : mt_tensor_scalar_int64(v.i, dt);
-    if (!s) return -1;
-    int rc = upload(t, s);
-    mt_tensor_decref(s);
-    return rc;
+    if (t->numel == 0) return 0;
+    mt_value v = c->op->id == MT_OP_ones ? mt_vint(1) : args[1];
+    npu_launch L;
+    if (npu_launch_begin(&L, t)) return -1;
+    aclTensor *x = npu_tensor(&L, t);
+    aclScalar *s = npu_scalar(&L, v);
+    return NPU_ACLNN(&L, InplaceFillScalar, x, s);
+}
+
+/* arange(end), arange(start, end), arange(start, end, step): the result's length is the meta
+ * function's; the device counts from start */
+int npu_arange_impl(mt_call *c, mt_value *args, mt_value *rets) {
+    mt_tensor *t = rets[0].t;
+    if (t->numel == 0) return 0;
+    int id = c->op->id;
+    mt_value start = id == MT_OP_arange ? mt_vint(0) : args[0],
+             end = id == MT_OP_arange ? args[0] : args[1];
+    mt_value step = id == MT_OP_arange_start_step ? args[2] : mt_vint(1);
+    npu_launch L;
+    if (npu_launch_begin(&L, t)) return -1;
+    aclScalar *s0 = npu_scalar(&L, start), *s1 = npu_scalar(&L, end), *ds = npu_scalar(&L, step);
+    aclTensor *x = npu_tensor(&L, t);
+    return NPU_ACLNN(&L, Arange, s0, s1, ds, x);
 }
 
 /* byte copies for the core (storage copies, pinned transfers): synchronous */
 int npu_copy_bytes(void *dst, mt_device dd, const void *src, mt_device sd, size_t n) {
     if (n == 0) return 0;
-    aclrtMemcpyKind kind = dd.type == MT_DEV_NPU ? (sd.type == MT_DEV_NPU ? ACL_MEMCPY_DEVICE_TO_DEVICE
-                                                                           : ACL_MEMCPY_HOST_TO_DEVICE)
-                                                 : ACL_MEMCPY_DEVICE_TO_HOST;
+    aclrtMemcpyKind kind =
+        dd.type == MT_DEV_NPU
+            ? (sd.type == MT_DEV_NPU ? ACL_MEMCPY_DEVICE_TO_DEVICE : ACL_MEMCPY_HOST_TO_DEVICE)
+            : ACL_MEMCPY_DEVICE_TO_HOST;
     mt_device dev = dd.type == MT_DEV_NPU ? dd : sd;
-    aclrtStream s = stream_of(dev.index < 0 ? npu_current_device() : dev.index);
-    if (!s) return -1;
-    NPU_CHECK(npu_acl.aclrtMemcpyAsync(dst, n, src, n, kind, s), "aclrtMemcpyAsync");
-    return stream_sync(s);
+    return memcpy_on(dev.index < 0 ? npu_current_device() : dev.index, dst, src, n, kind, true);
 }

@@ -9,7 +9,9 @@
 MT_API int mt_npu_backend_init(void);
 
 /* errors: mindtorch's message as a Lua error */
-static int fail(lua_State *L) { return luaL_error(L, "%s", mt_error_msg()); }
+static int fail(lua_State *L) {
+    return luaL_error(L, "%s", mt_error_msg());
+}
 
 static int check_device_arg(lua_State *L, int idx) {
     int d = lua_isnoneornil(L, idx) ? npu_current_device() : (int)luaL_checkinteger(L, idx);
@@ -73,7 +75,8 @@ static int l_mem_get_info(lua_State *L) {
     return 2;
 }
 
-/* ---- memory statistics ------------------------------------------------------------------------ */
+/* ---- memory statistics ------------------------------------------------------------------------
+ */
 static void push_stat(lua_State *L, const npu_stat *s) {
     lua_createtable(L, 0, 4);
     lua_pushinteger(L, s->current);
@@ -184,7 +187,8 @@ static int l_memory_snapshot(lua_State *L) {
     return 1;
 }
 
-/* ---- streams: per device, pools of streams handed out round-robin (as torch.cuda's) ----------- */
+/* ---- streams: per device, pools of streams handed out round-robin (as torch.cuda's) -----------
+ */
 enum { STREAMS_PER_POOL = 4 };
 static aclrtStream stream_pool[NPU_MAX_DEVICES][2][STREAMS_PER_POOL];
 static unsigned stream_next[NPU_MAX_DEVICES][2];
@@ -204,7 +208,8 @@ static int l_stream_new(lua_State *L) {
     unsigned k = stream_next[d][high]++ % STREAMS_PER_POOL;
     aclrtStream *slot = &stream_pool[d][high][k];
     if (!*slot) {
-        aclError e = npu_acl.aclrtCreateStreamWithConfig(slot, high ? 0 : 1, ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC);
+        aclError e = npu_acl.aclrtCreateStreamWithConfig(
+            slot, high ? 0 : 1, ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC);
         if (e != ACL_SUCCESS) {
             *slot = NULL;
             pthread_mutex_unlock(&pool_mu);
@@ -254,11 +259,20 @@ static int l_stream_query(lua_State *L) {
     return 1;
 }
 
-static int l_stream_synchronize(lua_State *L) {
-    return acl_result(L, npu_acl.aclrtSynchronizeStream(check_stream(L, 1)), "aclrtSynchronizeStream");
+/* record_stream(storage address, stream): the block is reused only after the stream's work */
+static int l_record_stream(lua_State *L) {
+    void *p = (void *)(uintptr_t)luaL_checkinteger(L, 1);
+    if (npu_alloc_record_stream(p, check_stream(L, 2))) return fail(L);
+    return 0;
 }
 
-/* ---- events ----------------------------------------------------------------------------------- */
+static int l_stream_synchronize(lua_State *L) {
+    return acl_result(L, npu_acl.aclrtSynchronizeStream(check_stream(L, 1)),
+                      "aclrtSynchronizeStream");
+}
+
+/* ---- events -----------------------------------------------------------------------------------
+ */
 static const char *EVENT_MT = "mindtorch.npu.Event";
 
 typedef struct levent {
@@ -276,7 +290,9 @@ static int l_event_new(lua_State *L) {
     levent *le = lua_newuserdatauv(L, sizeof *le, 0);
     le->e = NULL;
     luaL_setmetatable(L, EVENT_MT);
-    acl_result(L, npu_acl.aclrtCreateEventWithFlag(&le->e, ACL_EVENT_SYNC | (timing ? ACL_EVENT_TIME_LINE : 0)),
+    acl_result(L,
+               npu_acl.aclrtCreateEventWithFlag(&le->e, ACL_EVENT_SYNC |
+                                                            (timing ? ACL_EVENT_TIME_LINE : 0)),
                "aclrtCreateEventWithFlag");
     return 1;
 }
@@ -289,7 +305,8 @@ static int l_event_gc(lua_State *L) {
 }
 
 static int l_event_record(lua_State *L) {
-    return acl_result(L, npu_acl.aclrtRecordEvent(check_event(L, 1), check_stream(L, 2)), "aclrtRecordEvent");
+    return acl_result(L, npu_acl.aclrtRecordEvent(check_event(L, 1), check_stream(L, 2)),
+                      "aclrtRecordEvent");
 }
 
 static int l_event_query(lua_State *L) {
@@ -304,33 +321,48 @@ static int l_event_synchronize(lua_State *L) {
 }
 
 static int l_event_wait(lua_State *L) { /* stream waits for the event's recorded work */
-    return acl_result(L, npu_acl.aclrtStreamWaitEvent(check_stream(L, 2), check_event(L, 1)), "aclrtStreamWaitEvent");
+    return acl_result(L, npu_acl.aclrtStreamWaitEvent(check_stream(L, 2), check_event(L, 1)),
+                      "aclrtStreamWaitEvent");
 }
 
 static int l_event_elapsed(lua_State *L) {
     float ms = 0;
-    acl_result(L, npu_acl.aclrtEventElapsedTime(&ms, check_event(L, 1), check_event(L, 2)), "aclrtEventElapsedTime");
+    acl_result(L, npu_acl.aclrtEventElapsedTime(&ms, check_event(L, 1), check_event(L, 2)),
+               "aclrtEventElapsedTime");
     lua_pushnumber(L, ms);
     return 1;
 }
 
-/* ---- the ACL stand-in's test controls (absent from real CANN: nil there) ----------------------- */
+/* ---- the ACL stand-in's test controls (absent from real CANN: nil there) -----------------------
+ */
 static void *standin_symbol(const char *name) {
     const char *why;
     if (!npu_available(&why)) return NULL;
-    return npu_runtime_symbol(name);
+    void *p = npu_runtime_symbol(name);
+    return p ? p : npu_op_symbol(name);
 }
 
 static int l_standin_fault(lua_State *L) {
-    void (*inject)(const char *, int, int) = (void (*)(const char *, int, int))standin_symbol("aclStandinInjectFault");
-    if (!inject) return luaL_error(L, "fault injection needs the ACL stand-in (tests/ascend_standin)");
+    void (*inject)(const char *, int, int) =
+        (void (*)(const char *, int, int))standin_symbol("aclStandinInjectFault");
+    if (!inject)
+        return luaL_error(L, "fault injection needs the ACL stand-in (tests/ascend_standin)");
     inject(luaL_checkstring(L, 1), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3));
+    return 0;
+}
+
+static int l_standin_workspace(lua_State *L) {
+    void (*force)(uint64_t) = (void (*)(uint64_t))standin_symbol("aclStandinForceWorkspace");
+    if (!force)
+        return luaL_error(L, "forced workspaces need the ACL stand-in (tests/ascend_standin)");
+    force((uint64_t)luaL_checkinteger(L, 1));
     return 0;
 }
 
 static int l_standin_live(lua_State *L) {
     int (*live)(size_t *) = (int (*)(size_t *))standin_symbol("aclStandinLiveAllocations");
-    if (!live) return luaL_error(L, "live allocation counts need the ACL stand-in (tests/ascend_standin)");
+    if (!live)
+        return luaL_error(L, "live allocation counts need the ACL stand-in (tests/ascend_standin)");
     size_t bytes = 0;
     lua_pushinteger(L, live(&bytes));
     lua_pushinteger(L, (lua_Integer)bytes);
@@ -364,6 +396,7 @@ MT_API int luaopen_mindtorch_npu_backend(lua_State *L) {
         {"set_stream", l_set_stream},
         {"stream_query", l_stream_query},
         {"stream_synchronize", l_stream_synchronize},
+        {"record_stream", l_record_stream},
         {"event_new", l_event_new},
         {"event_record", l_event_record},
         {"event_query", l_event_query},
@@ -372,6 +405,7 @@ MT_API int luaopen_mindtorch_npu_backend(lua_State *L) {
         {"event_elapsed", l_event_elapsed},
         {"standin_fault", l_standin_fault},
         {"standin_live_allocations", l_standin_live},
+        {"standin_force_workspace", l_standin_workspace},
         {NULL, NULL},
     };
     luaL_newlib(L, fns);

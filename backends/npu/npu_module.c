@@ -46,6 +46,12 @@ static void register_all(void) {
     mt_disp_impl(MT_OP_full, MT_KEY_NPU, npu_fill_impl);
     mt_disp_impl(MT_OP_fill__Scalar, MT_KEY_NPU, npu_fill_impl);
     mt_disp_impl(MT_OP_copy_, MT_KEY_NPU, npu_copy_impl);
+    mt_disp_impl(MT_OP_clone, MT_KEY_NPU, npu_clone_impl);
+    mt_disp_impl(MT_OP_arange, MT_KEY_NPU, npu_arange_impl);
+    mt_disp_impl(MT_OP_arange_start, MT_KEY_NPU, npu_arange_impl);
+    mt_disp_impl(MT_OP_arange_start_step, MT_KEY_NPU, npu_arange_impl);
+    npu_register_math();
+    npu_register_nn();
 }
 
 /* the entry point the core looks up with dlsym */

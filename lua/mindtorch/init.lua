@@ -41,6 +41,7 @@ function Tensor:cpu() return self:to("cpu") end
 -- `repeat` is a Lua keyword: x:repeat_tensor(2, 3) (Torch7's repeatTensor), or x["repeat"](x, 2, 3)
 Tensor.repeat_tensor = Tensor["repeat"]
 function Tensor:npu(index) return self:to(index and ("npu:" .. index) or "npu") end
+function Tensor:record_stream(stream) torch.npu._record_stream(self, stream) end
 
 -- ---- operators ------------------------------------------------------------------------------
 -- Lua's operators on tensors are PyTorch's (`^` is pow, `//` floor division). A number on the

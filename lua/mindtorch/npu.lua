@@ -100,6 +100,16 @@ function npu.default_stream(d)
   local i = device_index(d)
   return wrap_stream(C.default_stream(i), i)
 end
+-- Tensor:record_stream(s): the tensor's memory is also used by work queued on s, so the
+-- allocator reuses it only after that work (PyTorch's Tensor.record_stream)
+function npu._record_stream(t, s)
+  if getmetatable(s) ~= Stream then error("record_stream(): argument 'stream' must be a torch.npu.Stream", 3) end
+  if t.device.type ~= "npu" then
+    error(("Could not run 'aten::record_stream' with arguments from the '%s' backend."):format(t.device.type:upper()), 3)
+  end
+  if t:untyped_storage():nbytes() > 0 then C.record_stream(t:untyped_storage():data_ptr(), s._s) end
+end
+
 function npu.set_stream(s) C.set_stream(s.device_index, s._s) end
 
 -- `with torch.npu.stream(s)`: work goes to s (on its device) while fn runs
@@ -183,6 +193,8 @@ end
 npu.memory_summary = require("mindtorch._memory_summary")(npu, device_index)
 
 -- The ACL stand-in's test controls (tests/ascend_standin): injected faults, live allocations.
-npu._standin = { fault = C.standin_fault, live_allocations = C.standin_live_allocations }
+npu._standin = {
+  fault = C.standin_fault, live_allocations = C.standin_live_allocations, force_workspace = C.standin_force_workspace,
+}
 
 return npu

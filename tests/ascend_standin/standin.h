@@ -17,8 +17,11 @@
 
 #define STANDIN_API __attribute__((visibility("default")))
 
-/* run fn(ctx) on the stream's worker after the work already queued; free_ctx(ctx) after */
-STANDIN_API aclError standin_enqueue(aclrtStream stream, void (*fn)(void *ctx), void *ctx, void (*free_ctx)(void *));
+/* run fn(ctx) on the stream's worker after the work already queued; free_ctx(ctx) after. A task
+ * that fails returns an ACL error code (its message set with standin_set_error on the worker):
+ * the stream keeps the first such error and the next aclrtSynchronizeStream/Device of it
+ * returns that code and message, as a device reports a failed kernel. */
+STANDIN_API aclError standin_enqueue(aclrtStream stream, int (*fn)(void *ctx), void *ctx, void (*free_ctx)(void *));
 /* the error code an entry point must fail with now (0: none), counting its calls */
 STANDIN_API int standin_fault(const char *entry);
 /* the message aclGetRecentErrMsg returns next on this thread */
@@ -32,5 +35,7 @@ STANDIN_API int standin_current_device(void);
  * allocations and their bytes. */
 STANDIN_API void aclStandinInjectFault(const char *entry, int nth, int code);
 STANDIN_API int aclStandinLiveAllocations(size_t *bytes);
+/* (libopapi.so) every operator asks for at least this much workspace (0: what it needs) */
+STANDIN_API void aclStandinForceWorkspace(uint64_t bytes);
 
 #endif

@@ -27,6 +27,27 @@ struct aclIntArray {
     int64_t v[STANDIN_MAX_DIM];
 };
 
+/* An operator's plan from its first phase, run by its second on the stream's worker thread. It
+ * holds copies of what it needs (the caller destroys its arguments once the operator is
+ * launched, long before the work runs) and nothing it must free: aclDestroyAclOpExecutor and
+ * the stream free it with free(). */
+enum { STANDIN_EXEC_TENSORS = 4, STANDIN_EXEC_SCALARS = 2 };
+struct aclOpExecutor {
+    char name[48];                   /* "aclnnAdd" */
+    int (*kernel)(aclOpExecutor *e); /* 0, or an ACL error code with the message set */
+    int ntensors;
+    aclTensor t[STANDIN_EXEC_TENSORS];
+    int nscalars;
+    aclScalar s[STANDIN_EXEC_SCALARS];
+    aclIntArray dims;
+    int64_t dim, mode;     /* an operator's integer parameters (dim, scatter reduce, function) */
+    int flags;
+    bool keep;             /* keepDims */
+    aclDataType dtype;     /* a requested result type (Cast, ReduceSum, Mean) */
+    uint64_t workspace_size;
+    void *workspace;
+};
+
 static inline size_t standin_dtype_size(aclDataType t) {
     switch (t) {
     case ACL_BOOL: case ACL_INT8: case ACL_UINT8: return 1;

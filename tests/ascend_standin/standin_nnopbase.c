@@ -66,3 +66,8 @@ aclnnStatus aclDestroyIntArray(const aclIntArray *a) {
     free((void *)a);
     return ACLNN_SUCCESS;
 }
+
+aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *e) {
+    free(e);
+    return ACLNN_SUCCESS;
+}

@@ -24,7 +24,7 @@ typedef struct allocation {
 } allocation;
 
 typedef struct task {
-    void (*fn)(void *);
+    int (*fn)(void *);
     void *ctx;
     void (*free_ctx)(void *);
     struct task *next;
@@ -37,6 +37,8 @@ typedef struct stream {
     pthread_cond_t cv;
     task *head, *tail;
     bool busy, stop;
+    int error;                  /* the first failed task's code, until a synchronisation reports it */
+    char error_msg[1024];
     struct stream *next_all;
 } stream;
 
@@ -206,10 +208,15 @@ static void *stream_worker(void *arg) {
         s->busy = true;
         pthread_mutex_unlock(&s->mu);
         if (task_delay_us > 0) usleep((useconds_t)task_delay_us);
-        t->fn(t->ctx);
+        int rc = t->fn(t->ctx);
         if (t->free_ctx) t->free_ctx(t->ctx);
         free(t);
         pthread_mutex_lock(&s->mu);
+        if (rc && !s->error) {
+            s->error = rc;
+            snprintf(s->error_msg, sizeof s->error_msg, "%s", recent_error); /* the worker's message */
+        }
+        recent_error[0] = 0;
         s->busy = false;
         pthread_cond_broadcast(&s->cv);
     }
@@ -234,14 +241,20 @@ static stream *stream_new(int device) {
     return s;
 }
 
-static void stream_drain(stream *s) {
+/* wait for the stream's work; returns (and clears) the error of a task that failed, its
+ * message becoming this thread's recent error */
+static int stream_drain(stream *s) {
     pthread_mutex_lock(&s->mu);
     while (s->head || s->busy) pthread_cond_wait(&s->cv, &s->mu);
+    int error = s->error;
+    if (error) standin_set_error("%s", s->error_msg);
+    s->error = 0;
     pthread_mutex_unlock(&s->mu);
+    return error;
 }
 
 static void stream_destroy(stream *s) {
-    stream_drain(s);
+    (void)stream_drain(s); /* work still queued runs; a failure has no one left to tell */
     pthread_mutex_lock(&s->mu);
     s->stop = true;
     pthread_cond_broadcast(&s->cv);
@@ -266,7 +279,7 @@ static stream *resolve_stream(aclrtStream st) {
     return default_streams[current_device];
 }
 
-aclError standin_enqueue(aclrtStream st, void (*fn)(void *), void *ctx, void (*free_ctx)(void *)) {
+aclError standin_enqueue(aclrtStream st, int (*fn)(void *), void *ctx, void (*free_ctx)(void *)) {
     stream *s = resolve_stream(st);
     if (!s) {
         standin_set_error("EE1001: [stand-in] no stream: no device is set on this thread");
@@ -312,8 +325,7 @@ aclError aclrtSynchronizeStream(aclrtStream st) {
     FAULT("aclrtSynchronizeStream");
     stream *s = resolve_stream(st);
     if (!s) return ACL_ERROR_RT_CONTEXT_NULL;
-    stream_drain(s);
-    return ACL_SUCCESS;
+    return stream_drain(s);
 }
 
 aclError aclrtStreamQuery(aclrtStream st, aclrtStreamStatus *status) {
@@ -328,6 +340,7 @@ aclError aclrtStreamQuery(aclrtStream st, aclrtStreamStatus *status) {
 
 aclError aclrtSynchronizeDevice(void) {
     REQUIRE_DEVICE();
+    int error = 0;
     for (;;) { /* streams of this device, one at a time (the list may change meanwhile) */
         bool again = false;
         pthread_mutex_lock(&state_mu);
@@ -335,7 +348,7 @@ aclError aclrtSynchronizeDevice(void) {
         for (stream *s = all_streams; s; s = s->next_all) {
             if (s->device != current_device) continue;
             pthread_mutex_lock(&s->mu);
-            bool pending = s->head || s->busy;
+            bool pending = s->head || s->busy || s->error;
             pthread_mutex_unlock(&s->mu);
             if (pending) {
                 pick = s;
@@ -344,12 +357,13 @@ aclError aclrtSynchronizeDevice(void) {
         }
         pthread_mutex_unlock(&state_mu);
         if (pick) {
-            stream_drain(pick);
+            int e = stream_drain(pick);
+            if (e && !error) error = e;
             again = true;
         }
         if (!again) break;
     }
-    return ACL_SUCCESS;
+    return error;
 }
 
 /* ---- devices ---------------------------------------------------------------------------------- */
@@ -452,13 +466,14 @@ typedef struct record_task {
     uint64_t gen;
 } record_task;
 
-static void run_record(void *ctx) {
+static int run_record(void *ctx) {
     record_task *r = ctx;
     pthread_mutex_lock(&r->e->mu);
     if (r->e->completed < r->gen) r->e->completed = r->gen;
     r->e->stamp_ms = now_ms();
     pthread_cond_broadcast(&r->e->cv);
     pthread_mutex_unlock(&r->e->mu);
+    return 0;
 }
 
 aclError aclrtRecordEvent(aclrtEvent ev, aclrtStream st) {
@@ -500,9 +515,10 @@ aclError aclrtSynchronizeEvent(aclrtEvent ev) {
     return ACL_SUCCESS;
 }
 
-static void run_wait(void *ctx) {
+static int run_wait(void *ctx) {
     record_task *r = ctx;
     wait_generation(r->e, r->gen);
+    return 0;
 }
 
 aclError aclrtStreamWaitEvent(aclrtStream st, aclrtEvent ev) {
@@ -645,10 +661,11 @@ typedef struct copy_task {
     int value; /* memset: >= 0 */
 } copy_task;
 
-static void run_copy(void *ctx) {
+static int run_copy(void *ctx) {
     copy_task *c = ctx;
     if (c->value >= 0) memset(c->dst, c->value, c->n);
     else memmove(c->dst, c->src, c->n);
+    return 0;
 }
 
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
