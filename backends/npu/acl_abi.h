@@ -187,6 +187,17 @@ typedef aclnnStatus (*aclnn_launch_fn)(void *workspace, uint64_t workspaceSize, 
     X(InplaceTanh, (aclTensor *selfRef))                                                                            \
     X(LogicalNot, (const aclTensor *self, aclTensor *out))                                                          \
     X(InplaceLogicalNot, (aclTensor *selfRef))                                                                      \
+    X(Sqrt, (const aclTensor *self, aclTensor *out))                                                                \
+    X(InplaceSqrt, (aclTensor *selfRef))                                                                            \
+    X(Maximum, (const aclTensor *self, const aclTensor *other, aclTensor *out))                                     \
+    X(Addcmul, (const aclTensor *self, const aclTensor *tensor1, const aclTensor *tensor2, const aclScalar *value,  \
+                aclTensor *out))                                                                                    \
+    X(InplaceAddcmul, (aclTensor *selfRef, const aclTensor *tensor1, const aclTensor *tensor2,                      \
+                       const aclScalar *value))                                                                     \
+    X(Addcdiv, (const aclTensor *self, const aclTensor *tensor1, const aclTensor *tensor2, const aclScalar *value,  \
+                aclTensor *out))                                                                                    \
+    X(InplaceAddcdiv, (aclTensor *selfRef, const aclTensor *tensor1, const aclTensor *tensor2,                      \
+                       const aclScalar *value))                                                                     \
     X(SWhere, (const aclTensor *condition, const aclTensor *self, const aclTensor *other, aclTensor *out))          \
     X(Cast, (const aclTensor *self, aclDataType dtype, aclTensor *out))                                             \
     X(InplaceCopy, (aclTensor *selfRef, const aclTensor *src))                                                      \

@@ -13,6 +13,7 @@ typedef enum {
     TENSOR,       /* (self, other) */
     SCALAR,       /* (self, Scalar other) */
     UNARY,        /* (self) */
+    THREE,        /* (self, tensor1, tensor2, value) */
 } ew_form;
 
 static const struct {
@@ -59,6 +60,13 @@ static const struct {
     {MT_OP_relu_, UNARY},
     {MT_OP_sigmoid, UNARY},
     {MT_OP_sigmoid_, UNARY},
+    {MT_OP_sqrt, UNARY},
+    {MT_OP_sqrt_, UNARY},
+    {MT_OP_maximum, TENSOR},
+    {MT_OP_addcmul, THREE},
+    {MT_OP_addcmul_, THREE},
+    {MT_OP_addcdiv, THREE},
+    {MT_OP_addcdiv_, THREE},
     {MT_OP_tanh, UNARY},
     {MT_OP_tanh_, UNARY},
     {MT_OP_logical_not, UNARY},
@@ -85,7 +93,12 @@ static int elementwise_impl(mt_call *c, mt_value *a, mt_value *r) {
     ew_form form = form_of(c->op->id);
     aclTensor *x = npu_tensor(&L, a[0].t), *y = NULL, *o = npu_tensor(&L, out);
     aclScalar *s = NULL, *k = NULL;
-    if (form == TENSOR_ALPHA || form == TENSOR) y = npu_tensor(&L, a[1].t);
+    aclTensor *z = NULL;
+    if (form == TENSOR_ALPHA || form == TENSOR || form == THREE) y = npu_tensor(&L, a[1].t);
+    if (form == THREE) {
+        z = npu_tensor(&L, a[2].t);
+        k = npu_scalar(&L, a[3]);
+    }
     if (form == SCALAR_ALPHA || form == SCALAR) s = npu_scalar(&L, a[1]);
     if (form == TENSOR_ALPHA || form == SCALAR_ALPHA) k = npu_scalar(&L, a[2]);
     switch (c->op->id) {
@@ -155,6 +168,17 @@ static int elementwise_impl(mt_call *c, mt_value *a, mt_value *r) {
         UNARY_CASES(relu, Relu)
         UNARY_CASES(sigmoid, Sigmoid)
         UNARY_CASES(tanh, Tanh)
+        UNARY_CASES(sqrt, Sqrt)
+    case MT_OP_maximum:
+        return NPU_ACLNN(&L, Maximum, x, y, o);
+    case MT_OP_addcmul:
+        return NPU_ACLNN(&L, Addcmul, x, y, z, k, o);
+    case MT_OP_addcmul_:
+        return NPU_ACLNN(&L, InplaceAddcmul, x, y, z, k);
+    case MT_OP_addcdiv:
+        return NPU_ACLNN(&L, Addcdiv, x, y, z, k, o);
+    case MT_OP_addcdiv_:
+        return NPU_ACLNN(&L, InplaceAddcdiv, x, y, z, k);
     case MT_OP_logical_not:
         return NPU_ACLNN(&L, LogicalNot, x, o);
     default:

@@ -19,7 +19,7 @@ struct aclTensor {
 
 struct aclScalar {
     aclDataType dtype;
-    unsigned char bytes[16];
+    _Alignas(8) unsigned char bytes[16]; /* read in place as int64 or double */
 };
 
 struct aclIntArray {

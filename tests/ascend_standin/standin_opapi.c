@@ -61,10 +61,14 @@ enum {
     F_FILL,
     F_MASKED_FILL,
     F_WHERE,
+    F_ADDCMUL,
+    F_ADDCDIV,
+    F_SQRT,
+    F_MAXIMUM,
 };
 /* where an element-wise plan's operands are: t[0] (self, or src / mask's target), then
  * t[1] another tensor (OTHER_T) and the result last; s[0] a scalar operand, s[1] alpha */
-enum { OTHER_T = 1, OTHER_S = 2, ALPHA = 4, CONDITION = 8 /* t[2]: where's condition */ };
+enum { OTHER_T = 1, OTHER_S = 2, ALPHA = 4, THIRD_T = 8 /* t[2]: where's condition, tensor2 */ };
 
 static bool is_compare(int f) {
     return f >= F_EQ && f <= F_GE;
@@ -74,7 +78,7 @@ static bool is_compare(int f) {
  * functions). Add and sub with alpha are one fused multiply-add, as PyTorch's vectorized CPU
  * kernels compute them; relu lets NaN through, as clamp_min does. */
 #define FLOAT_FUNCTIONS(name, T, sfx)                                                              \
-    static T name(int f, T a, T b, T k) {                                                          \
+    static T name(int f, T a, T b, T c, T k) {                                                     \
         switch (f) {                                                                               \
         case F_ADD:                                                                                \
             return fma##sfx(b, k, a);                                                              \
@@ -112,6 +116,14 @@ static bool is_compare(int f) {
             return 1 / (1 + exp##sfx(-a));                                                         \
         case F_TANH:                                                                               \
             return tanh##sfx(a);                                                                   \
+        case F_SQRT:                                                                               \
+            return sqrt##sfx(a);                                                                   \
+        case F_ADDCMUL:                                                                            \
+            return a + k * b * c;                                                                  \
+        case F_ADDCDIV:                                                                            \
+            return a + k * b / c;                                                                  \
+        case F_MAXIMUM: /* NaN propagates */                                                       \
+            return a != a ? a : b != b ? b : a > b ? a : b;                                        \
         default:                                                                                   \
             return a; /* copies and fills */                                                       \
         }                                                                                          \
@@ -121,7 +133,7 @@ FLOAT_FUNCTIONS(fn_double, double, )
 FLOAT_FUNCTIONS(fn_float, float, f)
 // clang-format on
 
-static int64_t fn_int(int f, int64_t a, int64_t b, int64_t k) {
+static int64_t fn_int(int f, int64_t a, int64_t b, int64_t c, int64_t k) {
     uint64_t ua = (uint64_t)a, ub = (uint64_t)b, uk = (uint64_t)k; /* integers wrap */
     switch (f) {
     case F_ADD:
@@ -132,6 +144,10 @@ static int64_t fn_int(int f, int64_t a, int64_t b, int64_t k) {
         return (int64_t)(ub - uk * ua);
     case F_MUL:
         return (int64_t)(ua * ub);
+    case F_ADDCMUL:
+        return (int64_t)(ua + uk * ub * (uint64_t)c);
+    case F_MAXIMUM:
+        return a > b ? a : b;
     case F_NEG:
         return (int64_t)(0 - ua);
     case F_RELU:
@@ -182,6 +198,7 @@ static compute_class plan_class(const aclOpExecutor *e) {
 static int k_elementwise(aclOpExecutor *e) {
     const aclTensor *a = &e->t[0], *out = &e->t[e->ntensors - 1];
     const aclTensor *b = (e->flags & OTHER_T) ? &e->t[1] : NULL;
+    const aclTensor *c = (e->flags & THIRD_T) ? &e->t[2] : NULL;
     int f = (int)e->mode, nd = out->ndim;
     compute_class cls = plan_class(e);
     const aclScalar *sb = (e->flags & OTHER_S) ? &e->s[0] : NULL,
@@ -200,8 +217,9 @@ static int k_elementwise(aclOpExecutor *e) {
             continue;
         }
         int64_t ao = offset_at(a, nd, idx), bo = b ? offset_at(b, nd, idx) : 0;
+        int64_t co = c ? offset_at(c, nd, idx) : 0;
         if (f == F_WHERE) { /* t[2] the condition picks self or other */
-            const aclTensor *pick = load_i(&e->t[2], offset_at(&e->t[2], nd, idx)) ? a : b;
+            const aclTensor *pick = load_i(c, co) ? a : b;
             int64_t po = pick == a ? ao : bo;
             if (cls == CLS_INT)
                 store_i(out, oo, load_i(pick, po));
@@ -220,14 +238,17 @@ static int k_elementwise(aclOpExecutor *e) {
         }
         switch (cls) {
         case CLS_INT:
-            store_i(out, oo, fn_int(f, load_i(a, ao), b ? load_i(b, bo) : bi, ki));
+            store_i(out, oo,
+                    fn_int(f, load_i(a, ao), b ? load_i(b, bo) : bi, c ? load_i(c, co) : 0, ki));
             break;
         case CLS_FLOAT:
             store_f(out, oo,
-                    fn_float(f, (float)load_f(a, ao), (float)(b ? load_f(b, bo) : bd), (float)kd));
+                    fn_float(f, (float)load_f(a, ao), (float)(b ? load_f(b, bo) : bd),
+                             (float)(c ? load_f(c, co) : 0), (float)kd));
             break;
         default:
-            store_f(out, oo, fn_double(f, load_f(a, ao), b ? load_f(b, bo) : bd, kd));
+            store_f(out, oo,
+                    fn_double(f, load_f(a, ao), b ? load_f(b, bo) : bd, c ? load_f(c, co) : 0, kd));
             break;
         }
     }
@@ -238,7 +259,7 @@ static int k_elementwise(aclOpExecutor *e) {
  * which is self for the in-place forms; `flags` says which are taken (a NULL one among them is
  * the caller's error) */
 typedef struct {
-    const aclTensor *self, *other, *condition, *out;
+    const aclTensor *self, *other, *third, *out; /* third: where's condition, tensor2 */
     const aclScalar *scalar, *alpha;
 } ew_args;
 
@@ -251,7 +272,7 @@ static aclnnStatus plan_ew(const char *name, int f, int flags, ew_args x, uint64
     e->flags = flags;
     st = ex_tensor(e, x.self, "self");
     if (!st && (flags & OTHER_T)) st = ex_tensor(e, x.other, "other");
-    if (!st && (flags & CONDITION)) st = ex_tensor(e, x.condition, "condition");
+    if (!st && (flags & THIRD_T)) st = ex_tensor(e, x.third, "tensor2");
     if (!st) st = ex_tensor(e, x.out, "out");
     if (!st && (flags & OTHER_S)) st = ex_scalar(e, x.scalar, "other");
     if (!st && (flags & ALPHA)) {
@@ -366,6 +387,27 @@ UNARY(Relu, F_RELU)
 UNARY(Sigmoid, F_SIGMOID)
 UNARY(Tanh, F_TANH)
 UNARY(LogicalNot, F_NOT)
+UNARY(Sqrt, F_SQRT)
+BINARY(Maximum, F_MAXIMUM)
+
+/* Addcmul: self + value * tensor1 * tensor2; Addcdiv: self + value * tensor1 / tensor2 */
+#define ADDC(Name, F)                                                                              \
+    aclnnStatus aclnn##Name##GetWorkspaceSize(const aclTensor *self, const aclTensor *tensor1,     \
+                                              const aclTensor *tensor2, const aclScalar *value,    \
+                                              aclTensor *out, uint64_t *ws, aclOpExecutor **ex) {  \
+        ew_args x = {                                                                              \
+            .self = self, .other = tensor1, .third = tensor2, .alpha = value, .out = out};         \
+        return plan_ew("aclnn" #Name, F, OTHER_T | THIRD_T | ALPHA, x, ws, ex);                    \
+    }                                                                                              \
+    aclnnStatus aclnnInplace##Name##GetWorkspaceSize(                                              \
+        aclTensor *selfRef, const aclTensor *tensor1, const aclTensor *tensor2,                    \
+        const aclScalar *value, uint64_t *ws, aclOpExecutor **ex) {                                \
+        ew_args x = {                                                                              \
+            .self = selfRef, .other = tensor1, .third = tensor2, .alpha = value, .out = selfRef};  \
+        return plan_ew("aclnnInplace" #Name, F, OTHER_T | THIRD_T | ALPHA, x, ws, ex);             \
+    }
+ADDC(Addcmul, F_ADDCMUL)
+ADDC(Addcdiv, F_ADDCDIV)
 
 /* SWhere: condition ? self : other (all three broadcast to out) */
 aclnnStatus aclnnSWhereGetWorkspaceSize(const aclTensor *condition, const aclTensor *self,
@@ -376,9 +418,8 @@ aclnnStatus aclnnSWhereGetWorkspaceSize(const aclTensor *condition, const aclTen
             "EZ1001: [stand-in] aclnnSWhereGetWorkspaceSize: condition must be BOOL or UINT8");
         return ACLNN_ERR_PARAM_INVALID;
     }
-    return plan_ew("aclnnSWhere", F_WHERE, OTHER_T | CONDITION,
-                   (ew_args){.self = self, .other = other, .condition = condition, .out = out}, ws,
-                   ex);
+    return plan_ew("aclnnSWhere", F_WHERE, OTHER_T | THIRD_T,
+                   (ew_args){.self = self, .other = other, .third = condition, .out = out}, ws, ex);
 }
 
 aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self, aclDataType dtype, aclTensor *out,
@@ -780,11 +821,12 @@ static int k_scatter(aclOpExecutor *e) {
                                                : F_COPY;
         if (cls == CLS_INT)
             store_i(self, o,
-                    f == F_COPY ? load_i(src, so) : fn_int(f, load_i(self, o), load_i(src, so), 1));
+                    f == F_COPY ? load_i(src, so)
+                                : fn_int(f, load_i(self, o), load_i(src, so), 0, 1));
         else
             store_f(self, o,
                     f == F_COPY ? load_f(src, so)
-                                : fn_double(f, load_f(self, o), load_f(src, so), 1));
+                                : fn_double(f, load_f(self, o), load_f(src, so), 0, 1));
     }
     return 0;
 }

@@ -135,11 +135,11 @@ describe("NPU element-wise operators", function()
 
   it("compute unary math", function()
     local x = torch.randn(4, 5):mul(2)
-    local unary = { "neg", "exp", "log", "relu", "sigmoid", "tanh", "logical_not" }
+    local unary = { "neg", "exp", "log", "sqrt", "relu", "sigmoid", "tanh", "logical_not" }
     for _, name in ipairs(unary) do
       for _, dt in ipairs { torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64 } do
         local input = x:to(dt)
-        if name == "log" then input = input:abs():add(0.5):to(dt) end
+        if name == "log" or name == "sqrt" then input = input:abs():add(0.5):to(dt) end
         local tol = (dt == torch.float32 or dt == torch.int64) and F32 or dt == torch.float64 and 1e-12 or 1e-2
         local f = function(t) return t[name](t) end
         local f_ = function(t)
@@ -160,6 +160,17 @@ describe("NPU element-wise operators", function()
     check(function(t) return t:relu() end, nil, "relu NaN", torch.tensor({ 0 / 0, -1, 1 / 0, -1 / 0 }))
     check(function(t) return t:log() end, nil, "log of 0 and -1", torch.tensor({ 0.0, -1.0 }))
     check(function(t) return t:sigmoid() end, F32, "sigmoid of extremes", torch.tensor({ -100.0, 100.0, 0.0 }))
+  end)
+
+  it("compute addcmul, addcdiv and maximum", function()
+    local s, t1, t2 = torch.randn(3, 4), torch.randn(3, 1), torch.randn(4):abs():add(0.5)
+    for _, name in ipairs { "addcmul", "addcdiv" } do
+      check(function(a, b, c) return torch[name](a, b, c, { value = 0.25 }) end, F32, name, s, t1, t2)
+      check(function(a, b, c) return a:clone()[name .. "_"](a:clone(), b, c, { value = -2 }) end, F32, name .. "_", s, t1, t2)
+    end
+    check(torch.addcmul, nil, "addcmul int", torch.randint(-5, 5, { 3 }), torch.randint(-5, 5, { 3 }), torch.randint(-5, 5, { 3 }))
+    check(torch.maximum, nil, "maximum", torch.tensor({ 1.0, 0 / 0, -2.0, 3.0 }), torch.tensor({ 2.0, 1.0, 0 / 0, -3.0 }))
+    check(torch.maximum, nil, "maximum int broadcast", torch.randint(-5, 5, { 3, 1 }), torch.randint(-5, 5, { 4 }))
   end)
 
   it("select with where and masked_fill, and fill", function()
@@ -296,13 +307,13 @@ describe("autograd on NPU tensors", function()
     for i = 1, 3 do agree(c[i], d[i], 1e-5, "gradient " .. i) end
   end)
 
-  it("trains an MLP on npu with the CPU's losses", function()
+  it("trains an MLP on npu with the CPU's losses (SGD with momentum, Adam, AdamW, RMSprop, Adagrad)", function()
     local nn = torch.nn
-    local function train(device)
+    local function train(device, make_optimizer)
       torch.manual_seed(0)
       local model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 16), nn.Tanh(), nn.Linear(16, 4))
       model:to(device)
-      local opt = torch.optim.SGD(model:parameters(), 0.1, { momentum = 0.9 })
+      local opt = make_optimizer(model:parameters())
       torch.manual_seed(1)
       local x, y = torch.randn(64, 10):to(device), torch.randint(1, 5, { 64 }):to(device)
       local losses = {}
@@ -315,12 +326,23 @@ describe("autograd on NPU tensors", function()
       end
       return losses, model
     end
-    local cl, cm = train("cpu")
-    local nl, nm = train("npu")
-    assert.is_true(nl[25] < nl[1] * 0.8, "the loss falls")
-    for i = 1, #cl do assert.is_true(math.abs(cl[i] - nl[i]) <= 1e-5 * math.abs(cl[i]), ("step %d: %s vs %s"):format(i, cl[i], nl[i])) end
-    local cp, np = cm:parameters(), nm:parameters()
-    for i = 1, #cp do agree(cp[i]:detach(), np[i]:detach(), 1e-5, "parameter " .. i) end
+    local optimizers = {
+      sgd = function(p) return torch.optim.SGD(p, 0.1, { momentum = 0.9 }) end,
+      adam = function(p) return torch.optim.Adam(p, { lr = 0.01 }) end,
+      adamw = function(p) return torch.optim.AdamW(p, { lr = 0.01, amsgrad = true }) end,
+      rmsprop = function(p) return torch.optim.RMSprop(p, { lr = 0.01, centered = true, momentum = 0.5 }) end,
+      adagrad = function(p) return torch.optim.Adagrad(p, { lr = 0.1 }) end,
+    }
+    for name, make in pairs(optimizers) do
+      local cl, cm = train("cpu", make)
+      local nl, nm = train("npu", make)
+      assert.is_true(nl[25] < nl[1] * 0.8, name .. ": the loss falls")
+      for i = 1, #cl do
+        assert.is_true(math.abs(cl[i] - nl[i]) <= 1e-5 * math.abs(cl[i]), ("%s step %d: %s vs %s"):format(name, i, cl[i], nl[i]))
+      end
+      local cp, np = cm:parameters(), nm:parameters()
+      for i = 1, #cp do agree(cp[i]:detach(), np[i]:detach(), 1e-5, name .. " parameter " .. i) end
+    end
   end)
 end)
 
