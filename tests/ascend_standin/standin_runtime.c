@@ -37,7 +37,7 @@ typedef struct stream {
     pthread_cond_t cv;
     task *head, *tail;
     bool busy, stop;
-    int error;                  /* the first failed task's code, until a synchronisation reports it */
+    int error; /* the first failed task's code, until a synchronisation reports it */
     char error_msg[1024];
     struct stream *next_all;
 } stream;
@@ -84,7 +84,9 @@ void standin_set_error(const char *fmt, ...) {
     va_end(ap);
 }
 
-int standin_current_device(void) { return current_device; }
+int standin_current_device(void) {
+    return current_device;
+}
 
 void aclStandinInjectFault(const char *entry, int nth, int code) {
     pthread_mutex_lock(&state_mu);
@@ -103,13 +105,15 @@ int standin_fault(const char *entry) {
     int code = 0;
     pthread_mutex_lock(&state_mu);
     for (int i = 0; i < MAX_FAULTS; i++) {
-        if (faults[i].countdown > 0 && strcmp(faults[i].entry, entry) == 0 && --faults[i].countdown == 0) {
+        if (faults[i].countdown > 0 && strcmp(faults[i].entry, entry) == 0 &&
+            --faults[i].countdown == 0) {
             code = faults[i].code;
             break;
         }
     }
     pthread_mutex_unlock(&state_mu);
-    if (code) standin_set_error("EZ9999: [stand-in] fault injected into %s (error code %d)", entry, code);
+    if (code)
+        standin_set_error("EZ9999: [stand-in] fault injected into %s (error code %d)", entry, code);
     return code;
 }
 
@@ -128,30 +132,32 @@ static long env_long(const char *name, long dflt) {
     return v && *v ? strtol(v, NULL, 10) : dflt;
 }
 
-#define REQUIRE_INIT()                                                                                              \
-    do {                                                                                                            \
-        if (!initialized) {                                                                                         \
-            standin_set_error("EE1001: [stand-in] aclInit has not been called");                                   \
-            return ACL_ERROR_UNINITIALIZE;                                                                          \
-        }                                                                                                           \
+#define REQUIRE_INIT()                                                                             \
+    do {                                                                                           \
+        if (!initialized) {                                                                        \
+            standin_set_error("EE1001: [stand-in] aclInit has not been called");                   \
+            return ACL_ERROR_UNINITIALIZE;                                                         \
+        }                                                                                          \
     } while (0)
 
-#define REQUIRE_DEVICE()                                                                                            \
-    do {                                                                                                            \
-        REQUIRE_INIT();                                                                                             \
-        if (current_device < 0) {                                                                                   \
-            standin_set_error("EE1001: [stand-in] no device is set on this thread (aclrtSetDevice)");              \
-            return ACL_ERROR_RT_CONTEXT_NULL;                                                                       \
-        }                                                                                                           \
+#define REQUIRE_DEVICE()                                                                           \
+    do {                                                                                           \
+        REQUIRE_INIT();                                                                            \
+        if (current_device < 0) {                                                                  \
+            standin_set_error(                                                                     \
+                "EE1001: [stand-in] no device is set on this thread (aclrtSetDevice)");            \
+            return ACL_ERROR_RT_CONTEXT_NULL;                                                      \
+        }                                                                                          \
     } while (0)
 
-#define FAULT(name)                                                                                                 \
-    do {                                                                                                            \
-        int code_ = standin_fault(name);                                                                            \
-        if (code_) return code_;                                                                                    \
+#define FAULT(name)                                                                                \
+    do {                                                                                           \
+        int code_ = standin_fault(name);                                                           \
+        if (code_) return code_;                                                                   \
     } while (0)
 
-/* ---- init ---------------------------------------------------------------------------------------- */
+/* ---- init
+ * ---------------------------------------------------------------------------------------- */
 aclError aclInit(const char *configPath) {
     (void)configPath;
     FAULT("aclInit");
@@ -193,9 +199,12 @@ const char *aclGetRecentErrMsg(void) {
     return out;
 }
 
-const char *aclrtGetSocName(void) { return "Ascend-standin"; }
+const char *aclrtGetSocName(void) {
+    return "Ascend-standin";
+}
 
-/* ---- streams ---------------------------------------------------------------------------------- */
+/* ---- streams ----------------------------------------------------------------------------------
+ */
 static void *stream_worker(void *arg) {
     stream *s = arg;
     pthread_mutex_lock(&s->mu);
@@ -214,7 +223,8 @@ static void *stream_worker(void *arg) {
         pthread_mutex_lock(&s->mu);
         if (rc && !s->error) {
             s->error = rc;
-            snprintf(s->error_msg, sizeof s->error_msg, "%s", recent_error); /* the worker's message */
+            snprintf(s->error_msg, sizeof s->error_msg, "%s",
+                     recent_error); /* the worker's message */
         }
         recent_error[0] = 0;
         s->busy = false;
@@ -293,8 +303,10 @@ aclError standin_enqueue(aclrtStream st, int (*fn)(void *), void *ctx, void (*fr
     }
     *t = (task){fn, ctx, free_ctx, NULL};
     pthread_mutex_lock(&s->mu);
-    if (s->tail) s->tail->next = t;
-    else s->head = t;
+    if (s->tail)
+        s->tail->next = t;
+    else
+        s->head = t;
     s->tail = t;
     pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);
@@ -366,7 +378,8 @@ aclError aclrtSynchronizeDevice(void) {
     return error;
 }
 
-/* ---- devices ---------------------------------------------------------------------------------- */
+/* ---- devices ----------------------------------------------------------------------------------
+ */
 aclError aclrtGetDeviceCount(uint32_t *count) {
     REQUIRE_INIT();
     if (!count) return ACL_ERROR_INVALID_PARAM;
@@ -438,7 +451,8 @@ aclError aclrtGetCurrentContext(aclrtContext *ctx) {
     return ACL_SUCCESS;
 }
 
-/* ---- events ----------------------------------------------------------------------------------- */
+/* ---- events -----------------------------------------------------------------------------------
+ */
 aclError aclrtCreateEventWithFlag(aclrtEvent *out, uint32_t flag) {
     REQUIRE_INIT();
     FAULT("aclrtCreateEventWithFlag");
@@ -476,25 +490,32 @@ static int run_record(void *ctx) {
     return 0;
 }
 
-aclError aclrtRecordEvent(aclrtEvent ev, aclrtStream st) {
-    REQUIRE_INIT();
-    FAULT("aclrtRecordEvent");
+/* a task about event ev on stream st: a record (a new generation) or a wait for the
+ * generation recorded so far */
+static aclError queue_event_task(aclrtStream st, aclrtEvent ev, bool record, int (*run)(void *)) {
     event *e = ev;
     if (!e) return ACL_ERROR_INVALID_PARAM;
     record_task *r = malloc(sizeof *r);
     if (!r) return ACL_ERROR_BAD_ALLOC;
     pthread_mutex_lock(&e->mu);
     r->e = e;
-    r->gen = ++e->recorded;
+    r->gen = record ? ++e->recorded : e->recorded;
     pthread_mutex_unlock(&e->mu);
-    return standin_enqueue(st, run_record, r, free);
+    return standin_enqueue(st, run, r, free);
+}
+
+aclError aclrtRecordEvent(aclrtEvent ev, aclrtStream st) {
+    REQUIRE_INIT();
+    FAULT("aclrtRecordEvent");
+    return queue_event_task(st, ev, true, run_record);
 }
 
 aclError aclrtQueryEventStatus(aclrtEvent ev, aclrtEventRecordedStatus *status) {
     event *e = ev;
     if (!e || !status) return ACL_ERROR_INVALID_PARAM;
     pthread_mutex_lock(&e->mu);
-    *status = e->completed >= e->recorded ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    *status = e->completed >= e->recorded ? ACL_EVENT_RECORDED_STATUS_COMPLETE
+                                          : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     pthread_mutex_unlock(&e->mu);
     return ACL_SUCCESS;
 }
@@ -523,22 +544,15 @@ static int run_wait(void *ctx) {
 
 aclError aclrtStreamWaitEvent(aclrtStream st, aclrtEvent ev) {
     REQUIRE_INIT();
-    event *e = ev;
-    if (!e) return ACL_ERROR_INVALID_PARAM;
-    record_task *r = malloc(sizeof *r);
-    if (!r) return ACL_ERROR_BAD_ALLOC;
-    pthread_mutex_lock(&e->mu);
-    r->e = e;
-    r->gen = e->recorded; /* the work recorded so far; later records do not count */
-    pthread_mutex_unlock(&e->mu);
-    return standin_enqueue(st, run_wait, r, free);
+    return queue_event_task(st, ev, false, run_wait); /* the work recorded so far, not later */
 }
 
 aclError aclrtEventElapsedTime(float *ms, aclrtEvent a, aclrtEvent b) {
     event *s = a, *e = b;
     if (!ms || !s || !e) return ACL_ERROR_INVALID_PARAM;
     if (!(s->flags & ACL_EVENT_TIME_LINE) || !(e->flags & ACL_EVENT_TIME_LINE)) {
-        standin_set_error("EE1001: [stand-in] elapsed time needs events created with ACL_EVENT_TIME_LINE");
+        standin_set_error(
+            "EE1001: [stand-in] elapsed time needs events created with ACL_EVENT_TIME_LINE");
         return ACL_ERROR_INVALID_RESOURCE_HANDLE;
     }
     pthread_mutex_lock(&s->mu);
@@ -557,7 +571,8 @@ aclError aclrtEventElapsedTime(float *ms, aclrtEvent a, aclrtEvent b) {
     return ACL_SUCCESS;
 }
 
-/* ---- memory ----------------------------------------------------------------------------------- */
+/* ---- memory -----------------------------------------------------------------------------------
+ */
 aclError aclrtMalloc(void **out, size_t size, aclrtMemMallocPolicy policy) {
     (void)policy;
     REQUIRE_DEVICE();
@@ -629,7 +644,8 @@ aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_, size_t *total) {
     return ACL_SUCCESS;
 }
 
-static aclError check_copy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
+static aclError check_copy(void *dst, size_t destMax, const void *src, size_t count,
+                           aclrtMemcpyKind kind) {
     if (!dst || !src || count > destMax) {
         standin_set_error("EE1001: [stand-in] memcpy of %zu bytes into %zu", count, destMax);
         return ACL_ERROR_INVALID_PARAM;
@@ -638,14 +654,16 @@ static aclError check_copy(void *dst, size_t destMax, const void *src, size_t co
     bool src_dev = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
     if (kind > ACL_MEMCPY_DEVICE_TO_DEVICE || standin_is_device_range(dst, count) != dst_dev ||
         standin_is_device_range(src, count) != src_dev) {
-        standin_set_error("EE1001: [stand-in] memcpy kind %d does not match the pointers %p <- %p (%zu bytes)",
-                          (int)kind, dst, src, count);
+        standin_set_error(
+            "EE1001: [stand-in] memcpy kind %d does not match the pointers %p <- %p (%zu bytes)",
+            (int)kind, dst, src, count);
         return ACL_ERROR_INVALID_PARAM;
     }
     return ACL_SUCCESS;
 }
 
-aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
+aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
+                     aclrtMemcpyKind kind) {
     REQUIRE_INIT();
     FAULT("aclrtMemcpy");
     aclError e = check_copy(dst, destMax, src, count, kind);
@@ -663,13 +681,15 @@ typedef struct copy_task {
 
 static int run_copy(void *ctx) {
     copy_task *c = ctx;
-    if (c->value >= 0) memset(c->dst, c->value, c->n);
-    else memmove(c->dst, c->src, c->n);
+    if (c->value >= 0)
+        memset(c->dst, c->value, c->n);
+    else
+        memmove(c->dst, c->src, c->n);
     return 0;
 }
 
-aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
-                          aclrtStream st) {
+aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
+                          aclrtMemcpyKind kind, aclrtStream st) {
     REQUIRE_INIT();
     FAULT("aclrtMemcpyAsync");
     aclError e = check_copy(dst, destMax, src, count, kind);

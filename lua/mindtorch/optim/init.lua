@@ -197,39 +197,57 @@ local function adam_check(g)
   check_nonneg(g, "weight_decay", "weight_decay")
 end
 
+local function state_for(self, p, make)
+  local st = self.state[p]
+  if st == nil then
+    st = make()
+    self.state[p] = st
+  end
+  return st
+end
+
+-- the params of a group that have a gradient, each with the gradient to follow (negated for
+-- maximize)
+local function grads_of(g)
+  local i = 0
+  return function()
+    while true do
+      i = i + 1
+      local p = g.params[i]
+      if p == nil then return nil end
+      if p.grad ~= nil then return p, g.maximize and -p.grad or p.grad end
+    end
+  end
+end
+
 local function adam_update(self, g, decoupled)
   local beta1, beta2 = g.betas[1], g.betas[2]
-  for _, p in ipairs(g.params) do
-    local grad = p.grad
-    if grad ~= nil then
-      if g.maximize then grad = -grad end
-      local st = self.state[p]
-      if st == nil then
-        st = { step = torch.tensor(0.0), exp_avg = torch.zeros_like(p), exp_avg_sq = torch.zeros_like(p) }
-        if g.amsgrad then st.max_exp_avg_sq = torch.zeros_like(p) end
-        self.state[p] = st
-      end
-      st.step:add_(1)
-      if decoupled then
-        p:mul_(1 - g.lr * g.weight_decay)
-      elseif g.weight_decay ~= 0 then
-        grad = grad:add(p, { alpha = g.weight_decay })
-      end
-      st.exp_avg:mul_(beta1):add_(grad, { alpha = 1 - beta1 })
-      st.exp_avg_sq:mul_(beta2):addcmul_(grad, grad, { value = 1 - beta2 })
-      local step = st.step:item()
-      local bc1, bc2 = 1 - beta1 ^ step, 1 - beta2 ^ step
-      local step_size = g.lr / bc1
-      local bc2_sqrt = math.sqrt(bc2)
-      local denom
-      if g.amsgrad then
-        st.max_exp_avg_sq:copy_(torch.maximum(st.max_exp_avg_sq, st.exp_avg_sq))
-        denom = (st.max_exp_avg_sq:sqrt() / bc2_sqrt):add_(g.eps)
-      else
-        denom = (st.exp_avg_sq:sqrt() / bc2_sqrt):add_(g.eps)
-      end
-      p:addcdiv_(st.exp_avg, denom, { value = -step_size })
+  for p, grad in grads_of(g) do
+    local st = state_for(self, p, function()
+      local s = { step = torch.tensor(0.0), exp_avg = torch.zeros_like(p), exp_avg_sq = torch.zeros_like(p) }
+      if g.amsgrad then s.max_exp_avg_sq = torch.zeros_like(p) end
+      return s
+    end)
+    st.step:add_(1)
+    if decoupled then
+      p:mul_(1 - g.lr * g.weight_decay)
+    elseif g.weight_decay ~= 0 then
+      grad = grad:add(p, { alpha = g.weight_decay })
     end
+    st.exp_avg:mul_(beta1):add_(grad, { alpha = 1 - beta1 })
+    st.exp_avg_sq:mul_(beta2):addcmul_(grad, grad, { value = 1 - beta2 })
+    local step = st.step:item()
+    local bc1, bc2 = 1 - beta1 ^ step, 1 - beta2 ^ step
+    local step_size = g.lr / bc1
+    local bc2_sqrt = math.sqrt(bc2)
+    local denom
+    if g.amsgrad then
+      st.max_exp_avg_sq:copy_(torch.maximum(st.max_exp_avg_sq, st.exp_avg_sq))
+      denom = (st.max_exp_avg_sq:sqrt() / bc2_sqrt):add_(g.eps)
+    else
+      denom = (st.exp_avg_sq:sqrt() / bc2_sqrt):add_(g.eps)
+    end
+    p:addcdiv_(st.exp_avg, denom, { value = -step_size })
   end
 end
 
@@ -249,14 +267,6 @@ function AdamW:_update(g) adam_update(self, g, true) end
 optim.AdamW = AdamW
 
 -- ---- RMSprop, Adagrad, Adadelta ---------------------------------------------------------------------
-local function state_for(self, p, make)
-  local st = self.state[p]
-  if st == nil then
-    st = make()
-    self.state[p] = st
-  end
-  return st
-end
 
 local RMSprop = Optimizer:extend("RMSprop", { lr = 0.01, alpha = 0.99, eps = 1e-8, weight_decay = 0, momentum = 0,
   centered = false, maximize = false },
@@ -269,33 +279,29 @@ function RMSprop:_check(g)
   check_nonneg(g, "alpha", "alpha")
 end
 function RMSprop:_update(g)
-  for _, p in ipairs(g.params) do
-    local grad = p.grad
-    if grad ~= nil then
-      if g.maximize then grad = -grad end
-      local st = state_for(self, p, function()
-        local s = { step = torch.tensor(0.0), square_avg = torch.zeros_like(p) }
-        if g.momentum > 0 then s.momentum_buffer = torch.zeros_like(p) end
-        if g.centered then s.grad_avg = torch.zeros_like(p) end
-        return s
-      end)
-      st.step:add_(1)
-      if g.weight_decay ~= 0 then grad = grad:add(p, { alpha = g.weight_decay }) end
-      st.square_avg:mul_(g.alpha):addcmul_(grad, grad, { value = 1 - g.alpha })
-      local avg
-      if g.centered then
-        st.grad_avg:mul_(g.alpha):add_(grad, { alpha = 1 - g.alpha })
-        avg = st.square_avg:addcmul(st.grad_avg, st.grad_avg, { value = -1 }):sqrt_()
-      else
-        avg = st.square_avg:sqrt()
-      end
-      avg = avg:add_(g.eps)
-      if g.momentum > 0 then
-        st.momentum_buffer:mul_(g.momentum):addcdiv_(grad, avg)
-        p:add_(st.momentum_buffer, { alpha = -g.lr })
-      else
-        p:addcdiv_(grad, avg, { value = -g.lr })
-      end
+  for p, grad in grads_of(g) do
+    local st = state_for(self, p, function()
+      local s = { step = torch.tensor(0.0), square_avg = torch.zeros_like(p) }
+      if g.momentum > 0 then s.momentum_buffer = torch.zeros_like(p) end
+      if g.centered then s.grad_avg = torch.zeros_like(p) end
+      return s
+    end)
+    st.step:add_(1)
+    if g.weight_decay ~= 0 then grad = grad:add(p, { alpha = g.weight_decay }) end
+    st.square_avg:mul_(g.alpha):addcmul_(grad, grad, { value = 1 - g.alpha })
+    local avg
+    if g.centered then
+      st.grad_avg:mul_(g.alpha):add_(grad, { alpha = 1 - g.alpha })
+      avg = st.square_avg:addcmul(st.grad_avg, st.grad_avg, { value = -1 }):sqrt_()
+    else
+      avg = st.square_avg:sqrt()
+    end
+    avg = avg:add_(g.eps)
+    if g.momentum > 0 then
+      st.momentum_buffer:mul_(g.momentum):addcdiv_(grad, avg)
+      p:add_(st.momentum_buffer, { alpha = -g.lr })
+    else
+      p:addcdiv_(grad, avg, { value = -g.lr })
     end
   end
 end
@@ -312,21 +318,17 @@ function Adagrad:_check(g)
   check_nonneg(g, "eps", "epsilon")
 end
 function Adagrad:_update(g)
-  for _, p in ipairs(g.params) do
-    local grad = p.grad
-    if grad ~= nil then
-      local st = state_for(self, p, function()
-        return { step = torch.tensor(0.0), sum = torch.full_like(p, g.initial_accumulator_value) }
-      end)
-      st.step:add_(1)
-      local step = st.step:item()
-      if g.maximize then grad = -grad end
-      if g.weight_decay ~= 0 then grad = grad:add(p, { alpha = g.weight_decay }) end
-      local clr = g.lr / (1 + (step - 1) * g.lr_decay)
-      st.sum:addcmul_(grad, grad, { value = 1 })
-      local std = st.sum:sqrt():add_(g.eps)
-      p:addcdiv_(grad, std, { value = -clr })
-    end
+  for p, grad in grads_of(g) do
+    local st = state_for(self, p, function()
+      return { step = torch.tensor(0.0), sum = torch.full_like(p, g.initial_accumulator_value) }
+    end)
+    st.step:add_(1)
+    local step = st.step:item()
+    if g.weight_decay ~= 0 then grad = grad:add(p, { alpha = g.weight_decay }) end
+    local clr = g.lr / (1 + (step - 1) * g.lr_decay)
+    st.sum:addcmul_(grad, grad, { value = 1 })
+    local std = st.sum:sqrt():add_(g.eps)
+    p:addcdiv_(grad, std, { value = -clr })
   end
 end
 optim.Adagrad = Adagrad
@@ -340,21 +342,17 @@ function Adadelta:_check(g)
   check_nonneg(g, "weight_decay", "weight_decay")
 end
 function Adadelta:_update(g)
-  for _, p in ipairs(g.params) do
-    local grad = p.grad
-    if grad ~= nil then
-      local st = state_for(self, p, function()
-        return { step = torch.tensor(0.0), square_avg = torch.zeros_like(p), acc_delta = torch.zeros_like(p) }
-      end)
-      st.step:add_(1)
-      if g.maximize then grad = -grad end
-      if g.weight_decay ~= 0 then grad = grad:add(p, { alpha = g.weight_decay }) end
-      st.square_avg:mul_(g.rho):addcmul_(grad, grad, { value = 1 - g.rho })
-      local std = st.square_avg:add(g.eps):sqrt_()
-      local delta = st.acc_delta:add(g.eps):sqrt_():div_(std):mul_(grad)
-      st.acc_delta:mul_(g.rho):addcmul_(delta, delta, { value = 1 - g.rho })
-      p:add_(delta, { alpha = -g.lr })
-    end
+  for p, grad in grads_of(g) do
+    local st = state_for(self, p, function()
+      return { step = torch.tensor(0.0), square_avg = torch.zeros_like(p), acc_delta = torch.zeros_like(p) }
+    end)
+    st.step:add_(1)
+    if g.weight_decay ~= 0 then grad = grad:add(p, { alpha = g.weight_decay }) end
+    st.square_avg:mul_(g.rho):addcmul_(grad, grad, { value = 1 - g.rho })
+    local std = st.square_avg:add(g.eps):sqrt_()
+    local delta = st.acc_delta:add(g.eps):sqrt_():div_(std):mul_(grad)
+    st.acc_delta:mul_(g.rho):addcmul_(delta, delta, { value = 1 - g.rho })
+    p:add_(delta, { alpha = -g.lr })
   end
 end
 optim.Adadelta = Adadelta
