@@ -97,6 +97,8 @@ static int scan_tensor(const mt_op *op, keyscan *k, const mt_tensor *t) {
     if (mt_tensor_requires_grad(t)) k->requires_grad = true;
     if (MT_UNLIKELY(atomic_load_explicit(&t->storage->pending, memory_order_relaxed)))
         k->ks |= KS_PENDING;
+    /* the one place a kernel call checks that the storage covers its tensors */
+    if (MT_UNLIKELY(t->storage->flags & MT_STORAGE_SHRUNK) && mt_tensor_check_storage(t)) return -1;
     bool cpu_scalar = t->device.type == MT_DEV_CPU && t->ndim == 0;
     if (!k->have_dev) {
         k->have_dev = true;

@@ -119,6 +119,10 @@ void mt_storage_decref(mt_storage *s) {
 }
 
 int mt_storage_resize(mt_storage *s, size_t nbytes) {
+    if (nbytes > (size_t)INT64_MAX)
+        return mt_error(MT_ERR_RUNTIME, "Storage size calculation overflowed: %zu bytes", nbytes);
+    /* tensors over a shrunk storage may hang off its end: they are checked at each use */
+    if (nbytes < s->nbytes) s->flags |= MT_STORAGE_SHRUNK;
     if (s->device.type == MT_DEV_META) {
         s->nbytes = nbytes;
         return 0;

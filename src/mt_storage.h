@@ -20,6 +20,7 @@ enum {
     MT_STORAGE_PINNED = 1 << 2,   /* page-locked host memory from a device backend */
     MT_STORAGE_MAPPED = 1 << 3,   /* a file mapping (from_file) */
     MT_STORAGE_EXTERNAL = 1 << 4, /* memory owned by someone else, released by a deleter */
+    MT_STORAGE_SHRUNK = 1 << 5,   /* resized smaller once: tensors over it are checked at use */
 };
 
 typedef void (*mt_deleter)(void *data, size_t nbytes, void *ctx);

@@ -53,11 +53,14 @@ static mt_tensor *tensor_alloc(int ndim, const int64_t *sizes, const int64_t *st
     t->autograd = NULL;
     t->attr_version = 0;
     t->version = NULL;
-    int64_t n = 1;
+    int64_t n = mt_numel_checked(ndim, sizes);
+    if (n < 0) {
+        mt_pool_free(MT_POOL_TENSOR, t);
+        return mt_error_null(MT_ERR_RUNTIME, "numel: integer multiplication overflow");
+    }
     for (int i = 0; i < ndim; i++) {
         t->sizes[i] = sizes[i];
         t->strides[i] = strides[i];
-        n *= sizes[i];
     }
     t->numel = n;
     return t;
@@ -118,6 +121,10 @@ mt_tensor *mt_tensor_empty(int ndim, const int64_t *sizes, mt_dtype dtype, mt_de
 
 mt_tensor *mt_tensor_view_of(mt_tensor *src, int ndim, const int64_t *sizes,
                              const int64_t *strides, int64_t offset) {
+    /* every view, whatever op made it, stays inside its storage */
+    if (ndim <= MT_MAX_DIM &&
+        mt_check_in_bounds(src->storage, ndim, sizes, strides, offset, mt_dtype_size(src->dtype)))
+        return NULL;
     mt_tensor *t = tensor_alloc(ndim, sizes, strides);
     if (!t) return NULL;
     t->dtype = src->dtype;
@@ -149,8 +156,28 @@ mt_tensor *mt_tensor_scalar_int64(int64_t v, mt_dtype dtype) {
 }
 
 void *mt_tensor_data(mt_tensor *t) {
-    if (mt_storage_sync(t->storage)) return NULL;
+    if (mt_tensor_sync(t)) return NULL;
     return mt_tensor_raw(t);
+}
+
+int mt_tensor_sync(mt_tensor *t) {
+    if (mt_storage_sync(t->storage)) return -1;
+    if (MT_UNLIKELY(t->storage->flags & MT_STORAGE_SHRUNK) && mt_tensor_check_storage(t)) return -1;
+    return 0;
+}
+
+int mt_tensor_check_storage(const mt_tensor *t) {
+    int64_t need = mt_required_nbytes(t->ndim, t->sizes, t->strides, t->offset, mt_dtype_size(t->dtype));
+    if (need >= 0 && (uint64_t)need <= t->storage->nbytes) return 0;
+    char b1[256], b2[256];
+    mt_fmt_ilist(b1, sizeof b1, t->sizes, t->ndim);
+    mt_fmt_ilist(b2, sizeof b2, t->strides, t->ndim);
+    return mt_error(MT_ERR_RUNTIME,
+                    "The tensor's storage is smaller than its geometry needs (was the storage "
+                    "resized?): sizes %s, strides %s, storage offset %lld, and itemsize %zu require a "
+                    "storage size of %lld, but the storage has %zu bytes",
+                    b1, b2, (long long)t->offset, mt_dtype_size(t->dtype), (long long)need,
+                    t->storage->nbytes);
 }
 
 bool mt_tensor_is_contiguous(const mt_tensor *t) {
@@ -197,12 +224,21 @@ int64_t mt_check_sizes(int ndim, const int64_t *sizes) {
     return n;
 }
 
+int64_t mt_numel_checked(int ndim, const int64_t *sizes) {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++)
+        if (sizes[i] < 0 || mt_mul_overflow(n, sizes[i], &n)) return -1;
+    return n;
+}
+
 int64_t mt_required_nbytes(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
                            size_t itemsize) {
+    if (offset < 0 || mt_numel_checked(ndim, sizes) < 0) return -1;
     int64_t extent = 1; /* 1 + the largest element offset */
     for (int i = 0; i < ndim; i++) {
         if (sizes[i] == 0) return 0;
         int64_t span;
+        if (strides[i] < 0 && sizes[i] > 1) return -1; /* no op makes negative strides */
         if (mt_mul_overflow(sizes[i] - 1, strides[i], &span)) return -1;
         if (__builtin_add_overflow(extent, span, &extent)) return -1;
     }
@@ -210,6 +246,27 @@ int64_t mt_required_nbytes(int ndim, const int64_t *sizes, const int64_t *stride
     if (__builtin_add_overflow(extent, offset, &extent)) return -1;
     if (mt_mul_overflow(extent, (int64_t)itemsize, &n)) return -1;
     return n;
+}
+
+int mt_check_in_bounds(const mt_storage *s, int ndim, const int64_t *sizes, const int64_t *strides,
+                       int64_t offset, size_t itemsize) {
+    if (offset < 0) return mt_error(MT_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)offset);
+    int64_t need = mt_required_nbytes(ndim, sizes, strides, offset, itemsize);
+    if (need >= 0 && (uint64_t)need <= s->nbytes) return 0;
+    bool negative = false;
+    for (int i = 0; i < ndim; i++) negative |= sizes[i] < 0;
+    if (!negative && mt_numel_checked(ndim, sizes) < 0)
+        return mt_error(MT_ERR_RUNTIME, "numel: integer multiplication overflow");
+    char b1[256], b2[256];
+    mt_fmt_ilist(b1, sizeof b1, sizes, ndim);
+    mt_fmt_ilist(b2, sizeof b2, strides, ndim);
+    if (need < 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "Storage size calculation overflowed with sizes=%s and strides=%s", b1, b2);
+    return mt_error(MT_ERR_RUNTIME,
+                    "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %zu "
+                    "requiring a storage size of %lld are out of bounds for storage of size %zu",
+                    b1, b2, (long long)offset, itemsize, (long long)need, s->nbytes);
 }
 
 int mt_infer_size(const int64_t *shape, int n, int64_t numel, int64_t *out) {
@@ -221,7 +278,8 @@ int mt_infer_size(const int64_t *shape, int n, int64_t numel, int64_t *out) {
             if (infer >= 0) return mt_error(MT_ERR_RUNTIME, "only one dimension can be inferred");
             infer = i;
         } else if (shape[i] >= 0) {
-            newsize *= shape[i];
+            if (mt_mul_overflow(newsize, shape[i], &newsize))
+                return mt_error(MT_ERR_RUNTIME, "numel: integer multiplication overflow");
         } else {
             return mt_error(MT_ERR_RUNTIME, "invalid shape dimension %lld", (long long)shape[i]);
         }

@@ -77,6 +77,9 @@ MT_API mt_tensor *mt_tensor_scalar_int64(int64_t v, mt_dtype dtype);
 /* ---- data and geometry ----------------------------------------------------------------------- */
 /* Pointer to element 0 (brings deferred work up to date first); NULL for meta / 0 bytes. */
 MT_API void *mt_tensor_data(mt_tensor *t);
+/* Deferred work done and the storage still covering t: what any direct read of t's bytes
+ * outside a kernel call needs first. 0, or -1 with the error set. */
+MT_API int mt_tensor_sync(mt_tensor *t);
 /* The same without the pipeline sync: for kernels that run when their inputs are ready. */
 static inline char *mt_tensor_raw(const mt_tensor *t) {
     return t->storage->data ? (char *)t->storage->data + t->offset * (int64_t)mt_dtype_size(t->dtype)
@@ -101,9 +104,20 @@ static inline bool mt_tensor_requires_grad(const mt_tensor *t) {
 MT_API int64_t mt_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
 /* Number of elements, erroring on negative sizes with PyTorch's text. -1 on error. */
 MT_API int64_t mt_check_sizes(int ndim, const int64_t *sizes);
-/* Bytes a storage needs to hold this geometry. */
+/* The checked geometry arithmetic every path uses (creation, views, resize_, storages, loaders,
+ * the embedding API): a product or sum that leaves int64 is an error, never a wrapped size. */
+/* Number of elements; -1 when a size is negative or the product overflows. */
+MT_API int64_t mt_numel_checked(int ndim, const int64_t *sizes);
+/* Bytes a storage needs to hold this geometry ((offset + largest element offset + 1) * itemsize,
+ * 0 when empty); -1 on overflow, a negative size, stride or offset. */
 MT_API int64_t mt_required_nbytes(int ndim, const int64_t *sizes, const int64_t *strides,
                                   int64_t offset, size_t itemsize);
+/* 0 when storage `s` holds the geometry; else PyTorch's setStorage / overflow error. */
+MT_API int mt_check_in_bounds(const mt_storage *s, int ndim, const int64_t *sizes,
+                              const int64_t *strides, int64_t offset, size_t itemsize);
+/* 0 when t's storage still covers t (a storage can be resized smaller under live tensors: the
+ * dispatcher and mt_tensor_data check tensors over such storages); else an error. */
+MT_API int mt_tensor_check_storage(const mt_tensor *t);
 /* Resolve -1 in a view/reshape shape; errors with PyTorch's texts. */
 MT_API int mt_infer_size(const int64_t *shape, int n, int64_t numel, int64_t *out);
 /* PyTorch's computeStride: strides that make `new` a view of (old sizes, strides), or false. */

@@ -222,35 +222,18 @@ int mt_k_as_strided(mt_call *c, mt_value *a, mt_value *r) {
     if (n != a[2].n) return mt_error(MT_ERR_RUNTIME, "mismatch in length of strides and shape");
     if (n > MT_MAX_DIM) return too_many_dims(n);
     const int64_t *sizes = a[1].il, *strides = a[2].il;
-    char b1[256], b2[256];
     for (int i = 0; i < n; i++) {
         if (strides[i] < 0) {
-            mt_fmt_ilist(b1, sizeof b1, strides, n);
+            char b[256];
+            mt_fmt_ilist(b, sizeof b, strides, n);
             return mt_error(MT_ERR_RUNTIME,
                             "as_strided: Negative strides are not supported at the moment, got "
                             "strides: %s",
-                            b1);
-        }
-        if (sizes[i] < 0) {
-            mt_fmt_ilist(b1, sizeof b1, sizes, n);
-            mt_fmt_ilist(b2, sizeof b2, strides, n);
-            return mt_error(MT_ERR_RUNTIME,
-                            "Storage size calculation overflowed with sizes=%s and strides=%s", b1, b2);
+                            b);
         }
     }
     int64_t offset = a[3].tag == MT_V_INT ? a[3].i : s->offset;
-    if (offset < 0)
-        return mt_error(MT_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)offset);
-    size_t isz = mt_dtype_size((mt_dtype)s->dtype);
-    int64_t need = mt_required_nbytes(n, sizes, strides, offset, isz);
-    if (need > (int64_t)s->storage->nbytes) {
-        mt_fmt_ilist(b1, sizeof b1, sizes, n);
-        mt_fmt_ilist(b2, sizeof b2, strides, n);
-        return mt_error(MT_ERR_RUNTIME,
-                        "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %zu "
-                        "requiring a storage size of %lld are out of bounds for storage of size %zu",
-                        b1, b2, (long long)offset, isz, (long long)need, s->storage->nbytes);
-    }
+    /* the bounds (setStorage's error) are checked where every view is made */
     return ret_view(r, s, n, sizes, strides, offset);
 }
 
@@ -311,20 +294,22 @@ int mt_k_resize_(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *t = a[0].t;
     int n = a[1].n;
     if (n > MT_MAX_DIM) return too_many_dims(n);
-    int64_t numel = 1;
-    for (int i = 0; i < n; i++) {
-        if (a[1].il[i] < 0 || (a[1].il[i] && numel > INT64_MAX / a[1].il[i]))
-            return mt_error(MT_ERR_RUNTIME, "numel: integer multiplication overflow");
-        numel *= a[1].il[i];
-    }
+    int64_t numel = mt_numel_checked(n, a[1].il);
+    if (numel < 0) return mt_error(MT_ERR_RUNTIME, "numel: integer multiplication overflow");
     bool same = n == t->ndim && memcmp(a[1].il, t->sizes, sizeof(int64_t) * (size_t)n) == 0;
     if (!same) {
-        size_t isz = mt_dtype_size((mt_dtype)t->dtype);
-        size_t need = numel ? (size_t)(t->offset + numel) * isz : 0;
-        if (need > t->storage->nbytes && mt_storage_resize(t->storage, need)) return -1;
+        int64_t strides[MT_MAX_DIM];
+        mt_contiguous_strides(n, a[1].il, strides);
+        int64_t need = mt_required_nbytes(n, a[1].il, strides, t->offset, mt_dtype_size((mt_dtype)t->dtype));
+        if (need < 0) {
+            char b[256];
+            mt_fmt_ilist(b, sizeof b, a[1].il, n);
+            return mt_error(MT_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s", b);
+        }
+        if ((uint64_t)need > t->storage->nbytes && mt_storage_resize(t->storage, (size_t)need)) return -1;
         memcpy(t->sizes, a[1].il, sizeof(int64_t) * (size_t)n);
+        memcpy(t->strides, strides, sizeof(int64_t) * (size_t)n);
         t->ndim = (int8_t)n;
-        mt_contiguous_strides(n, t->sizes, t->strides);
         t->numel = numel;
     }
     mt_tensor_incref(t);

@@ -188,18 +188,49 @@ static int k_index_select(mt_call *c, mt_value *a, mt_value *r) {
     return 0;
 }
 
+/* The source of index_add_/index_copy_ at self's rank: dim d walks the source's slices, the
+ * other dims are its slice broadcast to self's slice (the meta checks allowed exactly that). */
+static mt_tensor source_at_self_rank(const mt_tensor *self, const mt_tensor *src, int d) {
+    mt_tensor v = *src;
+    if (self->ndim == 0) return v;
+    int64_t ss[MT_MAX_DIM], st[MT_MAX_DIM];
+    int ms = 0;
+    for (int k = 0; k < src->ndim; k++)
+        if (k != d) {
+            ss[ms] = src->sizes[k];
+            st[ms++] = src->strides[k];
+        }
+    int lead = (self->ndim - 1) - ms, j = 0;
+    v.ndim = self->ndim;
+    v.numel = 1;
+    for (int i = 0; i < self->ndim; i++) {
+        if (i == d) {
+            v.sizes[i] = src->ndim ? src->sizes[d] : 1;
+            v.strides[i] = src->ndim ? src->strides[d] : 0;
+        } else {
+            int k = j++ - lead;
+            bool own = k >= 0 && ss[k] != 1;
+            v.sizes[i] = own ? ss[k] : self->sizes[i];
+            v.strides[i] = own ? st[k] : 0;
+        }
+        v.numel *= v.sizes[i];
+    }
+    return v;
+}
+
 static int k_index_put_(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(r);
     bool add = c->op->id == MT_OP_index_add_;
-    mt_tensor *self = a[0].t, *index = a[2].t, *src = a[3].t;
+    mt_tensor *self = a[0].t, *index = a[2].t;
     int d;
     mt_wrap_dim(a[1].i, self->ndim, &d);
+    mt_tensor src = source_at_self_rank(self, a[3].t, d);
     mt_dtype dt = (mt_dtype)self->dtype;
     size_t isz = mt_dtype_size(dt);
     int64_t size = self->ndim ? self->sizes[d] : 1, idx[MT_MAX_DIM], dst[MT_MAX_DIM];
-    for (int64_t k = 0; k < src->numel; k++) {
-        unravel(k, src->sizes, src->ndim, idx);
-        int64_t p = src->ndim ? idx[d] : 0;
+    for (int64_t k = 0; k < src.numel; k++) {
+        unravel(k, src.sizes, src.ndim, idx);
+        int64_t p = src.ndim ? idx[d] : 0;
         int64_t v = mt_load_int64(mt_tensor_raw(index) + p * (index->ndim ? index->strides[0] : 0) *
                                                       (int64_t)mt_dtype_size((mt_dtype)index->dtype), (mt_dtype)index->dtype);
         if (v < 0 || v >= size) {
@@ -209,8 +240,8 @@ static int k_index_put_(mt_call *c, mt_value *a, mt_value *r) {
         }
         memcpy(dst, idx, sizeof dst);
         if (self->ndim) dst[d] = v;
-        if (add) add_elem(at(self, dst), at(src, idx), dt, a[4]);
-        else memcpy(at(self, dst), at(src, idx), isz);
+        if (add) add_elem(at(self, dst), at(&src, idx), dt, a[4]);
+        else memcpy(at(self, dst), at(&src, idx), isz);
     }
     return 0;
 }

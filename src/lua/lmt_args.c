@@ -246,7 +246,7 @@ static int conv_index_tensor(lua_State *L, mt_tensor *t, mt_value *out, scratch 
         mt_tensor_decref(c);
         return -1;
     }
-    if (mt_storage_sync(src->storage)) { /* deferred work writes it (pipeline mode) */
+    if (mt_tensor_sync(src)) { /* deferred work writes it (pipeline mode) */
         mt_tensor_decref(src);
         mt_tensor_decref(c);
         return -1;

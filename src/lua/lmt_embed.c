@@ -26,7 +26,7 @@ static void library_dir(char *buf, size_t cap) {
 
 /* run in protected mode: package.path/cpath gain the tree next to the library, then require */
 static int open_protected(lua_State *L) {
-    const char *dir = lua_tostring(L, 1);
+    const char *dir = lua_touserdata(L, 1);
     if (dir && dir[0]) {
         lua_getglobal(L, "package");
         if (lua_istable(L, -1)) {
@@ -53,19 +53,24 @@ static int open_protected(lua_State *L) {
     return 0;
 }
 
+/* a lua_pcall's status as the API's return code (the error message taken from the stack) */
+static int protected_status(lua_State *L, int status, const char *what) {
+    if (status == LUA_OK) return 0;
+    if (status == LUA_ERRMEM) return mt_error(MT_ERR_MEMORY, "%snot enough memory", what);
+    const char *msg = lua_tostring(L, -1);
+    return mt_error(MT_ERR_RUNTIME, "%s%s", what, msg ? msg : "(error object is not a string)");
+}
+
 MT_API int mt_open(lua_State *L) {
     if (!L) return mt_error(MT_ERR_VALUE, "mt_open: no lua_State");
     char dir[4096];
     library_dir(dir, sizeof dir);
     int top = lua_gettop(L);
+    /* nothing that allocates runs outside lua_pcall: a memory error there would panic the host */
+    if (!lua_checkstack(L, 2)) return mt_error(MT_ERR_MEMORY, "cannot open mindtorch: Lua stack overflow");
     lua_pushcfunction(L, open_protected);
-    lua_pushstring(L, dir);
-    int status = lua_pcall(L, 1, 0, 0);
-    int rc = 0;
-    if (status != LUA_OK) {
-        const char *msg = lua_tostring(L, -1);
-        rc = mt_error(MT_ERR_RUNTIME, "cannot open mindtorch: %s", msg ? msg : "(error object is not a string)");
-    }
+    lua_pushlightuserdata(L, dir);
+    int rc = protected_status(L, lua_pcall(L, 1, 0, 0), "cannot open mindtorch: ");
     lua_settop(L, top);
     return rc;
 }
@@ -89,46 +94,65 @@ static bool opened(lua_State *L) {
     return ok;
 }
 
+/* in protected mode: the box that takes over the tensor (only the allocation of the box can
+ * fail, and then the tensor is still the caller's) */
+static int push_protected(lua_State *L) {
+    mt_tensor *t = lua_touserdata(L, 1);
+    if (!opened(L)) return luaL_error(L, "mindtorch is not open in this lua_State (call mt_open first)");
+    lmt_push_tensor(L, t);
+    return 1;
+}
+
 MT_API int mt_push_tensor_from_buffer(lua_State *L, void *data, mt_dtype dtype, int ndim, const int64_t *sizes,
                                       const int64_t *strides, mt_release_fn release, void *ctx) {
     if (!L) return mt_error(MT_ERR_VALUE, "mt_push_tensor_from_buffer: no lua_State");
-    if (!opened(L)) return mt_error(MT_ERR_RUNTIME, "mindtorch is not open in this lua_State (call mt_open first)");
     if ((int)dtype < 0 || dtype >= MT_NUM_DTYPES) return mt_error(MT_ERR_VALUE, "invalid dtype %d", (int)dtype);
     if (ndim < 0 || ndim > MT_MAX_DIM)
         return mt_error(MT_ERR_VALUE, "a tensor has 0 to %d dimensions, not %d", MT_MAX_DIM, ndim);
     if (ndim > 0 && !sizes) return mt_error(MT_ERR_VALUE, "sizes must be given for %d dimensions", ndim);
-    int64_t st[MT_MAX_DIM], numel = 1, span = 1;
-    for (int i = ndim - 1; i >= 0; i--) {
+    int64_t st[MT_MAX_DIM];
+    for (int i = 0; i < ndim; i++) {
         if (sizes[i] < 0) return mt_error(MT_ERR_VALUE, "negative dimension %lld", (long long)sizes[i]);
-        st[i] = strides ? strides[i] : (i == ndim - 1 ? 1 : st[i + 1] * (sizes[i + 1] > 0 ? sizes[i + 1] : 1));
-        if (st[i] < 0) return mt_error(MT_ERR_VALUE, "negative stride %lld", (long long)st[i]);
-        numel *= sizes[i];
+        if (strides && strides[i] < 0) return mt_error(MT_ERR_VALUE, "negative stride %lld", (long long)strides[i]);
+        st[i] = strides ? strides[i] : 0;
     }
-    for (int i = 0; i < ndim; i++) span += (sizes[i] - 1) * st[i];
+    /* the bytes the host promises, checked: a wrapped size would let ops run off the buffer */
+    int64_t numel = mt_numel_checked(ndim, sizes);
+    if (numel < 0 || (!strides && mt_contiguous_strides(ndim, sizes, st) < 0))
+        return mt_error(MT_ERR_VALUE, "numel: integer multiplication overflow");
+    int64_t nbytes = mt_required_nbytes(ndim, sizes, st, 0, mt_dtype_size(dtype));
+    if (nbytes < 0) {
+        char b1[256], b2[256];
+        mt_fmt_ilist(b1, sizeof b1, sizes, ndim);
+        mt_fmt_ilist(b2, sizeof b2, st, ndim);
+        return mt_error(MT_ERR_VALUE, "Storage size calculation overflowed with sizes=%s and strides=%s", b1, b2);
+    }
     if (numel > 0 && !data) return mt_error(MT_ERR_VALUE, "no data for a tensor of %lld elements", (long long)numel);
-    size_t nbytes = numel > 0 ? (size_t)span * mt_dtype_size(dtype) : 0;
     host_release *r = malloc(sizeof *r);
     if (!r) return mt_error(MT_ERR_MEMORY, "out of memory");
     *r = (host_release){release, ctx};
-    mt_storage *s = mt_storage_wrap(data, nbytes, MT_CPU, release_host, r);
+    mt_storage *s = mt_storage_wrap(data, (size_t)nbytes, MT_CPU, release_host, r);
     if (!s) {
         free(r);
         return -1;
     }
     mt_tensor *t = mt_tensor_from_storage(s, 0, ndim, sizes, st, dtype);
-    if (!t) {
-        /* the storage's deleter would call the host's release: a failed push must not */
-        r->release = NULL;
-        mt_storage_decref(s);
-        return -1;
-    }
+    if (!t) r->release = NULL; /* a failed push never calls the host's release */
     mt_storage_decref(s);
+    if (!t) return -1;
     if (!lua_checkstack(L, 2)) {
+        r->release = NULL;
         mt_tensor_decref(t);
         return mt_error(MT_ERR_MEMORY, "Lua stack overflow");
     }
-    lmt_push_tensor(L, t);
-    return 0;
+    lua_pushcfunction(L, push_protected);
+    lua_pushlightuserdata(L, t);
+    int rc = protected_status(L, lua_pcall(L, 1, 1, 0), "");
+    if (rc == 0) return 0;
+    lua_pop(L, 1);
+    r->release = NULL;
+    mt_tensor_decref(t);
+    return rc;
 }
 
 MT_API int mt_get_tensor_info(lua_State *L, int idx, mt_tensor_info *info) {

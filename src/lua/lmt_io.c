@@ -87,6 +87,10 @@ static int tensor_bytes(lua_State *L) {
     if (t->device.type != MT_DEV_CPU) return lmt_errorf(L, "_tensor_bytes: expected a CPU tensor");
     mt_tensor *c = mto_contiguous(t);
     if (!c) return lmt_error(L);
+    if (mt_tensor_sync(c)) {
+        mt_tensor_decref(c);
+        return lmt_error(L);
+    }
     size_t n = (size_t)c->numel * mt_dtype_size((mt_dtype)c->dtype);
     lua_pushlstring(L, n ? mt_tensor_raw(c) : "", n);
     mt_tensor_decref(c);

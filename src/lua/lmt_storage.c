@@ -61,8 +61,13 @@ static int st_resize(lua_State *L) {
     lua_Integer n = luaL_checkinteger(L, 2);
     if (b->s->device.type == MT_DEV_META)
         return lmt_errorf(L, "UntypedStorage.resize_: got unexpected device type meta");
-    if (n < 0) return lmt_errorf(L, "Storage size must be non-negative, got %d", (int)n);
-    if (mt_storage_resize(b->s, (size_t)n * elem_size(b))) return lmt_error(L);
+    int64_t nbytes = 0;
+    int bad = n < 0 ? mt_error(MT_ERR_RUNTIME, "Storage size must be non-negative, got %lld", (long long)n)
+              : mt_mul_overflow((int64_t)n, (int64_t)elem_size(b), &nbytes)
+                  ? mt_error(MT_ERR_RUNTIME, "Storage size calculation overflowed: %lld elements of %zu bytes",
+                             (long long)n, elem_size(b))
+                  : 0;
+    if (bad || mt_storage_resize(b->s, (size_t)nbytes)) return lmt_error(L);
     lmt_gc_hint(L);
     lua_settop(L, 1);
     return 1;

@@ -128,7 +128,7 @@ static mt_tensor *cpu_values(lua_State *L, mt_tensor *t, const char *what) {
     if (t->device.type == MT_DEV_META)
         lmt_errorf(L, "Tensor.%s() cannot be called on meta tensors", what);
     if (t->device.type == MT_DEV_CPU) {
-        if (mt_storage_sync(t->storage)) lmt_error(L);
+        if (mt_tensor_sync(t)) lmt_error(L);
         mt_tensor_incref(t);
         return t;
     }
@@ -257,9 +257,8 @@ static int t_data_ptr(lua_State *L) {
         lua_pushinteger(L, 0);
         return 1;
     }
-    void *p = mt_tensor_data(t);
-    if (!p && t->storage->nbytes) return lmt_error(L);
-    lua_pushinteger(L, (lua_Integer)(uintptr_t)p);
+    if (mt_tensor_sync(t)) return lmt_error(L);
+    lua_pushinteger(L, (lua_Integer)(uintptr_t)mt_tensor_raw(t));
     return 1;
 }
 

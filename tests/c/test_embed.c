@@ -10,6 +10,8 @@
 #include <lualib.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mindtorch.h"
@@ -126,6 +128,74 @@ static void *train_in_own_state(void *out) {
     return NULL;
 }
 
+/* sizes and strides whose element or byte counts leave int64 are refused, never wrapped into
+ * a small buffer that ops would then run past */
+static void overflowing_geometry_is_refused(void **state) {
+    (void)state;
+    lua_State *L = new_state();
+    assert_int_equal(mt_open(L), 0);
+    float buf[4] = {0};
+    int one = 1;
+    releases = 0;
+    int64_t square[2] = {(int64_t)1 << 32, (int64_t)1 << 32};
+    assert_int_equal(mt_push_tensor_from_buffer(L, buf, MT_FLOAT32, 2, square, NULL, count_release, &one), -1);
+    assert_non_null(strstr(mt_error_msg(), "numel: integer multiplication overflow"));
+    int64_t sizes[2] = {4, 1}, strides[2] = {(int64_t)1 << 62, 1};
+    assert_int_equal(mt_push_tensor_from_buffer(L, buf, MT_FLOAT32, 2, sizes, strides, count_release, &one), -1);
+    assert_non_null(strstr(mt_error_msg(), "Storage size calculation overflowed"));
+    int64_t big[1] = {(int64_t)1 << 61}; /* numel fits, bytes (x 8) do not */
+    assert_int_equal(mt_push_tensor_from_buffer(L, buf, MT_FLOAT64, 1, big, NULL, count_release, &one), -1);
+    assert_int_equal(releases, 0);
+    assert_int_equal(lua_gettop(L), 0);
+    lua_close(L);
+}
+
+/* a lua_State whose allocator can be told to fail: the API returns -1, it never panics */
+static bool alloc_fails;
+static void *failing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    (void)ud;
+    (void)osize;
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    if (alloc_fails && nsize > osize) return NULL;
+    return realloc(ptr, nsize);
+}
+
+static void lua_out_of_memory_is_a_return_code(void **state) {
+    (void)state;
+    lua_State *L = lua_newstate(failing_alloc, NULL);
+    luaL_openlibs(L);
+    alloc_fails = true;
+    assert_int_equal(mt_open(L), -1);
+    alloc_fails = false;
+    assert_int_equal(mt_open(L), 0);
+    float buf[2] = {1, 2};
+    int64_t sizes[1] = {2};
+    int one = 1;
+    releases = 0;
+    /* mt_open put a cache of freed blocks in front of the allocator (lmt_alloc.c): fail below
+     * it too, by swapping the whole allocator for the call */
+    void *cache_ud;
+    lua_Alloc cache = lua_getallocf(L, &cache_ud);
+    alloc_fails = true;
+    lua_setallocf(L, failing_alloc, NULL);
+    assert_int_equal(mt_push_tensor_from_buffer(L, buf, MT_FLOAT32, 1, sizes, NULL, count_release, &one), -1);
+    lua_setallocf(L, cache, cache_ud);
+    alloc_fails = false;
+    assert_non_null(strstr(mt_error_msg(), "not enough memory"));
+    assert_int_equal(releases, 0); /* the buffer stays the host's */
+    assert_int_equal(lua_gettop(L), 0);
+    assert_int_equal(mt_push_tensor_from_buffer(L, buf, MT_FLOAT32, 1, sizes, NULL, count_release, &one), 0);
+    lua_setglobal(L, "v");
+    assert_int_equal(run(L, "s = v:sum():item()", 0), 0);
+    lua_getglobal(L, "s");
+    assert_true(lua_tonumber(L, -1) == 3.0);
+    lua_close(L);
+    assert_int_equal(releases, 1);
+}
+
 static void four_threads_train_concurrently(void **state) {
     (void)state;
     double alone;
@@ -142,6 +212,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(buffer_shared_without_copy),
         cmocka_unit_test(errors_are_return_codes),
+        cmocka_unit_test(overflowing_geometry_is_refused),
+        cmocka_unit_test(lua_out_of_memory_is_a_return_code),
         cmocka_unit_test(four_threads_train_concurrently),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
