@@ -3,6 +3,7 @@
 #   make            build everything into build/ (library, Lua module, luamt)
 #   make check      build, then run every test suite (C, Lua, contract)
 #   make asan       the same under AddressSanitizer + UBSan (in build/asan/)
+#   make api-fuzz   the Lua API fuzzer over a few seeds (api-fuzz-asan: on the asan build)
 #   make bench      benchmarks against PyTorch, with the machine's limits
 #   make demo       the demo (a tour of tensors)
 #   make golden     regenerate the contract goldens with PyTorch (python3-torch)
@@ -66,7 +67,7 @@ C_TEST_SRCS := $(wildcard tests/c/test_*.c)
 C_TESTS     := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(C_TEST_SRCS))
 C_PLUGINS   := $(patsubst tests/c/%.c,$(BUILD)/tests/lib%.so,$(wildcard tests/c/plugin_*.c))
 
-.PHONY: all check test asan bench demo tour golden lua-env install clean examples docs
+.PHONY: all check test asan api-fuzz api-fuzz-asan bench demo tour golden lua-env install clean examples docs
 all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK) $(NPUMOD) $(STANDIN_LIBS) $(STANDIN)/opp
 
 # ---- generated operator tables -------------------------------------------------------------
@@ -188,6 +189,14 @@ asan:
 	MT_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	$(MAKE) BUILD=build/asan OPT=-O1 \
 	    SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" check
+
+# The Lua API fuzzer (tests/fuzz/api_fuzz.lua): calls driven by the op schemas, a few seeds
+api-fuzz: all
+	@BUILD=$(BUILD) sh tests/fuzz/api_fuzz.sh
+
+api-fuzz-asan:
+	$(MAKE) BUILD=build/asan OPT=-O1 \
+	    SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" api-fuzz
 
 # ---- benchmarks, demo, goldens ---------------------------------------------------------------
 bench: all

@@ -30,10 +30,24 @@ for t in "$BUILD"/tests/test_*; do
     tally "c/$(basename "$t")" $?
 done
 
+# LeakSanitizer's tracer itself sometimes crashes at exit ("Tracer caught signal 11", a known
+# intermittent sanitizer-runtime bug, google/sanitizers#1353) after every test passed: that run is
+# repeated once. A leak report ("detected memory leaks") is never repeated away.
+lsan_tracer_crashed() {
+    grep -q 'LeakSanitizer has encountered a fatal error' "$log" && ! grep -q 'detected memory leaks' "$log" &&
+        ! grep -q '^not ok ' "$log"
+}
+
 for suite in tests/lua tests/contract; do
     [ -d "$suite" ] || continue
     "$LUAMT" /usr/bin/busted -o TAP --pattern=_spec "$suite" >"$log" 2>&1
-    tally "$suite" $?
+    rc=$?
+    if [ "$rc" -ne 0 ] && lsan_tracer_crashed; then
+        echo "$suite: LeakSanitizer's tracer crashed at exit; running the suite again"
+        "$LUAMT" /usr/bin/busted -o TAP --pattern=_spec "$suite" >"$log" 2>&1
+        rc=$?
+    fi
+    tally "$suite" $rc
 done
 
 # the NPU backend against the ACL stand-in (a test double of CANN, tests/ascend_standin); each
