@@ -74,14 +74,9 @@ static mt_version *version_new(void) {
     return v;
 }
 
-mt_tensor *mt_tensor_from_storage(mt_storage *storage, int64_t offset, int ndim,
-                                  const int64_t *sizes, const int64_t *strides, mt_dtype dtype) {
-    int64_t cstrides[MT_MAX_DIM];
-    if (ndim > MT_MAX_DIM) return tensor_alloc(ndim, sizes, strides);
-    if (!strides) {
-        mt_contiguous_strides(ndim, sizes, cstrides);
-        strides = cstrides;
-    }
+/* a new tensor over storage, its geometry already known to fit */
+static mt_tensor *tensor_over(mt_storage *storage, int64_t offset, int ndim, const int64_t *sizes,
+                              const int64_t *strides, mt_dtype dtype) {
     mt_tensor *t = tensor_alloc(ndim, sizes, strides);
     if (!t) return NULL;
     if (!(t->version = version_new())) {
@@ -94,6 +89,20 @@ mt_tensor *mt_tensor_from_storage(mt_storage *storage, int64_t offset, int ndim,
     t->device = storage->device;
     mt_storage_incref(storage);
     return t;
+}
+
+mt_tensor *mt_tensor_from_storage(mt_storage *storage, int64_t offset, int ndim,
+                                  const int64_t *sizes, const int64_t *strides, mt_dtype dtype) {
+    int64_t cstrides[MT_MAX_DIM];
+    if (ndim > MT_MAX_DIM) return tensor_alloc(ndim, sizes, strides);
+    if (!strides) {
+        if (mt_contiguous_strides(ndim, sizes, cstrides) < 0)
+            return mt_error_null(MT_ERR_RUNTIME, "numel: integer multiplication overflow");
+        strides = cstrides;
+    }
+    /* loaders, storages and the embedding API make tensors here: they stay inside the storage */
+    if (mt_check_in_bounds(storage, ndim, sizes, strides, offset, mt_dtype_size(dtype))) return NULL;
+    return tensor_over(storage, offset, ndim, sizes, strides, dtype);
 }
 
 mt_tensor *mt_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides,
@@ -110,7 +119,7 @@ mt_tensor *mt_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t
     if (nbytes < 0) return mt_error_null(MT_ERR_RUNTIME, "Storage size calculation overflowed");
     mt_storage *s = mt_storage_new((size_t)nbytes, mt_device_resolve(device), true);
     if (!s) return NULL;
-    mt_tensor *t = mt_tensor_from_storage(s, 0, ndim, sizes, strides, dtype);
+    mt_tensor *t = tensor_over(s, 0, ndim, sizes, strides, dtype);
     mt_storage_decref(s);
     return t;
 }

@@ -3,8 +3,8 @@
 # fails on a finding, a crash or a hang. BUILD picks the luamt (build/asan for the sanitized
 # one); API_FUZZ_SEEDS and API_FUZZ_CALLS size the run. Ends with "N passed, N failed".
 BUILD=${BUILD:-build}
-SEEDS=${API_FUZZ_SEEDS:-"1 2 3 4"}
-CALLS=${API_FUZZ_CALLS:-1500}
+SEEDS=${API_FUZZ_SEEDS:-"1 2 3 4 5 6 7 8"}
+CALLS=${API_FUZZ_CALLS:-3000}
 export LUAMT_HISTORY=/dev/null
 # allocations past 3 GiB fail cleanly (sizes near and past any limit are among the edge cases);
 # ASan reserves its shadow as virtual memory, so it gets the limit as an option, not ulimit -v
