@@ -219,7 +219,7 @@ static int new_storage(lua_State *L, bool typed) {
     }
     size_t isz = dtype < 0 ? 1 : mt_dtype_size((mt_dtype)dtype);
     bool from_list = lua_istable(L, 1);
-    lua_Integer n = from_list ? luaL_len(L, 1) : luaL_optinteger(L, 1, 0);
+    lua_Integer n = from_list ? (lua_Integer)lua_rawlen(L, 1) : luaL_optinteger(L, 1, 0);
     if (n < 0) return lmt_errorf(L, "Storage size must be non-negative, got %d", (int)n);
     mt_storage *s = mt_storage_new((size_t)n * isz, mt_device_resolve(dev), true);
     if (!s) return lmt_error(L);
@@ -228,7 +228,7 @@ static int new_storage(lua_State *L, bool typed) {
         lmt_storage_box *b = lua_touserdata(L, -1);
         char *p = (char *)host_data(L, b);
         for (lua_Integer i = 1; i <= n; i++) {
-            lua_geti(L, 1, i);
+            lua_rawgeti(L, 1, i);
             store_value(L, -1, b, p + (size_t)(i - 1) * isz);
             lua_pop(L, 1);
         }

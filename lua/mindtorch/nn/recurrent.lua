@@ -7,7 +7,8 @@ return function(torch, nn)
   local Module, F, init, py = nn.Module, nn.functional, nn.init, nn._py
 
   -- PyTorch's signature: positional values or a trailing options table (mindtorch._args)
-  local parse_args = require("mindtorch._args").parse
+  local args = require "mindtorch._args"
+  local parse_args = args.parse
 
   local function factory(o)
     if o.dtype or o.device then
@@ -95,6 +96,8 @@ return function(torch, nn)
     proj_size = 0 }
 
   function RNNBase:__init(mode, o)
+    args.require("__init__", o, { "input_size", "hidden_size" })
+    for _, k in ipairs({ "input_size", "hidden_size", "num_layers", "proj_size" }) do args.int(k, o[k], nil, 1, 4) end
     Module.__init(self)
     self.mode = mode
     self.input_size, self.hidden_size = o.input_size, o.hidden_size
@@ -111,6 +114,9 @@ return function(torch, nn)
     local H = o.hidden_size
     local gate_size = ({ LSTM = 4 * H, GRU = 3 * H, RNN_TANH = H, RNN_RELU = H })[mode]
     local nd = o.bidirectional and 2 or 1
+    -- the layer loop below is bounded by what its parameters (and their Lua objects) need
+    local per_layer = nd * (512 + math.max(gate_size, 0) * (math.max(o.input_size, H, 0) + H + 2))
+    args.int("num_layers", o.num_layers, 1, per_layer, 3)
     local empty = factory(o)
     self._flat_weights_names, self._all_weights = {}, {}
     for layer = 0, o.num_layers - 1 do

@@ -3,7 +3,8 @@
 -- fused fast paths compute the same thing) written with differentiable ops.
 return function(torch, nn)
   local Module, F, init = nn.Module, nn.functional, nn.init
-  local parse_args = require("mindtorch._args").parse
+  local args = require "mindtorch._args"
+  local parse_args = args.parse
 
   local function tuple(...) -- a Python tuple's text
     local parts = { ... }
@@ -286,6 +287,10 @@ return function(torch, nn)
   function MultiheadAttention:__init(...)
     local o = parse_args("__init__", mha_init_names, { dropout = 0.0, bias = true, add_bias_kv = false,
       add_zero_attn = false, batch_first = false }, ...)
+    args.require("__init__", o, { "embed_dim", "num_heads" })
+    args.int("embed_dim", o.embed_dim)
+    args.int("num_heads", o.num_heads)
+    if o.num_heads == 0 then error("integer division or modulo by zero", 2) end
     Module.__init(self)
     local E = o.embed_dim
     self.embed_dim = E
@@ -485,6 +490,14 @@ return function(torch, nn)
   -- encoder_layer (each starts with its weights), then the optional final norm
   function TransformerEncoder:__init(...)
     local o = parse_args("__init__", te_names, { enable_nested_tensor = true, mask_check = true }, ...)
+    args.require("__init__", o, { "encoder_layer", "num_layers" })
+    if type(o.encoder_layer) ~= "table" or not o.encoder_layer.parameters then
+      error(("__init__(): argument 'encoder_layer' must be a Module, not %s"):format(args.py_type(o.encoder_layer)), 2)
+    end
+    -- each clone costs its parameters' bytes and its Lua objects: bound the loop first
+    local bytes = 4096
+    for _, p in ipairs(o.encoder_layer:parameters()) do bytes = bytes + p:numel() * p:element_size() end
+    args.int("num_layers", o.num_layers, nil, bytes, 3)
     Module.__init(self)
     local clones = {}
     for i = 1, o.num_layers do clones[i] = deepcopy(o.encoder_layer, {}) end

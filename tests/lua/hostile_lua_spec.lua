@@ -1,0 +1,103 @@
+-- Hostile input from Lua never hangs, grows memory without bound or surfaces an internal
+-- Lua error: sizes and counts, keys and lists are checked where they enter.
+local torch = require "mindtorch"
+local nn = torch.nn
+
+-- a table whose length is whatever the caller says (a hostile __len)
+local function claims(n, ...)
+  return setmetatable({ ... }, { __len = function() return n end })
+end
+
+local function fails_with(f, text)
+  local ok, err = pcall(f)
+  assert.is_false(ok)
+  assert.is_truthy(tostring(err):find(text, 1, true), tostring(err))
+end
+
+describe("module constructors", function()
+  it("refuse layer counts that could never be allocated, before looping", function()
+    fails_with(function() nn.RNN(2, 1, math.mininteger) end, "num_layers must be a positive integer, got")
+    fails_with(function() nn.RNN(2, 1, 0) end, "num_layers must be a positive integer, got 0")
+    fails_with(function() nn.GRU(2, 1, 1 << 62) end, "needs more memory than can ever be allocated")
+    fails_with(function() nn.LSTM(2, 1, 1.5) end, "'float' object cannot be interpreted as an integer")
+    fails_with(function() nn.RNN(2) end, "__init__() missing 1 required positional argument: 'hidden_size'")
+    fails_with(function() nn.LSTM(2, 3, { proj_size = -1 }) end,
+      "proj_size should be a positive integer or zero to disable projections")
+    local layer = nn.TransformerEncoderLayer(4, 2, { dim_feedforward = 8 })
+    fails_with(function() nn.TransformerEncoder(layer, math.huge) end, "'float' object cannot be interpreted as an integer")
+    fails_with(function() nn.TransformerEncoder(layer, 1 << 40) end, "needs more memory than can ever be allocated")
+    assert.are.equal(2, #nn.TransformerEncoder(layer, 2).layers)
+    assert.are.equal(3, nn.RNN(2, 1, 3).num_layers)
+  end)
+
+  it("name missing required arguments as Python does", function()
+    fails_with(function() nn.ConvTranspose1d(1, 1) end,
+      "ConvTranspose1d.__init__() missing 1 required positional argument: 'kernel_size'")
+    fails_with(function() nn.Conv2d(1) end,
+      "Conv2d.__init__() missing 2 required positional arguments: 'out_channels' and 'kernel_size'")
+    fails_with(function() nn.MultiheadAttention(4, 0) end, "integer division or modulo by zero")
+  end)
+
+  it("check a transposed convolution's output_size length before walking it", function()
+    local m = nn.ConvTranspose2d(1, 1, 3)
+    local x = torch.zeros(1, 1, 4, 4)
+    fails_with(function() m(x, claims(1 << 40)) end,
+      "ConvTranspose2D: for 4D input, output_size must have 2 or 4 elements (got 1099511627776)")
+    fails_with(function() m(x, { 1, 2, 3, 4, 5 }) end,
+      "ConvTranspose2D: for 4D input, output_size must have 2 or 4 elements (got 5)")
+    assert.are.same({ 1, 1, 10, 10 }, { table.unpack(nn.ConvTranspose2d(1, 1, 3, 2)(x, { 1, 1, 10, 10 }).shape) })
+  end)
+end)
+
+describe("indexing keys", function()
+  it("are bounded by the tensor's dims whatever their __len says", function()
+    local x = torch.zeros(2, 3)
+    fails_with(function() return x[claims(1 << 40)] end, "too many indices for tensor of dimension 2")
+    fails_with(function() return x[claims(-1)] end, "__len__() should return >= 0")
+    local dots = setmetatable({}, { __len = function() return 1 << 40 end, __index = function() return "..." end })
+    fails_with(function() return x[dots] end, "too many indices for tensor of dimension 2")
+  end)
+end)
+
+describe("tensor lists", function()
+  it("are read by their real length, never a __len's", function()
+    local x = torch.ones(2)
+    fails_with(function() torch.stack(claims(-1)) end, "stack expects a non-empty TensorList")
+    fails_with(function() torch.stack(claims(1 << 40)) end, "stack expects a non-empty TensorList")
+    assert.are.same({ 2, 2 }, { table.unpack(torch.cat(claims(-1, x:view(1, 2), x:view(1, 2))).shape) })
+    assert.are.same({}, torch.tensor(claims(1 << 40)):tolist())
+  end)
+end)
+
+describe("printing", function()
+  after_each(function() torch.set_printoptions { profile = "default" } end)
+
+  it("converts only the elements it shows", function()
+    -- 2^32 elements would need 16 GiB (and far more as a Lua list) if converted
+    local s = tostring(torch.ones(1):expand(1 << 32))
+    assert.are.equal("tensor([1., 1., 1.,  ..., 1., 1., 1.])", s)
+    local before = collectgarbage("count")
+    tostring(torch.ones(1, 1):expand(3, 1 << 32))
+    assert.is_true(collectgarbage("count") - before < 1024)
+  end)
+
+  it("prints at any precision PyTorch accepts, digit for digit", function()
+    torch.set_printoptions { precision = 100 }
+    assert.are.equal("tensor([1.5000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000e+00,\n"
+      .. "        1.0000000149011611938476562500000000000000000000000000000000000000000000000000000000000000000000000000e-01,\n"
+      .. "        9.9999996826552253889678874634872052240552875446155667304992675781250000000000000000000000000000000000e-21])",
+      tostring(torch.tensor({ 1.5, 0.1, 1e-20 })))
+    torch.set_printoptions { precision = 101 }
+    assert.are.equal("tensor([-0." .. string.rep("0", 101) .. ",\n        0.5" .. string.rep("0", 100) .. "],\n       dtype=torch.float64)",
+      tostring(torch.tensor({ -0.0, 0.5 }, { dtype = torch.float64 })))
+  end)
+
+  it("refuses options it could never print with, when they are set", function()
+    fails_with(function() torch.set_printoptions { precision = -1 } end, "precision must be a non-negative integer")
+    fails_with(function() torch.set_printoptions { edgeitems = 1.5 } end, "edgeitems must be a non-negative integer")
+    fails_with(function() torch.set_printoptions { threshold = "x" } end, "threshold must be a number")
+    assert.are.equal("tensor([1., 2.])", tostring(torch.tensor({ 1.0, 2.0 })))
+    torch.set_printoptions { edgeitems = math.maxinteger, threshold = 1 } -- 2 * edgeitems would overflow
+    assert.are.equal("tensor([1., 2.])", tostring(torch.tensor({ 1.0, 2.0 })))
+  end)
+end)
