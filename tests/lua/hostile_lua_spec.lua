@@ -101,3 +101,47 @@ describe("printing", function()
     assert.are.equal("tensor([1., 2.])", tostring(torch.tensor({ 1.0, 2.0 })))
   end)
 end)
+
+describe("a module that contains itself", function()
+  it("is walked once, as PyTorch's named_modules memo does, by every traversal", function()
+    local m = nn.Sequential(nn.Linear(1, 1))
+    m[1].b = m
+    local keys = {}
+    for k in pairs(m:state_dict()) do keys[#keys + 1] = k end
+    table.sort(keys)
+    assert.are.same({ "0.bias", "0.weight" }, keys)
+    local names = {}
+    for n in m:named_modules() do names[#names + 1] = n end
+    assert.are.same({ "", "0" }, names)
+    assert.are.equal(2, #m:parameters())
+    local visited = 0
+    m:apply(function() visited = visited + 1 end)
+    assert.are.equal(2, visited)
+    m:to(torch.float64):train(false):zero_grad()
+    assert.are.equal(torch.float64, m[1].weight.dtype)
+    assert.is_truthy(tostring(m):find("(b): Sequential(...)", 1, true))
+    assert.are.same({}, m:load_state_dict(m:state_dict()).missing_keys)
+  end)
+
+  it("still lists a module shared by two parents under both names", function()
+    local shared = nn.Linear(1, 1)
+    local keys = {}
+    for k in pairs(nn.Sequential(shared, shared):state_dict()) do keys[#keys + 1] = k end
+    table.sort(keys)
+    assert.are.same({ "0.bias", "0.weight", "1.bias", "1.weight" }, keys)
+  end)
+end)
+
+describe("optimizers", function()
+  it("refuse bad params and options with PyTorch's errors", function()
+    local p = torch.zeros(2, { requires_grad = true })
+    for _, name in ipairs { "SGD", "Adam", "AdamW", "RMSprop", "Adagrad" } do
+      local O = torch.optim[name]
+      fails_with(function() O(nil, { lr = 0.1 }) end, "'NoneType' object is not iterable")
+      fails_with(function() O(3, { lr = 0.1 }) end, "'int' object is not iterable")
+      fails_with(function() O({ "a" }, { lr = 0.1 }) end, "optimizer can only optimize Tensors, but one of the params is str")
+      fails_with(function() O({ p }, { lr = -1 }) end, "Invalid learning rate: -1")
+      fails_with(function() O({ p }, { lr = "x" }) end, "'<' not supported between instances of 'str' and 'float'")
+    end
+  end)
+end)
