@@ -20,6 +20,8 @@ static lmt_storage_box *check_box(lua_State *L, int idx) {
     lmt_storage_box *b = luaL_testudata(L, idx, LMT_STORAGE);
     if (!b) b = luaL_testudata(L, idx, LMT_TSTORAGE);
     if (!b) lmt_errorf(L, "expected a storage, got %s", luaL_typename(L, idx));
+    /* a finalizer may reach a storage whose own __gc already ran in the same cycle */
+    if (!b->s) lmt_errorf(L, "this storage has been freed (its __gc ran) and can no longer be used");
     return b;
 }
 

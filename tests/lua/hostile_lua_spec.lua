@@ -145,3 +145,64 @@ describe("optimizers", function()
     end
   end)
 end)
+
+describe("userdata reached from a finalizer after their own __gc", function()
+  it("give a clear error, never a use after free", function()
+    local results = {}
+    do
+      -- the holder's finalizer runs after theirs (Lua finalizes in reverse order of marking),
+      -- with them resurrected for it
+      local holder = setmetatable({}, { __gc = function(h)
+        results.storage = { pcall(function() return h.s:size() end) }
+        results.generator = { pcall(function() return h.g:initial_seed() end) }
+        results.node = { pcall(function() return h.n:name() end) }
+        results.tensor = { pcall(function() return h.t:sum() end) }
+      end })
+      holder.s = torch.UntypedStorage(8)
+      holder.g = torch.Generator()
+      holder.n = (torch.ones(2, { requires_grad = true }) * 2).grad_fn
+      holder.t = torch.ones(3)
+    end
+    collectgarbage()
+    collectgarbage()
+    assert.are.same({ false, "this storage has been freed (its __gc ran) and can no longer be used" }, results.storage)
+    assert.are.same({ false, "this Generator has been freed (its __gc ran) and can no longer be used" }, results.generator)
+    assert.are.same({ false, "this graph Node has been freed (its __gc ran) and can no longer be used" }, results.node)
+    assert.is_false(results.tensor[1])
+  end)
+end)
+
+describe("autograd hooks", function()
+  local function backward_with(hook, on_tensor)
+    local x = torch.ones(2, { requires_grad = true })
+    local y = x:exp()
+    if on_tensor then x:register_hook(hook) else y.grad_fn:register_hook(hook) end
+    y:sum():backward()
+    return x.grad
+  end
+
+  it("may not change a leaf gradient's type or size", function()
+    fails_with(function() backward_with(function(g) return g:long() end, true) end,
+      "hook 'hook' has changed the type of value (was torch.FloatTensor got torch.LongTensor)")
+    fails_with(function() backward_with(function() return torch.ones(3) end, true) end,
+      "hook 'hook' has changed the size of value")
+    fails_with(function() backward_with(function() return torch.empty(2, { device = "meta" }) end, true) end,
+      "hook 'hook' has changed the type of value (was torch.FloatTensor got torch.meta.FloatTensor)")
+    fails_with(function() backward_with(function() return "a" end, true) end, "expected Variable, but hook returned 'str'")
+    assert.are.equal(torch.float32, backward_with(function(g) return g * 3 end, true).dtype)
+  end)
+
+  it("on a node must return as many gradients as the node has, of the same kind", function()
+    fails_with(function() backward_with(function(gi) return { gi[1], gi[1] } end) end,
+      "hook 'hook' has returned an incorrect number of values (got 2, but expected 1)")
+    fails_with(function() backward_with(function(gi) return { gi[1]:double() } end) end,
+      "hook 'hook' has changed the type of value (was torch.FloatTensor got torch.DoubleTensor)")
+    fails_with(function() backward_with(function() return { torch.ones(3) } end) end,
+      "hook 'hook' has changed the size of value")
+    fails_with(function() backward_with(function(gi) return gi[1] end) end, "expected tuple, but hook returned 'Tensor'")
+    fails_with(function() backward_with(function() return { "a" } end) end, "expected Variable, but hook returned 'str'")
+    assert.is_nil(backward_with(function() return { nil, n = 1 } end))
+    local g = backward_with(function(gi) return { gi[1] * 2 } end)
+    assert.is_true(torch.allclose(g, torch.full({ 2 }, 2 * math.exp(1))))
+  end)
+end)
