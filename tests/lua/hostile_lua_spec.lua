@@ -206,3 +206,52 @@ describe("autograd hooks", function()
     assert.is_true(torch.allclose(g, torch.full({ 2 }, 2 * math.exp(1))))
   end)
 end)
+
+describe("custom autograd Functions", function()
+  local Inplace = torch.autograd.Function:extend("Inplace")
+  function Inplace.forward(ctx, x)
+    x:mul_(2)
+    ctx:mark_dirty(x)
+    return x
+  end
+  function Inplace.backward(_, g) return g * 2 end
+
+  it("mark a view of their input dirty as PyTorch does (its base gets CopySlices)", function()
+    local a = torch.ones(4, { requires_grad = true })
+    local b = a * 1
+    local y = Inplace.apply(b:view(2, 2))
+    y:sum():backward()
+    assert.are.same({ 2, 2, 2, 2 }, a.grad:tolist())
+    a = torch.ones(4, { requires_grad = true })
+    b = a * 1
+    Inplace.apply(b[{ { 1, 2 } }]):sum():backward()
+    assert.are.same({ 2, 2, 0, 0 }, a.grad:tolist())
+    assert.are.same({ 2, 2, 1, 1 }, b:tolist())
+    assert.are.equal("CopySlices", b.grad_fn:name())
+    fails_with(function() Inplace.apply(torch.ones(2, { requires_grad = true })) end,
+      "a leaf Variable that requires grad is being used in an in-place operation.")
+  end)
+
+  it("refuse gradients on another device or of an incompatible shape", function()
+    local Meta = torch.autograd.Function:extend("Meta")
+    function Meta.forward(_, x) return x * 2 end
+    function Meta.backward() return torch.empty(2, { device = "meta" }) end
+    local a = torch.ones(2, { requires_grad = true })
+    fails_with(function() Meta.apply(a):sum():backward() end,
+      "Function MetaBackward returned an invalid gradient at index 1 - expected device cpu but got meta")
+    local Bad = torch.autograd.Function:extend("Bad")
+    function Bad.forward(_, x) return x * 2 end
+    function Bad.backward() return torch.ones(3) end
+    fails_with(function() Bad.apply(a):sum():backward() end,
+      "Function BadBackward returned an invalid gradient at index 1 - got [3] but expected shape compatible with [2]")
+  end)
+
+  it("leave meta gradients unread by anomaly detection", function()
+    local g = torch.autograd.detect_anomaly(function()
+      local a = torch.empty(2, { device = "meta", requires_grad = true })
+      ;(a * 2):sum():backward()
+      return a.grad
+    end)
+    assert.are.equal("meta", g.device.type)
+  end)
+end)
