@@ -62,6 +62,16 @@ function args.require(fname, o, names)
   error(("%s() missing %d required positional argument%s: %s"):format(fname, #miss, #miss == 1 and "" or "s", list), 3)
 end
 
+-- tensor(fname, name, pos, v, optional): PyTorch's TypeError for a non-tensor argument
+function args.tensor(fname, name, pos, v, optional, level)
+  if v == nil and optional then return v end
+  if not require("mindtorch").is_tensor(v) then
+    error(("%s(): argument '%s' (position %d) must be Tensor, not %s"):format(fname, name, pos, args.py_type(v)),
+      level or 3)
+  end
+  return v
+end
+
 -- the most bytes any process can ever map (a 47-bit user address space): a count whose
 -- objects would need more is refused before the loop that would make them
 args.MAX_BYTES = 1 << 47

@@ -255,3 +255,56 @@ describe("custom autograd Functions", function()
     assert.are.equal("meta", g.device.type)
   end)
 end)
+
+describe("nn modules given arguments of the wrong kind", function()
+  -- every built-in module, constructed or called with odd values: a clean error, never
+  -- "attempt to index a nil value" from inside the library
+  local function internal(err)
+    err = tostring(err)
+    return err:find("attempt to", 1, true) or err:find("bad argument", 1, true) or err:find("%.c:%d")
+  end
+
+  it("constructors", function()
+    local bad = {}
+    for name, cls in pairs(nn) do
+      if type(cls) == "table" and name:match("^%u") and getmetatable(cls) and name ~= "Module" then
+        for pos = 1, 3 do
+          for _, v in ipairs { "nil", -1, 1.5, "x", {}, true } do
+            local a = { 4, 4, 2 }
+            a[pos] = v ~= "nil" and v or nil
+            local ok, err = pcall(cls, table.unpack(a, 1, 3))
+            if not ok and internal(err) then bad[#bad + 1] = name .. ": " .. tostring(err) end
+          end
+        end
+      end
+    end
+    assert.are.same({}, bad)
+    assert.are.equal(0.2, nn.BatchNorm1d(4, 1e-3, 0.2).momentum) -- PyTorch's positional order
+    fails_with(function() nn.ModuleList(3) end, "ModuleList.extend should be called with an iterable, but got int")
+    fails_with(function() nn.Dropout("x") end, "'<' not supported between instances of 'str' and 'int'")
+    fails_with(function() nn.RNNCell(4) end, "missing 1 required positional argument: 'hidden_size'")
+  end)
+
+  it("forward calls", function()
+    local x2, x3 = torch.zeros(2, 4), torch.zeros(3, 2, 4)
+    local mods = {
+      nn.Linear(4, 4), nn.Conv1d(1, 1, 3), nn.RNN(4, 4), nn.LSTM(4, 4), nn.GRU(4, 4), nn.RNNCell(4, 4), nn.LSTMCell(4, 4),
+      nn.GRUCell(4, 4), nn.Embedding(5, 4), nn.LayerNorm(4), nn.GroupNorm(2, 4), nn.BatchNorm1d(4),
+      nn.MultiheadAttention(4, 2), nn.TransformerEncoderLayer(4, 2), nn.Flatten(), nn.MSELoss(), nn.CrossEntropyLoss(),
+      nn.BCELoss(), nn.Bilinear(4, 4, 2), nn.ReLU(), nn.GELU(), nn.Softmax(2), nn.MaxPool1d(2),
+    }
+    local bad = {}
+    for _, m in ipairs(mods) do
+      for _, a in ipairs { {}, { 1 }, { "x" }, { {} }, { true }, { x2, "x" }, { x2, 3 }, { x2, {} }, { x3, torch.zeros(1) } } do
+        local ok, err = pcall(function() return m(table.unpack(a, 1, 2)) end)
+        if not ok and internal(err) then bad[#bad + 1] = getmetatable(m).__name .. ": " .. tostring(err) end
+      end
+    end
+    assert.are.same({}, bad)
+    fails_with(function() nn.Linear(4, 4)("x") end, "forward(): argument 'input' (position 1) must be Tensor, not str")
+    fails_with(function() nn.Linear(4, 4)() end, "forward() missing 1 required positional argument: 'input'")
+    fails_with(function() nn.GRU(4, 4)(x3, "x") end, "gru(): argument 'hx' (position 2) must be Tensor, not str")
+    fails_with(function() nn.LSTM(4, 4)(x3, 3) end, "lstm(): argument 'hx' (position 2) must be tuple of Tensors, not int")
+    fails_with(function() nn.MSELoss()(x2, 3) end, "forward(): argument 'target' (position 2) must be Tensor, not int")
+  end)
+end)

@@ -3,6 +3,8 @@
 -- Each repr is PyTorch's.
 return function(torch, nn)
   local Module, F, init = nn.Module, nn.functional, nn.init
+  local args = require "mindtorch._args"
+  local function is_module(v) return type(v) == "table" and rawget(v, "_modules") ~= nil end
 
   local function py(v) -- a value as Python prints it in a repr
     if v == true then return "True" end
@@ -103,6 +105,9 @@ return function(torch, nn)
     Module.__init(self)
     if type(p) == "table" then p, inplace = p.p, p.inplace end
     p = p or 0.5
+    if type(p) ~= "number" then
+      error(("'<' not supported between instances of '%s' and 'int'"):format(args.py_type(p)), 2)
+    end
     if p < 0 or p > 1 then error(("dropout probability has to be between 0 and 1, but got %s"):format(p), 2) end
     self.p, self.inplace = p, inplace or false
   end
@@ -188,6 +193,10 @@ return function(torch, nn)
   local ModuleList = Module:extend("ModuleList")
   function ModuleList:__init(mods)
     Module.__init(self)
+    if mods ~= nil and (type(mods) ~= "table" or is_module(mods)) then
+      error(("ModuleList.extend should be called with an iterable, but got %s"):format(
+        is_module(mods) and getmetatable(mods).__name or args.py_type(mods)), 2)
+    end
     for _, m in ipairs(mods or {}) do self:append(m) end
   end
   function ModuleList:append(m)
@@ -212,6 +221,10 @@ return function(torch, nn)
   local ModuleDict = Module:extend("ModuleDict")
   function ModuleDict:__init(mods)
     Module.__init(self)
+    if mods ~= nil and (type(mods) ~= "table" or is_module(mods)) then
+      error(("ModuleDict.update should be called with an iterable of key/value pairs, but got %s"):format(
+        is_module(mods) and getmetatable(mods).__name or args.py_type(mods)), 2)
+    end
     if mods then
       local names = {}
       for k in pairs(mods) do names[#names + 1] = k end
@@ -227,6 +240,10 @@ return function(torch, nn)
   local function loss_class(name, fn, fields)
     local cls = Module:extend(name)
     function cls:__init(opts)
+      if opts ~= nil and (type(opts) ~= "table" or torch.is_tensor(opts)) then
+        error(("%s.__init__() takes its options in a table ({reduction = ...}), got %s"):format(name,
+          args.py_type(opts)), 2)
+      end
       Module.__init(self)
       opts = opts or {}
       self.reduction = opts.reduction or "mean"

@@ -3,6 +3,7 @@
 -- (PyTorch's __setattr__), reading a field finds it there first (PyTorch's __getattr__).
 return function(torch, nn)
   local Module = { __name = "Module" }
+  local py_type, is_options = require("mindtorch._args").py_type, require("mindtorch._args").is_options
 
   -- ---- parameters --------------------------------------------------------------------------
   -- nn.Parameter(t, requires_grad = true): a leaf sharing t's data, marked as a parameter
@@ -95,6 +96,17 @@ return function(torch, nn)
     for _, h in ipairs(rawget(self, "_forward_pre_hooks") or {}) do
       local r = h.fn(self, args)
       if r ~= nil then args = type(r) == "table" and not torch.is_tensor(r) and r or table.pack(r) end
+    end
+    -- built-in modules name the tensors their forward takes (nn/init.lua): anything else is
+    -- refused here with PyTorch's words, before forward indexes it
+    local inputs = rawget(getmetatable(self), "_tensor_inputs")
+    for i = 1, inputs and #inputs or 0 do
+      local v = args[i]
+      if is_options(v) and rawget(getmetatable(self), "_forward_options") then break end -- the rest come by name
+      if v == nil then error(("forward() missing 1 required positional argument: '%s'"):format(inputs[i]), 2) end
+      if not torch.is_tensor(v) then
+        error(("forward(): argument '%s' (position %d) must be Tensor, not %s"):format(inputs[i], i, py_type(v)), 2)
+      end
     end
     local out = table.pack(self:forward(table.unpack(args, 1, args.n)))
     for _, h in ipairs(rawget(self, "_forward_hooks") or {}) do

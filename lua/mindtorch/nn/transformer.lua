@@ -357,6 +357,10 @@ return function(torch, nn)
   -- returns attn_output, attn_weights (nil when need_weights is false)
   function MultiheadAttention:forward(...)
     local a = parse_args("forward", mha_fwd_names, { need_weights = true, average_attn_weights = true }, ...)
+    for i, k in ipairs(mha_fwd_names) do
+      local required = k == "query" or k == "key" or k == "value"
+      if required or k:match("mask$") then args.tensor("forward", k, i, a[k], not required) end
+    end
     local query, key, value = a.query, a.key, a.value
     local is_batched = query:dim() == 3
     check_kpm_dtype(a.key_padding_mask)
@@ -459,6 +463,7 @@ return function(torch, nn)
   -- forward(src, src_mask, src_key_padding_mask) or forward(src, {src_mask=, src_key_padding_mask=})
   function TransformerEncoderLayer:forward(...)
     local a = parse_args("forward", tel_fwd_names, {}, ...)
+    for i, k in ipairs(tel_fwd_names) do args.tensor("forward", k, i, a[k], k ~= "src") end
     check_kpm_dtype(a.src_key_padding_mask)
     local x = a.src
     if self.norm_first then
@@ -513,6 +518,7 @@ return function(torch, nn)
   -- forward(src, mask, src_key_padding_mask) or forward(src, {mask=, src_key_padding_mask=})
   function TransformerEncoder:forward(...)
     local a = parse_args("forward", te_fwd_names, {}, ...)
+    for i, k in ipairs(te_fwd_names) do args.tensor("forward", k, i, a[k], k ~= "src") end
     check_kpm_dtype(a.src_key_padding_mask)
     local out = a.src
     for _, layer in ipairs(self.layers:children()) do
