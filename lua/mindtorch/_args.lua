@@ -72,6 +72,15 @@ function args.tensor(fname, name, pos, v, optional, level)
   return v
 end
 
+-- len(v, max, what): the length of a list from the user, refused past `max` entries (a
+-- __len may claim anything) before anything walks it
+function args.len(v, max, what, level)
+  local n = #v
+  if math.type(n) ~= "integer" or n < 0 then error("__len__() should return >= 0", level or 3) end
+  if n > max then error(("%s: too many entries (%d, at most %d)"):format(what or "list", n, max), level or 3) end
+  return n
+end
+
 -- the most bytes any process can ever map (a 47-bit user address space): a count whose
 -- objects would need more is refused before the loop that would make them
 args.MAX_BYTES = 1 << 47

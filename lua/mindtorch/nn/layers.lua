@@ -70,8 +70,22 @@ return function(torch, nn)
 
   local Unflatten = Module:extend("Unflatten")
   function Unflatten:__init(dim, sizes)
+    args.require("Unflatten.__init__", { dim = dim, unflattened_size = sizes }, { "dim", "unflattened_size" })
+    if math.type(dim) ~= "integer" then error(("invalid type for dim: %s"):format(args.py_type(dim)), 2) end
+    if type(sizes) ~= "table" then
+      error(("unflattened_size must be a tuple of ints, but found type %s"):format(args.py_type(sizes)), 2)
+    end
+    local copy = {} -- a plain copy: the repr and forward never see the caller's __len again
+    for i = 1, args.len(sizes, 16, "unflattened_size") do
+      local v = sizes[i]
+      if math.type(v) ~= "integer" then
+        error(("unflattened_size must be tuple of ints, but found element of type %s at pos %d"):format(
+          args.py_type(v), i), 2)
+      end
+      copy[i] = v
+    end
     Module.__init(self)
-    self.dim, self.unflattened_size = dim, sizes
+    self.dim, self.unflattened_size = dim, copy
   end
   function Unflatten:forward(x) return x:unflatten(self.dim, self.unflattened_size) end
   function Unflatten:extra_repr()

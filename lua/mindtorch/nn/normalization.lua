@@ -13,7 +13,7 @@ return function(torch, nn)
   local function shape_list(s)
     if type(s) == "number" then return { s } end
     local out = {}
-    for i = 1, #s do out[i] = s[i] end
+    for i = 1, args.len(s, 16, "normalized_shape", 4) do out[i] = s[i] end
     return out
   end
 
