@@ -348,7 +348,9 @@ function M.repr(torch, t, prefix)
     body = "[]"
   else
     if not has_default_dtype then suffixes[#suffixes + 1] = "dtype=" .. tostring(dt) end
-    local host = dev.type == "cpu" and t or t:cpu()
+    -- a summarized device tensor is read where it lives, element by shown element (a copy of
+    -- all of it to the host would cost what printing must not)
+    local host = (dev.type == "cpu" or t:numel() > opts.threshold) and t or t:cpu()
     body = tensor_str(host, indent)
   end
   local grad_fn = t.grad_fn
