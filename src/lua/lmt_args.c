@@ -681,7 +681,7 @@ static int overload_error(lua_State *L, const lmt_opset *set, bool method, int f
                           int opts, const mismatch *mms) {
     /* a tensor freed by <close> matches no signature: say that, not which overloads exist */
     for (int i = 1; i <= last; i++)
-        if (lmt_is_released_tensor(L, i)) return lmt_errorf(L, "this tensor was released by <close> and can no longer be used");
+        if (lmt_is_released_tensor(L, i)) return lmt_errorf(L, "%s", lmt_released_message(L, i));
     /* PyTorch reports one overload's own error when it is the only one that takes this many
      * arguments with these keywords (the only plausible one) */
     int plausible = 0, only = 0;

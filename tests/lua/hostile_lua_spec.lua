@@ -168,7 +168,7 @@ describe("userdata reached from a finalizer after their own __gc", function()
     assert.are.same({ false, "this storage has been freed (its __gc ran) and can no longer be used" }, results.storage)
     assert.are.same({ false, "this Generator has been freed (its __gc ran) and can no longer be used" }, results.generator)
     assert.are.same({ false, "this graph Node has been freed (its __gc ran) and can no longer be used" }, results.node)
-    assert.is_false(results.tensor[1])
+    assert.are.same({ false, "this tensor has been freed (its __gc ran) and can no longer be used" }, results.tensor)
   end)
 end)
 
