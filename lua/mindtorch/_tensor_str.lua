@@ -17,9 +17,11 @@ local profiles = {
   full = { precision = 4, threshold = math.huge, edgeitems = 3, linewidth = 80 },
 }
 
--- torch.set_printoptions{precision=, threshold=, edgeitems=, linewidth=, profile=, sci_mode=}
-function M.set_printoptions(o)
-  o = o or {}
+-- torch.set_printoptions{precision=, threshold=, edgeitems=, linewidth=, profile=, sci_mode=}, or positionally
+function M.set_printoptions(...)
+  -- PyTorch's positional order, or the options table
+  local o = require("mindtorch._args").parse("set_printoptions",
+    { "precision", "threshold", "edgeitems", "linewidth", "profile", "sci_mode" }, nil, ...)
   if o.profile ~= nil then
     local p = profiles[o.profile] or error(("unknown print profile '%s'"):format(tostring(o.profile)), 2)
     for k, v in pairs(p) do opts[k] = v end

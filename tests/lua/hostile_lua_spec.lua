@@ -96,6 +96,11 @@ describe("printing", function()
     fails_with(function() torch.set_printoptions { precision = -1 } end, "precision must be a non-negative integer")
     fails_with(function() torch.set_printoptions { edgeitems = 1.5 } end, "edgeitems must be a non-negative integer")
     fails_with(function() torch.set_printoptions { threshold = "x" } end, "threshold must be a number")
+    fails_with(function() torch.set_printoptions("x") end, "precision must be a non-negative integer, got x")
+    fails_with(function() torch.set_printoptions { foo = 1 } end, "set_printoptions() got an unexpected keyword argument 'foo'")
+    torch.set_printoptions(2) -- PyTorch's positional precision
+    assert.are.equal("tensor([1.23])", tostring(torch.tensor({ 1.2345 })))
+    torch.set_printoptions { profile = "default" }
     assert.are.equal("tensor([1., 2.])", tostring(torch.tensor({ 1.0, 2.0 })))
     torch.set_printoptions { edgeitems = math.maxinteger, threshold = 1 } -- 2 * edgeitems would overflow
     assert.are.equal("tensor([1., 2.])", tostring(torch.tensor({ 1.0, 2.0 })))
