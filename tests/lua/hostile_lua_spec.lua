@@ -147,7 +147,17 @@ describe("optimizers", function()
       fails_with(function() O({ "a" }, { lr = 0.1 }) end, "optimizer can only optimize Tensors, but one of the params is str")
       fails_with(function() O({ p }, { lr = -1 }) end, "Invalid learning rate: -1")
       fails_with(function() O({ p }, { lr = "x" }) end, "'<' not supported between instances of 'str' and 'float'")
+      fails_with(function() O({ { params = 3 } }, { lr = 0.1 }) end, "'int' object is not iterable")
+      local o = O({ p }, { lr = 0.1 })
+      fails_with(function() o:add_param_group(3) end, "param group must be a dict")
+      fails_with(function() o:load_state_dict(3) end, "'int' object is not subscriptable")
+      fails_with(function() o:load_state_dict({}) end, "'param_groups'")
     end
+    fails_with(function() torch.optim.Adam({ p }, { betas = -1 }) end, "'int' object is not subscriptable")
+    fails_with(function() torch.optim.Adam({ p }, { betas = { 0.9 } }) end, "tuple index out of range")
+    fails_with(function() torch.optim.AdamW({ p }, { betas = { 0.9, "a" } }) end,
+      "'<=' not supported between instances of 'float' and 'str'")
+    fails_with(function() torch.optim.Adam({ p }, { betas = { 2, 3 } }) end, "Invalid beta parameter at index 0: 2")
   end)
 end)
 

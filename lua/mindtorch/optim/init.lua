@@ -55,6 +55,7 @@ end
 function Optimizer:_check() end
 
 function Optimizer:add_param_group(group)
+  if type(group) ~= "table" or torch.is_tensor(group) then error("param group must be a dict", 2) end
   local g = {}
   for k, v in pairs(group) do g[k] = v end
   if torch.is_tensor(g.params) then g.params = { g.params } end
@@ -120,7 +121,13 @@ function Optimizer:state_dict()
 end
 
 function Optimizer:load_state_dict(sd)
+  if type(sd) ~= "table" then error(("'%s' object is not subscriptable"):format(parse_py_type(sd)), 2) end
   local groups = sd.param_groups
+  if groups == nil then error("KeyError: 'param_groups'", 2) end
+  if type(groups) ~= "table" then error(("object of type '%s' has no len()"):format(parse_py_type(groups)), 2) end
+  for _, g in ipairs(groups) do
+    if type(g) ~= "table" or type(g.params) ~= "table" then error("loaded state dict has a malformed parameter group", 2) end
+  end
   if #groups ~= #self.param_groups then error("loaded state dict has a different number of parameter groups", 2) end
   local by_index = {}
   for gi, g in ipairs(self.param_groups) do
@@ -208,6 +215,12 @@ local adam_defaults = { lr = 0.001, betas = { 0.9, 0.999 }, eps = 1e-8, weight_d
 local function adam_check(g)
   check_nonneg(g, "lr", "learning rate")
   check_nonneg(g, "eps", "epsilon")
+  if type(g.betas) ~= "table" then error(("'%s' object is not subscriptable"):format(parse_py_type(g.betas)), 4) end
+  for i = 1, 2 do
+    local b = g.betas[i]
+    if b == nil then error("tuple index out of range", 4) end
+    if type(b) ~= "number" then error(("'<=' not supported between instances of 'float' and '%s'"):format(parse_py_type(b)), 4) end
+  end
   if g.betas[1] < 0 or g.betas[1] >= 1 then error(("Invalid beta parameter at index 0: %s"):format(g.betas[1]), 4) end
   if g.betas[2] < 0 or g.betas[2] >= 1 then error(("Invalid beta parameter at index 1: %s"):format(g.betas[2]), 4) end
   check_nonneg(g, "weight_decay", "weight_decay")
