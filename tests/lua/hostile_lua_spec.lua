@@ -332,3 +332,34 @@ describe("size lists given to nn constructors", function()
     assert.are.equal("Unflatten(dim=2, unflattened_size=(2, 2))", tostring(nn.Unflatten(2, { 2, 2 })))
   end)
 end)
+
+describe("learning-rate schedulers given odd arguments", function()
+  it("raise clean errors, never internal ones", function()
+    local S = torch.optim.lr_scheduler
+    local bad = {}
+    for name, cls in pairs(S) do
+      for pos = 1, 3 do
+        for _, v in ipairs { "nil", -1, 0, 1.5, "x", {}, true, { 1, 2 }, function() return 1 end } do
+          local o = torch.optim.SGD({ torch.ones(1, { requires_grad = true }) }, { lr = 0.1 })
+          local a = { o, 2, 0.5 }
+          a[pos] = v ~= "nil" and v or nil
+          local ok, err = pcall(function()
+            local s = cls(table.unpack(a, 1, 3))
+            s:step()
+            s:step()
+          end)
+          err = tostring(err)
+          if not ok and (err:find("attempt to", 1, true) or err:find("bad argument", 1, true)) then
+            bad[#bad + 1] = name .. ": " .. err
+          end
+        end
+      end
+    end
+    assert.are.same({}, bad)
+    fails_with(function() S.StepLR(3, 1) end, "int is not an Optimizer")
+    local o = torch.optim.SGD({ torch.ones(1, { requires_grad = true }) }, { lr = 0.1 })
+    fails_with(function() S.OneCycleLR(o, { max_lr = 1, total_steps = 1.5 }) end,
+      "Expected positive integer total_steps, but got 1.5")
+    fails_with(function() S.LambdaLR(o, { 1, 2 }) end, "Expected 1 lr_lambdas, but got 2")
+  end)
+end)
