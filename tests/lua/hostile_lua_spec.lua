@@ -363,3 +363,28 @@ describe("learning-rate schedulers given odd arguments", function()
     fails_with(function() S.LambdaLR(o, { 1, 2 }) end, "Expected 1 lr_lambdas, but got 2")
   end)
 end)
+
+describe("nn.functional given arguments of the wrong kind", function()
+  it("raises PyTorch's TypeErrors, never internal ones", function()
+    local F = nn.functional
+    local x = torch.zeros(2, 4)
+    local bad = {}
+    for name, fn in pairs(F) do
+      if type(fn) == "function" and not name:match("^_") then
+        for _, a in ipairs { {}, { 1 }, { "x" }, { {} }, { true }, { x, "x" }, { x, 3 }, { x, {} }, { x, x, "x" },
+          { x, x, {} }, { x, { foo = 1 } }, { torch.zeros(1, 1, 4, 4), 2, "x" } } do
+          local ok, err = pcall(fn, table.unpack(a, 1, 3))
+          err = tostring(err)
+          if not ok and (err:find("attempt to", 1, true) or err:find("bad argument", 1, true) or err:find("%.c:%d")) then
+            bad[#bad + 1] = name .. ": " .. err
+          end
+        end
+      end
+    end
+    assert.are.same({}, bad)
+    fails_with(function() F.relu("x") end, "relu(): argument 'input' (position 1) must be Tensor, not str")
+    fails_with(function() F.mse_loss(x, 3) end, "mse_loss(): argument 'target' (position 2) must be Tensor, not int")
+    fails_with(function() F.pad(x, 3) end, "pad(): argument 'pad' (position 2) must be tuple of ints, not int")
+    fails_with(function() F.dropout(x, "x") end, "'<' not supported between instances of 'str' and 'float'")
+  end)
+end)

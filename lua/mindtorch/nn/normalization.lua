@@ -46,6 +46,10 @@ return function(torch, nn)
   function F.group_norm(input, num_groups, weight, bias, eps)
     eps = eps or 1e-5
     local n, c = input.shape[1], input.shape[2]
+    if math.type(num_groups) ~= "integer" then
+      error(("unsupported operand type(s) for //: 'int' and '%s'"):format(args.py_type(num_groups)), 2)
+    end
+    if num_groups == 0 then error("integer division or modulo by zero", 2) end
     if c % num_groups ~= 0 then
       error(("Expected number of channels in input to be divisible by num_groups, but got input of shape %s and num_groups=%d"):format(
         tostring(input.shape), num_groups), 2)

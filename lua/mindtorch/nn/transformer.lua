@@ -124,6 +124,7 @@ return function(torch, nn)
   -- unbatched); returns attn_output and attn_weights (nil unless need_weights).
   function F.multi_head_attention_forward(...)
     local a = parse_args("multi_head_attention_forward", mha_names, mha_defaults, ...)
+    for i, k in ipairs { "query", "key", "value" } do args.tensor("multi_head_attention_forward", k, i, a[k]) end
     local query, key, value = a.query, a.key, a.value
     local num_heads = a.num_heads
     local kpm, attn_mask = a.key_padding_mask, a.attn_mask
