@@ -39,4 +39,68 @@ function args.parse(fname, names, defaults, ...)
   return out
 end
 
+-- Python's name for a Lua value's type, as its TypeErrors print it
+local py_types = { number = "float", string = "str", boolean = "bool", ["nil"] = "NoneType", table = "list" }
+function args.py_type(v)
+  if math.type(v) == "integer" then return "int" end
+  return py_types[type(v)] or type(v)
+end
+
+-- require(fname, o, names): Python's TypeError for required arguments left out
+function args.require(fname, o, names)
+  local miss = {}
+  for _, k in ipairs(names) do
+    if o[k] == nil then miss[#miss + 1] = "'" .. k .. "'" end
+  end
+  if #miss == 0 then return end
+  local list = miss[1]
+  if #miss == 2 then
+    list = miss[1] .. " and " .. miss[2]
+  elseif #miss > 2 then
+    list = table.concat(miss, ", ", 1, #miss - 1) .. ", and " .. miss[#miss]
+  end
+  error(("%s() missing %d required positional argument%s: %s"):format(fname, #miss, #miss == 1 and "" or "s", list), 3)
+end
+
+-- tensor(fname, name, pos, v, optional): PyTorch's TypeError for a non-tensor argument
+function args.tensor(fname, name, pos, v, optional, level)
+  if v == nil and optional then return v end
+  if not require("mindtorch").is_tensor(v) then
+    error(("%s(): argument '%s' (position %d) must be Tensor, not %s"):format(fname, name, pos, args.py_type(v)),
+      level or 3)
+  end
+  return v
+end
+
+-- len(v, max, what): the length of a list from the user, refused past `max` entries (a
+-- __len may claim anything) before anything walks it
+function args.len(v, max, what, level)
+  local n = #v
+  if math.type(n) ~= "integer" or n < 0 then error("__len__() should return >= 0", level or 3) end
+  if n > max then error(("%s: too many entries (%d, at most %d)"):format(what or "list", n, max), level or 3) end
+  return n
+end
+
+-- the most bytes any process can ever map (a 47-bit user address space): a count whose
+-- objects would need more is refused before the loop that would make them
+args.MAX_BYTES = 1 << 47
+
+-- int(name, v, min): v as a Python int that drives a loop or an allocation; a float, a
+-- string, a count below min or one whose items (item_bytes each) could never fit in memory
+-- is refused before anything is made. level: as parse's.
+function args.int(name, v, min, item_bytes, level)
+  level = level or 3
+  if math.type(v) ~= "integer" then
+    error(("'%s' object cannot be interpreted as an integer"):format(args.py_type(v)), level)
+  end
+  if min and v < min then
+    error(("%s must be %s, got %d"):format(name, min == 1 and "a positive integer" or "a non-negative integer", v), level)
+  end
+  item_bytes = math.max(item_bytes or 1, 1)
+  if v > 0 and v > args.MAX_BYTES // item_bytes then
+    error(("%s=%d needs more memory than can ever be allocated"):format(name, v), level)
+  end
+  return v
+end
+
 return args

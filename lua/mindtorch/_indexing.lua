@@ -14,6 +14,7 @@
 -- are not adjacent). A mask stands for the index tensors of its true positions.
 return function(torch)
   local is_tensor = torch.is_tensor
+  local MAX_DIM = 16 -- MT_MAX_DIM: no tensor has more dims
 
   local function shape_str(t)
     return "[" .. table.concat(t:size(), ", ") .. "]"
@@ -77,11 +78,18 @@ return function(torch)
   -- the last tensor, the tensor (1-based int64, or a bool mask covering its dims) or false.
   local function resolve(t, key)
     local ndim, used = t:dim(), 0
-    for i = 1, #key do used = used + width(key[i]) end
+    -- the key's length comes from the user (a __len may claim anything): bounded before any
+    -- loop; an entry consumes at most one dim, except "..." and 0-d masks, which PyTorch
+    -- allows at most one and a few of: past ndim + MT_MAX_DIM entries nothing is valid
+    local n = #key
+    if math.type(n) ~= "integer" then fail("'%s' object cannot be interpreted as an integer", math.type(n) or type(n)) end
+    if n < 0 then fail("__len__() should return >= 0") end
+    if n > ndim + MAX_DIM then fail("too many indices for tensor of dimension %d", ndim) end
+    for i = 1, n do used = used + width(key[i]) end
     if used > ndim then fail("too many indices for tensor of dimension %d", ndim) end
     local view, d, selected, seen_ellipsis = t, 1, 0, false
     local list, nlist, covered = {}, 0, 0 -- covered: the view dims the list's entries stand for
-    for i = 1, #key do
+    for i = 1, n do
       local k = key[i]
       if k == "..." then
         if not seen_ellipsis then d = d + (ndim - used) end

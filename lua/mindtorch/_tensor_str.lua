@@ -17,12 +17,25 @@ local profiles = {
   full = { precision = 4, threshold = math.huge, edgeitems = 3, linewidth = 80 },
 }
 
--- torch.set_printoptions{precision=, threshold=, edgeitems=, linewidth=, profile=, sci_mode=}
-function M.set_printoptions(o)
-  o = o or {}
+-- torch.set_printoptions{precision=, threshold=, edgeitems=, linewidth=, profile=, sci_mode=}, or positionally
+function M.set_printoptions(...)
+  -- PyTorch's positional order, or the options table
+  local o = require("mindtorch._args").parse("set_printoptions",
+    { "precision", "threshold", "edgeitems", "linewidth", "profile", "sci_mode" }, nil, ...)
   if o.profile ~= nil then
     local p = profiles[o.profile] or error(("unknown print profile '%s'"):format(tostring(o.profile)), 2)
     for k, v in pairs(p) do opts[k] = v end
+  end
+  -- checked here, so a bad value fails at once rather than every print after it
+  for _, k in ipairs { "precision", "edgeitems", "linewidth" } do
+    local v = o[k]
+    if v ~= nil and (math.type(v) ~= "integer" or v < 0) then
+      error(("set_printoptions(): %s must be a non-negative integer, got %s"):format(k, tostring(v)), 2)
+    end
+  end
+  if o.precision ~= nil and o.precision > 0x7fffffff then error("precision too big", 2) end
+  if o.threshold ~= nil and (type(o.threshold) ~= "number" or o.threshold ~= o.threshold) then
+    error(("set_printoptions(): threshold must be a number, got %s"):format(tostring(o.threshold)), 2)
   end
   for _, k in ipairs { "precision", "threshold", "edgeitems", "linewidth" } do
     if o[k] ~= nil then opts[k] = o[k] end
@@ -38,8 +51,81 @@ local function special(v)
   if v == -math.huge then return "-inf" end
 end
 
-local function fmt_fixed(v, prec) return special(v) or string.format("%." .. prec .. "f", v) end
-local function fmt_sci(v, prec) return special(v) or string.format("%." .. prec .. "e", v) end
+-- Past 99 digits (string.format's limit) the digits come from the exact decimal value of the
+-- double, rounded half to even as Python's format does.
+
+-- a finite a > 0 as digits D (no leading zero) and P with a = D * 10^P, exactly
+local function exact_digits(a)
+  local frac, e = string.format("%a", a):match("^0x[01]%.?(%x*)p([-+]%d+)$")
+  local m = tonumber("0x" .. string.format("%a", a):match("^0x([01])") .. frac)
+  e = tonumber(e) - 4 * #frac
+  local limbs, base = { m % 10000000, m // 10000000 % 10000000, m // 100000000000000 }, 10000000
+  local function mul(k) -- limbs *= k (k < 2^24)
+    local carry = 0
+    for i = 1, #limbs do
+      local x = limbs[i] * k + carry
+      limbs[i], carry = x % base, x // base
+    end
+    while carry > 0 do limbs[#limbs + 1], carry = carry % base, carry // base end
+  end
+  local left, k = math.abs(e), e >= 0 and 2 or 5 -- M * 2^e = M * 5^-e * 10^e
+  while left > 0 do
+    local step = math.min(left, k == 2 and 23 or 10)
+    mul(math.tointeger(k ^ step))
+    left = left - step
+  end
+  while #limbs > 1 and limbs[#limbs] == 0 do limbs[#limbs] = nil end
+  local parts = { tostring(limbs[#limbs]) }
+  for i = #limbs - 1, 1, -1 do parts[#parts + 1] = string.format("%07d", limbs[i]) end
+  return table.concat(parts), math.min(e, 0)
+end
+
+-- the digit string d cut to its first n digits, rounded half to even; the carry may lengthen it
+local function round_digits(d, n)
+  if #d <= n then return d .. string.rep("0", n - #d) end
+  local keep, rest = n > 0 and d:sub(1, n) or "", d:sub(n + 1)
+  local first = rest:byte(1) - 48
+  local up = first > 5 or (first == 5 and (rest:find("[1-9]", 2) ~= nil or (keep:byte(-1) or 48) % 2 == 1))
+  if not up then return keep == "" and "0" or keep end
+  local digits = { keep:byte(1, -1) }
+  local i = #digits
+  while i >= 1 and digits[i] == 57 do digits[i], i = 48, i - 1 end
+  if i >= 1 then digits[i] = digits[i] + 1 else table.insert(digits, 1, 49) end
+  return string.char(table.unpack(digits))
+end
+
+local function exact_fixed(v, prec)
+  local sign = (v < 0 or 1 / v < 0) and "-" or ""
+  local n = "0"
+  if v ~= 0 then
+    local d, p = exact_digits(math.abs(v))
+    n = round_digits(d, #d + p + prec) -- the integer v * 10^prec
+    if n == "" then n = "0" end
+  end
+  if #n <= prec then n = string.rep("0", prec + 1 - #n) .. n end
+  return sign .. n:sub(1, #n - prec) .. "." .. n:sub(#n - prec + 1)
+end
+
+local function exact_sci(v, prec)
+  local sign = (v < 0 or 1 / v < 0) and "-" or ""
+  local n, x = string.rep("0", prec + 1), 0
+  if v ~= 0 then
+    local d, p = exact_digits(math.abs(v))
+    x = #d - 1 + p
+    n = round_digits(d, prec + 1)
+    if #n > prec + 1 then n, x = n:sub(1, prec + 1), x + 1 end
+  end
+  return ("%s%s.%se%s%02d"):format(sign, n:sub(1, 1), n:sub(2), x < 0 and "-" or "+", math.abs(x))
+end
+
+local function fmt_fixed(v, prec)
+  if prec > 99 then return special(v) or exact_fixed(v, prec) end
+  return special(v) or string.format("%." .. prec .. "f", v)
+end
+local function fmt_sci(v, prec)
+  if prec > 99 then return special(v) or exact_sci(v, prec) end
+  return special(v) or string.format("%." .. prec .. "e", v)
+end
 
 -- Python's repr(float): the shortest digits that read back as the same double.
 function M.float_repr(v)
@@ -143,6 +229,19 @@ end
 
 -- ---- layout ----------------------------------------------------------------------------------
 
+-- The elements a 1-d tensor shows: the first and last `edgeitems` when summarizing, converted
+-- alone (never the whole row: printing costs what it shows, PyTorch's get_summarized_data).
+local function shown_list(t, summarize)
+  local n, edge = t:size(1), opts.edgeitems
+  if not (summarize and n - edge > edge) then return t:tolist(), nil end
+  local head, tail = {}, {}
+  for i = 1, edge do
+    head[i] = t:select(1, i):item()
+    tail[i] = t:select(1, n - edge + i):item()
+  end
+  return head, tail
+end
+
 -- The values the formatter must account for: all of them, or the edges when summarizing.
 local function summarized_values(t, summarize, out)
   local dim, edge = t:dim(), opts.edgeitems
@@ -152,16 +251,12 @@ local function summarized_values(t, summarize, out)
   end
   local n = t:size(1)
   if dim == 1 then
-    local list = t:tolist()
-    if summarize and n > 2 * edge then
-      for i = 1, edge do out[#out + 1] = list[i] end
-      for i = n - edge + 1, n do out[#out + 1] = list[i] end
-    else
-      for i = 1, n do out[#out + 1] = list[i] end
-    end
+    local head, tail = shown_list(t, summarize)
+    for _, v in ipairs(head) do out[#out + 1] = v end
+    for _, v in ipairs(tail or {}) do out[#out + 1] = v end
     return out
   end
-  if summarize and n > 2 * edge then
+  if summarize and n - edge > edge then
     for i = 1, edge do summarized_values(t:select(1, i), summarize, out) end
     for i = n - edge + 1, n do summarized_values(t:select(1, i), summarize, out) end
   else
@@ -173,14 +268,12 @@ end
 local function vector_str(t, indent, summarize, f)
   local element_length = f.max_width + 2
   local per_line = math.max(1, math.floor((opts.linewidth - indent) / element_length))
-  local list, n, edge = t:tolist(), t:size(1), opts.edgeitems
+  local head, tail = shown_list(t, summarize)
   local data = {}
-  if summarize and n > 2 * edge then
-    for i = 1, edge do data[#data + 1] = f:format(list[i]) end
+  for _, v in ipairs(head) do data[#data + 1] = f:format(v) end
+  if tail then
     data[#data + 1] = " ..."
-    for i = n - edge + 1, n do data[#data + 1] = f:format(list[i]) end
-  else
-    for i = 1, n do data[#data + 1] = f:format(list[i]) end
+    for _, v in ipairs(tail) do data[#data + 1] = f:format(v) end
   end
   local lines = {}
   for i = 1, #data, per_line do
@@ -194,7 +287,7 @@ local function tensor_str_with_formatter(t, indent, summarize, f)
   if dim == 0 then return f:format(t:item()) end
   if dim == 1 then return vector_str(t, indent, summarize, f) end
   local n, edge, slices = t:size(1), opts.edgeitems, {}
-  if summarize and n > 2 * edge then
+  if summarize and n - edge > edge then
     for i = 1, edge do slices[#slices + 1] = tensor_str_with_formatter(t:select(1, i), indent + 1, summarize, f) end
     slices[#slices + 1] = "..."
     for i = n - edge + 1, n do
@@ -257,7 +350,9 @@ function M.repr(torch, t, prefix)
     body = "[]"
   else
     if not has_default_dtype then suffixes[#suffixes + 1] = "dtype=" .. tostring(dt) end
-    local host = dev.type == "cpu" and t or t:cpu()
+    -- a summarized device tensor is read where it lives, element by shown element (a copy of
+    -- all of it to the host would cost what printing must not)
+    local host = (dev.type == "cpu" or t:numel() > opts.threshold) and t or t:cpu()
     body = tensor_str(host, indent)
   end
   local grad_fn = t.grad_fn

@@ -52,6 +52,16 @@ return function(torch)
     return false
   end
 
+  -- whether `shape` broadcasts to `to` (a gradient of shape `to` then sums to `shape`)
+  local function expandable(shape, to)
+    if #shape > #to then return false end
+    for i = 1, #shape do
+      local a, b = shape[#shape - i + 1], to[#to - i + 1]
+      if a ~= b and a ~= 1 then return false end
+    end
+    return true
+  end
+
   local Function = { __name = "Function" }
   Function.__index = Function
 
@@ -82,8 +92,11 @@ return function(torch)
     local name = (rawget(cls, "__name") or "Function") .. "Backward"
     -- what backward needs, without the tensors themselves (the closure must not hold the
     -- outputs: it is owned by their node)
-    local nargs, nouts, tensor_arg = args.n, outs.n, {}
-    for i = 1, nargs do tensor_arg[i] = torch.is_tensor(args[i]) end
+    local nargs, nouts, tensor_arg, arg_meta = args.n, outs.n, {}, {}
+    for i = 1, nargs do
+      tensor_arg[i] = torch.is_tensor(args[i])
+      if tensor_arg[i] then arg_meta[i] = { shape = args[i].shape, device = args[i].device } end
+    end
     local function backward(node, ...)
       local grads = table.pack(...)
       if rawget(ctx, "_materialize") then -- undefined gradients arrive as zeros
@@ -106,6 +119,23 @@ return function(torch)
         if res[i] ~= nil and not tensor_arg[i] then
           error(("function %s returned a gradient different than None at position %d, but the corresponding forward "
             .. "input was not a Variable"):format(name, i), 0)
+        end
+        -- PyTorch's validate_outputs: a gradient lives where its input does (a meta gradient
+        -- for a CPU input has no data to accumulate) and can broadcast to its shape
+        local g, m = res[i], arg_meta[i]
+        if g ~= nil and m then
+          if not torch.is_tensor(g) then
+            error(("function %s returned a gradient of type %s at position %d, expected a Tensor or nil")
+              :format(name, type(g), i), 0)
+          end
+          if tostring(g.device) ~= tostring(m.device) then
+            error(("Function %s returned an invalid gradient at index %d - expected device %s but got %s")
+              :format(name, i, tostring(m.device), tostring(g.device)), 0)
+          end
+          if not expandable(m.shape, g.shape) then
+            error(("Function %s returned an invalid gradient at index %d - got [%s] but expected shape compatible with [%s]")
+              :format(name, i, table.concat(g.shape, ", "), table.concat(m.shape, ", ")), 0)
+          end
         end
       end
       return res

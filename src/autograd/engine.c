@@ -163,11 +163,18 @@ static mt_tensor *fit(mt_node *n, int i, mt_tensor *g) {
 }
 
 static bool has_nan(mt_tensor *g) {
-    if (!mt_dtype_is_floating((mt_dtype)g->dtype)) return false;
+    /* meta tensors have no data to look at */
+    if (!mt_dtype_is_floating((mt_dtype)g->dtype) || g->device.type == MT_DEV_META) return false;
     mt_tensor *nan = mto_isnan(g), *any = nan ? mto_any(nan) : NULL;
     mt_tensor_decref(nan);
+    if (any && any->device.type != MT_DEV_CPU) { /* read the flag on the host */
+        mt_tensor *host = mto__to_copy(any, any->dtype, MT_CPU, false);
+        mt_tensor_decref(any);
+        any = host;
+    }
     if (!any) return false;
-    bool r = *(uint8_t *)mt_tensor_data(any) != 0;
+    const uint8_t *flag = mt_tensor_data(any);
+    bool r = flag && *flag != 0;
     mt_tensor_decref(any);
     return r;
 }

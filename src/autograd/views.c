@@ -128,7 +128,8 @@ static const mt_node_kind copy_slices_kind = {copy_slices_apply, copy_slices_rel
 
 int mt_rebase_view(mt_tensor *view, mt_node *fn) {
     mt_tensor *base = view->base;
-    if (fn->nnext < 1 || fn->edge_of[0] != 0)
+    /* a custom function's node has no edge_of: its edge i is its input i */
+    if (fn->nnext < 1 || (fn->edge_of && fn->edge_of[0] != 0))
         return mt_error(MT_ERR_RUNTIME, "in-place %s on a view: its first argument has no gradient", fn->name);
     mt_node *n = mt_node_new(&copy_slices_kind, "CopySlices", fn->nnext, 1);
     if (!n) return -1;

@@ -24,7 +24,8 @@
 #define LMT_BOX_MAGIC 0x6d74746e73722131ULL /* "mttnsr!1" */
 typedef struct lmt_box {
     uint64_t magic;
-    mt_tensor *t; /* owned reference; NULL once released by <close> */
+    mt_tensor *t;   /* owned reference; NULL once released by <close> or __gc */
+    bool collected; /* released by __gc: a finalizer reached it afterwards */
 } lmt_box;
 
 static inline mt_tensor *lmt_box_tensor(lua_State *L, int idx) {
@@ -45,6 +46,7 @@ void lmt_push_tensor(lua_State *L, mt_tensor *t);
 mt_tensor *lmt_check_tensor(lua_State *L, int idx);
 mt_tensor *lmt_to_tensor(lua_State *L, int idx); /* NULL if not a (live) tensor */
 bool lmt_is_released_tensor(lua_State *L, int idx); /* a tensor userdata freed by <close> */
+const char *lmt_released_message(lua_State *L, int idx); /* why it was: <close> or __gc */
 /* Tell Lua's collector about tensor memory allocated since the last call. */
 void lmt_gc_hint(lua_State *L);
 /* ---- autograd (lmt_autograd.c) ----------------------------------------------------------------- */

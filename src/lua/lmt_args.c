@@ -168,11 +168,13 @@ static int conv_intlist(lua_State *L, int idx, const mt_arg *a, mt_value *out, s
         lua_pop(L, 1);
         if (!is_size_table(L, idx)) return -1;
     }
-    lua_Integer n = luaL_len(L, idx);
+    /* the raw length and entries: a __len or __index from the user never sizes the buffer */
+    lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+    if (n > INT32_MAX) return -1;
     int64_t *buf = n <= MT_MAX_DIM && sc->nints < 8 ? sc->ints[sc->nints++]
                                                      : scratch_alloc(L, sc, sizeof(int64_t) * (size_t)n);
     for (lua_Integer i = 1; i <= n; i++) {
-        lua_geti(L, idx, i);
+        lua_rawgeti(L, idx, i);
         if (lmt_to_int(L, -1, &buf[i - 1])) {
             mm->got = lua_value_type(L, -1);
             mm->kind = M_ELEMENT;
@@ -190,11 +192,13 @@ static int conv_intlist(lua_State *L, int idx, const mt_arg *a, mt_value *out, s
 /* A list of tensors; with allow_none, `false` entries stand for None (NULL). */
 static int conv_tensorlist(lua_State *L, int idx, mt_value *out, scratch *sc, mismatch *mm, bool allow_none) {
     if (lua_type(L, idx) != LUA_TTABLE) return -1;
-    lua_Integer n = luaL_len(L, idx);
+    /* the raw length and entries, as for int lists: a hostile __len (-1, 2^40) sizes nothing */
+    lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+    if (n > INT32_MAX) return -1;
     mt_tensor **buf = n <= MT_MAX_DIM && sc->ntl < 4 ? sc->tl[sc->ntl++]
                                                      : scratch_alloc(L, sc, sizeof(mt_tensor *) * (size_t)n);
     for (lua_Integer i = 1; i <= n; i++) {
-        bool none = lua_geti(L, idx, i) == LUA_TBOOLEAN && !lua_toboolean(L, -1) && allow_none;
+        bool none = lua_rawgeti(L, idx, i) == LUA_TBOOLEAN && !lua_toboolean(L, -1) && allow_none;
         mt_tensor *t = none ? NULL : arg_tensor(L, -1);
         if (!t && !none) {
             mm->got = lua_value_type(L, -1);
@@ -677,7 +681,7 @@ static int overload_error(lua_State *L, const lmt_opset *set, bool method, int f
                           int opts, const mismatch *mms) {
     /* a tensor freed by <close> matches no signature: say that, not which overloads exist */
     for (int i = 1; i <= last; i++)
-        if (lmt_is_released_tensor(L, i)) return lmt_errorf(L, "this tensor was released by <close> and can no longer be used");
+        if (lmt_is_released_tensor(L, i)) return lmt_errorf(L, "%s", lmt_released_message(L, i));
     /* PyTorch reports one overload's own error when it is the only one that takes this many
      * arguments with these keywords (the only plausible one) */
     int plausible = 0, only = 0;

@@ -77,7 +77,12 @@ static void push_node(lua_State *L, mt_node *n) {
     luaL_setmetatable(L, LMT_NODE);
 }
 
-static mt_node *check_node(lua_State *L, int idx) { return ((lmt_node *)luaL_checkudata(L, idx, LMT_NODE))->n; }
+/* A node reached from a finalizer after its own __gc ran has released its graph node. */
+static mt_node *check_node(lua_State *L, int idx) {
+    mt_node *n = ((lmt_node *)luaL_checkudata(L, idx, LMT_NODE))->n;
+    if (!n) lmt_errorf(L, "this graph Node has been freed (its __gc ran) and can no longer be used");
+    return n;
+}
 
 static int node_gc(lua_State *L) {
     lmt_node *u = luaL_checkudata(L, 1, LMT_NODE);
@@ -131,19 +136,75 @@ static void push_grad_list(lua_State *L, int n, mt_tensor **g) {
     lua_setfield(L, -2, "n");
 }
 
+/* Python's type name for what a hook returned, as PyTorch's messages quote it */
+static const char *returned_type(lua_State *L, int idx) {
+    switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+        return lua_isinteger(L, idx) ? "int" : "float";
+    case LUA_TSTRING:
+        return "str";
+    case LUA_TBOOLEAN:
+        return "bool";
+    case LUA_TTABLE:
+        return "list";
+    case LUA_TNIL:
+        return "NoneType";
+    default:
+        return lmt_to_tensor(L, idx) ? "Tensor" : luaL_typename(L, idx);
+    }
+}
+
+/* A gradient a hook put in place of `was` keeps its type, device and size (PyTorch's
+ * validate_outputs for hooks): anything else would reach the engine's accumulation. */
+static int check_replacement(const mt_tensor *was, const mt_tensor *got) {
+    char a[64], b[64];
+    if (got->dtype != was->dtype || !mt_device_eq(got->device, was->device))
+        return mt_error(MT_ERR_RUNTIME, "hook 'hook' has changed the type of value (was %s got %s)",
+                        mt_tensor_type_name(was, a, sizeof a),
+                        mt_tensor_type_name(got, b, sizeof b));
+    if (got->ndim != was->ndim ||
+        memcmp(got->sizes, was->sizes, sizeof(int64_t) * (size_t)was->ndim) != 0)
+        return mt_error(MT_ERR_RUNTIME, "hook 'hook' has changed the size of value");
+    return 0;
+}
+
 static int take_replacements(lua_State *L, int n, mt_tensor **g) {
     if (lua_isnil(L, -1)) return 0;
-    if (!lua_istable(L, -1)) {
-        mt_error(MT_ERR_RUNTIME, "a hook must return nil or a table of gradients");
-        return -1;
+    int tab = lua_absindex(L, -1);
+    if (!lua_istable(L, -1) || lmt_to_tensor(L, -1))
+        return mt_error(MT_ERR_TYPE, "expected tuple, but hook returned '%s'",
+                        returned_type(L, -1));
+    /* the count: an explicit n (a list with None holes) or the raw length */
+    lua_pushliteral(L, "n"); /* raw reads only: no user code runs inside the engine */
+    lua_Integer got = lua_rawget(L, tab) == LUA_TNUMBER && lua_isinteger(L, -1)
+                          ? lua_tointeger(L, -1)
+                          : (lua_Integer)lua_rawlen(L, -2);
+    lua_pop(L, 1);
+    if (got != n)
+        return mt_error(
+            MT_ERR_RUNTIME,
+            "hook 'hook' has returned an incorrect number of values (got %lld, but expected %d)",
+            (long long)got, n);
+    mt_tensor *repl[MT_MAX_DIM * 4];
+    mt_tensor **r = n <= (int)(sizeof repl / sizeof *repl)
+                        ? repl
+                        : lua_newuserdatauv(L, sizeof(mt_tensor *) * (size_t)n, 0);
+    for (int i = 0; i < n; i++) { /* every entry is checked before any gradient is replaced */
+        int ty = lua_rawgeti(L, tab, i + 1);
+        mt_tensor *t = lmt_to_tensor(L, -1);
+        if (!t && ty != LUA_TNIL && !(ty == LUA_TBOOLEAN && !lua_toboolean(L, -1)))
+            return mt_error(MT_ERR_TYPE, "expected Variable, but hook returned '%s'",
+                            returned_type(L, -1));
+        lua_pop(L, 1);
+        if (t && !g[i])
+            return mt_error(MT_ERR_RUNTIME, "can't replace a None gradient with a non-None value");
+        if (t && check_replacement(g[i], t)) return -1;
+        r[i] = t;
     }
     for (int i = 0; i < n; i++) {
-        lua_rawgeti(L, -1, i + 1);
-        mt_tensor *t = lmt_to_tensor(L, -1);
-        if (t) mt_tensor_incref(t);
+        if (r[i]) mt_tensor_incref(r[i]);
         mt_tensor_decref(g[i]);
-        g[i] = t;
-        lua_pop(L, 1);
+        g[i] = r[i];
     }
     return 0;
 }
@@ -306,12 +367,18 @@ static int tensor_hook_fn(void *ctx, mt_tensor *grad, mt_tensor **replacement) {
     push_tensor_ref(L, grad);
     if (lua_pcall(L, 1, 1, 0)) return hook_failed(L);
     mt_tensor *r = lmt_to_tensor(L, -1);
+    if (!r && !lua_isnil(L, -1)) {
+        mt_error(MT_ERR_TYPE, "expected Variable, but hook returned '%s'", returned_type(L, -1));
+        lua_settop(L, top);
+        return -1;
+    }
+    if (r && check_replacement(grad, r)) {
+        lua_settop(L, top);
+        return -1;
+    }
     if (r) {
         mt_tensor_incref(r);
         *replacement = r;
-    } else if (!lua_isnil(L, -1)) {
-        lua_settop(L, top);
-        return mt_error(MT_ERR_RUNTIME, "a tensor hook must return nil or a Tensor");
     }
     lua_settop(L, top);
     return 0;

@@ -20,10 +20,11 @@ static int infer_shape(lua_State *L, int idx, nest_info *ni) {
             lua_settop(L, top);
             return mt_error(MT_ERR_VALUE, "too many dimensions: mindtorch supports at most %d", MT_MAX_DIM);
         }
-        lua_Integer n = luaL_len(L, -1);
+        /* raw lengths and entries: a user's __len (-1, 2^40) never sizes the tensor */
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
         ni->sizes[ni->ndim++] = n;
         if (n == 0) break;
-        lua_geti(L, -1, 1);
+        lua_rawgeti(L, -1, 1);
     }
     lua_settop(L, top);
     return 0;
@@ -61,12 +62,12 @@ static int scan(lua_State *L, int idx, int d, nest_info *ni) {
         return mt_error(MT_ERR_TYPE, "new(): invalid data type '%s'", value_type(L, idx));
     }
     if (lua_type(L, idx) != LUA_TTABLE || lmt_to_tensor(L, idx)) return mt_error(MT_ERR_TYPE, "not a sequence");
-    lua_Integer n = luaL_len(L, idx);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
     if (n != ni->sizes[d])
         return mt_error(MT_ERR_VALUE, "expected sequence of length %lld at dim %d (got %lld)",
                         (long long)ni->sizes[d], d + 1, (long long)n);
     for (lua_Integer i = 1; i <= n; i++) {
-        lua_geti(L, idx, i);
+        lua_rawgeti(L, idx, i);
         int r = scan(L, -1, d + 1, ni);
         lua_pop(L, 1);
         if (r) return r;
@@ -104,7 +105,7 @@ static int fill(lua_State *L, int idx, int d, const mt_tensor *t, char *p) {
     idx = lua_absindex(L, idx);
     size_t isz = mt_dtype_size((mt_dtype)t->dtype);
     for (int64_t i = 0; i < t->sizes[d]; i++) {
-        lua_geti(L, idx, i + 1);
+        lua_rawgeti(L, idx, i + 1); /* the entries scan checked */
         int r = fill(L, -1, d + 1, t, p + i * t->strides[d] * (int64_t)isz);
         lua_pop(L, 1);
         if (r) return r;

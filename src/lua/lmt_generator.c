@@ -22,8 +22,12 @@ static void push_generator(lua_State *L, mt_generator *g) {
     luaL_setmetatable(L, LMT_GENERATOR);
 }
 
+/* A finalizer may reach a generator whose own __gc already ran (Lua resurrects both in one
+ * cycle): its state is gone, so every use is refused. */
 static mt_generator *check_generator(lua_State *L, int idx) {
-    return ((lmt_generator *)luaL_checkudata(L, idx, LMT_GENERATOR))->g;
+    mt_generator *g = ((lmt_generator *)luaL_checkudata(L, idx, LMT_GENERATOR))->g;
+    if (!g) lmt_errorf(L, "this Generator has been freed (its __gc ran) and can no longer be used");
+    return g;
 }
 
 static uint64_t check_seed(lua_State *L, int idx, const char *who) {

@@ -20,6 +20,8 @@ static lmt_storage_box *check_box(lua_State *L, int idx) {
     lmt_storage_box *b = luaL_testudata(L, idx, LMT_STORAGE);
     if (!b) b = luaL_testudata(L, idx, LMT_TSTORAGE);
     if (!b) lmt_errorf(L, "expected a storage, got %s", luaL_typename(L, idx));
+    /* a finalizer may reach a storage whose own __gc already ran in the same cycle */
+    if (!b->s) lmt_errorf(L, "this storage has been freed (its __gc ran) and can no longer be used");
     return b;
 }
 
@@ -224,7 +226,7 @@ static int new_storage(lua_State *L, bool typed) {
     }
     size_t isz = dtype < 0 ? 1 : mt_dtype_size((mt_dtype)dtype);
     bool from_list = lua_istable(L, 1);
-    lua_Integer n = from_list ? luaL_len(L, 1) : luaL_optinteger(L, 1, 0);
+    lua_Integer n = from_list ? (lua_Integer)lua_rawlen(L, 1) : luaL_optinteger(L, 1, 0);
     if (n < 0) return lmt_errorf(L, "Storage size must be non-negative, got %d", (int)n);
     mt_storage *s = mt_storage_new((size_t)n * isz, mt_device_resolve(dev), true);
     if (!s) return lmt_error(L);
@@ -233,7 +235,7 @@ static int new_storage(lua_State *L, bool typed) {
         lmt_storage_box *b = lua_touserdata(L, -1);
         char *p = (char *)host_data(L, b);
         for (lua_Integer i = 1; i <= n; i++) {
-            lua_geti(L, 1, i);
+            lua_rawgeti(L, 1, i);
             store_value(L, -1, b, p + (size_t)(i - 1) * isz);
             lua_pop(L, 1);
         }

@@ -208,7 +208,7 @@ describe("optim", function()
     assert.are.equal(0.1, opt2.param_groups[1].lr)
     assert.is_true(torch.equal(opt2.state[w].exp_avg, opt.state[w].exp_avg))
     assert.has_error(function() optim.SGD({}, { lr = 0.1 }) end, "optimizer got an empty parameter list")
-    assert.has_error(function() optim.SGD({ w }, { lr = -1 }) end, "Invalid learning rate value: -1")
+    assert.has_error(function() optim.SGD({ w }, { lr = -1 }) end, "Invalid learning rate: -1")
   end)
 
   it("takes options positionally in PyTorch's order or in a trailing table", function()

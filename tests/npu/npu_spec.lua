@@ -62,6 +62,9 @@ describe("NPU tensors", function()
     local e = torch.empty(0, 5, { device = "npu" })
     assert.are.same({ 0, 5, 0 }, { e.shape[1], e.shape[2], e:numel() })
     assert.are.equal("tensor([1, 2], device='npu:0')", tostring(torch.tensor({ 1, 2 }):npu()))
+    -- a summarized device tensor prints the shown elements read on the device, as the CPU prints
+    local big = torch.arange(5000.0):view(50, 100)
+    assert.are.equal((tostring(big):gsub("%)$", ", device='npu:0')")), tostring(big:npu()))
     -- strided sources and destinations, dtype changes, both directions
     assert.is_true(x:t():to("npu"):cpu():equal(x:t()))
     assert.is_true(n:t():cpu():equal(x:t()))

@@ -3,6 +3,7 @@
 -- ops of src/ops/nn.lua. Arguments come positionally, as PyTorch's, or in an options table.
 return function(torch, nn)
   local Module, F, init, py = nn.Module, nn.functional, nn.init, nn._py
+  local args = require "mindtorch._args"
 
   local function is_opts(v)
     return type(v) == "table" and not torch.is_tensor(v) and v[1] == nil and next(v) ~= nil
@@ -134,12 +135,16 @@ return function(torch, nn)
     local names = transposed and { "stride", "padding", "output_padding", "groups", "bias", "dilation", "padding_mode" }
       or { "stride", "padding", "dilation", "groups", "bias", "padding_mode" }
     function cls:__init(in_channels, out_channels, kernel_size, ...)
+      local given = { in_channels = in_channels, out_channels = out_channels, kernel_size = kernel_size }
+      args.require(name .. ".__init__", given, { "in_channels", "out_channels", "kernel_size" })
+      args.int("in_channels", in_channels)
+      args.int("out_channels", out_channels)
       Module.__init(self)
       local a = named(names, 0, ...)
       local o = {}
       for i, n in ipairs(names) do o[n] = a[i] end
       local groups = o.groups or 1
-      if groups <= 0 then error("groups must be a positive integer", 2) end
+      if math.type(groups) ~= "integer" or groups <= 0 then error("groups must be a positive integer", 2) end
       if in_channels % groups ~= 0 then error("in_channels must be divisible by groups", 2) end
       if out_channels % groups ~= 0 then error("out_channels must be divisible by groups", 2) end
       local padding = o.padding or 0
@@ -206,9 +211,20 @@ return function(torch, nn)
     if transposed then
       -- output_padding that makes the output the requested size (PyTorch's _output_padding)
       function cls:_output_padding(x, output_size)
+        -- the length is checked before anything walks it (a hostile __len may claim 2^40)
+        local n = type(output_size) == "table" and #output_size or -1
+        if math.type(n) ~= "integer" or (n ~= nsp and n ~= nsp + 2) then
+          error(("ConvTranspose%dD: for %dD input, output_size must have %d or %d elements (got %s)")
+            :format(nsp, x:dim(), nsp, nsp + 2, tostring(n)), 2)
+        end
         local sizes = {}
-        for i = 1, #output_size do sizes[i] = output_size[i] end
-        while #sizes > nsp do table.remove(sizes, 1) end
+        for d = 1, nsp do
+          local v = output_size[n - nsp + d]
+          if math.type(v) ~= "integer" then
+            error(("output_size must be a list of ints, but got %s"):format(args.py_type(v)), 2)
+          end
+          sizes[d] = v
+        end
         local res = {}
         for d = 1, nsp do
           local in_size = x.shape[x:dim() - nsp + d]
@@ -216,7 +232,7 @@ return function(torch, nn)
           local max = min + self.stride[d] - 1
           if sizes[d] < min or sizes[d] > max then
             error(("requested an output size of %s, but valid sizes range from %d to %d (for an input of %s)")
-              :format(tuple(output_size), min, max, tuple({ table.unpack(x.shape, x:dim() - nsp + 1) })), 2)
+              :format(tuple(sizes), min, max, tuple({ table.unpack(x.shape, x:dim() - nsp + 1) })), 2)
           end
           res[d] = sizes[d] - min
         end

@@ -25,6 +25,9 @@ return function(torch, nn)
     if type(p) == "table" then p, training, inplace = p.p, p.training, p.inplace end
     p = p or 0.5
     if training == nil then training = true end
+    if type(p) ~= "number" then
+      error(("'<' not supported between instances of '%s' and 'float'"):format(require("mindtorch._args").py_type(p)), 2)
+    end
     if p < 0 or p > 1 then error(("dropout probability has to be between 0 and 1, but got %s"):format(p), 2) end
     if inplace then return torch.dropout_(input, p, training) end
     return torch.dropout(input, p, training)
@@ -48,6 +51,14 @@ return function(torch, nn)
   function F.pad(input, pad, mode, value)
     if type(mode) == "table" then mode, value = mode.mode, mode.value end
     mode = mode or "constant"
+    if type(pad) ~= "table" or torch.is_tensor(pad) then
+      error(("pad(): argument 'pad' (position 2) must be tuple of ints, not %s"):format(
+        require("mindtorch._args").py_type(pad)), 2)
+    end
+    if value ~= nil and type(value) ~= "number" then
+      error(("pad(): argument 'value' must be float, not %s"):format(torch.is_tensor(value) and "Tensor"
+        or require("mindtorch._args").py_type(value)), 2)
+    end
     if #pad % 2 ~= 0 then error("Padding length must be divisible by 2", 2) end
     local nd = #pad // 2
     if nd > input:dim() then error("Padding length too large", 2) end

@@ -10,4 +10,44 @@ require("mindtorch.nn.conv")(torch, nn)
 require("mindtorch.nn.recurrent")(torch, nn)
 require("mindtorch.nn.transformer")(torch, nn)
 require("mindtorch.nn.utils")(torch, nn)
+
+-- the tensors each built-in module's forward needs, checked where a call enters (module.lua);
+-- containers and Identity take anything
+local any_input = { Sequential = true, ModuleList = true, ModuleDict = true, Identity = true, Module = true,
+  RNNBase = true, RNNCellBase = true }
+local two = { "input", "target" }
+local special = { Bilinear = { "input1", "input2" }, MultiheadAttention = { "query", "key", "value" },
+  TransformerEncoderLayer = { "src" }, TransformerEncoder = { "src" } }
+for name, cls in pairs(nn) do
+  if type(cls) == "table" and name:match("^%u") and rawget(cls, "__name") == name and not any_input[name] then
+    cls._tensor_inputs = special[name] or (name:match("Loss$") and two) or { "input" }
+    cls._forward_options = special[name] ~= nil and name ~= "Bilinear" -- forward(...) or forward{query = ...}
+  end
+end
+-- nn.functional: the tensors each function needs are checked as it is called, so a wrong
+-- kind of value gets PyTorch's TypeError rather than an error from inside the function
+local F = nn.functional
+local function_tensors = { linear = { "input", "weight" }, bilinear = { "input1", "input2", "weight" },
+  embedding = { "input", "weight" }, multi_head_attention_forward = { "query", "key", "value" },
+  batch_norm = { "input", "?running_mean", "?running_var" } }
+local keyword_ok = { multi_head_attention_forward = true } -- takes its tensors by name too
+for _, loss in ipairs { "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
+  "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div" } do
+  function_tensors[loss] = { "input", "target" }
+end
+local is_options, check_tensor = require("mindtorch._args").is_options, require("mindtorch._args").tensor
+for name, fn in pairs(F) do
+  if type(fn) == "function" and not name:match("^_") then
+    local needs = function_tensors[name] or { "input" }
+    F[name] = function(...)
+      for i = 1, #needs do
+        local v = select(i, ...)
+        if is_options(v) and i > 1 and keyword_ok[name] then break end -- the rest come by name
+        local arg, optional = needs[i]:gsub("^%?", "")
+        check_tensor(name, arg, i, v, optional > 0, 3)
+      end
+      return fn(...)
+    end
+  end
+end
 return nn

@@ -3,6 +3,8 @@
 -- Each repr is PyTorch's.
 return function(torch, nn)
   local Module, F, init = nn.Module, nn.functional, nn.init
+  local args = require "mindtorch._args"
+  local function is_module(v) return type(v) == "table" and rawget(v, "_modules") ~= nil end
 
   local function py(v) -- a value as Python prints it in a repr
     if v == true then return "True" end
@@ -68,8 +70,22 @@ return function(torch, nn)
 
   local Unflatten = Module:extend("Unflatten")
   function Unflatten:__init(dim, sizes)
+    args.require("Unflatten.__init__", { dim = dim, unflattened_size = sizes }, { "dim", "unflattened_size" })
+    if math.type(dim) ~= "integer" then error(("invalid type for dim: %s"):format(args.py_type(dim)), 2) end
+    if type(sizes) ~= "table" then
+      error(("unflattened_size must be a tuple of ints, but found type %s"):format(args.py_type(sizes)), 2)
+    end
+    local copy = {} -- a plain copy: the repr and forward never see the caller's __len again
+    for i = 1, args.len(sizes, 16, "unflattened_size") do
+      local v = sizes[i]
+      if math.type(v) ~= "integer" then
+        error(("unflattened_size must be tuple of ints, but found element of type %s at pos %d"):format(
+          args.py_type(v), i), 2)
+      end
+      copy[i] = v
+    end
     Module.__init(self)
-    self.dim, self.unflattened_size = dim, sizes
+    self.dim, self.unflattened_size = dim, copy
   end
   function Unflatten:forward(x) return x:unflatten(self.dim, self.unflattened_size) end
   function Unflatten:extra_repr()
@@ -103,6 +119,9 @@ return function(torch, nn)
     Module.__init(self)
     if type(p) == "table" then p, inplace = p.p, p.inplace end
     p = p or 0.5
+    if type(p) ~= "number" then
+      error(("'<' not supported between instances of '%s' and 'int'"):format(args.py_type(p)), 2)
+    end
     if p < 0 or p > 1 then error(("dropout probability has to be between 0 and 1, but got %s"):format(p), 2) end
     self.p, self.inplace = p, inplace or false
   end
@@ -188,6 +207,10 @@ return function(torch, nn)
   local ModuleList = Module:extend("ModuleList")
   function ModuleList:__init(mods)
     Module.__init(self)
+    if mods ~= nil and (type(mods) ~= "table" or is_module(mods)) then
+      error(("ModuleList.extend should be called with an iterable, but got %s"):format(
+        is_module(mods) and getmetatable(mods).__name or args.py_type(mods)), 2)
+    end
     for _, m in ipairs(mods or {}) do self:append(m) end
   end
   function ModuleList:append(m)
@@ -212,6 +235,10 @@ return function(torch, nn)
   local ModuleDict = Module:extend("ModuleDict")
   function ModuleDict:__init(mods)
     Module.__init(self)
+    if mods ~= nil and (type(mods) ~= "table" or is_module(mods)) then
+      error(("ModuleDict.update should be called with an iterable of key/value pairs, but got %s"):format(
+        is_module(mods) and getmetatable(mods).__name or args.py_type(mods)), 2)
+    end
     if mods then
       local names = {}
       for k in pairs(mods) do names[#names + 1] = k end
@@ -227,6 +254,10 @@ return function(torch, nn)
   local function loss_class(name, fn, fields)
     local cls = Module:extend(name)
     function cls:__init(opts)
+      if opts ~= nil and (type(opts) ~= "table" or torch.is_tensor(opts)) then
+        error(("%s.__init__() takes its options in a table ({reduction = ...}), got %s"):format(name,
+          args.py_type(opts)), 2)
+      end
       Module.__init(self)
       opts = opts or {}
       self.reduction = opts.reduction or "mean"

@@ -3,6 +3,7 @@
 -- (PyTorch's __setattr__), reading a field finds it there first (PyTorch's __getattr__).
 return function(torch, nn)
   local Module = { __name = "Module" }
+  local py_type, is_options = require("mindtorch._args").py_type, require("mindtorch._args").is_options
 
   -- ---- parameters --------------------------------------------------------------------------
   -- nn.Parameter(t, requires_grad = true): a leaf sharing t's data, marked as a parameter
@@ -95,6 +96,17 @@ return function(torch, nn)
     for _, h in ipairs(rawget(self, "_forward_pre_hooks") or {}) do
       local r = h.fn(self, args)
       if r ~= nil then args = type(r) == "table" and not torch.is_tensor(r) and r or table.pack(r) end
+    end
+    -- built-in modules name the tensors their forward takes (nn/init.lua): anything else is
+    -- refused here with PyTorch's words, before forward indexes it
+    local inputs = rawget(getmetatable(self), "_tensor_inputs")
+    for i = 1, inputs and #inputs or 0 do
+      local v = args[i]
+      if is_options(v) and rawget(getmetatable(self), "_forward_options") then break end -- the rest come by name
+      if v == nil then error(("forward() missing 1 required positional argument: '%s'"):format(inputs[i]), 2) end
+      if not torch.is_tensor(v) then
+        error(("forward(): argument '%s' (position %d) must be Tensor, not %s"):format(inputs[i], i, py_type(v)), 2)
+      end
     end
     local out = table.pack(self:forward(table.unpack(args, 1, args.n)))
     for _, h in ipairs(rawget(self, "_forward_hooks") or {}) do
@@ -288,9 +300,23 @@ return function(torch, nn)
     end
   end
 
-  function Module:apply(fn)
-    for _, m in ipairs(self:children()) do m:apply(fn) end
+  -- The recursive walks below skip a child that is already among the modules above it, so a
+  -- module that contains itself (m.a.b = m) ends the walk instead of recursing forever; a
+  -- module shared by two parents (no cycle) is still visited under each, as in PyTorch.
+  local function enter(path, m)
+    if path[m] then return false end
+    path[m] = true
+    return true
+  end
+
+  local function apply(self, fn, path)
+    if not enter(path, self) then return end
+    for _, m in ipairs(self:children()) do apply(m, fn, path) end
+    path[self] = nil
     fn(self)
+  end
+  function Module:apply(fn)
+    apply(self, fn, {})
     return self
   end
 
@@ -349,9 +375,8 @@ return function(torch, nn)
   function Module:register_forward_hook(fn) return add_hook(self._forward_hooks, fn) end
 
   -- ---- state -----------------------------------------------------------------------------------------
-  function Module:state_dict(prefix, destination, keep_vars)
-    destination = destination or {}
-    prefix = prefix or ""
+  local function save_state(self, prefix, destination, keep_vars, path)
+    if not enter(path, self) then return end
     for _, name in ipairs(self._parameters.order) do
       local p = self._parameters.items[name]
       if p then destination[prefix .. name] = keep_vars and p or p:detach() end
@@ -362,14 +387,20 @@ return function(torch, nn)
     end
     for _, name in ipairs(self._modules.order) do
       local m = self._modules.items[name]
-      if m then m:state_dict(prefix .. name .. ".", destination, keep_vars) end
+      if m then save_state(m, prefix .. name .. ".", destination, keep_vars, path) end
     end
+    path[self] = nil
+  end
+  function Module:state_dict(prefix, destination, keep_vars)
+    destination = destination or {}
+    save_state(self, prefix or "", destination, keep_vars, {})
     return destination
   end
 
   -- the keys state_dict would have, in order
-  function Module:_state_keys(prefix, out)
-    out, prefix = out or {}, prefix or ""
+  function Module:_state_keys(prefix, out, path)
+    out, prefix, path = out or {}, prefix or "", path or {}
+    if not enter(path, self) then return out end
     for _, name in ipairs(self._parameters.order) do
       if self._parameters.items[name] then out[#out + 1] = { prefix .. name, self, "_parameters", name } end
     end
@@ -380,8 +411,9 @@ return function(torch, nn)
     end
     for _, name in ipairs(self._modules.order) do
       local m = self._modules.items[name]
-      if m then m:_state_keys(prefix .. name .. ".", out) end
+      if m then m:_state_keys(prefix .. name .. ".", out, path) end
     end
+    path[self] = nil
     return out
   end
 
@@ -442,7 +474,17 @@ return function(torch, nn)
     return first .. "\n" .. table.concat(lines, "\n")
   end
 
+  local repr_path = {} -- the modules being printed: one inside itself prints as Name(...)
   function Module:__repr()
+    if repr_path[self] then return getmetatable(self).__name .. "(...)" end
+    repr_path[self] = true
+    local ok, s = pcall(Module._repr_body, self)
+    repr_path[self] = nil
+    if not ok then error(s, 0) end
+    return s
+  end
+
+  function Module:_repr_body()
     local extra = self:extra_repr()
     local lines = {}
     if extra ~= "" then

@@ -3,11 +3,17 @@
 -- PyTorch (running_var takes the unbiased batch variance; momentum 0.1).
 return function(torch, nn)
   local Module, F, init, py = nn.Module, nn.functional, nn.init, nn._py
+  local args = require "mindtorch._args"
+
+  -- the arguments after the sizes: PyTorch's positional order, or an options table
+  local function options(names, ...)
+    return args.parse("__init__", names, nil, ...)
+  end
 
   local function shape_list(s)
     if type(s) == "number" then return { s } end
     local out = {}
-    for i = 1, #s do out[i] = s[i] end
+    for i = 1, args.len(s, 16, "normalized_shape", 4) do out[i] = s[i] end
     return out
   end
 
@@ -40,6 +46,10 @@ return function(torch, nn)
   function F.group_norm(input, num_groups, weight, bias, eps)
     eps = eps or 1e-5
     local n, c = input.shape[1], input.shape[2]
+    if math.type(num_groups) ~= "integer" then
+      error(("unsupported operand type(s) for //: 'int' and '%s'"):format(args.py_type(num_groups)), 2)
+    end
+    if num_groups == 0 then error("integer division or modulo by zero", 2) end
     if c % num_groups ~= 0 then
       error(("Expected number of channels in input to be divisible by num_groups, but got input of shape %s and num_groups=%d"):format(
         tostring(input.shape), num_groups), 2)
@@ -89,9 +99,15 @@ return function(torch, nn)
 
   -- ---- modules -------------------------------------------------------------------------------------
   local Embedding = Module:extend("Embedding")
-  function Embedding:__init(num_embeddings, embedding_dim, opts)
+  function Embedding:__init(num_embeddings, embedding_dim, ...)
+    local opts = options({ "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse", "_weight",
+      "device", "dtype" }, ...)
+    args.require("Embedding.__init__", { num_embeddings = num_embeddings, embedding_dim = embedding_dim },
+      { "num_embeddings", "embedding_dim" })
+    args.int("num_embeddings", num_embeddings)
+    args.int("embedding_dim", embedding_dim)
+    if opts.padding_idx ~= nil then args.int("padding_idx", opts.padding_idx) end
     Module.__init(self)
-    opts = opts or {}
     self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
     local pad = opts.padding_idx
     if pad ~= nil then
@@ -112,9 +128,12 @@ return function(torch, nn)
   nn.Embedding = Embedding
 
   local LayerNorm = Module:extend("LayerNorm")
-  function LayerNorm:__init(normalized_shape, opts)
+  function LayerNorm:__init(normalized_shape, ...)
+    local opts = options({ "eps", "elementwise_affine", "device", "dtype" }, ...)
+    if type(normalized_shape) ~= "table" and math.type(normalized_shape) ~= "integer" then
+      error(("'%s' object is not iterable"):format(args.py_type(normalized_shape)), 2)
+    end
     Module.__init(self)
-    opts = opts or {}
     self.normalized_shape = shape_list(normalized_shape)
     self.eps = opts.eps or 1e-5
     self.elementwise_affine = opts.elementwise_affine ~= false
@@ -135,9 +154,14 @@ return function(torch, nn)
   nn.LayerNorm = LayerNorm
 
   local GroupNorm = Module:extend("GroupNorm")
-  function GroupNorm:__init(num_groups, num_channels, opts)
+  function GroupNorm:__init(num_groups, num_channels, ...)
+    local opts = options({ "eps", "affine", "device", "dtype" }, ...)
+    args.require("GroupNorm.__init__", { num_groups = num_groups, num_channels = num_channels },
+      { "num_groups", "num_channels" })
+    args.int("num_groups", num_groups)
+    args.int("num_channels", num_channels)
+    if num_groups == 0 then error("integer division or modulo by zero", 2) end
     Module.__init(self)
-    opts = opts or {}
     if num_channels % num_groups ~= 0 then error("num_channels must be divisible by num_groups", 2) end
     self.num_groups, self.num_channels = num_groups, num_channels
     self.eps, self.affine = opts.eps or 1e-5, opts.affine ~= false
@@ -154,9 +178,11 @@ return function(torch, nn)
 
   local function batch_norm_class(name, dims)
     local cls = Module:extend(name)
-    function cls:__init(num_features, opts)
+    function cls:__init(num_features, ...)
+      local opts = options({ "eps", "momentum", "affine", "track_running_stats", "device", "dtype" }, ...)
+      args.require(name .. ".__init__", { num_features = num_features }, { "num_features" })
+      args.int("num_features", num_features)
       Module.__init(self)
-      opts = opts or {}
       self.num_features = num_features
       self.eps = opts.eps or 1e-5
       self.momentum = opts.momentum == nil and 0.1 or opts.momentum

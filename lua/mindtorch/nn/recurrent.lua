@@ -7,7 +7,8 @@ return function(torch, nn)
   local Module, F, init, py = nn.Module, nn.functional, nn.init, nn._py
 
   -- PyTorch's signature: positional values or a trailing options table (mindtorch._args)
-  local parse_args = require("mindtorch._args").parse
+  local args = require "mindtorch._args"
+  local parse_args = args.parse
 
   local function factory(o)
     if o.dtype or o.device then
@@ -94,7 +95,12 @@ return function(torch, nn)
   local base_defaults = { num_layers = 1, bias = true, batch_first = false, dropout = 0.0, bidirectional = false,
     proj_size = 0 }
 
-  function RNNBase:__init(mode, o)
+  function RNNBase:__init(mode, ...)
+    -- nn.RNNBase(mode, input_size, hidden_size, ...) as PyTorch's, or a subclass's parsed table
+    if not steps[mode] then error("Unrecognized RNN mode: " .. tostring(mode), 3) end
+    local o = parse_args("__init__", base_names, base_defaults, ...)
+    args.require("__init__", o, { "input_size", "hidden_size" })
+    for _, k in ipairs({ "input_size", "hidden_size", "num_layers", "proj_size" }) do args.int(k, o[k], nil, 1, 4) end
     Module.__init(self)
     self.mode = mode
     self.input_size, self.hidden_size = o.input_size, o.hidden_size
@@ -111,6 +117,9 @@ return function(torch, nn)
     local H = o.hidden_size
     local gate_size = ({ LSTM = 4 * H, GRU = 3 * H, RNN_TANH = H, RNN_RELU = H })[mode]
     local nd = o.bidirectional and 2 or 1
+    -- the layer loop below is bounded by what its parameters (and their Lua objects) need
+    local per_layer = nd * (512 + math.max(gate_size, 0) * (math.max(o.input_size, H, 0) + H + 2))
+    args.int("num_layers", o.num_layers, 1, per_layer, 3)
     local empty = factory(o)
     self._flat_weights_names, self._all_weights = {}, {}
     for layer = 0, o.num_layers - 1 do
@@ -204,6 +213,11 @@ return function(torch, nn)
   -- returns output, {h_n, c_n}. A 2-D input is one unbatched sequence.
   function RNNBase:forward(input, hx)
     local lstm = self.mode == "LSTM"
+    local fname = ({ LSTM = "lstm", GRU = "gru", RNN_TANH = "rnn_tanh", RNN_RELU = "rnn_relu" })[self.mode]
+    if lstm and hx ~= nil and (type(hx) ~= "table" or not torch.is_tensor(hx[1]) or not torch.is_tensor(hx[2])) then
+      error(("%s(): argument 'hx' (position 2) must be tuple of Tensors, not %s"):format(fname, args.py_type(hx)), 2)
+    end
+    if not lstm then args.tensor(fname, "hx", 2, hx, true) end
     local is_batched = input:dim() == 3
     local batch_dim = self.batch_first and 1 or 2
     local h0, c0
@@ -308,7 +322,16 @@ return function(torch, nn)
 
   -- ---- cells ---------------------------------------------------------------------------------------------
   local RNNCellBase = Module:extend("RNNCellBase")
-  function RNNCellBase:__init(o, num_chunks)
+  function RNNCellBase:__init(o, ...)
+    local num_chunks = ...
+    if not args.is_options(o) then -- nn.RNNCellBase(input_size, hidden_size, bias, num_chunks) as PyTorch's
+      o = parse_args("__init__", { "input_size", "hidden_size", "bias", "num_chunks", "device", "dtype" }, nil, o, ...)
+      args.require("RNNCellBase.__init__", o, { "input_size", "hidden_size", "bias", "num_chunks" })
+      num_chunks = args.int("num_chunks", o.num_chunks, 1, 1, 3)
+    end
+    args.require(getmetatable(self).__name .. ".__init__", o, { "input_size", "hidden_size" })
+    args.int("input_size", o.input_size, nil, 1, 3)
+    args.int("hidden_size", o.hidden_size, nil, 1, 3)
     Module.__init(self)
     self.input_size, self.hidden_size, self.bias = o.input_size, o.hidden_size, o.bias
     local empty = factory(o)
@@ -348,6 +371,11 @@ return function(torch, nn)
 
   -- one step: input [B, I] (or [I]), state(s) [B, H] (or [H]), zeros when not given
   function RNNCellBase:_cell(name, mode, input, h, c, lstm)
+    local fname = ({ LSTM = "lstm_cell", GRU = "gru_cell", RNN_TANH = "rnn_tanh_cell", RNN_RELU = "rnn_relu_cell" })[mode]
+    if lstm and h ~= nil and (not torch.is_tensor(h) or not torch.is_tensor(c)) then
+      error(("%s(): argument 'hx' (position 2) must be tuple of Tensors, not %s"):format(fname, args.py_type(h)), 3)
+    end
+    if not lstm then args.tensor(fname, "hx", 2, h, true, 4) end
     if input:dim() ~= 1 and input:dim() ~= 2 then
       error(("%s: Expected input to be 1-D or 2-D but received %d-D tensor"):format(name, input:dim()), 0)
     end
@@ -398,6 +426,9 @@ return function(torch, nn)
   end
   function LSTMCell:forward(input, hx)
     local h, c
+    if hx ~= nil and type(hx) ~= "table" then
+      error(("lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not %s"):format(args.py_type(hx)), 2)
+    end
     if hx ~= nil then h, c = hx[1], hx[2] end
     return self:_cell("LSTMCell", "LSTM", input, h, c, true)
   end

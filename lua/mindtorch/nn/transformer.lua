@@ -3,7 +3,8 @@
 -- fused fast paths compute the same thing) written with differentiable ops.
 return function(torch, nn)
   local Module, F, init = nn.Module, nn.functional, nn.init
-  local parse_args = require("mindtorch._args").parse
+  local args = require "mindtorch._args"
+  local parse_args = args.parse
 
   local function tuple(...) -- a Python tuple's text
     local parts = { ... }
@@ -123,6 +124,7 @@ return function(torch, nn)
   -- unbatched); returns attn_output and attn_weights (nil unless need_weights).
   function F.multi_head_attention_forward(...)
     local a = parse_args("multi_head_attention_forward", mha_names, mha_defaults, ...)
+    for i, k in ipairs { "query", "key", "value" } do args.tensor("multi_head_attention_forward", k, i, a[k]) end
     local query, key, value = a.query, a.key, a.value
     local num_heads = a.num_heads
     local kpm, attn_mask = a.key_padding_mask, a.attn_mask
@@ -286,6 +288,10 @@ return function(torch, nn)
   function MultiheadAttention:__init(...)
     local o = parse_args("__init__", mha_init_names, { dropout = 0.0, bias = true, add_bias_kv = false,
       add_zero_attn = false, batch_first = false }, ...)
+    args.require("__init__", o, { "embed_dim", "num_heads" })
+    args.int("embed_dim", o.embed_dim)
+    args.int("num_heads", o.num_heads)
+    if o.num_heads == 0 then error("integer division or modulo by zero", 2) end
     Module.__init(self)
     local E = o.embed_dim
     self.embed_dim = E
@@ -352,6 +358,10 @@ return function(torch, nn)
   -- returns attn_output, attn_weights (nil when need_weights is false)
   function MultiheadAttention:forward(...)
     local a = parse_args("forward", mha_fwd_names, { need_weights = true, average_attn_weights = true }, ...)
+    for i, k in ipairs(mha_fwd_names) do
+      local required = k == "query" or k == "key" or k == "value"
+      if required or k:match("mask$") then args.tensor("forward", k, i, a[k], not required) end
+    end
     local query, key, value = a.query, a.key, a.value
     local is_batched = query:dim() == 3
     check_kpm_dtype(a.key_padding_mask)
@@ -454,6 +464,7 @@ return function(torch, nn)
   -- forward(src, src_mask, src_key_padding_mask) or forward(src, {src_mask=, src_key_padding_mask=})
   function TransformerEncoderLayer:forward(...)
     local a = parse_args("forward", tel_fwd_names, {}, ...)
+    for i, k in ipairs(tel_fwd_names) do args.tensor("forward", k, i, a[k], k ~= "src") end
     check_kpm_dtype(a.src_key_padding_mask)
     local x = a.src
     if self.norm_first then
@@ -485,6 +496,14 @@ return function(torch, nn)
   -- encoder_layer (each starts with its weights), then the optional final norm
   function TransformerEncoder:__init(...)
     local o = parse_args("__init__", te_names, { enable_nested_tensor = true, mask_check = true }, ...)
+    args.require("__init__", o, { "encoder_layer", "num_layers" })
+    if type(o.encoder_layer) ~= "table" or not o.encoder_layer.parameters then
+      error(("__init__(): argument 'encoder_layer' must be a Module, not %s"):format(args.py_type(o.encoder_layer)), 2)
+    end
+    -- each clone costs its parameters' bytes and its Lua objects: bound the loop first
+    local bytes = 4096
+    for _, p in ipairs(o.encoder_layer:parameters()) do bytes = bytes + p:numel() * p:element_size() end
+    args.int("num_layers", o.num_layers, nil, bytes, 3)
     Module.__init(self)
     local clones = {}
     for i = 1, o.num_layers do clones[i] = deepcopy(o.encoder_layer, {}) end
@@ -500,6 +519,7 @@ return function(torch, nn)
   -- forward(src, mask, src_key_padding_mask) or forward(src, {mask=, src_key_padding_mask=})
   function TransformerEncoder:forward(...)
     local a = parse_args("forward", te_fwd_names, {}, ...)
+    for i, k in ipairs(te_fwd_names) do args.tensor("forward", k, i, a[k], k ~= "src") end
     check_kpm_dtype(a.src_key_padding_mask)
     local out = a.src
     for _, layer in ipairs(self.layers:children()) do

@@ -2,6 +2,7 @@
 -- (the same update order and arithmetic as PyTorch 1.13's single-tensor implementations).
 local torch = require "mindtorch"
 local parse_args = require("mindtorch._args").parse
+local parse_py_type = require("mindtorch._args").py_type
 local optim = {}
 
 -- ---- Optimizer -----------------------------------------------------------------------------------
@@ -30,7 +31,8 @@ function Optimizer:extend(name, defaults, positional)
 end
 
 local function is_param_list(params)
-  return type(params) == "table" and (params[1] == nil or torch.is_tensor(params[1]))
+  -- groups are plain tables; anything else in the list is a parameter (checked as one)
+  return type(params) == "table" and (type(params[1]) ~= "table" or torch.is_tensor(params[1]))
 end
 
 function Optimizer:__init(params, opts)
@@ -44,7 +46,8 @@ function Optimizer:__init(params, opts)
   if torch.is_tensor(params) then
     error("params argument given to the optimizer should be an iterable of Tensors or dicts, but got torch.FloatTensor", 3)
   end
-  if type(params) ~= "table" or #params == 0 then error("optimizer got an empty parameter list", 3) end
+  if type(params) ~= "table" then error(("'%s' object is not iterable"):format(parse_py_type(params)), 3) end
+  if #params == 0 then error("optimizer got an empty parameter list", 3) end
   if is_param_list(params) then params = { { params = params } } end
   for _, g in ipairs(params) do self:add_param_group(g) end
 end
@@ -52,6 +55,7 @@ end
 function Optimizer:_check() end
 
 function Optimizer:add_param_group(group)
+  if type(group) ~= "table" or torch.is_tensor(group) then error("param group must be a dict", 2) end
   local g = {}
   for k, v in pairs(group) do g[k] = v end
   if torch.is_tensor(g.params) then g.params = { g.params } end
@@ -62,7 +66,11 @@ function Optimizer:add_param_group(group)
   for _, pg in ipairs(self.param_groups) do
     for _, p in ipairs(pg.params) do seen[p] = true end
   end
+  if type(g.params) ~= "table" then error(("'%s' object is not iterable"):format(parse_py_type(g.params)), 2) end
   for _, p in ipairs(g.params) do
+    if not torch.is_tensor(p) then
+      error(("optimizer can only optimize Tensors, but one of the params is %s"):format(parse_py_type(p)), 2)
+    end
     if not p.is_leaf then error("can't optimize a non-leaf Tensor", 2) end
     if seen[p] then error("some parameters appear in more than one parameter group", 2) end
   end
@@ -113,7 +121,13 @@ function Optimizer:state_dict()
 end
 
 function Optimizer:load_state_dict(sd)
+  if type(sd) ~= "table" then error(("'%s' object is not subscriptable"):format(parse_py_type(sd)), 2) end
   local groups = sd.param_groups
+  if groups == nil then error("KeyError: 'param_groups'", 2) end
+  if type(groups) ~= "table" then error(("object of type '%s' has no len()"):format(parse_py_type(groups)), 2) end
+  for _, g in ipairs(groups) do
+    if type(g) ~= "table" or type(g.params) ~= "table" then error("loaded state dict has a malformed parameter group", 2) end
+  end
   if #groups ~= #self.param_groups then error("loaded state dict has a different number of parameter groups", 2) end
   local by_index = {}
   for gi, g in ipairs(self.param_groups) do
@@ -147,8 +161,17 @@ function Optimizer:__tostring()
   return table.concat(lines, "\n")
 end
 
+-- PyTorch's "Invalid learning rate: -1" / "Invalid momentum value: -1"; a value that is not a
+-- number fails as Python's comparison with a float would
 local function check_nonneg(g, key, what)
-  if g[key] ~= nil and g[key] < 0 then error(("Invalid %s value: %s"):format(what, tostring(g[key])), 4) end
+  local v = g[key]
+  if v == nil then return end
+  if type(v) ~= "number" then
+    error(("'<' not supported between instances of '%s' and 'float'"):format(parse_py_type(v)), 4)
+  end
+  if v < 0 then
+    error((what == "learning rate" and "Invalid %s: %s" or "Invalid %s value: %s"):format(what, tostring(v)), 4)
+  end
 end
 
 -- ---- SGD -------------------------------------------------------------------------------------------
@@ -192,6 +215,12 @@ local adam_defaults = { lr = 0.001, betas = { 0.9, 0.999 }, eps = 1e-8, weight_d
 local function adam_check(g)
   check_nonneg(g, "lr", "learning rate")
   check_nonneg(g, "eps", "epsilon")
+  if type(g.betas) ~= "table" then error(("'%s' object is not subscriptable"):format(parse_py_type(g.betas)), 4) end
+  for i = 1, 2 do
+    local b = g.betas[i]
+    if b == nil then error("tuple index out of range", 4) end
+    if type(b) ~= "number" then error(("'<=' not supported between instances of 'float' and '%s'"):format(parse_py_type(b)), 4) end
+  end
   if g.betas[1] < 0 or g.betas[1] >= 1 then error(("Invalid beta parameter at index 0: %s"):format(g.betas[1]), 4) end
   if g.betas[2] < 0 or g.betas[2] >= 1 then error(("Invalid beta parameter at index 1: %s"):format(g.betas[2]), 4) end
   check_nonneg(g, "weight_decay", "weight_decay")

@@ -6,13 +6,31 @@ return function(torch, optim)
   local Scheduler = { __name = "LRScheduler" }
   Scheduler.__index = Scheduler
 
-  local parse_args = require("mindtorch._args").parse
+  local args = require "mindtorch._args"
+  local parse_args, py_type = args.parse, args.py_type
+
+  -- checks of what the user passes, with PyTorch's wording; level 4: the scheduler's caller
+  local function check_optimizer(optimizer)
+    if type(optimizer) ~= "table" or getmetatable(optimizer) == nil or type(optimizer.param_groups) ~= "table" then
+      error(("%s is not an Optimizer"):format(py_type(optimizer)), 4)
+    end
+  end
+  local function number(name, v)
+    if type(v) ~= "number" then error(("%s must be a number, not %s"):format(name, py_type(v)), 4) end
+    return v
+  end
+  local function nonzero(name, v)
+    number(name, v)
+    if v == 0 then error(("%s must not be zero (a division by it)"):format(name), 4) end
+    return v
+  end
 
   -- a scheduler class: Name(optimizer, ...) takes PyTorch's arguments after the optimizer
   -- positionally (`names`, with `defaults`) or in a trailing options table; init(s, o) gets
   -- them by name
   local function class(name, names, defaults, init)
     local cls = setmetatable({ __name = name }, { __index = Scheduler, __call = function(c, optimizer, ...)
+      check_optimizer(optimizer)
       local s = setmetatable({ optimizer = optimizer, last_epoch = -1, _step_count = 0 }, c)
       init(s, parse_args("__init__", names, defaults, ...))
       s:_initial()
@@ -59,7 +77,10 @@ return function(torch, optim)
   end
 
   local StepLR = class("StepLR", { "step_size", "gamma" }, { gamma = 0.1 }, function(s, o)
-    s.step_size, s.gamma = o.step_size, o.gamma
+    if math.type(o.step_size) ~= "integer" then
+      error(("'%s' object cannot be interpreted as an integer"):format(py_type(o.step_size)), 3)
+    end
+    s.step_size, s.gamma = nonzero("step_size", o.step_size), number("gamma", o.gamma)
   end)
   function StepLR:get_lr()
     return each(self, function(g)
@@ -69,20 +90,33 @@ return function(torch, optim)
   end
 
   local MultiStepLR = class("MultiStepLR", { "milestones", "gamma" }, { gamma = 0.1 }, function(s, o)
-    s.milestones, s.gamma = {}, o.gamma
-    for _, m in ipairs(o.milestones) do s.milestones[m] = (s.milestones[m] or 0) + 1 end
+    s.milestones, s.gamma = {}, number("gamma", o.gamma)
+    if type(o.milestones) ~= "table" then error(("'%s' object is not iterable"):format(py_type(o.milestones)), 3) end
+    for _, m in ipairs(o.milestones) do
+      if math.type(m) ~= "integer" then error(("milestones must be integers, got %s"):format(py_type(m)), 3) end s.milestones[m] = (s.milestones[m] or 0) + 1 end
   end)
   function MultiStepLR:get_lr()
     local c = self.milestones[self.last_epoch]
     return each(self, function(g) return c and g.lr * self.gamma ^ c or g.lr end)
   end
 
-  local ExponentialLR = class("ExponentialLR", { "gamma" }, nil, function(s, o) s.gamma = o.gamma end)
+  local ExponentialLR = class("ExponentialLR", { "gamma" }, nil, function(s, o) s.gamma = number("gamma", o.gamma) end)
   function ExponentialLR:get_lr()
     return each(self, function(g) return self.last_epoch == 0 and g.lr or g.lr * self.gamma end)
   end
 
-  local LambdaLR = class("LambdaLR", { "lr_lambda" }, nil, function(s, o) s.lr_lambdas = o.lr_lambda end)
+  local LambdaLR = class("LambdaLR", { "lr_lambda" }, nil, function(s, o)
+    local f, n = o.lr_lambda, #s.optimizer.param_groups
+    if type(f) == "table" and getmetatable(f) == nil then
+      if #f ~= n then error(("Expected %d lr_lambdas, but got %d"):format(n, #f), 3) end
+      for _, fi in ipairs(f) do
+        if type(fi) ~= "function" then error(("'%s' object is not callable"):format(py_type(fi)), 3) end
+      end
+    elseif type(f) ~= "function" and not (getmetatable(f) and getmetatable(f).__call) then
+      error(("'%s' object is not callable"):format(py_type(f)), 3)
+    end
+    s.lr_lambdas = f
+  end)
   function LambdaLR:get_lr()
     return each(self, function(_, base, i)
       local f = type(self.lr_lambdas) == "table" and self.lr_lambdas[i] or self.lr_lambdas
@@ -91,7 +125,7 @@ return function(torch, optim)
   end
 
   local CosineAnnealingLR = class("CosineAnnealingLR", { "T_max", "eta_min" }, { eta_min = 0 }, function(s, o)
-    s.T_max, s.eta_min = o.T_max, o.eta_min
+    s.T_max, s.eta_min = nonzero("T_max", o.T_max), number("eta_min", o.eta_min)
   end)
   function CosineAnnealingLR:get_lr()
     local e, T, eta = self.last_epoch, self.T_max, self.eta_min
@@ -115,7 +149,35 @@ return function(torch, optim)
   local one_cycle_names = { "max_lr", "total_steps", "epochs", "steps_per_epoch", "pct_start", "anneal_strategy",
     "cycle_momentum", "base_momentum", "max_momentum", "div_factor", "final_div_factor", "three_phase" }
   setmetatable(OneCycleLR, { __index = Scheduler, __call = function(c, optimizer, ...)
+    check_optimizer(optimizer)
     local o = parse_args("__init__", one_cycle_names, nil, ...)
+    for _, k in ipairs { "total_steps", "epochs", "steps_per_epoch" } do
+      local v = o[k]
+      if v ~= nil and (math.type(v) ~= "integer" or v <= 0) then
+        error(("Expected positive integer %s, but got %s"):format(k, tostring(v)), 2)
+      end
+    end
+    local pct0 = o.pct_start or 0.3
+    if type(pct0) ~= "number" or pct0 < 0 or pct0 > 1 then
+      error(("Expected float between 0 and 1 pct_start, but got %s"):format(tostring(pct0)), 2)
+    end
+    local strategy = o.anneal_strategy or "cos"
+    if strategy ~= "cos" and strategy ~= "linear" then
+      error(("anneal_strategy must by one of 'cos' or 'linear', instead got %s"):format(tostring(strategy)), 2)
+    end
+    local mx = o.max_lr
+    if type(mx) == "table" then
+      if #mx ~= #optimizer.param_groups then
+        error(("expected %d values for max_lr, got %d"):format(#optimizer.param_groups, #mx), 2)
+      end
+      for _, v in ipairs(mx) do number("max_lr", v) end
+    else
+      args.require("__init__", o, { "max_lr" })
+      number("max_lr", mx)
+    end
+    for _, k in ipairs { "div_factor", "final_div_factor", "base_momentum", "max_momentum" } do
+      if o[k] ~= nil then number(k, o[k]) end
+    end
     local s = setmetatable({ optimizer = optimizer, last_epoch = -1, _step_count = 0 }, c)
     local total = o.total_steps
     if total == nil then
@@ -195,7 +257,16 @@ return function(torch, optim)
   Plateau.__index = Plateau
   local plateau_names = { "mode", "factor", "patience", "threshold", "threshold_mode", "cooldown", "min_lr", "eps" }
   function S.ReduceLROnPlateau(optimizer, ...)
+    check_optimizer(optimizer)
     local o = parse_args("__init__", plateau_names, nil, ...)
+    for _, k in ipairs { "factor", "patience", "threshold", "cooldown", "eps" } do
+      if o[k] ~= nil then number(k, o[k]) end
+    end
+    if o.min_lr ~= nil and type(o.min_lr) ~= "table" then number("min_lr", o.min_lr) end
+    if o.mode ~= nil and o.mode ~= "min" and o.mode ~= "max" then error(("mode %s is unknown!"):format(tostring(o.mode)), 2) end
+    if o.threshold_mode ~= nil and o.threshold_mode ~= "rel" and o.threshold_mode ~= "abs" then
+      error(("threshold mode %s is unknown!"):format(tostring(o.threshold_mode)), 2)
+    end
     if (o.factor or 0.1) >= 1 then error("Factor should be < 1.0.", 2) end
     local s = setmetatable({ optimizer = optimizer, mode = o.mode or "min", factor = o.factor or 0.1,
       patience = o.patience == nil and 10 or o.patience, threshold = o.threshold or 1e-4,
@@ -215,6 +286,7 @@ return function(torch, optim)
   end
   function Plateau:step(metric)
     local current = torch.is_tensor(metric) and metric:item() or metric
+    if type(current) ~= "number" then error(("float() argument must be a string or a number, not '%s'"):format(py_type(current)), 2) end
     self.last_epoch = self.last_epoch + 1
     if self:is_better(current) then
       self.best, self.num_bad_epochs = current, 0
