@@ -142,9 +142,11 @@ int mt_k_narrow(mt_call *c, mt_value *a, mt_value *r) {
     if (mt_wrap_dim(a[1].i, s->ndim, &d)) return -1;
     int64_t size = s->sizes[d], start = a[2].i, length = a[3].i;
     if (start != size) { /* one past the end is allowed, for an empty slice */
-        int w;
-        if (mt_wrap_dim(start, (int)size, &w)) return -1;
-        start = w;
+        int64_t n = size > 0 ? size : 1; /* wrapped as a dim is (PyTorch's maybe_wrap_dim), in int64 */
+        if (start < -n || start >= n)
+            return mt_error(MT_ERR_INDEX, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                            (long long)-n, (long long)n, mt_user_dim(start));
+        if (start < 0) start += n;
     }
     if (length < 0 || start > size - length)
         return mt_error(MT_ERR_RUNTIME, "start (%lld) + length (%lld) exceeds dimension size (%lld).",

@@ -58,18 +58,23 @@ static int st_data_ptr(lua_State *L) {
     return 1;
 }
 
+/* the bytes of n elements of isz bytes, checked (a Lua error when negative or overflowing) */
+static size_t storage_nbytes(lua_State *L, lua_Integer n, size_t isz) {
+    int64_t nbytes;
+    if (n < 0) mt_error(MT_ERR_RUNTIME, "Storage size must be non-negative, got %lld", (long long)n);
+    else if (mt_mul_overflow((int64_t)n, (int64_t)isz, &nbytes))
+        mt_error(MT_ERR_RUNTIME, "Storage size calculation overflowed: %lld elements of %zu bytes", (long long)n, isz);
+    else return (size_t)nbytes;
+    lmt_error(L);
+    return 0;
+}
+
 static int st_resize(lua_State *L) {
     lmt_storage_box *b = check_box(L, 1);
     lua_Integer n = luaL_checkinteger(L, 2);
     if (b->s->device.type == MT_DEV_META)
         return lmt_errorf(L, "UntypedStorage.resize_: got unexpected device type meta");
-    int64_t nbytes = 0;
-    int bad = n < 0 ? mt_error(MT_ERR_RUNTIME, "Storage size must be non-negative, got %lld", (long long)n)
-              : mt_mul_overflow((int64_t)n, (int64_t)elem_size(b), &nbytes)
-                  ? mt_error(MT_ERR_RUNTIME, "Storage size calculation overflowed: %lld elements of %zu bytes",
-                             (long long)n, elem_size(b))
-                  : 0;
-    if (bad || mt_storage_resize(b->s, (size_t)nbytes)) return lmt_error(L);
+    if (mt_storage_resize(b->s, storage_nbytes(L, n, elem_size(b)))) return lmt_error(L);
     lmt_gc_hint(L);
     lua_settop(L, 1);
     return 1;
@@ -227,8 +232,7 @@ static int new_storage(lua_State *L, bool typed) {
     size_t isz = dtype < 0 ? 1 : mt_dtype_size((mt_dtype)dtype);
     bool from_list = lua_istable(L, 1);
     lua_Integer n = from_list ? (lua_Integer)lua_rawlen(L, 1) : luaL_optinteger(L, 1, 0);
-    if (n < 0) return lmt_errorf(L, "Storage size must be non-negative, got %d", (int)n);
-    mt_storage *s = mt_storage_new((size_t)n * isz, mt_device_resolve(dev), true);
+    mt_storage *s = mt_storage_new(storage_nbytes(L, n, isz), mt_device_resolve(dev), true);
     if (!s) return lmt_error(L);
     push_storage(L, s, dtype);
     if (from_list) {
@@ -259,8 +263,7 @@ static int untyped_from_file(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
     bool shared = lua_toboolean(L, 2);
     lua_Integer n = luaL_optinteger(L, 3, 0);
-    if (n < 0) return lmt_errorf(L, "Storage size must be non-negative, got %d", (int)n);
-    mt_storage *s = mt_storage_from_file(path, shared, (size_t)n);
+    mt_storage *s = mt_storage_from_file(path, shared, storage_nbytes(L, n, 1));
     if (!s) return lmt_error(L);
     push_storage(L, s, -1);
     return 1;

@@ -55,15 +55,20 @@ describe("sizes whose byte count overflows", function()
       function() torch.ones(1, 1):expand(1 << 62, 2) end)
     assert_error("numel: integer multiplication overflow",
       function() torch.ones(1, 1):expand(1 << 62, 4) end)
-    -- a legal huge expand: numel fits, no memory behind it
+    -- a legal huge expand: numel fits, no memory behind it; positions past 2^31 still work
     local e = torch.ones(1, 1):expand(1 << 40, 2)
     assert.are.equal((1 << 40) * 2, e:numel())
+    assert.are.same({ 3, 2 }, e:narrow(1, (1 << 40) - 2, 3):size())
+    assert.are.same({ 1, 2 }, e:narrow(1, -1, 1):size())
   end)
 
   it("storages refuse sizes whose byte count overflows", function()
     local s = torch.ones(4, { dtype = torch.float64 }):storage()
     assert_error("Storage size calculation overflowed", function() s:resize_(1 << 61) end)
     assert.are.equal(4, #s)
+    assert_error("Storage size calculation overflowed: 4611686018427387904 elements of 4 bytes",
+      function() torch.TypedStorage(1 << 62, { dtype = torch.float32 }) end)
+    assert_error("Storage size must be non-negative, got -3", function() torch.UntypedStorage(-3) end)
     local u = torch.ones(4):untyped_storage()
     assert_error("Storage size must be non-negative, got -1", function() u:resize_(-1) end)
     assert.are.equal(16, u:nbytes())
