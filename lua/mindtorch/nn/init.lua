@@ -35,18 +35,33 @@ for _, loss in ipairs { "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "
   "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div" } do
   function_tensors[loss] = { "input", "target" }
 end
+-- the common case (tensors where tensors go) costs one is_tensor test per argument: functional
+-- calls are on every model's hot path
 local is_options, check_tensor = require("mindtorch._args").is_options, require("mindtorch._args").tensor
+local is_tensor = torch.is_tensor
 for name, fn in pairs(F) do
   if type(fn) == "function" and not name:match("^_") then
-    local needs = function_tensors[name] or { "input" }
-    F[name] = function(...)
-      for i = 1, #needs do
-        local v = select(i, ...)
-        if is_options(v) and i > 1 and keyword_ok[name] then break end -- the rest come by name
-        local arg, optional = needs[i]:gsub("^%?", "")
-        check_tensor(name, arg, i, v, optional > 0, 3)
+    local names, optional = {}, {}
+    for i, arg in ipairs(function_tensors[name] or { "input" }) do
+      names[i], optional[i] = arg:gsub("^%?", ""), arg:sub(1, 1) == "?"
+    end
+    local n, by_name = #names, keyword_ok[name]
+    if n == 1 then
+      F[name] = function(input, ...)
+        if not is_tensor(input) then check_tensor(name, names[1], 1, input, optional[1], 3) end
+        return fn(input, ...)
       end
-      return fn(...)
+    else
+      F[name] = function(...)
+        for i = 1, n do
+          local v = select(i, ...)
+          if not is_tensor(v) then
+            if by_name and i > 1 and is_options(v) then break end -- the rest come by name
+            check_tensor(name, names[i], i, v, optional[i], 3)
+          end
+        end
+        return fn(...)
+      end
     end
   end
 end
