@@ -97,16 +97,36 @@ MT_API int mt_push_tensor_from_buffer(lua_State *L, void *data, mt_dtype dtype, 
     if (ndim < 0 || ndim > MT_MAX_DIM)
         return mt_error(MT_ERR_VALUE, "a tensor has 0 to %d dimensions, not %d", MT_MAX_DIM, ndim);
     if (ndim > 0 && !sizes) return mt_error(MT_ERR_VALUE, "sizes must be given for %d dimensions", ndim);
+    /* the geometry is checked with overflow-checked arithmetic: a wrapped numel or span would
+     * make a tensor that reads outside the buffer */
     int64_t st[MT_MAX_DIM], numel = 1, span = 1;
     for (int i = ndim - 1; i >= 0; i--) {
         if (sizes[i] < 0) return mt_error(MT_ERR_VALUE, "negative dimension %lld", (long long)sizes[i]);
-        st[i] = strides ? strides[i] : (i == ndim - 1 ? 1 : st[i + 1] * (sizes[i + 1] > 0 ? sizes[i + 1] : 1));
+        if (strides) {
+            st[i] = strides[i];
+        } else if (i == ndim - 1) {
+            st[i] = 1;
+        } else if (mt_mul_overflow(st[i + 1], sizes[i + 1] > 0 ? sizes[i + 1] : 1, &st[i])) {
+            return mt_error(MT_ERR_VALUE, "sizes too large: the strides overflow");
+        }
         if (st[i] < 0) return mt_error(MT_ERR_VALUE, "negative stride %lld", (long long)st[i]);
-        numel *= sizes[i];
     }
-    for (int i = 0; i < ndim; i++) span += (sizes[i] - 1) * st[i];
-    if (numel > 0 && !data) return mt_error(MT_ERR_VALUE, "no data for a tensor of %lld elements", (long long)numel);
-    size_t nbytes = numel > 0 ? (size_t)span * mt_dtype_size(dtype) : 0;
+    for (int i = 0; i < ndim && numel > 0; i++) /* a zero size makes any other size fine */
+        if (sizes[i] == 0) numel = 0;
+    for (int i = 0; i < ndim && numel > 0; i++)
+        if (mt_mul_overflow(numel, sizes[i], &numel))
+            return mt_error(MT_ERR_VALUE, "sizes too large: the number of elements overflows");
+    size_t nbytes = 0;
+    if (numel > 0) {
+        for (int i = 0; i < ndim; i++) {
+            int64_t reach;
+            if (mt_mul_overflow(sizes[i] - 1, st[i], &reach) || __builtin_add_overflow(span, reach, &span))
+                return mt_error(MT_ERR_VALUE, "sizes and strides too large: the buffer's extent overflows");
+        }
+        if (__builtin_mul_overflow((size_t)span, mt_dtype_size(dtype), &nbytes) || nbytes > (size_t)INT64_MAX)
+            return mt_error(MT_ERR_VALUE, "sizes and strides too large: the buffer's extent overflows");
+        if (!data) return mt_error(MT_ERR_VALUE, "no data for a tensor of %lld elements", (long long)numel);
+    }
     host_release *r = malloc(sizeof *r);
     if (!r) return mt_error(MT_ERR_MEMORY, "out of memory");
     *r = (host_release){release, ctx};
