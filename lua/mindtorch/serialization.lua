@@ -229,7 +229,7 @@ return function(torch)
 
   -- a small JSON reader for safetensors headers (objects, arrays, strings, numbers): the whole
   -- of s must be one object (trailing spaces allowed, as the writers pad), nested at most 32
-  -- deep, keys unique
+  -- deep, keys unique, arrays of at most 64 elements
   local JSON_ARRAY = {} -- the metatable that tells decoded arrays from objects
   local function is_array(v) return getmetatable(v) == JSON_ARRAY end
   local function is_object(v) return type(v) == "table" and not is_array(v) end
@@ -238,30 +238,31 @@ return function(torch)
     local function fail(why) error(("%s: not a valid safetensors file (invalid header: %s)"):format(path, why), 0) end
     local function ws() pos = s:find("[^ \t\r\n]", pos) or #s + 1 end
     local value
+    local escapes = { ['"'] = '"', ["\\"] = "\\", ["/"] = "/", b = "\b", f = "\f", n = "\n", r = "\r", t = "\t" }
+    -- a string: runs of plain characters are taken whole (memory stays a small multiple of
+    -- the header), escapes one by one; raw control characters are not JSON
     local function str()
       local out = {}
       pos = pos + 1
       while true do
+        local stop = s:find('[%z\1-\31"\\]', pos)
+        if not stop then fail("unterminated string") end
+        out[#out + 1] = s:sub(pos, stop - 1)
+        pos = stop
         local c = s:sub(pos, pos)
-        if c == "" then fail("unterminated string") end
         if c == '"' then pos = pos + 1 break end
-        if c == "\\" then
-          local e = s:sub(pos + 1, pos + 1)
-          local map = { ['"'] = '"', ["\\"] = "\\", ["/"] = "/", b = "\b", f = "\f", n = "\n", r = "\r", t = "\t" }
-          if map[e] then
-            out[#out + 1] = map[e]
-            pos = pos + 2
-          elseif e == "u" then
-            local hex = s:sub(pos + 2, pos + 5)
-            if not hex:match("^%x%x%x%x$") then fail("bad escape") end
-            out[#out + 1] = utf8.char(tonumber(hex, 16))
-            pos = pos + 6
-          else
-            fail("bad escape")
-          end
+        if c ~= "\\" then fail("a control character in a string") end
+        local e = s:sub(pos + 1, pos + 1)
+        if escapes[e] then
+          out[#out + 1] = escapes[e]
+          pos = pos + 2
+        elseif e == "u" then
+          local hex = s:sub(pos + 2, pos + 5)
+          if not hex:match("^%x%x%x%x$") then fail("bad escape") end
+          out[#out + 1] = utf8.char(tonumber(hex, 16))
+          pos = pos + 6
         else
-          out[#out + 1] = c
-          pos = pos + 1
+          fail("bad escape")
         end
       end
       return table.concat(out)
@@ -299,6 +300,8 @@ return function(torch)
         ws()
         if s:sub(pos, pos) == "]" then pos, depth = pos + 1, depth - 1 return arr end
         while true do
+          -- safetensors' lists are shapes and offsets: a long one is an attack on memory
+          if #arr == 64 then fail("an array of more than 64 elements") end
           arr[#arr + 1] = value()
           ws()
           local d = s:sub(pos, pos)

@@ -45,9 +45,10 @@ __attribute__((used, section("__libfuzzer_extra_counters"))) static uint8_t fuzz
 static uintptr_t fuzz_prev_line;
 
 static inline void fuzz_line_hook(lua_State *L, lua_Debug *ar) {
-    if (!lua_getinfo(L, "f", ar)) return; /* the running function: cheaper than its source name */
-    uintptr_t here = (uintptr_t)lua_topointer(L, -1) * 31u ^ (uintptr_t)ar->currentline * 2654435761u;
-    lua_pop(L, 1);
+    /* the chunk's source string (interned: one address per file) and the line, never the
+     * closure, which the readers create anew on each call */
+    if (!lua_getinfo(L, "S", ar)) return;
+    uintptr_t here = (uintptr_t)ar->source * 31u ^ (uintptr_t)ar->currentline * 2654435761u;
     fuzz_lua_counters[(here ^ fuzz_prev_line >> 1) % FUZZ_LUA_COUNTERS]++;
     fuzz_prev_line = here;
 }

@@ -234,6 +234,8 @@ describe("load_safetensors of crafted files", function()
       { ("["):rep(100000), "does not start with '{'" },
       { '{"x":' .. ("["):rep(100000), "nested too deeply" },
       { '{"x":"\255"}', "the header is not UTF-8" },
+      { '{"x":"a\1b"}', "a control character in a string" },
+      { '{"x":{"dtype":"U8","shape":[' .. ("1,"):rep(64) .. '1],"data_offsets":[0,1]}}', "an array of more than 64 elements" },
     }
     for i, c in ipairs(cases) do
       local e = err_of(torch.load_safetensors, safetensors(i .. ".st", c[1], "\1"))
@@ -244,6 +246,15 @@ describe("load_safetensors of crafted files", function()
     assert.are.equal("[Errno 21] Is a directory: '" .. dir .. "'", err_of(torch.load_safetensors, dir))
     has(err_of(torch.load_safetensors), "path must be a string, got nil")
     has(err_of(torch.load_safetensors, { "a.st" }), "path must be a string, got table")
+  end)
+
+  it("reads a long metadata string in one piece, in memory a small multiple of its size", function()
+    local long = ("abc\\n"):rep(200000) -- 1 MB of JSON, escapes included
+    collectgarbage()
+    local before = collectgarbage("count")
+    local _, meta = torch.load_safetensors(safetensors("a.st", '{"__metadata__":{"k":"' .. long .. '"}}'))
+    assert.are.equal(("abc\n"):rep(200000), meta.k)
+    assert.is_true(collectgarbage("count") - before < 64 * 1024)
   end)
 
   it("loads empty tensors and scalars, and an empty file of tensors", function()
