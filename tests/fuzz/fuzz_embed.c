@@ -8,10 +8,18 @@
 /* what Lua does with the tensor `t` (errors from the ops are fine: a dtype or shape an op
  * refuses); then the result's info is read from C */
 static const char *const OPS[] = {
-    "return t:sum()",          "return t:clone()",        "return t:contiguous()",
-    "return t:t()",            "return t + 1",            "return t:reshape(-1)",
-    "return t:to(torch.float64)", "return t:flip(1)",     "return t:max()",
-    "return tostring(t) and t", "return t:narrow(1, 2, 1)", "t:fill_(1) return t",
+    "return t:sum()",
+    "return t:clone()",
+    "return t:contiguous()",
+    "return t:t()",
+    "return t + 1",
+    "return t:reshape(-1)",
+    "return t:to(torch.float64)",
+    "return t:flip(1)",
+    "return t:max()",
+    "return tostring(t) and t",
+    "return t:narrow(1, 2, 1)",
+    "t:fill_(1) return t",
 };
 
 typedef struct {
@@ -62,7 +70,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (sizes[i] == 0) zero = 1;
     }
     for (int i = ndim - 1; valid && i >= 0; i--) {
-        st[i] = given ? strides[i] : i == ndim - 1 ? 1 : st[i + 1] * (sizes[i + 1] > 0 ? sizes[i + 1] : 1);
+        st[i] = given           ? strides[i]
+                : i == ndim - 1 ? 1
+                                : st[i + 1] * (sizes[i + 1] > 0 ? sizes[i + 1] : 1);
         if (st[i] < 0 || st[i] > INT64_MAX) valid = 0;
     }
     for (int i = 0; valid && !zero && i < ndim; i++) {
@@ -82,11 +92,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (size_t i = 0; i < cap; i++) buf[i] = in.n ? data[size - in.n + i % in.n] : (uint8_t)i;
     int top = lua_gettop(L);
     releases = 0;
-    int rc = mt_push_tensor_from_buffer(L, buf, (mt_dtype)dtype, ndim, sizes, given ? strides : NULL, count_release,
-                                        NULL);
+    int rc = mt_push_tensor_from_buffer(L, buf, (mt_dtype)dtype, ndim, sizes,
+                                        given ? strides : NULL, count_release, NULL);
     if (rc != (valid ? 0 : -1)) {
-        fprintf(stderr, "fuzz: mt_push_tensor_from_buffer returned %d for geometry the harness finds %s (%s)\n", rc,
-                valid ? "valid" : "invalid", rc ? mt_error_msg() : "accepted");
+        fprintf(
+            stderr,
+            "fuzz: mt_push_tensor_from_buffer returned %d for geometry the harness finds %s (%s)\n",
+            rc, valid ? "valid" : "invalid", rc ? mt_error_msg() : "accepted");
         abort();
     }
     if (rc == 0) {
@@ -97,7 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (lua_type(L, -1) == LUA_TUSERDATA && mt_get_tensor_info(L, -1, &info) == 0) {
                 size_t ib = info.itemsize;
                 if (info.data && info.numel > 0) /* the first and last elements are readable */
-                    (void)((volatile uint8_t *)info.data)[0], (void)((volatile uint8_t *)info.data)[ib - 1];
+                    (void)((volatile uint8_t *)info.data)[0],
+                        (void)((volatile uint8_t *)info.data)[ib - 1];
             }
         }
         lua_settop(L, top);

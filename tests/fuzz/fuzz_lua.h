@@ -41,7 +41,9 @@ static const char FUZZ_LUA_PRELUDE[] =
  * (previous line, line) pairs of the readers' Lua code in libFuzzer's extra counters; inputs
  * that take new paths through the Lua readers are kept like those that reach new C code. */
 #define FUZZ_LUA_COUNTERS 65536
-__attribute__((used, section("__libfuzzer_extra_counters"))) static uint8_t fuzz_lua_counters[FUZZ_LUA_COUNTERS];
+__attribute__((
+    used,
+    section("__libfuzzer_extra_counters"))) static uint8_t fuzz_lua_counters[FUZZ_LUA_COUNTERS];
 static uintptr_t fuzz_prev_line;
 
 static inline void fuzz_line_hook(lua_State *L, lua_Debug *ar) {
@@ -81,7 +83,8 @@ static inline void fuzz_lua_init(const char *checker, const char *suffix) {
     }
     lua_setglobal(fuzz_L, "fuzz_check");
     const char *dir = getenv("TMPDIR");
-    snprintf(fuzz_path, sizeof fuzz_path, "%s/mtfuzz-XXXXXX%s", dir && strlen(dir) < 32 ? dir : "/tmp", suffix);
+    snprintf(fuzz_path, sizeof fuzz_path, "%s/mtfuzz-XXXXXX%s",
+             dir && strlen(dir) < 32 ? dir : "/tmp", suffix);
     int fd = mkstemps(fuzz_path, (int)strlen(suffix));
     if (fd < 0) abort();
     close(fd);
