@@ -68,13 +68,25 @@ return function(torch)
     pcall(torch._fsync, dir == "" and "/" or dir) -- the rename's durability; the data is safe already
   end
 
+  -- The whole file, read as large as it is when opened and no larger: a device such as
+  -- /dev/zero, or a file that keeps growing, is an error instead of memory without bound.
   local function read_all(path)
     local f, err, code = io.open(path, "rb")
     if not f then error(os_error(path, err, code), 3) end
-    local s, rerr, rcode = f:read("a")
+    local function fail(msg, c)
+      f:close()
+      error(c and os_error(path, msg, c) or ("%s: %s"):format(path, msg), 4)
+    end
+    local probe, perr, pcode = f:read(0) -- a directory fails here (EISDIR)
+    if not probe and perr then fail(perr, pcode) end
+    local size, serr, scode = f:seek("end")
+    if not size then fail(serr, scode) end
+    f:seek("set")
+    local s, rerr, rcode = f:read(size)
+    if not s and rerr then fail(rerr, rcode) end
+    if f:read(0) then fail("not a regular file (reading goes past its size)") end
     f:close()
-    if not s then error(os_error(path, rerr, rcode), 3) end
-    return s
+    return s or ""
   end
 
   -- ---- mindtorch's format -----------------------------------------------------------------------

@@ -125,6 +125,10 @@ describe("torch.load of altered checkpoints", function()
     assert.are.equal("[Errno 2] No such file or directory: '" .. path("none.mt") .. "'", err_of(torch.load, path("none.mt")))
     assert.are.equal("[Errno 21] Is a directory: '" .. dir .. "'", err_of(torch.load, dir))
     has(err_of(torch.load, 42), "torch.load(path): path must be a string, got number")
+    -- a device that never ends: an error at once, not memory without bound
+    assert.are.equal("/dev/zero: not a regular file (reading goes past its size)", err_of(torch.load, "/dev/zero"))
+    has(err_of(torch.load_safetensors, "/dev/zero"), "not a regular file")
+    has(err_of(torch.load, put(path("empty.mt"), "")), "no mindtorch header")
   end)
 end)
 
