@@ -342,6 +342,10 @@ return function(torch)
   -- torch.save_safetensors({name = tensor, ...}, path, metadata)
   function torch.save_safetensors(tensors, path, metadata)
     if type(path) ~= "string" then error("torch.save_safetensors(tensors, path): path must be a string", 2) end
+    if type(tensors) ~= "table" then error("save_safetensors expects a table of name = tensor, got " .. type(tensors), 2) end
+    if metadata ~= nil and type(metadata) ~= "table" then
+      error("save_safetensors: metadata must be a table of strings, got " .. type(metadata), 2)
+    end
     local names = {}
     for k, v in pairs(tensors) do
       if type(k) ~= "string" or not torch.is_tensor(v) then
@@ -354,7 +358,10 @@ return function(torch)
     if metadata then
       local m = {}
       local keys = {}
-      for k in pairs(metadata) do keys[#keys + 1] = k end
+      for k in pairs(metadata) do
+        if type(k) ~= "string" then error("save_safetensors: metadata keys must be strings", 2) end
+        keys[#keys + 1] = k
+      end
       table.sort(keys)
       for _, k in ipairs(keys) do m[#m + 1] = json_string(k) .. ":" .. json_string(tostring(metadata[k])) end
       entries[#entries + 1] = '"__metadata__":{' .. table.concat(m, ",") .. "}"

@@ -250,6 +250,11 @@ describe("load_safetensors of crafted files", function()
     assert.are.equal("[Errno 21] Is a directory: '" .. dir .. "'", err_of(torch.load_safetensors, dir))
     has(err_of(torch.load_safetensors), "path must be a string, got nil")
     has(err_of(torch.load_safetensors, { "a.st" }), "path must be a string, got table")
+    has(err_of(torch.save_safetensors, nil, path("s.st")), "expects a table of name = tensor, got nil")
+    has(err_of(torch.save_safetensors, { x = 1 }, path("s.st")), "expects a table of name = tensor")
+    has(err_of(torch.save_safetensors, { x = torch.ones(1) }, path("s.st"), "m"), "metadata must be a table of strings")
+    has(err_of(torch.save_safetensors, { x = torch.ones(1) }, path("s.st"), { [1] = "a" }), "metadata keys must be strings")
+    for _, name in ipairs(listing()) do assert.is_nil(name:find("^s%.st")) end -- nothing written, no temporary left
   end)
 
   it("reads a long metadata string in one piece, in memory a small multiple of its size", function()
