@@ -4,6 +4,8 @@
 #   make check      build, then run every test suite (C, Lua, contract)
 #   make asan       the same under AddressSanitizer + UBSan (in build/asan/)
 #   make api-fuzz   the Lua API fuzzer over a few seeds (api-fuzz-asan: on the asan build)
+#   make fuzz       libFuzzer targets for the file readers and the embedding API (build/fuzz/)
+#   make fuzz-smoke each fuzz target for FUZZ_SECONDS (60) from its seed corpus: fails on a finding
 #   make bench      benchmarks against PyTorch, with the machine's limits
 #   make demo       the demo (a tour of tensors)
 #   make golden     regenerate the contract goldens with PyTorch (python3-torch)
@@ -67,7 +69,7 @@ C_TEST_SRCS := $(wildcard tests/c/test_*.c)
 C_TESTS     := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(C_TEST_SRCS))
 C_PLUGINS   := $(patsubst tests/c/%.c,$(BUILD)/tests/lib%.so,$(wildcard tests/c/plugin_*.c))
 
-.PHONY: all check test asan api-fuzz api-fuzz-asan bench demo tour golden lua-env install clean examples docs
+.PHONY: all check test asan api-fuzz api-fuzz-asan fuzz fuzz-targets fuzz-smoke bench demo tour golden lua-env install clean examples docs
 all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK) $(NPUMOD) $(STANDIN_LIBS) $(STANDIN)/opp
 
 # ---- generated operator tables -------------------------------------------------------------
@@ -197,6 +199,26 @@ api-fuzz: all
 api-fuzz-asan:
 	$(MAKE) BUILD=build/asan OPT=-O1 \
 	    SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" api-fuzz
+
+# ---- fuzzing: clang's libFuzzer over a core of its own, coverage-instrumented and sanitized -------
+# (doc/security.md). The targets link the sanitizer runtimes themselves: no preload needed.
+# -Wno-unknown-attributes: clang does not know GCC's simd attribute (libmvec declarations).
+FUZZ_CC       ?= clang-14
+FUZZ_SANITIZE := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+                 -fno-sanitize-recover=undefined -Wno-unknown-attributes
+FUZZ_BINS     := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
+fuzz:
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=$(FUZZ_CC) OPT=-O1 SANITIZE="$(FUZZ_SANITIZE)" fuzz-targets
+
+fuzz-targets: $(LIBMT) $(LUALINK) $(FUZZ_BINS)
+
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_lua.h $(LIBMT)
+	@echo "  FUZZ    $@"
+	@$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(LDFLAGS) -L$(BLIB) -lmindtorch -llua5.4 -lm \
+	    '-Wl,-rpath,$(abspath $(BLIB))'
+
+fuzz-smoke: fuzz
+	@FUZZ_BUILD=build/fuzz sh tests/fuzz/smoke.sh
 
 # ---- benchmarks, demo, goldens ---------------------------------------------------------------
 bench: all

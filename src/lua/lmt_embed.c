@@ -118,9 +118,10 @@ MT_API int mt_push_tensor_from_buffer(lua_State *L, void *data, mt_dtype dtype, 
     }
     /* the bytes the host promises, checked: a wrapped size would let ops run off the buffer */
     int64_t numel = mt_numel_checked(ndim, sizes);
-    if (numel < 0 || (!strides && mt_contiguous_strides(ndim, sizes, st) < 0))
-        return mt_error(MT_ERR_VALUE, "numel: integer multiplication overflow");
-    int64_t nbytes = mt_required_nbytes(ndim, sizes, st, 0, mt_dtype_size(dtype));
+    if (numel < 0) return mt_error(MT_ERR_VALUE, "numel: integer multiplication overflow");
+    int64_t nbytes = strides || mt_contiguous_strides(ndim, sizes, st) >= 0
+                         ? mt_required_nbytes(ndim, sizes, st, 0, mt_dtype_size(dtype))
+                         : -1;
     if (nbytes < 0) {
         char b1[256], b2[256];
         mt_fmt_ilist(b1, sizeof b1, sizes, ndim);

@@ -1,6 +1,7 @@
 /* test_embed.c: the embedding API (src/mindtorch.h) as a host program uses it: opening
  * mindtorch in its own lua_State, handing Lua a buffer without a copy, reading results back,
- * errors as return codes, and four threads each training in a lua_State of its own. */
+ * errors as return codes (overflowing geometry included), and four threads each training in
+ * a lua_State of its own. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,6 +90,16 @@ static void errors_are_return_codes(void **state) {
     assert_non_null(strstr(mt_error_msg(), "invalid dtype"));
     assert_int_equal(mt_push_tensor_from_buffer(L, x, MT_FLOAT32, 17, sizes, NULL, NULL, NULL), -1);
     assert_int_equal(mt_push_tensor_from_buffer(L, NULL, MT_FLOAT32, 1, sizes, NULL, NULL, NULL), -1);
+    /* geometry whose element count, strides or extent overflow int64 (they used to wrap into a
+     * small tensor over a buffer it then read past) */
+    int64_t wrap[2] = {(1LL << 62) + 3, 4}, wide[3] = {0, 1LL << 40, 1LL << 40}, one_by[2] = {2, 2};
+    int64_t far[2] = {INT64_MAX / 2, 1};
+    assert_int_equal(mt_push_tensor_from_buffer(L, x, MT_FLOAT32, 2, wrap, NULL, NULL, NULL), -1);
+    assert_non_null(strstr(mt_error_msg(), "overflow"));
+    assert_int_equal(mt_push_tensor_from_buffer(L, x, MT_FLOAT32, 3, wide, NULL, NULL, NULL), -1);
+    assert_non_null(strstr(mt_error_msg(), "Storage size calculation overflowed"));
+    assert_int_equal(mt_push_tensor_from_buffer(L, x, MT_FLOAT32, 2, one_by, far, NULL, NULL), -1);
+    assert_non_null(strstr(mt_error_msg(), "Storage size calculation overflowed"));
     lua_pushinteger(L, 3);
     mt_tensor_info info;
     assert_int_equal(mt_get_tensor_info(L, -1, &info), -1);

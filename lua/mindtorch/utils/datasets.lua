@@ -2,7 +2,8 @@
 -- read through zlib). Images are a uint8 tensor [N, 28, 28] (`data`), labels 1-based class
 -- indices [N] (`targets`: PyTorch's 0..9 plus one, as every index in mindtorch). get(i)
 -- returns the image as floats in [0, 1] shaped [1, 28, 28] (what PyTorch's ToTensor gives)
--- and its label, after the optional transform / target_transform.
+-- and its label, after the optional transform / target_transform. The files are untrusted
+-- (doc/security.md): headers are checked and inflation is bounded before any allocation.
 return function(torch, data)
   local datasets = {}
 
@@ -11,25 +12,42 @@ return function(torch, data)
     return ((a * 256 + b) * 256 + c) * 256 + d
   end
 
+  -- read_idx(path, magic): the uint8 tensor of an IDX file (gzip, or plain at the same name
+  -- without .gz). The header (magic, then one big-endian u32 per dimension) is read first and
+  -- checked; the data is then inflated up to what the header announces and no further, so a
+  -- small gzip bomb costs no more memory than an honest file of the size it claims.
   local function read_idx(path, magic)
-    local ok, s = pcall(torch._gunzip, path)
-    if not ok then
-      local plain = io.open((path:gsub("%.gz$", "")), "rb")
-      if not plain then error(s, 0) end
-      s = plain:read("a")
-      plain:close()
+    if type(path) ~= "string" then error("read_idx: path must be a string, got " .. type(path), 2) end
+    local src = path
+    local ok, head = pcall(torch._gunzip, src, 4, true)
+    if not ok and path:match("%.gz$") then
+      src = path:gsub("%.gz$", "")
+      local ok2, head2 = pcall(torch._gunzip, src, 4, true)
+      if not ok2 then error(head, 0) end
+      head = head2
+    elseif not ok then
+      error(head, 0)
     end
-    if #s < 8 or be32(s, 1) ~= magic then error(path .. ": not an IDX file of the expected kind", 0) end
+    local function bad(why) error(("%s: not an IDX file of the expected kind (%s)"):format(path, why), 0) end
+    if #head < 4 then bad("truncated header") end
+    if be32(head, 1) ~= magic then bad(("magic number %d, expected %d"):format(be32(head, 1), magic)) end
     local ndim = magic % 256
-    local dims, count = {}, 1
-    for i = 1, ndim do
-      dims[i] = be32(s, 5 + 4 * (i - 1))
-      count = count * dims[i]
-    end
     local header = 4 + 4 * ndim
-    if #s ~= header + count then error(("%s: truncated (%d bytes of data, %d expected)"):format(path, #s - header, count), 0) end
+    head = torch._gunzip(src, header, true)
+    if #head < header then bad("truncated header") end
+    local dims = {}
+    for i = 1, ndim do dims[i] = be32(head, 5 + 4 * (i - 1)) end
+    local count = torch._checked_numel(dims)
+    -- a Lua string holds the whole file: refuse what cannot be addressed before inflating
+    if not count or count > math.maxinteger - header then bad("its dimensions overflow") end
+    local s = torch._gunzip(src, header + count)
+    if #s ~= header + count then
+      error(("%s: truncated (%d bytes of data, %d expected)"):format(path, #s - header, count), 0)
+    end
+    if count == 0 then return torch.empty(dims, { dtype = torch.uint8 }) end
     return torch.frombuffer(s, { dtype = torch.uint8, offset = header }):view(dims)
   end
+  datasets._read_idx = read_idx
 
   local function idx_dataset(name, default_root)
     local cls = data.Dataset:extend(name)
