@@ -208,7 +208,7 @@ FUZZ_SANITIZE := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-poi
                  -fno-sanitize-recover=undefined -Wno-unknown-attributes
 FUZZ_BINS     := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 fuzz:
-	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=$(FUZZ_CC) OPT=-O1 SANITIZE="$(FUZZ_SANITIZE)" fuzz-targets
+	@$(MAKE) -s --no-print-directory BUILD=build/fuzz CC=$(FUZZ_CC) OPT=-O1 SANITIZE="$(FUZZ_SANITIZE)" fuzz-targets
 
 fuzz-targets: $(LIBMT) $(LUALINK) $(FUZZ_BINS)
 
