@@ -242,10 +242,11 @@ int64_t mt_numel_checked(int ndim, const int64_t *sizes) {
 
 int64_t mt_required_nbytes(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
                            size_t itemsize) {
-    if (offset < 0 || mt_numel_checked(ndim, sizes) < 0) return -1;
-    int64_t extent = 1; /* 1 + the largest element offset */
+    int64_t numel = mt_numel_checked(ndim, sizes);
+    if (offset < 0 || numel < 0) return -1;
+    if (numel == 0) return 0; /* an empty tensor needs no bytes, whatever its other sizes and strides */
+    int64_t extent = 1;       /* 1 + the largest element offset */
     for (int i = 0; i < ndim; i++) {
-        if (sizes[i] == 0) return 0;
         int64_t span;
         if (strides[i] < 0 && sizes[i] > 1) return -1; /* no op makes negative strides */
         if (mt_mul_overflow(sizes[i] - 1, strides[i], &span)) return -1;

@@ -154,6 +154,10 @@ static void overflowing_geometry_is_refused(void **state) {
     int64_t sizes[2] = {4, 1}, strides[2] = {(int64_t)1 << 62, 1};
     assert_int_equal(mt_push_tensor_from_buffer(L, buf, MT_FLOAT32, 2, sizes, strides, count_release, &one), -1);
     assert_non_null(strstr(mt_error_msg(), "Storage size calculation overflowed"));
+    /* an empty tensor needs no bytes, whatever its other sizes and strides (found by fuzz_embed) */
+    int64_t empty[3] = {1, (int64_t)1 << 62, 0}, far[3] = {8, 3, 4};
+    assert_int_equal(mt_push_tensor_from_buffer(L, NULL, MT_FLOAT32, 3, empty, far, NULL, NULL), 0);
+    lua_pop(L, 1);
     int64_t big[1] = {(int64_t)1 << 61}; /* numel fits, bytes (x 8) do not */
     assert_int_equal(mt_push_tensor_from_buffer(L, buf, MT_FLOAT64, 1, big, NULL, count_release, &one), -1);
     assert_int_equal(releases, 0);
