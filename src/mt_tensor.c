@@ -209,7 +209,7 @@ int64_t mt_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) 
     for (int i = ndim - 1; i >= 0; i--) {
         strides[i] = acc;
         int64_t s = sizes[i] > 1 ? sizes[i] : 1;
-        if (mt_mul_overflow(acc, s, &acc)) return -1;
+        if (i > 0 && mt_mul_overflow(acc, s, &acc)) return -1; /* the outermost size makes no stride */
     }
     int64_t n = 1;
     for (int i = 0; i < ndim; i++)

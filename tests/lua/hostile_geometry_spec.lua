@@ -55,6 +55,9 @@ describe("sizes whose byte count overflows", function()
       function() torch.ones(1, 1):expand(1 << 62, 2) end)
     assert_error("numel: integer multiplication overflow",
       function() torch.ones(1, 1):expand(1 << 62, 4) end)
+    -- empty tensors need no bytes: a huge outermost size makes no stride (found by fuzz_embed)
+    assert.are.same({ 32, 16, 8, 4, 2, 1, 1 }, torch.empty(87882937810368568, 2, 2, 2, 2, 2, 0):stride())
+    assert.are.same({ 1, 4611686018427387904, 0 }, torch.empty(0):as_strided({ 1, 1 << 62, 0 }, { 8, 3, 4 }):size())
     -- a legal huge expand: numel fits, no memory behind it; positions past 2^31 still work
     local e = torch.ones(1, 1):expand(1 << 40, 2)
     assert.are.equal((1 << 40) * 2, e:numel())
