@@ -22,10 +22,12 @@
  * code cannot write a full userdata's bytes, and other C modules' userdata of this size would
  * have to hold this exact 64-bit value. */
 #define LMT_BOX_MAGIC 0x6d74746e73722131ULL /* "mttnsr!1" */
+/* the magic of a box whose __gc ran (a finalizer may still reach it): the box stays 16 bytes,
+ * the size every tensor's userdata costs */
+#define LMT_BOX_FREED 0x6d74746e73722130ULL /* "mttnsr!0" */
 typedef struct lmt_box {
     uint64_t magic;
-    mt_tensor *t;   /* owned reference; NULL once released by <close> or __gc */
-    bool collected; /* released by __gc: a finalizer reached it afterwards */
+    mt_tensor *t; /* owned reference; NULL once released by <close> or __gc */
 } lmt_box;
 
 static inline mt_tensor *lmt_box_tensor(lua_State *L, int idx) {

@@ -66,7 +66,6 @@ void lmt_push_tensor(lua_State *L, mt_tensor *t) {
     lmt_box *b = lua_newuserdatauv(L, sizeof *b, 0);
     b->magic = LMT_BOX_MAGIC;
     b->t = t;
-    b->collected = false;
     lua_rawgetp(L, LUA_REGISTRYINDEX, &tensor_mt_key);
     lua_setmetatable(L, -2);
 }
@@ -75,12 +74,13 @@ mt_tensor *lmt_to_tensor(lua_State *L, int idx) { return lmt_box_tensor(L, idx);
 
 bool lmt_is_released_tensor(lua_State *L, int idx) {
     lmt_box *b = lua_touserdata(L, idx);
-    return b && lua_rawlen(L, idx) == sizeof(lmt_box) && b->magic == LMT_BOX_MAGIC && !b->t;
+    return b && lua_rawlen(L, idx) == sizeof(lmt_box) && (b->magic == LMT_BOX_MAGIC || b->magic == LMT_BOX_FREED) &&
+           !b->t;
 }
 
 mt_tensor *lmt_check_tensor(lua_State *L, int idx) {
     lmt_box *b = lua_touserdata(L, idx);
-    if (!b || lua_rawlen(L, idx) != sizeof(lmt_box) || b->magic != LMT_BOX_MAGIC)
+    if (!b || lua_rawlen(L, idx) != sizeof(lmt_box) || (b->magic != LMT_BOX_MAGIC && b->magic != LMT_BOX_FREED))
         lmt_errorf(L, "expected a Tensor, got %s", luaL_typename(L, idx));
     if (!b->t) lmt_errorf(L, "%s", lmt_released_message(L, idx));
     return b->t;
@@ -88,7 +88,7 @@ mt_tensor *lmt_check_tensor(lua_State *L, int idx) {
 
 const char *lmt_released_message(lua_State *L, int idx) {
     const lmt_box *b = lua_touserdata(L, idx);
-    return b && b->collected ? "this tensor has been freed (its __gc ran) and can no longer be used"
+    return b && b->magic == LMT_BOX_FREED ? "this tensor has been freed (its __gc ran) and can no longer be used"
                              : "this tensor was released by <close> and can no longer be used";
 }
 
@@ -115,7 +115,7 @@ static int tensor_gc(lua_State *L) {
     if (b->t) {
         mt_tensor_decref(b->t);
         b->t = NULL;
-        b->collected = true;
+        b->magic = LMT_BOX_FREED;
     }
     return 0;
 }
