@@ -4,18 +4,12 @@
 -- Run from the repository root: build/luamt tests/fuzz/make_corpus.lua
 local torch = require "mindtorch"
 local root = "tests/fuzz/corpus"
+local files = require "tests.lua.support.files"
 local function put(target, name, bytes)
   os.execute(("mkdir -p '%s/%s'"):format(root, target))
-  local f = assert(io.open(("%s/%s/%s"):format(root, target, name), "wb"))
-  f:write(bytes)
-  f:close()
+  files.write(("%s/%s/%s"):format(root, target, name), bytes)
 end
-local function slurp(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local slurp = files.read
 local tmp = os.tmpname()
 
 -- torch.load: what torch.save writes

@@ -2,12 +2,7 @@
 describe("doc/reference.md", function()
   it("matches the operator schemas (run `make docs` after changing src/ops)", function()
     local build = os.getenv("BUILD") or "build"
-    local function read(p)
-      local f = assert(io.open(p, "rb"))
-      local s = f:read("a")
-      f:close()
-      return s
-    end
+    local read = require("tests.lua.support.files").read
     assert.are.equal(read(build .. "/gen/reference.md"), read("doc/reference.md"))
   end)
 end)

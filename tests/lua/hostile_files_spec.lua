@@ -5,18 +5,8 @@ local torch = require "mindtorch"
 
 local dir
 local function path(name) return dir .. "/" .. name end
-local function put(p, bytes)
-  local f = assert(io.open(p, "wb"))
-  f:write(bytes)
-  f:close()
-  return p
-end
-local function get(p)
-  local f = assert(io.open(p, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local files = require "tests.lua.support.files"
+local put, get = files.write, files.read
 local function listing()
   local p = assert(io.popen("ls -A '" .. dir .. "'"))
   local names = {}
