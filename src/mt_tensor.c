@@ -8,6 +8,13 @@
 
 static void (*autograd_free_hook)(mt_tensor *t);
 
+/* the checked geometry arithmetic (below, with mt_required_nbytes) */
+static int64_t extent_nbytes(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                             size_t itemsize);
+/* 0 when storage s holds the geometry (its element count into *numel); else PyTorch's error */
+static int check_in_bounds(const mt_storage *s, int ndim, const int64_t *sizes, const int64_t *strides,
+                           int64_t offset, size_t itemsize, int64_t *numel);
+
 void mt_tensor_set_autograd_free_hook(void (*hook)(mt_tensor *t)) { autograd_free_hook = hook; }
 
 void mt_tensor_incref(mt_tensor *t) {
@@ -38,7 +45,8 @@ void mt_tensor_decref(mt_tensor *t) {
 static _Thread_local bool inference_tls;
 void mt_tensor_set_inference_tls(bool on) { inference_tls = on; }
 
-static mt_tensor *tensor_alloc(int ndim, const int64_t *sizes, const int64_t *strides) {
+/* numel: the element count of sizes, already computed (checked) by the caller */
+static mt_tensor *tensor_alloc(int ndim, const int64_t *sizes, const int64_t *strides, int64_t numel) {
     if (ndim > MT_MAX_DIM)
         return mt_error_null(MT_ERR_RUNTIME, "mindtorch supports tensors of at most %d dimensions, "
                                              "got %d",
@@ -53,16 +61,11 @@ static mt_tensor *tensor_alloc(int ndim, const int64_t *sizes, const int64_t *st
     t->autograd = NULL;
     t->attr_version = 0;
     t->version = NULL;
-    int64_t n = mt_numel_checked(ndim, sizes);
-    if (n < 0) {
-        mt_pool_free(MT_POOL_TENSOR, t);
-        return mt_error_null(MT_ERR_RUNTIME, "numel: integer multiplication overflow");
-    }
     for (int i = 0; i < ndim; i++) {
         t->sizes[i] = sizes[i];
         t->strides[i] = strides[i];
     }
-    t->numel = n;
+    t->numel = numel;
     return t;
 }
 
@@ -76,8 +79,8 @@ static mt_version *version_new(void) {
 
 /* a new tensor over storage, its geometry already known to fit */
 static mt_tensor *tensor_over(mt_storage *storage, int64_t offset, int ndim, const int64_t *sizes,
-                              const int64_t *strides, mt_dtype dtype) {
-    mt_tensor *t = tensor_alloc(ndim, sizes, strides);
+                              const int64_t *strides, int64_t numel, mt_dtype dtype) {
+    mt_tensor *t = tensor_alloc(ndim, sizes, strides, numel);
     if (!t) return NULL;
     if (!(t->version = version_new())) {
         mt_pool_free(MT_POOL_TENSOR, t);
@@ -93,33 +96,34 @@ static mt_tensor *tensor_over(mt_storage *storage, int64_t offset, int ndim, con
 
 mt_tensor *mt_tensor_from_storage(mt_storage *storage, int64_t offset, int ndim,
                                   const int64_t *sizes, const int64_t *strides, mt_dtype dtype) {
-    int64_t cstrides[MT_MAX_DIM];
-    if (ndim > MT_MAX_DIM) return tensor_alloc(ndim, sizes, strides);
+    int64_t cstrides[MT_MAX_DIM], numel;
+    if (ndim > MT_MAX_DIM) return tensor_alloc(ndim, sizes, strides, 0);
     if (!strides) {
         if (mt_contiguous_strides(ndim, sizes, cstrides) < 0)
             return mt_error_null(MT_ERR_RUNTIME, "numel: integer multiplication overflow");
         strides = cstrides;
     }
     /* loaders, storages and the embedding API make tensors here: they stay inside the storage */
-    if (mt_check_in_bounds(storage, ndim, sizes, strides, offset, mt_dtype_size(dtype))) return NULL;
-    return tensor_over(storage, offset, ndim, sizes, strides, dtype);
+    if (check_in_bounds(storage, ndim, sizes, strides, offset, mt_dtype_size(dtype), &numel)) return NULL;
+    return tensor_over(storage, offset, ndim, sizes, strides, numel, dtype);
 }
 
 mt_tensor *mt_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides,
                                    mt_dtype dtype, mt_device device) {
     int64_t cstrides[MT_MAX_DIM];
-    if (ndim > MT_MAX_DIM) return tensor_alloc(ndim, sizes, strides);
-    if (mt_check_sizes(ndim, sizes) < 0) return NULL;
+    if (ndim > MT_MAX_DIM) return tensor_alloc(ndim, sizes, strides, 0);
+    int64_t numel = mt_check_sizes(ndim, sizes);
+    if (numel < 0) return NULL;
     if (!strides) {
         if (mt_contiguous_strides(ndim, sizes, cstrides) < 0)
             return mt_error_null(MT_ERR_RUNTIME, "Storage size calculation overflowed");
         strides = cstrides;
     }
-    int64_t nbytes = mt_required_nbytes(ndim, sizes, strides, 0, mt_dtype_size(dtype));
+    int64_t nbytes = numel ? extent_nbytes(ndim, sizes, strides, 0, mt_dtype_size(dtype)) : 0;
     if (nbytes < 0) return mt_error_null(MT_ERR_RUNTIME, "Storage size calculation overflowed");
     mt_storage *s = mt_storage_new((size_t)nbytes, mt_device_resolve(device), true);
     if (!s) return NULL;
-    mt_tensor *t = tensor_over(s, 0, ndim, sizes, strides, dtype);
+    mt_tensor *t = tensor_over(s, 0, ndim, sizes, strides, numel, dtype);
     mt_storage_decref(s);
     return t;
 }
@@ -131,10 +135,11 @@ mt_tensor *mt_tensor_empty(int ndim, const int64_t *sizes, mt_dtype dtype, mt_de
 mt_tensor *mt_tensor_view_of(mt_tensor *src, int ndim, const int64_t *sizes,
                              const int64_t *strides, int64_t offset) {
     /* every view, whatever op made it, stays inside its storage */
+    int64_t numel = 0;
     if (ndim <= MT_MAX_DIM &&
-        mt_check_in_bounds(src->storage, ndim, sizes, strides, offset, mt_dtype_size(src->dtype)))
+        check_in_bounds(src->storage, ndim, sizes, strides, offset, mt_dtype_size(src->dtype), &numel))
         return NULL;
-    mt_tensor *t = tensor_alloc(ndim, sizes, strides);
+    mt_tensor *t = tensor_alloc(ndim, sizes, strides, numel);
     if (!t) return NULL;
     t->dtype = src->dtype;
     t->device = src->device;
@@ -240,12 +245,11 @@ int64_t mt_numel_checked(int ndim, const int64_t *sizes) {
     return n;
 }
 
-int64_t mt_required_nbytes(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
-                           size_t itemsize) {
-    int64_t numel = mt_numel_checked(ndim, sizes);
-    if (offset < 0 || numel < 0) return -1;
-    if (numel == 0) return 0; /* an empty tensor needs no bytes, whatever its other sizes and strides */
-    int64_t extent = 1;       /* 1 + the largest element offset */
+/* (offset + 1 + the largest element offset) * itemsize for a non-empty geometry; -1 on overflow
+ * or a negative stride */
+static int64_t extent_nbytes(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                             size_t itemsize) {
+    int64_t extent = 1;
     for (int i = 0; i < ndim; i++) {
         int64_t span;
         if (strides[i] < 0 && sizes[i] > 1) return -1; /* no op makes negative strides */
@@ -258,21 +262,35 @@ int64_t mt_required_nbytes(int ndim, const int64_t *sizes, const int64_t *stride
     return n;
 }
 
-int mt_check_in_bounds(const mt_storage *s, int ndim, const int64_t *sizes, const int64_t *strides,
-                       int64_t offset, size_t itemsize) {
+/* the bytes a geometry needs, its element count into *numel (-1 when it overflows) */
+static int64_t nbytes_and_numel(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                                size_t itemsize, int64_t *numel) {
+    *numel = mt_numel_checked(ndim, sizes);
+    if (offset < 0 || *numel < 0) return -1;
+    if (*numel == 0) return 0; /* an empty tensor needs no bytes, whatever its other sizes and strides */
+    return extent_nbytes(ndim, sizes, strides, offset, itemsize);
+}
+
+int64_t mt_required_nbytes(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                           size_t itemsize) {
+    int64_t numel;
+    return nbytes_and_numel(ndim, sizes, strides, offset, itemsize, &numel);
+}
+
+static int check_in_bounds(const mt_storage *s, int ndim, const int64_t *sizes, const int64_t *strides,
+                           int64_t offset, size_t itemsize, int64_t *numel) {
     if (offset < 0) return mt_error(MT_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)offset);
-    int64_t need = mt_required_nbytes(ndim, sizes, strides, offset, itemsize);
+    int64_t need = nbytes_and_numel(ndim, sizes, strides, offset, itemsize, numel);
     if (need >= 0 && (uint64_t)need <= s->nbytes) return 0;
     bool negative = false;
     for (int i = 0; i < ndim; i++) negative |= sizes[i] < 0;
-    if (!negative && mt_numel_checked(ndim, sizes) < 0)
-        return mt_error(MT_ERR_RUNTIME, "numel: integer multiplication overflow");
+    if (!negative && *numel < 0) return mt_error(MT_ERR_RUNTIME, "numel: integer multiplication overflow");
     char b1[256], b2[256];
     mt_fmt_ilist(b1, sizeof b1, sizes, ndim);
     mt_fmt_ilist(b2, sizeof b2, strides, ndim);
     if (need < 0)
-        return mt_error(MT_ERR_RUNTIME,
-                        "Storage size calculation overflowed with sizes=%s and strides=%s", b1, b2);
+        return mt_error(MT_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s and strides=%s", b1,
+                        b2);
     return mt_error(MT_ERR_RUNTIME,
                     "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %zu "
                     "requiring a storage size of %lld are out of bounds for storage of size %zu",

@@ -112,9 +112,6 @@ MT_API int64_t mt_numel_checked(int ndim, const int64_t *sizes);
  * 0 when empty); -1 on overflow, a negative size, stride or offset. */
 MT_API int64_t mt_required_nbytes(int ndim, const int64_t *sizes, const int64_t *strides,
                                   int64_t offset, size_t itemsize);
-/* 0 when storage `s` holds the geometry; else PyTorch's setStorage / overflow error. */
-MT_API int mt_check_in_bounds(const mt_storage *s, int ndim, const int64_t *sizes,
-                              const int64_t *strides, int64_t offset, size_t itemsize);
 /* 0 when t's storage still covers t (a storage can be resized smaller under live tensors: the
  * dispatcher and mt_tensor_data check tensors over such storages); else an error. */
 MT_API int mt_tensor_check_storage(const mt_tensor *t);
