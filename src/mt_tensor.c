@@ -12,8 +12,8 @@ static void (*autograd_free_hook)(mt_tensor *t);
 static int64_t extent_nbytes(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
                              size_t itemsize);
 /* 0 when storage s holds the geometry (its element count into *numel); else PyTorch's error */
-static int check_in_bounds(const mt_storage *s, int ndim, const int64_t *sizes, const int64_t *strides,
-                           int64_t offset, size_t itemsize, int64_t *numel);
+static int check_in_bounds(const mt_storage *s, int ndim, const int64_t *sizes,
+                           const int64_t *strides, int64_t offset, size_t itemsize, int64_t *numel);
 
 void mt_tensor_set_autograd_free_hook(void (*hook)(mt_tensor *t)) { autograd_free_hook = hook; }
 
@@ -46,7 +46,8 @@ static _Thread_local bool inference_tls;
 void mt_tensor_set_inference_tls(bool on) { inference_tls = on; }
 
 /* numel: the element count of sizes, already computed (checked) by the caller */
-static mt_tensor *tensor_alloc(int ndim, const int64_t *sizes, const int64_t *strides, int64_t numel) {
+static mt_tensor *tensor_alloc(int ndim, const int64_t *sizes, const int64_t *strides,
+                               int64_t numel) {
     if (ndim > MT_MAX_DIM)
         return mt_error_null(MT_ERR_RUNTIME, "mindtorch supports tensors of at most %d dimensions, "
                                              "got %d",
@@ -104,7 +105,8 @@ mt_tensor *mt_tensor_from_storage(mt_storage *storage, int64_t offset, int ndim,
         strides = cstrides;
     }
     /* loaders, storages and the embedding API make tensors here: they stay inside the storage */
-    if (check_in_bounds(storage, ndim, sizes, strides, offset, mt_dtype_size(dtype), &numel)) return NULL;
+    if (check_in_bounds(storage, ndim, sizes, strides, offset, mt_dtype_size(dtype), &numel))
+        return NULL;
     return tensor_over(storage, offset, ndim, sizes, strides, numel, dtype);
 }
 
@@ -136,8 +138,8 @@ mt_tensor *mt_tensor_view_of(mt_tensor *src, int ndim, const int64_t *sizes,
                              const int64_t *strides, int64_t offset) {
     /* every view, whatever op made it, stays inside its storage */
     int64_t numel = 0;
-    if (ndim <= MT_MAX_DIM &&
-        check_in_bounds(src->storage, ndim, sizes, strides, offset, mt_dtype_size(src->dtype), &numel))
+    if (ndim <= MT_MAX_DIM && check_in_bounds(src->storage, ndim, sizes, strides, offset,
+                                              mt_dtype_size(src->dtype), &numel))
         return NULL;
     mt_tensor *t = tensor_alloc(ndim, sizes, strides, numel);
     if (!t) return NULL;
@@ -181,17 +183,18 @@ int mt_tensor_sync(mt_tensor *t) {
 }
 
 int mt_tensor_check_storage(const mt_tensor *t) {
-    int64_t need = mt_required_nbytes(t->ndim, t->sizes, t->strides, t->offset, mt_dtype_size(t->dtype));
+    int64_t need =
+        mt_required_nbytes(t->ndim, t->sizes, t->strides, t->offset, mt_dtype_size(t->dtype));
     if (need >= 0 && (uint64_t)need <= t->storage->nbytes) return 0;
     char b1[256], b2[256];
     mt_fmt_ilist(b1, sizeof b1, t->sizes, t->ndim);
     mt_fmt_ilist(b2, sizeof b2, t->strides, t->ndim);
-    return mt_error(MT_ERR_RUNTIME,
-                    "The tensor's storage is smaller than its geometry needs (was the storage "
-                    "resized?): sizes %s, strides %s, storage offset %lld, and itemsize %zu require a "
-                    "storage size of %lld, but the storage has %zu bytes",
-                    b1, b2, (long long)t->offset, mt_dtype_size(t->dtype), (long long)need,
-                    t->storage->nbytes);
+    return mt_error(
+        MT_ERR_RUNTIME,
+        "The tensor's storage is smaller than its geometry needs (was the storage "
+        "resized?): sizes %s, strides %s, storage offset %lld, and itemsize %zu require a "
+        "storage size of %lld, but the storage has %zu bytes",
+        b1, b2, (long long)t->offset, mt_dtype_size(t->dtype), (long long)need, t->storage->nbytes);
 }
 
 bool mt_tensor_is_contiguous(const mt_tensor *t) {
@@ -214,7 +217,8 @@ int64_t mt_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) 
     for (int i = ndim - 1; i >= 0; i--) {
         strides[i] = acc;
         int64_t s = sizes[i] > 1 ? sizes[i] : 1;
-        if (i > 0 && mt_mul_overflow(acc, s, &acc)) return -1; /* the outermost size makes no stride */
+        if (i > 0 && mt_mul_overflow(acc, s, &acc))
+            return -1; /* the outermost size makes no stride */
     }
     int64_t n = 1;
     for (int i = 0; i < ndim; i++)
@@ -263,11 +267,12 @@ static int64_t extent_nbytes(int ndim, const int64_t *sizes, const int64_t *stri
 }
 
 /* the bytes a geometry needs, its element count into *numel (-1 when it overflows) */
-static int64_t nbytes_and_numel(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
-                                size_t itemsize, int64_t *numel) {
+static int64_t nbytes_and_numel(int ndim, const int64_t *sizes, const int64_t *strides,
+                                int64_t offset, size_t itemsize, int64_t *numel) {
     *numel = mt_numel_checked(ndim, sizes);
     if (offset < 0 || *numel < 0) return -1;
-    if (*numel == 0) return 0; /* an empty tensor needs no bytes, whatever its other sizes and strides */
+    if (*numel == 0)
+        return 0; /* an empty tensor needs no bytes, whatever its other sizes and strides */
     return extent_nbytes(ndim, sizes, strides, offset, itemsize);
 }
 
@@ -277,20 +282,23 @@ int64_t mt_required_nbytes(int ndim, const int64_t *sizes, const int64_t *stride
     return nbytes_and_numel(ndim, sizes, strides, offset, itemsize, &numel);
 }
 
-static int check_in_bounds(const mt_storage *s, int ndim, const int64_t *sizes, const int64_t *strides,
-                           int64_t offset, size_t itemsize, int64_t *numel) {
-    if (offset < 0) return mt_error(MT_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)offset);
+static int check_in_bounds(const mt_storage *s, int ndim, const int64_t *sizes,
+                           const int64_t *strides, int64_t offset, size_t itemsize,
+                           int64_t *numel) {
+    if (offset < 0)
+        return mt_error(MT_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)offset);
     int64_t need = nbytes_and_numel(ndim, sizes, strides, offset, itemsize, numel);
     if (need >= 0 && (uint64_t)need <= s->nbytes) return 0;
     bool negative = false;
     for (int i = 0; i < ndim; i++) negative |= sizes[i] < 0;
-    if (!negative && *numel < 0) return mt_error(MT_ERR_RUNTIME, "numel: integer multiplication overflow");
+    if (!negative && *numel < 0)
+        return mt_error(MT_ERR_RUNTIME, "numel: integer multiplication overflow");
     char b1[256], b2[256];
     mt_fmt_ilist(b1, sizeof b1, sizes, ndim);
     mt_fmt_ilist(b2, sizeof b2, strides, ndim);
     if (need < 0)
-        return mt_error(MT_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s and strides=%s", b1,
-                        b2);
+        return mt_error(MT_ERR_RUNTIME,
+                        "Storage size calculation overflowed with sizes=%s and strides=%s", b1, b2);
     return mt_error(MT_ERR_RUNTIME,
                     "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %zu "
                     "requiring a storage size of %lld are out of bounds for storage of size %zu",

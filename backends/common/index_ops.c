@@ -490,25 +490,32 @@ static int slice_shape(const mt_tensor *t, int d, int64_t *out) {
     return n;
 }
 
-static int check_index_copy(const mt_tensor *self, int d, const mt_tensor *index, const mt_tensor *src) {
+static int check_index_copy(const mt_tensor *self, int d, const mt_tensor *index,
+                            const mt_tensor *src) {
     if (index->ndim > 1)
-        return mt_error(MT_ERR_INDEX, "index_copy_(): Index should have dimension 1 or 0 (got %d)", index->ndim);
+        return mt_error(MT_ERR_INDEX, "index_copy_(): Index should have dimension 1 or 0 (got %d)",
+                        index->ndim);
     if (index->dtype != MT_INT64)
         return mt_error(MT_ERR_RUNTIME, "index_copy_(): Expected a long tensor for index, but got %s",
                         mt_dtype_scalar_name((mt_dtype)index->dtype));
     if (src->dtype != self->dtype)
-        return mt_error(MT_ERR_RUNTIME,
-                        "index_copy_(): self and source expected to have the same dtype, but got (self) %s and "
-                        "(source) %s",
-                        mt_dtype_scalar_name((mt_dtype)self->dtype), mt_dtype_scalar_name((mt_dtype)src->dtype));
+        return mt_error(
+            MT_ERR_RUNTIME,
+            "index_copy_(): self and source expected to have the same dtype, but got (self) %s and "
+            "(source) %s",
+            mt_dtype_scalar_name((mt_dtype)self->dtype),
+            mt_dtype_scalar_name((mt_dtype)src->dtype));
     if (src->ndim == 0 && index->numel != 1)
-        return mt_error(MT_ERR_INDEX, "index_copy_(): When source is scalar, index should have one element (got %lld)",
-                        (long long)index->numel);
+        return mt_error(
+            MT_ERR_INDEX,
+            "index_copy_(): When source is scalar, index should have one element (got %lld)",
+            (long long)index->numel);
     if (src->ndim != 0 && self->ndim != 0 && src->ndim != self->ndim)
-        return mt_error(MT_ERR_INDEX,
-                        "index_copy_(): When source and destination are not scalars, their dimensionality must "
-                        "match. Source dimensionality (%d), destination dimensionality (%d)",
-                        src->ndim, self->ndim);
+        return mt_error(
+            MT_ERR_INDEX,
+            "index_copy_(): When source and destination are not scalars, their dimensionality must "
+            "match. Source dimensionality (%d), destination dimensionality (%d)",
+            src->ndim, self->ndim);
     int64_t a[MT_MAX_DIM], b[MT_MAX_DIM];
     int na = slice_shape(self, d, a), nb = slice_shape(src, d, b);
     if (na != nb || memcmp(a, b, sizeof(int64_t) * (size_t)na) != 0) {
@@ -516,32 +523,41 @@ static int check_index_copy(const mt_tensor *self, int d, const mt_tensor *index
         fmt_slice(sa, sizeof sa, a, na);
         fmt_slice(sb, sizeof sb, b, nb);
         return mt_error(MT_ERR_RUNTIME,
-                        "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
-                        "shape: %s at dimension %d and source slice shape: %s at dimension 1.",
+                        "index_copy_(): Source/destination tensor must have same slice shapes. "
+                        "Destination slice shape: %s at dimension %d and source slice shape: %s at "
+                        "dimension 1.",
                         sa, d + 1, sb);
     }
     if (src->ndim && index->numel != src->sizes[d])
-        return mt_error(MT_ERR_INDEX, "index_copy_(): Number of indices (%lld) should be equal to source.size(dim) (%lld)",
-                        (long long)index->numel, (long long)src->sizes[d]);
+        return mt_error(
+            MT_ERR_INDEX,
+            "index_copy_(): Number of indices (%lld) should be equal to source.size(dim) (%lld)",
+            (long long)index->numel, (long long)src->sizes[d]);
     return 0;
 }
 
 /* index_add_ adds source.select(dim, i) into self.select(dim, index[i]): a source slice
  * broadcasts to self's slice, as the in-place add PyTorch runs per index does */
-static int check_index_add(const mt_tensor *self, int d, const mt_tensor *index, const mt_tensor *src) {
+static int check_index_add(const mt_tensor *self, int d, const mt_tensor *index,
+                           const mt_tensor *src) {
     if (index_vector(index, "index_add_")) return -1;
     if (src->dtype != self->dtype)
-        return mt_error(MT_ERR_RUNTIME, "index_add_(): self (%s) and source (%s) must have the same scalar type",
-                        mt_dtype_scalar_name((mt_dtype)self->dtype), mt_dtype_scalar_name((mt_dtype)src->dtype));
+        return mt_error(MT_ERR_RUNTIME,
+                        "index_add_(): self (%s) and source (%s) must have the same scalar type",
+                        mt_dtype_scalar_name((mt_dtype)self->dtype),
+                        mt_dtype_scalar_name((mt_dtype)src->dtype));
     if (src->ndim == 0 && self->ndim != 0)
         return mt_error(MT_ERR_INDEX, "select() cannot be applied to a 0-dim tensor.");
     if (src->ndim != 0 && d >= src->ndim)
-        return mt_error(MT_ERR_RUNTIME, "index_add_(): Indexing dim %d is out of bounds of the source tensor with dim %d",
-                        d + 1, src->ndim);
+        return mt_error(
+            MT_ERR_RUNTIME,
+            "index_add_(): Indexing dim %d is out of bounds of the source tensor with dim %d",
+            d + 1, src->ndim);
     int64_t n = src->ndim ? src->sizes[d] : 1;
     if (n != index->numel)
         return mt_error(MT_ERR_RUNTIME,
-                        "index_add_(): Number of indices (%lld) should be equal to source.size(dim): (%lld), for dim: %d",
+                        "index_add_(): Number of indices (%lld) should be equal to "
+                        "source.size(dim): (%lld), for dim: %d",
                         (long long)index->numel, (long long)n, d + 1);
     int64_t a[MT_MAX_DIM], b[MT_MAX_DIM], bc[MT_MAX_DIM];
     int na = slice_shape(self, d, a), nb = slice_shape(src, d, b), nbc;
@@ -550,7 +566,8 @@ static int check_index_add(const mt_tensor *self, int d, const mt_tensor *index,
         char sa[256], sb[256];
         mt_fmt_ilist(sa, sizeof sa, a, na);
         mt_fmt_ilist(sb, sizeof sb, bc, nbc);
-        return mt_error(MT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s", sa, sb);
+        return mt_error(MT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                        sa, sb);
     }
     return 0;
 }
@@ -559,7 +576,8 @@ static int meta_index_put_(mt_call *c, mt_value *a, mt_outspec *o) {
     mt_tensor *self = a[0].t, *index = a[2].t, *src = a[3].t;
     int d;
     if (mt_wrap_dim(a[1].i, self->ndim, &d)) return -1;
-    if (c->op->id == MT_OP_index_add_ ? check_index_add(self, d, index, src) : check_index_copy(self, d, index, src))
+    if (c->op->id == MT_OP_index_add_ ? check_index_add(self, d, index, src)
+                                      : check_index_copy(self, d, index, src))
         return -1;
     if (mt_check_writable(self)) return -1;
     o->inplace_arg = 0;

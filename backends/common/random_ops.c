@@ -146,10 +146,17 @@ static int64_t digits_of(mt_dtype dt) {
 static int64_t float_round(int64_t v, mt_dtype dt) {
     double r;
     switch (dt) {
-    case MT_FLOAT16: r = mt_f16_to_f32(mt_f32_to_f16((float)v)); break;
-    case MT_BFLOAT16: r = mt_bf16_to_f32(mt_f32_to_bf16((float)v)); break;
-    case MT_FLOAT32: r = (float)v; break;
-    default: r = (double)v;
+    case MT_FLOAT16:
+        r = mt_f16_to_f32(mt_f32_to_f16((float)v));
+        break;
+    case MT_BFLOAT16:
+        r = mt_bf16_to_f32(mt_f32_to_bf16((float)v));
+        break;
+    case MT_FLOAT32:
+        r = (float)v;
+        break;
+    default:
+        r = (double)v;
     }
     if (r >= 0x1p63) return INT64_MAX;
     if (r < -0x1p63) return INT64_MIN;
@@ -162,21 +169,25 @@ static int highest_bit(uint64_t v) {
     return n;
 }
 
-static uint64_t magnitude(int64_t v) { return v < 0 ? 0 - (uint64_t)v : (uint64_t)v; }
+static uint64_t magnitude(int64_t v) {
+    return v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+}
 
 /* PyTorch's update_from/update_to: move a bound that rounds past itself in the dtype back
  * inside the range (from + 1 and to - 1 cannot overflow: from < to) */
 static int64_t update_from(int64_t from, mt_dtype dt) {
     if (from == INT64_MAX) return from;
     int64_t from_plus_1 = float_round(from + 1, dt);
-    if (from_plus_1 < from) from = from_plus_1 + (1LL << (highest_bit(magnitude(from + 1)) - digits_of(dt) + 1));
+    if (from_plus_1 < from)
+        from = from_plus_1 + (1LL << (highest_bit(magnitude(from + 1)) - digits_of(dt) + 1));
     return from;
 }
 
 static int64_t update_to(int64_t to, mt_dtype dt) {
     if (to == INT64_MIN) return to;
     int64_t to_minus_1 = float_round(to - 1, dt);
-    if (to_minus_1 >= to) to = to_minus_1 - (1LL << (highest_bit(magnitude(to - 1)) - digits_of(dt) + 1));
+    if (to_minus_1 >= to)
+        to = to_minus_1 - (1LL << (highest_bit(magnitude(to - 1)) - digits_of(dt) + 1));
     return to;
 }
 
@@ -201,7 +212,8 @@ int mt_random_plan(int opid, mt_value *a, mt_dtype dt, mt_random_range *out) {
             return mt_error(MT_ERR_RUNTIME, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
                             (long long)from, (long long)t);
         if (floating) {
-            if (check_half_bound(from, dt, "from") || check_half_bound(t - 1, dt, "to - 1")) return -1;
+            if (check_half_bound(from, dt, "from") || check_half_bound(t - 1, dt, "to - 1"))
+                return -1;
             from = update_from(from, dt);
             t = update_to(t, dt);
             if (from >= t)

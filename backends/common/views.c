@@ -142,10 +142,13 @@ int mt_k_narrow(mt_call *c, mt_value *a, mt_value *r) {
     if (mt_wrap_dim(a[1].i, s->ndim, &d)) return -1;
     int64_t size = s->sizes[d], start = a[2].i, length = a[3].i;
     if (start != size) { /* one past the end is allowed, for an empty slice */
-        int64_t n = size > 0 ? size : 1; /* wrapped as a dim is (PyTorch's maybe_wrap_dim), in int64 */
+        int64_t n =
+            size > 0 ? size : 1; /* wrapped as a dim is (PyTorch's maybe_wrap_dim), in int64 */
         if (start < -n || start >= n)
-            return mt_error(MT_ERR_INDEX, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
-                            (long long)-n, (long long)n, mt_user_dim(start));
+            return mt_error(
+                MT_ERR_INDEX,
+                "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                (long long)-n, (long long)n, mt_user_dim(start));
         if (start < 0) start += n;
     }
     if (length < 0 || start > size - length)
@@ -302,13 +305,15 @@ int mt_k_resize_(mt_call *c, mt_value *a, mt_value *r) {
     if (!same) {
         int64_t strides[MT_MAX_DIM];
         mt_contiguous_strides(n, a[1].il, strides);
-        int64_t need = mt_required_nbytes(n, a[1].il, strides, t->offset, mt_dtype_size((mt_dtype)t->dtype));
+        int64_t need =
+            mt_required_nbytes(n, a[1].il, strides, t->offset, mt_dtype_size((mt_dtype)t->dtype));
         if (need < 0) {
             char b[256];
             mt_fmt_ilist(b, sizeof b, a[1].il, n);
             return mt_error(MT_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s", b);
         }
-        if ((uint64_t)need > t->storage->nbytes && mt_storage_resize(t->storage, (size_t)need)) return -1;
+        if ((uint64_t)need > t->storage->nbytes && mt_storage_resize(t->storage, (size_t)need))
+            return -1;
         memcpy(t->sizes, a[1].il, sizeof(int64_t) * (size_t)n);
         memcpy(t->strides, strides, sizeof(int64_t) * (size_t)n);
         t->ndim = (int8_t)n;

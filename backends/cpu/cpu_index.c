@@ -240,8 +240,10 @@ static int k_index_put_(mt_call *c, mt_value *a, mt_value *r) {
         }
         memcpy(dst, idx, sizeof dst);
         if (self->ndim) dst[d] = v;
-        if (add) add_elem(at(self, dst), at(&src, idx), dt, a[4]);
-        else memcpy(at(self, dst), at(&src, idx), isz);
+        if (add)
+            add_elem(at(self, dst), at(&src, idx), dt, a[4]);
+        else
+            memcpy(at(self, dst), at(&src, idx), isz);
     }
     return 0;
 }

@@ -67,10 +67,13 @@ mt_node *mt_custom_node(const char *name, mt_callback backward, mt_tensor **inpu
             if (mt_check_inplace(t)) goto fail;
             if (non_differentiable && non_differentiable[i]) continue;
             /* CopySlices replays this node with the view's gradient as its only one and takes
-             * result 0 for the view: that fits a one-output function whose first input is the view */
+             * result 0 for the view: that fits a one-output function whose first input is the view
+             */
             if (mt_is_diff_view(t) && (noutputs != 1 || ninputs < 1 || inputs[0] != t)) {
                 mt_error(MT_ERR_RUNTIME,
-                         "%s: a view marked dirty must be the function's first input and its only output", n->name);
+                         "%s: a view marked dirty must be the function's first input and its only "
+                         "output",
+                         n->name);
                 goto fail;
             }
             if (mt_is_diff_view(t) ? mt_rebase_view(t, n) : mt_set_history(t, n, i)) goto fail;

@@ -80,7 +80,8 @@ static void push_node(lua_State *L, mt_node *n) {
 /* A node reached from a finalizer after its own __gc ran has released its graph node. */
 static mt_node *check_node(lua_State *L, int idx) {
     mt_node *n = ((lmt_node *)luaL_checkudata(L, idx, LMT_NODE))->n;
-    if (!n) lmt_errorf(L, "this graph Node has been freed (its __gc ran) and can no longer be used");
+    if (!n)
+        lmt_errorf(L, "this graph Node has been freed (its __gc ran) and can no longer be used");
     return n;
 }
 

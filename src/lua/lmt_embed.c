@@ -67,7 +67,8 @@ MT_API int mt_open(lua_State *L) {
     library_dir(dir, sizeof dir);
     int top = lua_gettop(L);
     /* nothing that allocates runs outside lua_pcall: a memory error there would panic the host */
-    if (!lua_checkstack(L, 2)) return mt_error(MT_ERR_MEMORY, "cannot open mindtorch: Lua stack overflow");
+    if (!lua_checkstack(L, 2))
+        return mt_error(MT_ERR_MEMORY, "cannot open mindtorch: Lua stack overflow");
     lua_pushcfunction(L, open_protected);
     lua_pushlightuserdata(L, dir);
     int rc = protected_status(L, lua_pcall(L, 1, 0, 0), "cannot open mindtorch: ");
@@ -98,7 +99,8 @@ static bool opened(lua_State *L) {
  * fail, and then the tensor is still the caller's) */
 static int push_protected(lua_State *L) {
     mt_tensor *t = lua_touserdata(L, 1);
-    if (!opened(L)) return luaL_error(L, "mindtorch is not open in this lua_State (call mt_open first)");
+    if (!opened(L))
+        return luaL_error(L, "mindtorch is not open in this lua_State (call mt_open first)");
     lmt_push_tensor(L, t);
     return 1;
 }
@@ -113,7 +115,8 @@ MT_API int mt_push_tensor_from_buffer(lua_State *L, void *data, mt_dtype dtype, 
     int64_t st[MT_MAX_DIM];
     for (int i = 0; i < ndim; i++) {
         if (sizes[i] < 0) return mt_error(MT_ERR_VALUE, "negative dimension %lld", (long long)sizes[i]);
-        if (strides && strides[i] < 0) return mt_error(MT_ERR_VALUE, "negative stride %lld", (long long)strides[i]);
+        if (strides && strides[i] < 0)
+            return mt_error(MT_ERR_VALUE, "negative stride %lld", (long long)strides[i]);
         st[i] = strides ? strides[i] : 0;
     }
     /* the bytes the host promises, checked: a wrapped size would let ops run off the buffer */
@@ -126,9 +129,11 @@ MT_API int mt_push_tensor_from_buffer(lua_State *L, void *data, mt_dtype dtype, 
         char b1[256], b2[256];
         mt_fmt_ilist(b1, sizeof b1, sizes, ndim);
         mt_fmt_ilist(b2, sizeof b2, st, ndim);
-        return mt_error(MT_ERR_VALUE, "Storage size calculation overflowed with sizes=%s and strides=%s", b1, b2);
+        return mt_error(MT_ERR_VALUE,
+                        "Storage size calculation overflowed with sizes=%s and strides=%s", b1, b2);
     }
-    if (numel > 0 && !data) return mt_error(MT_ERR_VALUE, "no data for a tensor of %lld elements", (long long)numel);
+    if (numel > 0 && !data)
+        return mt_error(MT_ERR_VALUE, "no data for a tensor of %lld elements", (long long)numel);
     host_release *r = malloc(sizeof *r);
     if (!r) return mt_error(MT_ERR_MEMORY, "out of memory");
     *r = (host_release){release, ctx};

@@ -21,7 +21,8 @@ static lmt_storage_box *check_box(lua_State *L, int idx) {
     if (!b) b = luaL_testudata(L, idx, LMT_TSTORAGE);
     if (!b) lmt_errorf(L, "expected a storage, got %s", luaL_typename(L, idx));
     /* a finalizer may reach a storage whose own __gc already ran in the same cycle */
-    if (!b->s) lmt_errorf(L, "this storage has been freed (its __gc ran) and can no longer be used");
+    if (!b->s)
+        lmt_errorf(L, "this storage has been freed (its __gc ran) and can no longer be used");
     return b;
 }
 
@@ -61,10 +62,13 @@ static int st_data_ptr(lua_State *L) {
 /* the bytes of n elements of isz bytes, checked (a Lua error when negative or overflowing) */
 static size_t storage_nbytes(lua_State *L, lua_Integer n, size_t isz) {
     int64_t nbytes;
-    if (n < 0) mt_error(MT_ERR_RUNTIME, "Storage size must be non-negative, got %lld", (long long)n);
+    if (n < 0)
+        mt_error(MT_ERR_RUNTIME, "Storage size must be non-negative, got %lld", (long long)n);
     else if (mt_mul_overflow((int64_t)n, (int64_t)isz, &nbytes))
-        mt_error(MT_ERR_RUNTIME, "Storage size calculation overflowed: %lld elements of %zu bytes", (long long)n, isz);
-    else return (size_t)nbytes;
+        mt_error(MT_ERR_RUNTIME, "Storage size calculation overflowed: %lld elements of %zu bytes",
+                 (long long)n, isz);
+    else
+        return (size_t)nbytes;
     lmt_error(L);
     return 0;
 }

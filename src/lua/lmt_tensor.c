@@ -74,13 +74,14 @@ mt_tensor *lmt_to_tensor(lua_State *L, int idx) { return lmt_box_tensor(L, idx);
 
 bool lmt_is_released_tensor(lua_State *L, int idx) {
     lmt_box *b = lua_touserdata(L, idx);
-    return b && lua_rawlen(L, idx) == sizeof(lmt_box) && (b->magic == LMT_BOX_MAGIC || b->magic == LMT_BOX_FREED) &&
-           !b->t;
+    return b && lua_rawlen(L, idx) == sizeof(lmt_box) &&
+           (b->magic == LMT_BOX_MAGIC || b->magic == LMT_BOX_FREED) && !b->t;
 }
 
 mt_tensor *lmt_check_tensor(lua_State *L, int idx) {
     lmt_box *b = lua_touserdata(L, idx);
-    if (!b || lua_rawlen(L, idx) != sizeof(lmt_box) || (b->magic != LMT_BOX_MAGIC && b->magic != LMT_BOX_FREED))
+    if (!b || lua_rawlen(L, idx) != sizeof(lmt_box) ||
+        (b->magic != LMT_BOX_MAGIC && b->magic != LMT_BOX_FREED))
         lmt_errorf(L, "expected a Tensor, got %s", luaL_typename(L, idx));
     if (!b->t) lmt_errorf(L, "%s", lmt_released_message(L, idx));
     return b->t;
@@ -88,8 +89,9 @@ mt_tensor *lmt_check_tensor(lua_State *L, int idx) {
 
 const char *lmt_released_message(lua_State *L, int idx) {
     const lmt_box *b = lua_touserdata(L, idx);
-    return b && b->magic == LMT_BOX_FREED ? "this tensor has been freed (its __gc ran) and can no longer be used"
-                             : "this tensor was released by <close> and can no longer be used";
+    return b && b->magic == LMT_BOX_FREED
+               ? "this tensor has been freed (its __gc ran) and can no longer be used"
+               : "this tensor was released by <close> and can no longer be used";
 }
 
 /* user attributes (x.note = ...) live in a registry table keyed weakly by the userdata, so

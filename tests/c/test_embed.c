@@ -149,17 +149,20 @@ static void overflowing_geometry_is_refused(void **state) {
     int one = 1;
     releases = 0;
     int64_t square[2] = {(int64_t)1 << 32, (int64_t)1 << 32};
-    assert_int_equal(mt_push_tensor_from_buffer(L, buf, MT_FLOAT32, 2, square, NULL, count_release, &one), -1);
+    assert_int_equal(
+        mt_push_tensor_from_buffer(L, buf, MT_FLOAT32, 2, square, NULL, count_release, &one), -1);
     assert_non_null(strstr(mt_error_msg(), "numel: integer multiplication overflow"));
     int64_t sizes[2] = {4, 1}, strides[2] = {(int64_t)1 << 62, 1};
-    assert_int_equal(mt_push_tensor_from_buffer(L, buf, MT_FLOAT32, 2, sizes, strides, count_release, &one), -1);
+    assert_int_equal(
+        mt_push_tensor_from_buffer(L, buf, MT_FLOAT32, 2, sizes, strides, count_release, &one), -1);
     assert_non_null(strstr(mt_error_msg(), "Storage size calculation overflowed"));
     /* an empty tensor needs no bytes, whatever its other sizes and strides (found by fuzz_embed) */
     int64_t empty[3] = {1, (int64_t)1 << 62, 0}, far[3] = {8, 3, 4};
     assert_int_equal(mt_push_tensor_from_buffer(L, NULL, MT_FLOAT32, 3, empty, far, NULL, NULL), 0);
     lua_pop(L, 1);
     int64_t big[1] = {(int64_t)1 << 61}; /* numel fits, bytes (x 8) do not */
-    assert_int_equal(mt_push_tensor_from_buffer(L, buf, MT_FLOAT64, 1, big, NULL, count_release, &one), -1);
+    assert_int_equal(
+        mt_push_tensor_from_buffer(L, buf, MT_FLOAT64, 1, big, NULL, count_release, &one), -1);
     assert_int_equal(releases, 0);
     assert_int_equal(lua_gettop(L), 0);
     lua_close(L);
@@ -196,13 +199,15 @@ static void lua_out_of_memory_is_a_return_code(void **state) {
     lua_Alloc cache = lua_getallocf(L, &cache_ud);
     alloc_fails = true;
     lua_setallocf(L, failing_alloc, NULL);
-    assert_int_equal(mt_push_tensor_from_buffer(L, buf, MT_FLOAT32, 1, sizes, NULL, count_release, &one), -1);
+    assert_int_equal(
+        mt_push_tensor_from_buffer(L, buf, MT_FLOAT32, 1, sizes, NULL, count_release, &one), -1);
     lua_setallocf(L, cache, cache_ud);
     alloc_fails = false;
     assert_non_null(strstr(mt_error_msg(), "not enough memory"));
     assert_int_equal(releases, 0); /* the buffer stays the host's */
     assert_int_equal(lua_gettop(L), 0);
-    assert_int_equal(mt_push_tensor_from_buffer(L, buf, MT_FLOAT32, 1, sizes, NULL, count_release, &one), 0);
+    assert_int_equal(
+        mt_push_tensor_from_buffer(L, buf, MT_FLOAT32, 1, sizes, NULL, count_release, &one), 0);
     lua_setglobal(L, "v");
     assert_int_equal(run(L, "s = v:sum():item()", 0), 0);
     lua_getglobal(L, "s");
