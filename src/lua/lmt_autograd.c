@@ -186,10 +186,6 @@ static int take_replacements(lua_State *L, int n, mt_tensor **g) {
             MT_ERR_RUNTIME,
             "hook 'hook' has returned an incorrect number of values (got %lld, but expected %d)",
             (long long)got, n);
-    mt_tensor *repl[MT_MAX_DIM * 4];
-    mt_tensor **r = n <= (int)(sizeof repl / sizeof *repl)
-                        ? repl
-                        : lua_newuserdatauv(L, sizeof(mt_tensor *) * (size_t)n, 0);
     for (int i = 0; i < n; i++) { /* every entry is checked before any gradient is replaced */
         int ty = lua_rawgeti(L, tab, i + 1);
         mt_tensor *t = lmt_to_tensor(L, -1);
@@ -200,12 +196,14 @@ static int take_replacements(lua_State *L, int n, mt_tensor **g) {
         if (t && !g[i])
             return mt_error(MT_ERR_RUNTIME, "can't replace a None gradient with a non-None value");
         if (t && check_replacement(g[i], t)) return -1;
-        r[i] = t;
     }
-    for (int i = 0; i < n; i++) {
-        if (r[i]) mt_tensor_incref(r[i]);
+    for (int i = 0; i < n; i++) { /* raw reads again: the same entries, no user code ran */
+        lua_rawgeti(L, tab, i + 1);
+        mt_tensor *t = lmt_to_tensor(L, -1);
+        lua_pop(L, 1);
+        if (t) mt_tensor_incref(t);
         mt_tensor_decref(g[i]);
-        g[i] = r[i];
+        g[i] = t;
     }
     return 0;
 }

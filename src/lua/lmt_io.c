@@ -10,18 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <stdarg.h>
 #include <zlib.h>
 
-/* a Lua error from a printf format (lua_pushfstring knows no %lld or %zu) */
-static int io_errorf(lua_State *L, const char *fmt, ...) {
-    char msg[320];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return lmt_errorf(L, "%s", msg);
-}
+/* a Lua error from a printf format (lua_pushfstring knows no %lld or %zu): the core's error
+ * slot formats it, lmt_error raises it */
+#define io_errorf(L, ...) (mt_error(MT_ERR_RUNTIME, __VA_ARGS__), lmt_error(L))
 
 /* torch._gunzip(path [, max [, head]]) -> string: the inflated contents of a gzip file (a
  * plain file is read as it is). With max, at most max bytes are inflated: more is an error,
