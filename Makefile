@@ -47,7 +47,7 @@ LMODDIR  := $(BLIB)/lua/$(LUA_VERSION)/mindtorch
 LSHARE   := $(BUILD)/share/lua/$(LUA_VERSION)
 
 OP_DECLS := $(sort $(wildcard src/ops/*.lua))
-OP_DECLS := $(filter-out src/ops/opgen.lua,$(OP_DECLS))
+OP_DECLS := $(filter-out src/ops/opgen.lua src/ops/schema_text.lua,$(OP_DECLS))
 
 CORE_SRCS := $(filter-out src/luamt.c,$(wildcard src/*.c)) $(wildcard src/autograd/*.c) $(wildcard src/lua/*.c) \
              $(wildcard backends/common/*.c) $(wildcard backends/meta/*.c) \
@@ -73,7 +73,7 @@ C_PLUGINS   := $(patsubst tests/c/%.c,$(BUILD)/tests/lib%.so,$(wildcard tests/c/
 all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK) $(NPUMOD) $(STANDIN_LIBS) $(STANDIN)/opp
 
 # ---- generated operator tables -------------------------------------------------------------
-$(GEN)/mt_ops_gen.h $(GEN)/mt_ops_gen.c $(GEN)/reference.md: $(OP_DECLS) src/ops/opgen.lua
+$(GEN)/mt_ops_gen.h $(GEN)/mt_ops_gen.c $(GEN)/reference.md: $(OP_DECLS) src/ops/opgen.lua src/ops/schema_text.lua
 	@mkdir -p $(GEN)
 	$(LUA) src/ops/opgen.lua $(GEN) $(OP_DECLS)
 

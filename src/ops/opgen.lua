@@ -11,6 +11,7 @@
 -- a Lua user sees them (Dim start_dim=1) and stored 0-based.
 
 local outdir = assert(arg[1], "usage: opgen.lua OUTDIR decl.lua...")
+local schema_text = dofile((arg[0]:match("^(.*)/") or ".") .. "/schema_text.lua")
 local ops = {}
 
 local function fail(decl, msg)
@@ -60,23 +61,6 @@ local function parse_type(decl, ty)
   return t
 end
 
-local function split_commas(s)
-  local out, depth, cur = {}, 0, {}
-  for ch in s:gmatch(".") do
-    if ch == "[" or ch == "(" then depth = depth + 1 end
-    if ch == "]" or ch == ")" then depth = depth - 1 end
-    if ch == "," and depth == 0 then
-      out[#out + 1] = table.concat(cur):match("^%s*(.-)%s*$")
-      cur = {}
-    else
-      cur[#cur + 1] = ch
-    end
-  end
-  local last = table.concat(cur):match("^%s*(.-)%s*$")
-  if last ~= "" then out[#out + 1] = last end
-  return out
-end
-
 local function parse_default(decl, arg, text)
   local t = arg.type
   if text == "None" then return { tag = "NONE" } end
@@ -111,25 +95,18 @@ end
 
 local function parse(decl)
   local text = decl[1]
-  local name, overload, args, rets = text:match("^([%w_]+)%.?([%w_]*)(%b())%s*%->%s*(.+)$")
-  if not name then fail(decl, "cannot parse schema") end
+  local parts, err = schema_text.parse(text)
+  if not parts then fail(decl, err) end
+  local name, overload = parts.name, parts.overload
   local op = { name = name, overload = overload, text = text, args = {}, rets = {}, decl = decl }
-  local kwonly = false
-  for _, a in ipairs(split_commas(args:sub(2, -2))) do
-    if a == "*" then
-      kwonly = true
-    else
-      local ty, aname, def = a:match("^(%S+)%s+([%w_]+)%s*=%s*(.+)$")
-      if not ty then ty, aname = a:match("^(%S+)%s+([%w_]+)$") end
-      if not ty then fail(decl, "cannot parse argument '" .. a .. "'") end
-      local arg = { name = aname, type = parse_type(decl, ty), kwonly = kwonly }
-      if def then arg.default = parse_default(decl, arg, def) end
-      op.args[#op.args + 1] = arg
-    end
+  for _, a in ipairs(parts.args) do
+    local arg = { name = a.name, type = parse_type(decl, a.type), kwonly = a.kwonly }
+    if a.default then arg.default = parse_default(decl, arg, a.default) end
+    op.args[#op.args + 1] = arg
   end
-  rets = rets:match("^%s*(.-)%s*$")
+  local rets = parts.rets
   if rets ~= "()" then
-    local list = rets:match("^%((.*)%)$") and split_commas(rets:sub(2, -2)) or { rets }
+    local list = rets:match("^%((.*)%)$") and schema_text.split_commas(rets:sub(2, -2)) or { rets }
     for _, r in ipairs(list) do
       local ty, rname = r:match("^(%S+)%s+([%w_]+)$")
       ty = ty or r

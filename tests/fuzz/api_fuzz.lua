@@ -28,7 +28,7 @@ do
   local dir = "src/ops/"
   local p = assert(io.popen("ls " .. dir))
   for f in p:lines() do
-    if f:match("%.lua$") and f ~= "opgen.lua" then
+    if f:match("%.lua$") and f ~= "opgen.lua" and f ~= "schema_text.lua" then
       local env = setmetatable({
         op = function(decl) schemas[#schemas + 1] = { text = decl[1], variants = decl.variants or "function" } end,
       }, { __index = _G })
@@ -38,35 +38,15 @@ do
   p:close()
 end
 
-local function split_args(s)
-  local out, depth, cur = {}, 0, ""
-  for ch in s:gmatch(".") do
-    if ch == "(" or ch == "[" then depth = depth + 1 elseif ch == ")" or ch == "]" then depth = depth - 1 end
-    if ch == "," and depth == 0 then
-      out[#out + 1] = cur:match("^%s*(.-)%s*$")
-      cur = ""
-    else
-      cur = cur .. ch
-    end
-  end
-  if cur:match("%S") then out[#out + 1] = cur:match("^%s*(.-)%s*$") end
-  return out
-end
-
+local schema_text = dofile("src/ops/schema_text.lua")
 local ops = {}
 for _, s in ipairs(schemas) do
-  local name, args = s.text:match("^([%w_]+)%.?[%w_]*(%b())")
+  local parts = assert(schema_text.parse(s.text))
+  local name = parts.name
   local op = { name = name, text = s.text, args = {}, fn = s.variants:find("function") ~= nil,
     method = s.variants:find("method") ~= nil }
-  local kwonly = false
-  for _, a in ipairs(split_args(args:sub(2, -2))) do
-    if a == "*" then
-      kwonly = true
-    else
-      local ty, an, def = a:match("^(%S+)%s+([%w_]+)%s*=%s*(.+)$")
-      if not ty then ty, an = a:match("^(%S+)%s+([%w_]+)$") end
-      op.args[#op.args + 1] = { type = ty, name = an, default = def ~= nil, kwonly = kwonly }
-    end
+  for _, a in ipairs(parts.args) do
+    op.args[#op.args + 1] = { type = a.type, name = a.name, default = a.default ~= nil, kwonly = a.kwonly }
   end
   if (not opts.only or opts.only == name) and (op.fn and torch[name] or op.method) then ops[#ops + 1] = op end
 end
