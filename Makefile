@@ -47,12 +47,14 @@ LMODDIR  := $(BLIB)/lua/$(LUA_VERSION)/mindtorch
 LSHARE   := $(BUILD)/share/lua/$(LUA_VERSION)
 
 OP_DECLS := $(sort $(wildcard src/ops/*.lua))
-OP_DECLS := $(filter-out src/ops/opgen.lua src/ops/schema_text.lua,$(OP_DECLS))
+OP_DECLS := $(filter-out src/ops/opgen.lua src/ops/schema_text.lua src/ops/gen_%.lua,$(OP_DECLS))
 
 CORE_SRCS := $(filter-out src/luamt.c,$(wildcard src/*.c)) $(wildcard src/autograd/*.c) $(wildcard src/lua/*.c) \
              $(wildcard backends/common/*.c) $(wildcard backends/meta/*.c) \
              $(wildcard backends/cpu/*.c)
-CORE_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS)) $(OBJ)/gen/mt_ops_gen.o
+# generated from the op declarations (src/ops/opgen.lua): schemas, element-wise descriptions, derivatives
+GEN_SRCS  := mt_ops_gen.c mt_ew_gen.c mt_derivatives_gen.c
+CORE_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS)) $(patsubst %.c,$(OBJ)/gen/%.o,$(GEN_SRCS))
 
 LIBMT    := $(BLIB)/libmindtorch.so
 LUAMOD   := $(LMODDIR)/core.so
@@ -73,7 +75,9 @@ C_PLUGINS   := $(patsubst tests/c/%.c,$(BUILD)/tests/lib%.so,$(wildcard tests/c/
 all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK) $(NPUMOD) $(STANDIN_LIBS) $(STANDIN)/opp
 
 # ---- generated operator tables -------------------------------------------------------------
-$(GEN)/mt_ops_gen.h $(GEN)/mt_ops_gen.c $(GEN)/reference.md: $(OP_DECLS) src/ops/opgen.lua src/ops/schema_text.lua
+OPGEN := src/ops/opgen.lua src/ops/schema_text.lua src/ops/gen_elementwise.lua src/ops/gen_derivatives.lua
+$(GEN)/mt_ops_gen.h $(GEN)/mt_ops_gen.c $(GEN)/reference.md $(GEN)/mt_ew_gen.h $(GEN)/mt_ew_gen.c \
+$(GEN)/mt_derivatives_gen.c &: $(OP_DECLS) $(OPGEN)
 	@mkdir -p $(GEN)
 	$(LUA) src/ops/opgen.lua $(GEN) $(OP_DECLS)
 
@@ -90,10 +94,10 @@ HOT_LOOPS := backends/cpu/cpu_ew_families.c backends/cpu/cpu_ew_families_avx2.c 
 $(patsubst %.c,$(OBJ)/%.o,$(HOT_LOOPS)): override CFLAGS += -O3 -funroll-loops -fno-math-errno
 $(OBJ)/backends/cpu/cpu_ew_families_avx2.o $(OBJ)/backends/cpu/cpu_reduce_loops_avx2.o: override CFLAGS += -mavx2 -mfma
 
-$(OBJ)/gen/mt_ops_gen.o: $(GEN)/mt_ops_gen.c
+$(OBJ)/gen/%.o: $(GEN)/%.c $(GEN)/mt_ops_gen.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS) -c $< -o $@
+	@$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 -include $(CORE_OBJS:.o=.d)
 

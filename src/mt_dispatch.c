@@ -77,6 +77,14 @@ int mt_op_overloads(const char *name, const mt_op **out, int cap) {
 void mt_disp_kernel(int opid, mt_key key, mt_kernel k) { ops[opid].kernels[key] = k; }
 void mt_disp_impl(int opid, mt_key key, mt_impl_fn f) { ops[opid].impls[key] = f; }
 void mt_disp_meta(int opid, mt_meta_fn f) { ops[opid].meta = f; }
+void mt_disp_impl_group(int group, mt_key key, mt_impl_fn f) {
+    for (int i = 0; i < mt_num_schemas; i++)
+        if (ops[i].schema->group == group) ops[i].impls[key] = f;
+}
+void mt_disp_meta_group(int group, mt_meta_fn f) {
+    for (int i = 0; i < mt_num_schemas; i++)
+        if (ops[i].schema->group == group) ops[i].meta = f;
+}
 void mt_disp_composite(int opid, mt_kernel k) { ops[opid].composite = k; }
 void mt_disp_fallback(mt_key key, mt_kernel k) { fallbacks[key] = k; }
 

@@ -87,6 +87,9 @@ MT_API void mt_disp_kernel(int opid, mt_key key, mt_kernel k);
 MT_API void mt_disp_impl(int opid, mt_key key, mt_impl_fn f);
 MT_API void mt_disp_meta(int opid, mt_meta_fn f);
 MT_API void mt_disp_composite(int opid, mt_kernel k);
+/* The same impl (meta function) for every op of a group (mt_op_group, from the declarations). */
+MT_API void mt_disp_impl_group(int group, mt_key key, mt_impl_fn f);
+MT_API void mt_disp_meta_group(int group, mt_meta_fn f);
 /* A kernel for every op at `key` that has none of its own (autograd, pipeline). */
 MT_API void mt_disp_fallback(mt_key key, mt_kernel k);
 

@@ -57,12 +57,24 @@ enum {
     MT_S_NONDIFF = 1 << 7,  /* outputs never require grad (comparisons, argmax, ...) */
 };
 
+/* The generic kernel family an op belongs to, from its declaration: a backend registers one
+ * kernel for a whole group (mt_disp_impl_group) instead of listing the ops. */
+typedef enum mt_op_group {
+    MT_GROUP_NONE,
+    MT_GROUP_ELEMENTWISE, /* described by an `ew` field (backends/common/elementwise.h) */
+    MT_GROUP_REDUCTION,   /* sum, max.dim, var, norm, all, ... (backends/common/reduce.h) */
+    MT_GROUP_DIMOP,       /* along one dim: cumsum, cumprod, softmax, log_softmax */
+    MT_GROUP_PRODUCT,     /* matrix products: mm, bmm, mv, dot, addmm, addmv, baddbmm */
+    MT_NUM_GROUPS
+} mt_op_group;
+
 typedef struct mt_schema {
     const char *name;     /* "add" */
     const char *overload; /* "Tensor", or "" */
     const char *text;     /* the declaration as written */
     const char *doc;      /* one line for the reference */
     uint16_t flags;
+    uint8_t group; /* mt_op_group */
     uint8_t nargs, nrets;
     const mt_arg *args;
     const mt_ret *rets;

@@ -138,7 +138,11 @@ void mt_ew_out_strides(int nin, mt_tensor *const *inputs, int ndim, const int64_
 static const mt_ew_desc *descs[MT_NUM_OPS];
 
 const mt_ew_desc *mt_ew_desc_of(int opid) { return opid >= 0 && opid < MT_NUM_OPS ? descs[opid] : NULL; }
-void mt_ew_set_desc(int opid, const mt_ew_desc *d) { descs[opid] = d; }
+
+void mt_ew_register(void) {
+    for (int i = 0; i < mt_ew_ndecls; i++) descs[mt_ew_decls[i].op] = &mt_ew_decls[i].d;
+    mt_disp_meta_group(MT_GROUP_ELEMENTWISE, mt_meta_elementwise);
+}
 
 static const char *cpp_type_name(mt_dtype dt) {
     switch (dt) {

@@ -37,18 +37,11 @@ enum {
     MT_EW_BOOL,  /* computed in the promoted dtype, result bool */
 };
 
-/* What an element-wise op computes: every backend implements these by name. */
-#define MT_EW_FAMILIES(X)                                                                          \
-    X(ADD) X(SUB) X(RSUB) X(MUL) X(DIV) X(DIV_TRUNC) X(DIV_FLOOR) X(REMAINDER) X(FMOD) X(POW)        \
-    X(ATAN2) X(MAXIMUM) X(MINIMUM) X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(LAND) X(LOR) X(LXOR)       \
-    X(BAND) X(BOR) X(BXOR) X(SHL) X(SHR) X(LNOT) X(BNOT) X(NEG) X(ABS) X(SIGN) X(RECIPROCAL)        \
-    X(SQRT) X(RSQRT) X(EXP) X(EXP2) X(EXPM1) X(LOG) X(LOG2) X(LOG10) X(LOG1P) X(SIN) X(COS) X(TAN)  \
-    X(ASIN) X(ACOS) X(ATAN) X(SINH) X(COSH) X(TANH) X(ERF) X(ERFC) X(ERFINV) X(SIGMOID) X(RELU)     \
-    X(FLOOR) X(CEIL) X(ROUND) X(ROUND_DEC) X(TRUNC) X(FRAC) X(ISNAN) X(ISINF) X(ISFINITE) X(GELU)   \
-    X(SILU) X(SOFTPLUS) X(ELU) X(LEAKY_RELU) X(HARDTANH) X(CLAMP) X(LERP) X(ADDCMUL) X(ADDCDIV)     \
-    X(WHERE)
+/* What an element-wise op computes: every backend implements these families by name. The list
+ * is generated from the declarations' `ew` fields (build/gen/mt_ew_gen.h). */
+#include "mt_ew_gen.h"
 
-#define MT_EW_ENUM(name) MT_F_##name,
+#define MT_EW_ENUM(name, shape, set) MT_F_##name,
 enum { MT_EW_FAMILIES(MT_EW_ENUM) MT_EW_NFAMILIES };
 #undef MT_EW_ENUM
 
@@ -90,9 +83,18 @@ typedef struct mt_ew_desc {
 #define MT_DT_FLOATS_NOHALF (MT_DT_FLOATS & ~MT_DT_BIT(MT_FLOAT16))
 #define MT_DT_NUMS_NOHALF (MT_DT_NUMS & ~MT_DT_BIT(MT_FLOAT16))
 
+/* The description of every declared element-wise op (build/gen/mt_ew_gen.c). */
+typedef struct mt_ew_decl {
+    int op;
+    mt_ew_desc d;
+} mt_ew_decl;
+extern const mt_ew_decl mt_ew_decls[];
+extern const int mt_ew_ndecls;
+
 /* The description of an op (NULL if it is not element-wise). */
 const mt_ew_desc *mt_ew_desc_of(int opid);
-void mt_ew_set_desc(int opid, const mt_ew_desc *d);
+/* Attaches every description and the generic meta function to its op (at start-up). */
+void mt_ew_register(void);
 
 /* The dtypes of one call: what the kernel computes in and what the result holds. */
 typedef struct mt_ew_types {

@@ -86,20 +86,25 @@ static int pick_family(const mt_ew_desc *d, mt_value *args, const mt_ew_types *t
     int fam = d->family;
     if (d->check == MT_EWC_DIVMODE) {
         mt_value m = args[d->params[0]];
-        fam = m.tag == MT_V_NONE ? MT_F_DIV : strcmp(m.s, "trunc") == 0 ? MT_F_DIV_TRUNC : MT_F_DIV_FLOOR;
+        fam = m.tag == MT_V_NONE          ? MT_F_DIV
+              : strcmp(m.s, "trunc") == 0 ? MT_CPU_EW_DIV_TRUNC
+                                          : MT_F_DIV_FLOOR;
     }
-    if (fam == MT_F_LERP && args[2].tag != MT_V_TENSOR) fam = -MT_F_LERP; /* scalar weight */
+    if (fam == MT_F_LERP && args[2].tag != MT_V_TENSOR) fam = MT_CPU_EW_LERP_SCALAR;
     if (fam == MT_F_ADD || fam == MT_F_SUB || fam == MT_F_RSUB) {
         mt_value alpha = args[d->params[0]];
-        if (mt_scalar_double(alpha) != 1.0) fam = -fam;
+        if (mt_scalar_double(alpha) != 1.0)
+            fam = fam == MT_F_ADD   ? MT_CPU_EW_ADD_ALPHA
+                  : fam == MT_F_SUB ? MT_CPU_EW_SUB_ALPHA
+                                    : MT_CPU_EW_RSUB_ALPHA;
     }
     if (fam == MT_F_POW && mt_dtype_is_floating(ty->compute) && args[1].tag != MT_V_TENSOR &&
         args[0].tag == MT_V_TENSOR) {
         double e = mt_scalar_double(args[1]);
         *nin = 1;
-        if (e == 2.0) return -'2';
-        if (e == 3.0) return -'3';
-        if (e == -2.0) return -'i';
+        if (e == 2.0) return MT_CPU_EW_POW_SQUARE;
+        if (e == 3.0) return MT_CPU_EW_POW_CUBE;
+        if (e == -2.0) return MT_CPU_EW_POW_INV_SQUARE;
         if (e == 0.5) return MT_F_SQRT;
         if (e == -0.5) return MT_F_RSQRT;
         if (e == -1.0) return MT_F_RECIPROCAL;

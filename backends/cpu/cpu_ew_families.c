@@ -193,15 +193,25 @@ static inline float gelu_f(float x, int mode) {
 }
 #define EW_GELU(a) _Generic((a), float: gelu_f, default: gelu_d)(a, ctx->mode)
 
+/* log(exp(a) + exp(b)) from the larger one: equal infinities give themselves (no inf - inf) */
+#define EW_LOGADDEXP(a, b)                                                                         \
+    ((isinf(a) && (a) == (b))                                                                      \
+         ? (a)                                                                                     \
+         : (((a) > (b) ? (a) : (b)) + EW_M(log1p, EW_M(exp, -EW_M(fabs, (a) - (b))))))
+
 /* clamp with optional bounds (p0 = min, p1 = max); NaN stays NaN */
 #define EW_LO(a) ((ctx->has[0] && (a) < p0) ? p0 : (a))
 #define EW_CLAMP(a) (isnan((double)(a)) ? (a) : (ctx->has[1] && EW_LO(a) > p1) ? p1 : EW_LO(a))
 
 /* ---- the families ----------------------------------------------------------------------------- */
 
-#define ALL(M, ...) EW_FLOATS(M, __VA_ARGS__) EW_INTS(M, __VA_ARGS__) EW_BOOLS(M, __VA_ARGS__)
-#define NUMS(M, ...) EW_FLOATS(M, __VA_ARGS__) EW_INTS(M, __VA_ARGS__)
-#define INTB(M, ...) EW_INTS(M, __VA_ARGS__) EW_BOOLS(M, __VA_ARGS__)
+/* Each family's loops for every dtype of its declared set, as an expression of `a` (`b`, `c`):
+ * the family list and its sets come from the op declarations (build/gen/mt_ew_gen.h); a family
+ * whose dtypes need different expressions gives one line per dtype class (EW_FLOATS, EW_INTS,
+ * EW_BOOLS). A family declared without loops here fails to compile (its table names them). */
+#define ALL EW_ALL
+#define NUMS EW_NUMS
+#define INTB EW_INTB
 
 /* arithmetic */
 /* alpha = 1 is a plain add (vectorized); another alpha fuses the multiply-add in floating
@@ -218,7 +228,8 @@ EW_FLOATS(EW_DEF2, RSUB_ALPHA, EW_FMA(a, -p0, b))
 EW_INTS(EW_DEF2, RSUB_ALPHA, b - p0 * a)
 ALL(EW_DEF2, MUL, a *b)
 EW_FLOATS(EW_DEF2, DIV, a / b)
-EW_FLOATS(EW_DEF2, DIV_TRUNC, EW_M(trunc, a / b))
+EW_FLOATS(EW_DEF2, DIV_TRUNC,
+          EW_M(trunc, a / b)) /* div(rounding_mode='trunc'): a CPU variant of DIV */
 EW_INTS(EW_DEF2, DIV_TRUNC, EW_IDIV(a, b))
 EW_FLOATS(EW_DEF2, DIV_FLOOR, EW_FFLOORDIV(a, b))
 EW_INTS(EW_DEF2, DIV_FLOOR, (ctype)ifloordiv(a, b, ctx))
@@ -233,6 +244,12 @@ EW_FLOATS(EW_DEF2, MAXIMUM, EW_MAXF(a, b))
 INTB(EW_DEF2, MAXIMUM, a > b ? a : b)
 EW_FLOATS(EW_DEF2, MINIMUM, EW_MINF(a, b))
 INTB(EW_DEF2, MINIMUM, a < b ? a : b)
+EW_FLOATS(EW_DEF2, FMAX, EW_M2(fmax, a, b))
+INTB(EW_DEF2, FMAX, a > b ? a : b)
+EW_FLOATS(EW_DEF2, FMIN, EW_M2(fmin, a, b))
+INTB(EW_DEF2, FMIN, a < b ? a : b)
+EW_FLOATS(EW_DEF2, HYPOT, EW_M2(hypot, a, b))
+EW_FLOATS(EW_DEF2, LOGADDEXP, EW_LOGADDEXP(a, b))
 INTB(EW_DEF2, BAND, a &b)
 INTB(EW_DEF2, BOR, a | b)
 INTB(EW_DEF2, BXOR, a ^ b)
@@ -256,6 +273,9 @@ EW_FLOATS(EW_DEF1B, ISINF, isinf(a))
 INTB(EW_DEF1B, ISINF, 0)
 EW_FLOATS(EW_DEF1B, ISFINITE, isfinite(a))
 INTB(EW_DEF1B, ISFINITE, 1)
+EW_FLOATS(EW_DEF1B, SIGNBIT, signbit(a))
+EW_INTS(EW_DEF1B, SIGNBIT, a < 0)
+EW_BOOLS(EW_DEF1B, SIGNBIT, 0)
 
 /* unary math */
 EW_INTS(EW_DEF1, BNOT, ~a)
@@ -285,6 +305,9 @@ EW_FLOATS(EW_DEF1, ATAN, EW_M(atan, a))
 EW_FLOATS(EW_DEF1, SINH, EW_M(sinh, a))
 EW_FLOATS(EW_DEF1, COSH, EW_M(cosh, a))
 EW_FLOATS(EW_DEF1, TANH, EW_M(tanh, a))
+EW_FLOATS(EW_DEF1, ASINH, EW_M(asinh, a))
+EW_FLOATS(EW_DEF1, ACOSH, EW_M(acosh, a))
+EW_FLOATS(EW_DEF1, ATANH, EW_M(atanh, a))
 EW_FLOATS(EW_DEF1, ERF, EW_M(erf, a))
 EW_FLOATS(EW_DEF1, ERFC, EW_M(erfc, a))
 EW_FLOATS(EW_DEF1, ERFINV, _Generic((a), float: erfinv_f, default: erfinv_d)(a))
@@ -324,109 +347,25 @@ ALL(EW_DEFW, WHERE, 0)
 
 #define TABLE(kind, name, ...) static const mt_loop_fn tbl_##kind##_##name[MT_NUM_DTYPES] = {__VA_ARGS__};
 #define E(kind, fam, SET) SET(EW_ENTRY, kind, fam, 0)
-TABLE(b, ADD, E(b, ADD, ALL))
-TABLE(b, SUB, E(b, SUB, NUMS))
-TABLE(b, RSUB, E(b, RSUB, NUMS))
+/* one table per declared family */
+#define FAMILY_TABLE(F, kind, SET) TABLE(kind, F, E(kind, F, SET))
+MT_EW_FAMILIES(FAMILY_TABLE)
+/* the CPU's own variants of declared families (picked by cpu_ew.c) */
+TABLE(b, DIV_TRUNC, E(b, DIV_TRUNC, NUMS))
 TABLE(b, ADD_ALPHA, E(b, ADD_ALPHA, ALL))
 TABLE(b, SUB_ALPHA, E(b, SUB_ALPHA, NUMS))
 TABLE(b, RSUB_ALPHA, E(b, RSUB_ALPHA, NUMS))
-TABLE(b, MUL, E(b, MUL, ALL))
-TABLE(b, DIV, E(b, DIV, EW_FLOATS))
-TABLE(b, DIV_TRUNC, E(b, DIV_TRUNC, NUMS))
-TABLE(b, DIV_FLOOR, E(b, DIV_FLOOR, NUMS))
-TABLE(b, REMAINDER, E(b, REMAINDER, NUMS))
-TABLE(b, FMOD, E(b, FMOD, NUMS))
-TABLE(b, POW, E(b, POW, NUMS))
-TABLE(b, ATAN2, E(b, ATAN2, EW_FLOATS))
-TABLE(b, MAXIMUM, E(b, MAXIMUM, ALL))
-TABLE(b, MINIMUM, E(b, MINIMUM, ALL))
-TABLE(b, BAND, E(b, BAND, INTB))
-TABLE(b, BOR, E(b, BOR, INTB))
-TABLE(b, BXOR, E(b, BXOR, INTB))
-TABLE(b, SHL, E(b, SHL, EW_INTS))
-TABLE(b, SHR, E(b, SHR, EW_INTS))
-TABLE(bb, EQ, E(bb, EQ, ALL))
-TABLE(bb, NE, E(bb, NE, ALL))
-TABLE(bb, LT, E(bb, LT, ALL))
-TABLE(bb, LE, E(bb, LE, ALL))
-TABLE(bb, GT, E(bb, GT, ALL))
-TABLE(bb, GE, E(bb, GE, ALL))
-TABLE(bb, LAND, E(bb, LAND, ALL))
-TABLE(bb, LOR, E(bb, LOR, ALL))
-TABLE(bb, LXOR, E(bb, LXOR, ALL))
-TABLE(ub, LNOT, E(ub, LNOT, ALL))
-TABLE(ub, ISNAN, E(ub, ISNAN, ALL))
-TABLE(ub, ISINF, E(ub, ISINF, ALL))
-TABLE(ub, ISFINITE, E(ub, ISFINITE, ALL))
-TABLE(u, BNOT, E(u, BNOT, INTB))
-TABLE(u, NEG, E(u, NEG, NUMS))
-TABLE(u, ABS, E(u, ABS, NUMS))
-TABLE(u, SIGN, E(u, SIGN, ALL))
-#define FLOAT_TABLE(F) TABLE(u, F, E(u, F, EW_FLOATS))
-FLOAT_TABLE(RECIPROCAL)
-FLOAT_TABLE(SQRT)
-FLOAT_TABLE(RSQRT)
-FLOAT_TABLE(EXP)
-FLOAT_TABLE(EXP2)
-FLOAT_TABLE(EXPM1)
-FLOAT_TABLE(LOG)
-FLOAT_TABLE(LOG2)
-FLOAT_TABLE(LOG10)
-FLOAT_TABLE(LOG1P)
-FLOAT_TABLE(SIN)
-FLOAT_TABLE(COS)
-FLOAT_TABLE(TAN)
-FLOAT_TABLE(ASIN)
-FLOAT_TABLE(ACOS)
-FLOAT_TABLE(ATAN)
-FLOAT_TABLE(SINH)
-FLOAT_TABLE(COSH)
-FLOAT_TABLE(TANH)
-FLOAT_TABLE(ERF)
-FLOAT_TABLE(ERFC)
-FLOAT_TABLE(ERFINV)
-FLOAT_TABLE(SIGMOID)
-FLOAT_TABLE(ROUND_DEC)
-FLOAT_TABLE(FRAC)
-FLOAT_TABLE(GELU)
-FLOAT_TABLE(SILU)
-FLOAT_TABLE(SOFTPLUS)
-FLOAT_TABLE(ELU)
-FLOAT_TABLE(LEAKY_RELU)
-FLOAT_TABLE(POW_SQUARE)
-FLOAT_TABLE(POW_CUBE)
-FLOAT_TABLE(POW_INV_SQUARE)
-TABLE(u, RELU, E(u, RELU, NUMS))
-TABLE(u, FLOOR, E(u, FLOOR, NUMS))
-TABLE(u, CEIL, E(u, CEIL, NUMS))
-TABLE(u, ROUND, E(u, ROUND, NUMS))
-TABLE(u, TRUNC, E(u, TRUNC, NUMS))
-TABLE(u, HARDTANH, E(u, HARDTANH, NUMS))
-TABLE(u, CLAMP, E(u, CLAMP, NUMS))
-TABLE(t, LERP, E(t, LERP, EW_FLOATS))
 TABLE(b, LERP_S, E(b, LERP_S, EW_FLOATS))
-TABLE(t, ADDCMUL, E(t, ADDCMUL, NUMS))
-TABLE(t, ADDCDIV, E(t, ADDCDIV, EW_FLOATS))
-TABLE(t, WHERE, E(t, WHERE, ALL))
+TABLE(u, POW_SQUARE, E(u, POW_SQUARE, EW_FLOATS))
+TABLE(u, POW_CUBE, E(u, POW_CUBE, EW_FLOATS))
+TABLE(u, POW_INV_SQUARE, E(u, POW_INV_SQUARE, EW_FLOATS))
 
 static const mt_loop_fn *family_table(int fam) {
     switch (fam) {
-#define CASE(kind, F) \
-    case MT_F_##F: return tbl_##kind##_##F;
-        CASE(b, ADD) CASE(b, SUB) CASE(b, RSUB) CASE(b, MUL) CASE(b, DIV) CASE(b, DIV_TRUNC)
-        CASE(b, DIV_FLOOR) CASE(b, REMAINDER) CASE(b, FMOD) CASE(b, POW) CASE(b, ATAN2)
-        CASE(b, MAXIMUM) CASE(b, MINIMUM) CASE(b, BAND) CASE(b, BOR) CASE(b, BXOR) CASE(b, SHL)
-        CASE(b, SHR) CASE(bb, EQ) CASE(bb, NE) CASE(bb, LT) CASE(bb, LE) CASE(bb, GT) CASE(bb, GE)
-        CASE(bb, LAND) CASE(bb, LOR) CASE(bb, LXOR) CASE(ub, LNOT) CASE(ub, ISNAN) CASE(ub, ISINF)
-        CASE(ub, ISFINITE) CASE(u, BNOT) CASE(u, NEG) CASE(u, ABS) CASE(u, SIGN)
-        CASE(u, RECIPROCAL) CASE(u, SQRT) CASE(u, RSQRT) CASE(u, EXP) CASE(u, EXP2)
-        CASE(u, EXPM1) CASE(u, LOG) CASE(u, LOG2) CASE(u, LOG10) CASE(u, LOG1P) CASE(u, SIN)
-        CASE(u, COS) CASE(u, TAN) CASE(u, ASIN) CASE(u, ACOS) CASE(u, ATAN) CASE(u, SINH)
-        CASE(u, COSH) CASE(u, TANH) CASE(u, ERF) CASE(u, ERFC) CASE(u, ERFINV) CASE(u, SIGMOID)
-        CASE(u, RELU) CASE(u, FLOOR) CASE(u, CEIL)
-        CASE(u, ROUND) CASE(u, ROUND_DEC) CASE(u, TRUNC) CASE(u, FRAC) CASE(u, GELU)
-        CASE(u, SILU) CASE(u, SOFTPLUS) CASE(u, ELU) CASE(u, LEAKY_RELU) CASE(u, HARDTANH)
-        CASE(u, CLAMP) CASE(t, LERP) CASE(t, ADDCMUL) CASE(t, ADDCDIV) CASE(t, WHERE)
+#define CASE(F, kind, SET)                                                                         \
+    case MT_F_##F:                                                                                 \
+        return tbl_##kind##_##F;
+        MT_EW_FAMILIES(CASE)
 #undef CASE
     default: return NULL;
     }
@@ -434,13 +373,22 @@ static const mt_loop_fn *family_table(int fam) {
 
 const mt_loop_fn *MT_EW_VARIANT(int fam) {
     switch (fam) {
-    case -MT_F_ADD: return tbl_b_ADD_ALPHA;
-    case -MT_F_SUB: return tbl_b_SUB_ALPHA;
-    case -MT_F_RSUB: return tbl_b_RSUB_ALPHA;
-    case -MT_F_LERP: return tbl_b_LERP_S;
-    case -'2': return tbl_u_POW_SQUARE;
-    case -'3': return tbl_u_POW_CUBE;
-    case -'i': return tbl_u_POW_INV_SQUARE;
+    case MT_CPU_EW_DIV_TRUNC:
+        return tbl_b_DIV_TRUNC;
+    case MT_CPU_EW_ADD_ALPHA:
+        return tbl_b_ADD_ALPHA;
+    case MT_CPU_EW_SUB_ALPHA:
+        return tbl_b_SUB_ALPHA;
+    case MT_CPU_EW_RSUB_ALPHA:
+        return tbl_b_RSUB_ALPHA;
+    case MT_CPU_EW_LERP_SCALAR:
+        return tbl_b_LERP_S;
+    case MT_CPU_EW_POW_SQUARE:
+        return tbl_u_POW_SQUARE;
+    case MT_CPU_EW_POW_CUBE:
+        return tbl_u_POW_CUBE;
+    case MT_CPU_EW_POW_INV_SQUARE:
+        return tbl_u_POW_INV_SQUARE;
     default: return family_table(fam);
     }
 }

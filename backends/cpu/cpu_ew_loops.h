@@ -40,6 +40,10 @@ typedef struct ew_ctx {
     M(__VA_ARGS__, i32, int32_t, int32_t, EW_ID, EW_ID)                                            \
     M(__VA_ARGS__, i64, int64_t, int64_t, EW_ID, EW_ID)
 #define EW_BOOLS(M, ...) M(__VA_ARGS__, b8, uint8_t, uint8_t, EW_ID, EW_ST_BOOL)
+/* the unions the declarations' dtype sets name (src/ops/gen_elementwise.lua) */
+#define EW_NUMS(M, ...) EW_FLOATS(M, __VA_ARGS__) EW_INTS(M, __VA_ARGS__)
+#define EW_ALL(M, ...) EW_FLOATS(M, __VA_ARGS__) EW_INTS(M, __VA_ARGS__) EW_BOOLS(M, __VA_ARGS__)
+#define EW_INTB(M, ...) EW_INTS(M, __VA_ARGS__) EW_BOOLS(M, __VA_ARGS__)
 
 #define EW_DT_f32 MT_FLOAT32
 #define EW_DT_f64 MT_FLOAT64

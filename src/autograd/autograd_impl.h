@@ -185,7 +185,8 @@ mt_tensor *mt_sum_to(mt_tensor *grad, const int64_t *sizes, int ndim);
 
 /* registration of a family's formulas (one table per file); aborts on a malformed `uses` */
 void mt_derivatives_register(mt_derivative *table, int n);
-void mt_deriv_ew_register(void);
+void mt_deriv_declared_register(
+    void); /* the `grad` fields of src/ops/ (build/gen/mt_derivatives_gen.c) */
 void mt_deriv_reduce_register(void);
 void mt_deriv_linalg_register(void);
 void mt_deriv_nn_register(void);

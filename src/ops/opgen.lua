@@ -3,15 +3,20 @@
 --   lua5.4 src/ops/opgen.lua OUTDIR decl1.lua decl2.lua ...
 --
 -- writes OUTDIR/mt_ops_gen.h (op ids and typed C wrappers), OUTDIR/mt_ops_gen.c (the schema
--- table the dispatcher and the Lua binding read) and OUTDIR/reference.md (one line per op).
+-- table the dispatcher and the Lua binding read), OUTDIR/reference.md (one line per op), and
+-- what the declarations' other fields say: OUTDIR/mt_ew_gen.{h,c} (element-wise descriptions,
+-- gen_elementwise.lua) and OUTDIR/mt_derivatives_gen.c (derivative formulas, gen_derivatives.lua).
 -- A declaration file calls op{ "schema", variants = "function, method", doc = "..." } once
--- per operator. The schema language is PyTorch's, plus four types that mark where the Lua
+-- per operator; doc/contributing.md walks through adding one. The schema language is PyTorch's, plus four types that mark where the Lua
 -- convention of 1-based numbering applies: Dim (a dimension), Dim[], Index (a position
 -- along a dimension) and IndexTensor (a tensor of positions). Their defaults are written as
 -- a Lua user sees them (Dim start_dim=1) and stored 0-based.
 
 local outdir = assert(arg[1], "usage: opgen.lua OUTDIR decl.lua...")
-local schema_text = dofile((arg[0]:match("^(.*)/") or ".") .. "/schema_text.lua")
+local here = arg[0]:match("^(.*)/") or "."
+local schema_text = dofile(here .. "/schema_text.lua")
+local gen_elementwise = dofile(here .. "/gen_elementwise.lua")
+local gen_derivatives = dofile(here .. "/gen_derivatives.lua")
 local ops = {}
 
 local function fail(decl, msg)
@@ -146,6 +151,9 @@ local function parse(decl)
     if not seen[f] then seen[f] = true; op.flags[#op.flags + 1] = f end
   end
   op.doc = decl.doc or ""
+  -- the generic kernel that serves the op (backends register one kernel per group)
+  local group = decl.group or (decl.ew and "elementwise") or "none"
+  op.group = "MT_GROUP_" .. group:upper()
   op.id = "MT_OP_" .. name .. (overload ~= "" and ("_" .. overload) or "")
   op.cname = "mto_" .. name .. (overload ~= "" and ("_" .. overload) or "")
   return op
@@ -228,9 +236,9 @@ for _, op in ipairs(ops) do
     end
     c("};")
   end
-  entries[#entries + 1] = ("    {%s, %s, %s, %s, %s, %d, %d, %s, %s},"):format(cstr(op.name),
+  entries[#entries + 1] = ("    {%s, %s, %s, %s, %s, %s, %d, %d, %s, %s},"):format(cstr(op.name),
     cstr(op.overload), cstr(op.text), cstr(op.doc), #op.flags > 0 and table.concat(op.flags, " | ") or "0",
-    #op.args, #op.rets, #op.args > 0 and (op.cname .. "_args") or "NULL",
+    op.group, #op.args, #op.rets, #op.args > 0 and (op.cname .. "_args") or "NULL",
     #op.rets > 0 and (op.cname .. "_rets") or "NULL")
 end
 c("")
@@ -388,6 +396,15 @@ local function write(path, lines)
   f:close()
 end
 
+local ops_by_name = {}
+for _, op in ipairs(ops) do
+  ops_by_name[op.name] = ops_by_name[op.name] or {}
+  table.insert(ops_by_name[op.name], op)
+end
+local EH, EC = gen_elementwise.write(ops)
+write(outdir .. "/mt_ew_gen.h", EH)
+write(outdir .. "/mt_ew_gen.c", EC)
+write(outdir .. "/mt_derivatives_gen.c", gen_derivatives.write(ops, ops_by_name))
 write(outdir .. "/mt_ops_gen.h", H)
 write(outdir .. "/mt_ops_gen.c", C)
 write(outdir .. "/reference.md", R)

@@ -90,6 +90,14 @@ local function names(f, ...)
 end
 
 local cases = {
+  extrema_ties_nan = function()
+    local n = 0 / 0
+    local a = torch.tensor({ 1.0, n, 2.0, 3.0, n }, { dtype = D, requires_grad = true })
+    local b = torch.tensor({ 1.0, 0.5, n, 4.0, n }, { dtype = D, requires_grad = true })
+    local y = (torch.fmax(a, b) * 2 + torch.fmin(a, b) * 3 + torch.maximum(a, b) * 5):sum()
+    y:backward()
+    return a.grad, b.grad
+  end,
   diamond = function() return grads_of(diamond, x()) end,
   shared_input = function() return grads_of(shared, x()) end,
   broadcasting = function() return grads_of(broadcast, x(), v()) end,

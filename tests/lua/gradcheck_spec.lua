@@ -13,6 +13,8 @@ local function r(...) return leaf(torch.randn(table.pack(...), { dtype = f64, ge
 local function pos(...) return leaf(torch.rand(table.pack(...), { dtype = f64, generator = gen }) + 0.5) end
 -- inside (-0.8, 0.8) (asin, acos)
 local function unit(...) return leaf(torch.rand(table.pack(...), { dtype = f64, generator = gen }) * 1.6 - 0.8) end
+-- inside (1.2, 3.2) (acosh)
+local function above1(...) return leaf(torch.rand(table.pack(...), { dtype = f64, generator = gen }) * 2 + 1.2) end
 local function ix(t) return torch.tensor(t) end
 local function fixed(seed) return { generator = torch.Generator():manual_seed(seed) } end
 -- an in-place method applied to a copy (gradcheck's inputs are leaves)
@@ -95,6 +97,11 @@ both("atan2", function(x, y) return torch.atan2(x, y) end, function(x, y) return
   function() return { r(2, 3), r(2, 3) } end, true)
 case("maximum", function(x, y) return torch.maximum(x, y) end, function() return { r(2, 3), r(3) } end)
 case("minimum", function(x, y) return torch.minimum(x, y) end, function() return { r(2, 3), r(3) } end)
+case("fmax", function(x, y) return torch.fmax(x, y) end, function() return { r(2, 3), r(3) } end, true)
+case("fmin", function(x, y) return torch.fmin(x, y) end, function() return { r(2, 3), r(3) } end)
+both("hypot", function(x, y) return torch.hypot(x, y) end, function(x, y) return x:clone():hypot_(y) end,
+  function() return { r(2, 3), r(3) } end, true)
+case("logaddexp", function(x, y) return torch.logaddexp(x, y) end, function() return { r(2, 3), r(3) } end, true)
 for _, c in ipairs { "eq", "ne", "lt", "le", "gt", "ge" } do
   case(c .. "_.Tensor", function(x, y) return x:clone()[c .. "_"](x:clone(), y) * x end, function() return { r(2, 3), r(3) } end)
   case(c .. "_.Scalar", function(x) return x:clone()[c .. "_"](x:clone(), 0.1) * x end, function() return { r(2, 3) } end)
@@ -106,10 +113,11 @@ local unary = {
   log = pos, log2 = pos, log10 = pos, log1p = pos, sin = r, cos = r, tan = unit, asin = unit, acos = unit,
   atan = r, sinh = r, cosh = r, tanh = r, sigmoid = r, relu = r, floor = r, ceil = r, round = r,
   trunc = r, frac = r, silu = r, hardtanh = r, leaky_relu = r, elu = r, erf = r, erfc = r, erfinv = unit,
+  asinh = r, acosh = above1, atanh = unit,
 }
 local second = { exp = true, log = true, sin = true, tanh = true, sigmoid = true, sqrt = true, reciprocal = true,
   cos = true, atan = true, silu = true, abs = true, expm1 = true, rsqrt = true, log1p = true, tan = true, asin = true,
-  erf = true, erfinv = true }
+  erf = true, erfinv = true, asinh = true, acosh = true, atanh = true }
 for name, make in pairs(unary) do
   both(name, call(name), inplace(name .. "_"), function() return { make(2, 3) } end, second[name])
 end

@@ -6,6 +6,8 @@ inputs with their layouts, keyword arguments, which arguments are dims) next to 
 result, and tests/contract/harness.lua rebuilds the same tensors in Lua (same values, same
 strides) and calls the same function with dims shifted to 1-based.
 """
+import zlib
+
 import torch
 
 FLOATS = ["float32", "float64", "float16", "bfloat16"]
@@ -154,10 +156,20 @@ def call(fn, *args, method=False, dims=(), kw=None, tol=None, expect=None, index
     def describe():
         return run.described
 
+    def reseed(name):
+        """Input values drawn from the case's name: adding a case elsewhere changes no other."""
+        base = zlib.crc32(name.encode()) * 16
+        k = 0
+        for a in list(args) + list(kw.values()):
+            for t in (a if isinstance(a, list) else [a]):
+                if isinstance(t, T):
+                    t.seed = base + k
+                    k += 1
+
     case = {"make": run, "call": {"fn": fn, "method": method, "kw": {k: _plain(v) for k, v in kw.items()},
                                   "dims": list(dims), "index": list(index), "index_out": list(index_out),
                                   "seed": seed},
-            "describe_args": describe}
+            "describe_args": describe, "reseed": reseed}
     if tol is not None:  # per result dtype: {"float32": 2e-6, ...}, or one number
         case["tol"] = tol
     if expect is not None:

@@ -354,7 +354,16 @@ def functional_values():
     return (j, h, vjp, jvp, hvp)
 
 
+def extrema_ties_nan():
+    n = float("nan")
+    a = torch.tensor([1.0, n, 2.0, 3.0, n], dtype=D, requires_grad=True)
+    b = torch.tensor([1.0, 0.5, n, 4.0, n], dtype=D, requires_grad=True)
+    (torch.fmax(a, b) * 2 + torch.fmin(a, b) * 3 + torch.maximum(a, b) * 5).sum().backward()
+    return (a.grad, b.grad)
+
+
 CASES = {
+    "extrema_ties_nan": extrema_ties_nan,
     "diamond": lambda: grads_of(diamond, x()),
     "shared_input": lambda: grads_of(shared, x()),
     "broadcasting": lambda: grads_of(broadcast, x(), v()),

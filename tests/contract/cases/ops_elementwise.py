@@ -27,6 +27,9 @@ BINARY = {  # name: (dtypes PyTorch supports, domain of the second operand, need
     "bitwise_xor": (INTS + ["bool"], None, False),
     "bitwise_left_shift": (INTS, "shift", False), "bitwise_right_shift": (INTS, "shift", False),
     "pow": (NUMS, "exp", True),
+    "fmax": (ALL, None, False), "fmin": (ALL, None, False),
+    "hypot": (["float32", "float64", "bfloat16"], None, True),
+    "logaddexp": (["float32", "float64", "bfloat16"], None, True),
 }
 
 for name, (dtypes, domain, tol) in BINARY.items():
@@ -116,6 +119,7 @@ UNARY = {  # name: (domain, needs tolerance)
     "asin": ("unit", True), "acos": ("unit", True), "atan": (None, True), "sinh": (None, True),
     "cosh": (None, True), "tanh": (None, True), "sigmoid": (None, True), "relu": (None, False),
     "erf": (None, True), "erfc": (None, True), "erfinv": ("unit", True),
+    "asinh": (None, True), "acosh": ("pos", True), "atanh": ("unit", True), "signbit": (None, False),
     "floor": (None, False), "ceil": (None, False), "round": (None, False), "trunc": (None, False),
     "frac": (None, False), "isnan": (None, False), "isinf": (None, False), "isfinite": (None, False),
     "logical_not": (None, False), "bitwise_not": (None, False),
@@ -129,13 +133,26 @@ for name, (domain, tol) in UNARY.items():
         for lay in ("t", "sliced", "0d", "empty"):
             add("%s_%s_%s" % (name, dt, lay), call(name, L[lay], tol=t))
         add("%s_%s_method" % (name, dt), call(name, L["contig"], method=True, tol=t))
-        if name not in ("isnan", "isinf", "isfinite"):
+        if name not in ("isnan", "isinf", "isfinite", "signbit"):
             add("%s_%s_inplace" % (name, dt), call(name + "_", L["t"], method=True, tol=t))
 
 SPECIAL = [float("nan"), float("inf"), float("-inf"), -0.0, 0.0, 0.5, 1.5, 2.5, -0.5, -2.5]
 for name in ("sign", "relu", "round", "floor", "ceil", "trunc", "frac", "isnan", "isinf", "isfinite",
-             "abs", "neg", "sigmoid", "exp", "log", "sqrt", "tanh", "erf", "erfc", "erfinv"):
+             "abs", "neg", "sigmoid", "exp", "log", "sqrt", "tanh", "erf", "erfc", "erfinv", "signbit",
+             "asinh", "acosh", "atanh"):
     add("%s_special_values" % name, call(name, V(SPECIAL), tol=TOL))
+add("signbit_negative_nan", call("signbit", V([float("nan"), -float("nan"), -0.0, 0.0])))
+add("signbit_ints", call("signbit", V([-3, 0, 2], "int64")))
+add("atanh_ends", call("atanh", V([-1.0, 1.0, -1.5, 0.999999]), tol=TOL))
+# NaN and infinities meeting each other: fmax/fmin take the number, maximum/minimum the NaN
+for name in ("fmax", "fmin", "maximum", "minimum", "hypot", "logaddexp"):
+    add("%s_special_values" % name, call(name, V(SPECIAL), V(list(reversed(SPECIAL))), tol=TOL))
+add("logaddexp_infinities", call("logaddexp", V([float("inf"), -float("inf"), float("inf"), 1e308]),
+                                 V([float("inf"), -float("inf"), -float("inf"), 1e308], "float64"), tol=TOL))
+add("hypot_large", call("hypot", V([1e300, 3.0, -0.0], "float64"), V([1e300, 4.0, 0.0], "float64")))
+add("hypot_inplace", call("hypot_", T("float32", [3, 4]), T("float32", [4]), method=True, tol=TOL))
+add("hypot_int", call("hypot", T("int64", [3]), T("int64", [3])))
+add("fmax_mixed", call("fmax", T("int64", [3]), T("float32", [3])))
 # erfinv near and at the ends of its domain, where its tails take over
 add("erfinv_tails", call("erfinv", V([-1.0, -0.9999, -0.99, -0.7, -0.69, 0.69, 0.7, 0.99, 0.9999, 1.0]), tol=TOL))
 add("erfinv_tails_float64", call("erfinv", V([-0.999999, -0.7000001, 0.3, 0.7000001, 0.999999], "float64"), tol=TOL))

@@ -4,7 +4,9 @@ import torch
 from _opcase import T, call
 
 CASES = {}
-TOL = {"float32": 1e-5, "float64": 1e-12, "bfloat16": 1e-2}
+# PyTorch 1.13's CPU bfloat16 products round partial sums to bfloat16; mindtorch accumulates in
+# float32 and rounds once (closer to the exact value): they agree within a few bfloat16 ulps
+TOL = {"float32": 1e-5, "float64": 1e-12, "bfloat16": 5e-2}
 
 
 def add(name, case):

@@ -5,7 +5,10 @@ import torch
 from _opcase import ALL, FLOATS, INTS, NUMS, T, V, call
 
 CASES = {}
-TOL = {"float32": 3e-6, "float64": 1e-12, "float16": 2e-3, "bfloat16": 1e-2}
+# bfloat16: PyTorch 1.13's CPU sums over several dims round partial sums to bfloat16 (a 3x4x5
+# sum over (-1, 0) gives -0.6875 where the exact value is -0.7236); mindtorch accumulates in
+# float32 and rounds once, so the two agree only within a few bfloat16 ulps of the partial sums
+TOL = {"float32": 3e-6, "float64": 1e-12, "float16": 2e-3, "bfloat16": 5e-2}
 
 
 def add(name, case):
