@@ -1,4 +1,4 @@
--- functional.lua: torch.nn.functional. Losses and activations written with differentiable
+-- nn/functional.lua: torch.nn.functional. Losses and activations written with differentiable
 -- ops, so autograd derives them; class targets are 1-based, as every index in mindtorch.
 return function(torch, nn)
   local F = {}

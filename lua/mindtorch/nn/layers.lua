@@ -4,6 +4,7 @@
 return function(torch, nn)
   local Module, F, init = nn.Module, nn.functional, nn.init
   local args = require "mindtorch._args"
+  local class = require "mindtorch._class"
   local function is_module(v) return type(v) == "table" and rawget(v, "_modules") ~= nil end
 
   local function py(v) -- a value as Python prints it in a repr
@@ -24,12 +25,12 @@ return function(torch, nn)
     return true
   end
 
-  local Identity = Module:extend("Identity")
+  local Identity = Module:subclass("nn.Identity")
   function Identity:__init() Module.__init(self) end
   function Identity:forward(x) return x end
   nn.Identity = Identity
 
-  local Linear = Module:extend("Linear")
+  local Linear = Module:subclass("nn.Linear")
   function Linear:__init(in_features, out_features, opts)
     Module.__init(self)
     local bias = bias_option(opts)
@@ -59,7 +60,7 @@ return function(torch, nn)
   nn.Linear = Linear
 
   -- Flatten(start_dim = 2, end_dim = -1): dims are 1-based (PyTorch's default start_dim=1)
-  local Flatten = Module:extend("Flatten")
+  local Flatten = Module:subclass("nn.Flatten")
   function Flatten:__init(start_dim, end_dim)
     Module.__init(self)
     self.start_dim, self.end_dim = start_dim or 2, end_dim or -1
@@ -68,7 +69,7 @@ return function(torch, nn)
   function Flatten:extra_repr() return ("start_dim=%d, end_dim=%d"):format(self.start_dim, self.end_dim) end
   nn.Flatten = Flatten
 
-  local Unflatten = Module:extend("Unflatten")
+  local Unflatten = Module:subclass("nn.Unflatten")
   function Unflatten:__init(dim, sizes)
     args.require("Unflatten.__init__", { dim = dim, unflattened_size = sizes }, { "dim", "unflattened_size" })
     if math.type(dim) ~= "integer" then error(("invalid type for dim: %s"):format(args.py_type(dim)), 2) end
@@ -93,7 +94,7 @@ return function(torch, nn)
   end
   nn.Unflatten = Unflatten
 
-  local Bilinear = Module:extend("Bilinear")
+  local Bilinear = Module:subclass("nn.Bilinear")
   function Bilinear:__init(in1_features, in2_features, out_features, opts)
     Module.__init(self)
     local bias = bias_option(opts)
@@ -114,7 +115,7 @@ return function(torch, nn)
   end
   nn.Bilinear = Bilinear
 
-  local Dropout = Module:extend("Dropout")
+  local Dropout = Module:subclass("nn.Dropout")
   function Dropout:__init(p, inplace)
     Module.__init(self)
     if type(p) == "table" then p, inplace = p.p, p.inplace end
@@ -130,12 +131,15 @@ return function(torch, nn)
   nn.Dropout = Dropout
 
   -- ---- activations ---------------------------------------------------------------------------------
+  local function opts_of(fname, opts, spec) return args.options(fname, opts, spec, nil, 4) end
   local function activation(name, fields, forward, repr)
-    local cls = Module:extend(name)
+    local cls = Module:subclass("nn." .. name)
+    local spec = {}
+    for _, f in ipairs(fields) do spec[f[1]] = "any" end
     function cls:__init(...)
       Module.__init(self)
       local args = table.pack(...)
-      local opts = type(args[1]) == "table" and args[1] or nil
+      local opts = type(args[1]) == "table" and opts_of("__init__", args[1], spec) or nil
       for i, f in ipairs(fields) do
         local v
         if opts then v = opts[f[1]] else v = args[i] end
@@ -179,7 +183,7 @@ return function(torch, nn)
 
   -- Sequential(m1, m2, ...): submodules named "0", "1", ... (PyTorch's names); seq[i] is the
   -- i-th (1-based), #seq their number
-  local Sequential = Module:extend("Sequential")
+  local Sequential = Module:subclass("nn.Sequential")
   function Sequential:__init(...)
     Module.__init(self)
     for i, m in ipairs({ ... }) do self:add_module(tostring(i - 1), m) end
@@ -204,23 +208,33 @@ return function(torch, nn)
   Sequential.__len = function(self) return #self._modules.order end
   nn.Sequential = Sequential
 
-  local ModuleList = Module:extend("ModuleList")
+  local ModuleList = Module:subclass("nn.ModuleList")
+  local function check_iterable(mods, level)
+    if type(mods) ~= "table" or is_module(mods) then
+      error(("ModuleList.extend should be called with an iterable, but got %s"):format(
+        is_module(mods) and getmetatable(mods).__name or args.py_type(mods)), level + 1)
+    end
+  end
   function ModuleList:__init(mods)
     Module.__init(self)
-    if mods ~= nil and (type(mods) ~= "table" or is_module(mods)) then
-      error(("ModuleList.extend should be called with an iterable, but got %s"):format(
-        is_module(mods) and getmetatable(mods).__name or args.py_type(mods)), 2)
+    if mods ~= nil then
+      check_iterable(mods, 2)
+      for _, m in ipairs(mods) do self:append(m) end
     end
-    for _, m in ipairs(mods or {}) do self:append(m) end
   end
   function ModuleList:append(m)
     self:add_module(tostring(#self._modules.order), m)
     return self
   end
-  function ModuleList:extend_with(mods)
+  -- ml:extend(mods): PyTorch's, appends each module of the list. On the class itself it is the
+  -- older spelling of ModuleList:subclass(name).
+  function ModuleList:extend(mods)
+    if class.is_class(self) then return class.class(mods, self) end
+    check_iterable(mods, 2)
     for _, m in ipairs(mods) do self:append(m) end
     return self
   end
+  ModuleList.extend_with = ModuleList.extend -- the name extend had before it was free
   ModuleList.__index = Sequential.__index
   ModuleList.__len = Sequential.__len
   ModuleList.__pairs = function(self)
@@ -232,7 +246,7 @@ return function(torch, nn)
   end
   nn.ModuleList = ModuleList
 
-  local ModuleDict = Module:extend("ModuleDict")
+  local ModuleDict = Module:subclass("nn.ModuleDict")
   function ModuleDict:__init(mods)
     Module.__init(self)
     if mods ~= nil and (type(mods) ~= "table" or is_module(mods)) then
@@ -252,14 +266,16 @@ return function(torch, nn)
 
   -- ---- losses -------------------------------------------------------------------------------------------------
   local function loss_class(name, fn, fields)
-    local cls = Module:extend(name)
+    local cls = Module:subclass("nn." .. name)
+    local spec = { reduction = "any" }
+    for _, f in ipairs(fields or {}) do spec[f[1]] = "any" end
     function cls:__init(opts)
       if opts ~= nil and (type(opts) ~= "table" or torch.is_tensor(opts)) then
         error(("%s.__init__() takes its options in a table ({reduction = ...}), got %s"):format(name,
           args.py_type(opts)), 2)
       end
+      opts = args.options("__init__", opts, spec, nil, 3)
       Module.__init(self)
-      opts = opts or {}
       self.reduction = opts.reduction or "mean"
       for _, f in ipairs(fields or {}) do
         local v = opts[f[1]]

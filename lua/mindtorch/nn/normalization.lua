@@ -98,7 +98,7 @@ return function(torch, nn)
   end
 
   -- ---- modules -------------------------------------------------------------------------------------
-  local Embedding = Module:extend("Embedding")
+  local Embedding = Module:subclass("nn.Embedding")
   function Embedding:__init(num_embeddings, embedding_dim, ...)
     local opts = options({ "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse", "_weight",
       "device", "dtype" }, ...)
@@ -127,7 +127,7 @@ return function(torch, nn)
   end
   nn.Embedding = Embedding
 
-  local LayerNorm = Module:extend("LayerNorm")
+  local LayerNorm = Module:subclass("nn.LayerNorm")
   function LayerNorm:__init(normalized_shape, ...)
     local opts = options({ "eps", "elementwise_affine", "device", "dtype" }, ...)
     if type(normalized_shape) ~= "table" and math.type(normalized_shape) ~= "integer" then
@@ -153,7 +153,7 @@ return function(torch, nn)
   end
   nn.LayerNorm = LayerNorm
 
-  local GroupNorm = Module:extend("GroupNorm")
+  local GroupNorm = Module:subclass("nn.GroupNorm")
   function GroupNorm:__init(num_groups, num_channels, ...)
     local opts = options({ "eps", "affine", "device", "dtype" }, ...)
     args.require("GroupNorm.__init__", { num_groups = num_groups, num_channels = num_channels },
@@ -177,7 +177,7 @@ return function(torch, nn)
   nn.GroupNorm = GroupNorm
 
   local function batch_norm_class(name, dims)
-    local cls = Module:extend(name)
+    local cls = Module:subclass("nn." .. name)
     function cls:__init(num_features, ...)
       local opts = options({ "eps", "momentum", "affine", "track_running_stats", "device", "dtype" }, ...)
       args.require(name .. ".__init__", { num_features = num_features }, { "num_features" })

@@ -4,6 +4,7 @@
 return function(torch, nn)
   local Module, F, init = nn.Module, nn.functional, nn.init
   local args = require "mindtorch._args"
+  local class = require "mindtorch._class"
   local parse_args = args.parse
 
   local function tuple(...) -- a Python tuple's text
@@ -277,9 +278,9 @@ return function(torch, nn)
 
   -- ---- MultiheadAttention ----------------------------------------------------------------------------
   -- out_proj's class: a Linear under PyTorch's name (its repr says so)
-  local NonDynamicallyQuantizableLinear = nn.Linear:extend("NonDynamicallyQuantizableLinear")
+  local NonDynamicallyQuantizableLinear = nn.Linear:subclass("nn.NonDynamicallyQuantizableLinear")
 
-  local MultiheadAttention = Module:extend("MultiheadAttention")
+  local MultiheadAttention = Module:subclass("nn.MultiheadAttention")
   local mha_init_names = { "embed_dim", "num_heads", "dropout", "bias", "add_bias_kv", "add_zero_attn", "kdim", "vdim",
     "batch_first", "device", "dtype" }
 
@@ -421,7 +422,7 @@ return function(torch, nn)
     error(("activation should be relu/gelu, not %s"):format(tostring(name)), 0)
   end
 
-  local TransformerEncoderLayer = Module:extend("TransformerEncoderLayer")
+  local TransformerEncoderLayer = Module:subclass("nn.TransformerEncoderLayer")
   local tel_names = { "d_model", "nhead", "dim_feedforward", "dropout", "activation", "layer_norm_eps", "batch_first",
     "norm_first", "device", "dtype" }
 
@@ -449,9 +450,9 @@ return function(torch, nn)
     self.dropout2 = nn.Dropout(o.dropout)
     local act = o.activation
     if type(act) == "string" then act = activation_fn(act) end
-    if act == F.relu or getmetatable(act) == nn.ReLU then
+    if act == F.relu or class.type_of(act) == nn.ReLU then
       self.activation_relu_or_gelu = 1
-    elseif act == F.gelu or getmetatable(act) == nn.GELU then
+    elseif act == F.gelu or class.type_of(act) == nn.GELU then
       self.activation_relu_or_gelu = 2
     else
       self.activation_relu_or_gelu = 0
@@ -489,7 +490,7 @@ return function(torch, nn)
   nn.TransformerEncoderLayer = TransformerEncoderLayer
 
   -- ---- TransformerEncoder ---------------------------------------------------------------------------------
-  local TransformerEncoder = Module:extend("TransformerEncoder")
+  local TransformerEncoder = Module:subclass("nn.TransformerEncoder")
   local te_names = { "encoder_layer", "num_layers", "norm", "enable_nested_tensor", "mask_check" }
 
   -- nn.TransformerEncoder(encoder_layer, num_layers, norm = nil): num_layers deep copies of

@@ -1,4 +1,4 @@
--- functional.lua: torch.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp, built on
+-- autograd/functional.lua: torch.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp, built on
 -- autograd.grad. A single tensor in gives single tensors back; a table in gives tables back
 -- (as PyTorch's tuples). Options: {create_graph = false, strict = false}.
 return function(torch)

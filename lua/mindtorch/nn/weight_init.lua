@@ -1,4 +1,4 @@
--- inits.lua: torch.nn.init. The same algorithms as PyTorch's (fans, gains, bounds) drawing
+-- weight_init.lua: torch.nn.init. The same algorithms as PyTorch's (fans, gains, bounds) drawing
 -- from the same generator streams, so a seed gives PyTorch's weights.
 return function(torch, nn)
   local init = {}
