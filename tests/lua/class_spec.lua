@@ -292,6 +292,21 @@ describe("options tables (mindtorch._args)", function()
       "grad() got an unexpected keyword argument 'allow_unusd'")
     fails_with(function() data.random_split(ds, { 2, 2 }, { seed = 1 }) end,
       "random_split() got an unexpected keyword argument 'seed'")
+    local F = nn.functional
+    fails_with(function() F.mse_loss(torch.ones(2), torch.ones(2), { reduce = "sum" }) end,
+      "mse_loss() got an unexpected keyword argument 'reduce'")
+    fails_with(function() F.dropout(torch.ones(2), { prob = 0.1 }) end, "dropout() got an unexpected keyword argument 'prob'")
+    fails_with(function() nn.init.kaiming_uniform_(torch.empty(2, 2), { gian = 1 }) end,
+      "kaiming_uniform_() got an unexpected keyword argument 'gian'")
+    fails_with(function() nn.init.xavier_normal_(torch.empty(2, 2), { gain = 1, seed = 3 }) end,
+      "xavier_normal_() got an unexpected keyword argument 'seed'")
+    fails_with(function() nn.Linear(2, 2, { biass = false }) end, "__init__() got an unexpected keyword argument 'biass'")
+    fails_with(function() nn.Dropout({ p = 0.1, in_place = true }) end,
+      "__init__() got an unexpected keyword argument 'in_place'")
+    fails_with(function() nn.utils.clip_grad_norm_({ x }, 1.0, { norm = 2 }) end,
+      "clip_grad_norm_() got an unexpected keyword argument 'norm'")
+    fails_with(function() torch.autograd.functional.jacobian(function(a) return a * 2 end, x, { vectorise = true }) end,
+      "jacobian() got an unexpected keyword argument 'vectorise'")
   end)
 
   it("check the types the function declares", function()
@@ -311,5 +326,15 @@ describe("options tables (mindtorch._args)", function()
     assert.are.same({ 3 }, got)
     assert.are.equal("ReLU(inplace=True)", tostring(nn.ReLU({ inplace = true })))
     assert.are.equal("sum", nn.MSELoss({ reduction = "sum" }).reduction)
+    assert.is_false(nn.Linear(2, 3, false).bias)
+    assert.is_false(nn.Linear(2, 3, { bias = false }).bias)
+    assert.are.equal(torch.float64, nn.Linear(2, 3, true, nil, torch.float64).weight.dtype)
+    assert.are.equal(torch.float64, nn.Bilinear(2, 2, 3, { dtype = torch.float64 }).weight.dtype)
+    assert.are.equal("Dropout(p=0.2, inplace=False)", tostring(nn.Dropout({ p = 0.2 })))
+    assert.are.equal("Dropout(p=0.3, inplace=True)", tostring(nn.Dropout(0.3, true)))
+    local g = torch.Generator():manual_seed(4)
+    local a = nn.init.xavier_uniform_(torch.empty(3, 3), { gain = 2, generator = g })
+    local b = nn.init.xavier_uniform_(torch.empty(3, 3), 2, { generator = torch.Generator():manual_seed(4) })
+    assert.is_true(torch.equal(a, b))
   end)
 end)

@@ -18,11 +18,11 @@ return function(torch, nn)
   nn._py = py
 
   -- ---- basic layers ----------------------------------------------------------------------------------
-  -- `bias` given as the last argument itself or in an options table (default true)
-  local function bias_option(opts)
-    if type(opts) == "table" then return opts.bias == nil or opts.bias end
-    if opts ~= nil then return opts end
-    return true
+  -- the arguments after the sizes: bias, device, dtype (PyTorch's order) or an options table
+  local layer_names, layer_defaults = { "bias", "device", "dtype" }, { bias = true }
+  local function empty_like_opts(o, ...)
+    if o.dtype or o.device then return torch.empty({ ... }, { dtype = o.dtype, device = o.device }) end
+    return torch.empty(...)
   end
 
   local Identity = Module:subclass("nn.Identity")
@@ -31,17 +31,12 @@ return function(torch, nn)
   nn.Identity = Identity
 
   local Linear = Module:subclass("nn.Linear")
-  function Linear:__init(in_features, out_features, opts)
+  function Linear:__init(in_features, out_features, ...)
+    local o = args.parse("__init__", layer_names, layer_defaults, ...)
     Module.__init(self)
-    local bias = bias_option(opts)
-    opts = type(opts) == "table" and opts or {}
     self.in_features, self.out_features = in_features, out_features
-    local function empty(...)
-      if opts.dtype or opts.device then return torch.empty(..., { dtype = opts.dtype, device = opts.device }) end
-      return torch.empty(...)
-    end
-    self.weight = nn.Parameter(empty(out_features, in_features))
-    if bias then self.bias = nn.Parameter(empty(out_features)) else self:register_parameter("bias", nil) end
+    self.weight = nn.Parameter(empty_like_opts(o, out_features, in_features))
+    if o.bias then self.bias = nn.Parameter(empty_like_opts(o, out_features)) else self:register_parameter("bias", nil) end
     self:reset_parameters()
   end
   -- PyTorch's: kaiming_uniform_(a = sqrt(5)) for the weight, U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the bias
@@ -95,12 +90,12 @@ return function(torch, nn)
   nn.Unflatten = Unflatten
 
   local Bilinear = Module:subclass("nn.Bilinear")
-  function Bilinear:__init(in1_features, in2_features, out_features, opts)
+  function Bilinear:__init(in1_features, in2_features, out_features, ...)
+    local o = args.parse("__init__", layer_names, layer_defaults, ...)
     Module.__init(self)
-    local bias = bias_option(opts)
     self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
-    self.weight = nn.Parameter(torch.empty(out_features, in1_features, in2_features))
-    self.bias = bias and nn.Parameter(torch.empty(out_features)) or false
+    self.weight = nn.Parameter(empty_like_opts(o, out_features, in1_features, in2_features))
+    self.bias = o.bias and nn.Parameter(empty_like_opts(o, out_features)) or false
     self:reset_parameters()
   end
   function Bilinear:reset_parameters()
@@ -116,10 +111,10 @@ return function(torch, nn)
   nn.Bilinear = Bilinear
 
   local Dropout = Module:subclass("nn.Dropout")
-  function Dropout:__init(p, inplace)
+  function Dropout:__init(...)
     Module.__init(self)
-    if type(p) == "table" then p, inplace = p.p, p.inplace end
-    p = p or 0.5
+    local o = args.parse("__init__", { "p", "inplace" }, nil, ...)
+    local p, inplace = o.p or 0.5, o.inplace
     if type(p) ~= "number" then
       error(("'<' not supported between instances of '%s' and 'int'"):format(args.py_type(p)), 2)
     end

@@ -19,7 +19,7 @@ return function(torch, nn)
 
   -- ---- functional forms --------------------------------------------------------------------------
   function F.embedding(input, weight, opts)
-    opts = opts or {}
+    opts = args.options("embedding", opts, { padding_idx = "any" })
     local shape = {}
     for i = 1, input:dim() do shape[i] = input.shape[i] end
     shape[#shape + 1] = weight.shape[2]
@@ -66,8 +66,9 @@ return function(torch, nn)
   end
 
   -- batch_norm(input, running_mean, running_var, {weight=, bias=, training=, momentum=, eps=})
+  local batch_norm_options = { weight = "any", bias = "any", training = "any", momentum = "any", eps = "any" }
   function F.batch_norm(input, running_mean, running_var, opts)
-    opts = opts or {}
+    opts = args.options("batch_norm", opts, batch_norm_options)
     local eps, momentum = opts.eps or 1e-5, opts.momentum == nil and 0.1 or opts.momentum
     local c = input.shape[2]
     local dims = { 1 }
