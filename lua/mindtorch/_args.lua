@@ -15,10 +15,11 @@ local function refuse_unknown(fname, opts, known, level)
   end
 end
 
--- parse(fname, names, defaults, ...): a table name -> value; unknown names, too many
--- positional values and a name given twice are refused with Python's words. Errors point at
--- parse's caller's caller.
-function args.parse(fname, names, defaults, ...)
+-- parse_at(level, fname, names, defaults, ...): a table name -> value; unknown names, too many
+-- positional values and a name given twice are refused with Python's words. level: as
+-- error's, seen from parse_at's caller (2: its caller; a class's __init passes 3, past `new`).
+function args.parse_at(level, fname, names, defaults, ...)
+  level = level + 1
   local n = select("#", ...)
   local vals = { ... }
   local out = {}
@@ -28,7 +29,7 @@ function args.parse(fname, names, defaults, ...)
     n = n - 1
     local known = {}
     for _, k in ipairs(names) do known[k] = true end
-    refuse_unknown(fname, last, known, 3)
+    refuse_unknown(fname, last, known, level)
     for k, v in pairs(last) do
       out[k] = v
       given[k] = true
@@ -36,14 +37,20 @@ function args.parse(fname, names, defaults, ...)
   end
   for i = 1, n do
     local k = names[i]
-    if k == nil then error(("%s() takes %d positional arguments but %d were given"):format(fname, #names, n), 3) end
-    if given[k] then error(("%s() got multiple values for argument '%s'"):format(fname, k), 3) end
+    if k == nil then error(("%s() takes %d positional arguments but %d were given"):format(fname, #names, n), level) end
+    if given[k] then error(("%s() got multiple values for argument '%s'"):format(fname, k), level) end
     if vals[i] ~= nil then out[k] = vals[i] end
   end
   for k, v in pairs(defaults or {}) do
     if out[k] == nil then out[k] = v end
   end
   return out
+end
+
+-- parse(fname, names, defaults, ...): parse_at for a function called by the user (errors
+-- point at parse's caller's caller)
+function args.parse(fname, names, defaults, ...)
+  return args.parse_at(2, fname, names, defaults, ...) -- a tail call: parse_at's caller is parse's
 end
 
 -- the Python type names a spec gives (the checks of options(), below)

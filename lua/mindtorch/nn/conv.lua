@@ -6,9 +6,10 @@ return function(torch, nn)
   local args = require "mindtorch._args"
 
   -- the arguments after the fixed ones, in `names` order: positional, then by name in a
-  -- trailing options table (mindtorch._args): f(x, 3, 2, { ceil_mode = true })
-  local function named(fname, names, ...)
-    local o = args.parse(fname, names, nil, ...)
+  -- trailing options table (mindtorch._args): f(x, 3, 2, { ceil_mode = true }). level: as
+  -- parse_at's, seen from named's caller.
+  local function named(level, fname, names, ...)
+    local o = args.parse_at(level + 1, fname, names, nil, ...)
     local out = {}
     for i, n in ipairs(names) do out[i] = o[n] end
     return out
@@ -56,7 +57,7 @@ return function(torch, nn)
   local conv_names = { "bias", "stride", "padding", "dilation", "groups" }
   local function conv_fn(op, nsp)
     return function(input, weight, ...)
-      local a = named(op, conv_names, ...)
+      local a = named(2, op, conv_names, ...)
       local x, padding = conv_padding(input, weight, a[3], a[2], a[4], nsp)
       return torch[op](x, weight, a[1], a[2] or 1, padding, a[4] or 1, a[5] or 1)
     end
@@ -67,7 +68,7 @@ return function(torch, nn)
   local tconv_names = { "bias", "stride", "padding", "output_padding", "groups", "dilation" }
   local function tconv_fn(op)
     return function(input, weight, ...)
-      local a = named(op, tconv_names, ...)
+      local a = named(2, op, tconv_names, ...)
       return torch[op](input, weight, a[1], a[2] or 1, a[3] or 0, a[4] or 0, a[5] or 1, a[6] or 1)
     end
   end
@@ -78,7 +79,7 @@ return function(torch, nn)
   local max_names = { "stride", "padding", "dilation", "ceil_mode", "return_indices" }
   local function max_pool(nsp)
     return function(input, kernel_size, ...)
-      local a = named("max_pool" .. nsp .. "d", max_names, ...)
+      local a = named(2, "max_pool" .. nsp .. "d", max_names, ...)
       local stride, padding, dilation, ceil = a[1] or {}, a[2] or 0, a[3] or 1, a[4] or false
       if not a[5] then
         return torch[nsp == 1 and "max_pool1d" or "max_pool2d"](input, kernel_size, stride, padding, dilation, ceil)
@@ -97,20 +98,20 @@ return function(torch, nn)
   for nsp = 1, 2 do
     local pool = F["max_pool" .. nsp .. "d"]
     F["max_pool" .. nsp .. "d_with_indices"] = function(input, k, ...)
-      local a = named("max_pool" .. nsp .. "d_with_indices", max_names, ...)
+      local a = named(2, "max_pool" .. nsp .. "d_with_indices", max_names, ...)
       return pool(input, k, a[1], a[2], a[3], a[4], true)
     end
   end
 
   local avg_names = { "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override" }
   F.avg_pool1d = function(input, kernel_size, ...)
-    local a = named("avg_pool1d", avg_names, ...)
+    local a = named(2, "avg_pool1d", avg_names, ...)
     local cip = a[4]
     if cip == nil then cip = true end
     return torch.avg_pool1d(input, kernel_size, a[1] or {}, a[2] or 0, a[3] or false, cip)
   end
   F.avg_pool2d = function(input, kernel_size, ...)
-    local a = named("avg_pool2d", avg_names, ...)
+    local a = named(2, "avg_pool2d", avg_names, ...)
     local cip = a[4]
     if cip == nil then cip = true end
     return torch.avg_pool2d(input, kernel_size, a[1] or {}, a[2] or 0, a[3] or false, cip, a[5])
@@ -129,7 +130,7 @@ return function(torch, nn)
       args.int("in_channels", in_channels)
       args.int("out_channels", out_channels)
       Module.__init(self)
-      local a = named("__init__", names, ...)
+      local a = named(3, "__init__", names, ...)
       local o = {}
       for i, n in ipairs(names) do o[n] = a[i] end
       local groups = o.groups or 1
@@ -258,7 +259,7 @@ return function(torch, nn)
     local cls = Module:subclass("nn." .. name)
     function cls:__init(kernel_size, ...)
       Module.__init(self)
-      local a = named("__init__", max_names, ...)
+      local a = named(3, "__init__", max_names, ...)
       self.kernel_size = kernel_size
       self.stride = a[1] or kernel_size
       self.padding, self.dilation = a[2] or 0, a[3] or 1
@@ -281,7 +282,7 @@ return function(torch, nn)
     local cls = Module:subclass("nn." .. name)
     function cls:__init(kernel_size, ...)
       Module.__init(self)
-      local a = named("__init__", avg_names, ...)
+      local a = named(3, "__init__", avg_names, ...)
       -- AvgPool1d keeps its sizes as 1-tuples, AvgPool2d as given (PyTorch's reprs show it)
       local keep = nsp == 1 and function(v) return ntuple(v, 1) end or function(v) return v end
       self.kernel_size = keep(kernel_size)

@@ -4,9 +4,9 @@ return function(torch, nn)
   local F = {}
 
   local options = require("mindtorch._args").options
-  -- a function's trailing options table, checked against the names it takes (errors point
-  -- at the function's caller)
-  local function opts_of(fname, t, spec) return options(fname, t, spec, nil, 3) end
+  -- a function's trailing options table, checked against the names it takes (a tail call:
+  -- errors point at the function's caller)
+  local function opts_of(fname, t, spec) return options(fname, t, spec) end
   local any = "any"
   local reduction_only = { reduction = any }
 

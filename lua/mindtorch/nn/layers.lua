@@ -32,7 +32,7 @@ return function(torch, nn)
 
   local Linear = Module:subclass("nn.Linear")
   function Linear:__init(in_features, out_features, ...)
-    local o = args.parse("__init__", layer_names, layer_defaults, ...)
+    local o = args.parse_at(3, "__init__", layer_names, layer_defaults, ...)
     Module.__init(self)
     self.in_features, self.out_features = in_features, out_features
     self.weight = nn.Parameter(empty_like_opts(o, out_features, in_features))
@@ -91,7 +91,7 @@ return function(torch, nn)
 
   local Bilinear = Module:subclass("nn.Bilinear")
   function Bilinear:__init(in1_features, in2_features, out_features, ...)
-    local o = args.parse("__init__", layer_names, layer_defaults, ...)
+    local o = args.parse_at(3, "__init__", layer_names, layer_defaults, ...)
     Module.__init(self)
     self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
     self.weight = nn.Parameter(empty_like_opts(o, out_features, in1_features, in2_features))
@@ -113,7 +113,7 @@ return function(torch, nn)
   local Dropout = Module:subclass("nn.Dropout")
   function Dropout:__init(...)
     Module.__init(self)
-    local o = args.parse("__init__", { "p", "inplace" }, nil, ...)
+    local o = args.parse_at(3, "__init__", { "p", "inplace" }, nil, ...)
     local p, inplace = o.p or 0.5, o.inplace
     if type(p) ~= "number" then
       error(("'<' not supported between instances of '%s' and 'int'"):format(args.py_type(p)), 2)
@@ -126,7 +126,7 @@ return function(torch, nn)
   nn.Dropout = Dropout
 
   -- ---- activations ---------------------------------------------------------------------------------
-  local function opts_of(fname, opts, spec) return args.options(fname, opts, spec, nil, 4) end
+  local function opts_of(fname, opts, spec) return args.options(fname, opts, spec, nil, 3) end -- a tail call
   local function activation(name, fields, forward, repr)
     local cls = Module:subclass("nn." .. name)
     local spec = {}

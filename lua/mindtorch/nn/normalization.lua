@@ -7,7 +7,7 @@ return function(torch, nn)
 
   -- the arguments after the sizes: PyTorch's positional order, or an options table
   local function options(names, ...)
-    return args.parse("__init__", names, nil, ...)
+    return args.parse_at(3, "__init__", names, nil, ...) -- a tail call: seen from the __init
   end
 
   local function shape_list(s)

@@ -293,7 +293,7 @@ return function(torch, nn)
   -- or with an options table (also nonlinearity = "tanh" | "relu", dtype, device)
   local RNN = RNNBase:subclass("nn.RNN")
   function RNN:__init(...)
-    local o = parse_args("__init__", base_names, base_defaults, ...)
+    local o = args.parse_at(3, "__init__", base_names, base_defaults, ...)
     if o.proj_size ~= 0 then error("proj_size argument is only supported for LSTM, not RNN or GRU", 2) end
     local nl = o.nonlinearity or "tanh"
     local mode = ({ tanh = "RNN_TANH", relu = "RNN_RELU" })[nl]
@@ -305,7 +305,7 @@ return function(torch, nn)
 
   local LSTM = RNNBase:subclass("nn.LSTM")
   function LSTM:__init(...)
-    local o = parse_args("__init__", base_names, base_defaults, ...)
+    local o = args.parse_at(3, "__init__", base_names, base_defaults, ...)
     if o.nonlinearity ~= nil then error("__init__() got an unexpected keyword argument 'nonlinearity'", 2) end
     RNNBase.__init(self, "LSTM", o)
   end
@@ -313,7 +313,7 @@ return function(torch, nn)
 
   local GRU = RNNBase:subclass("nn.GRU")
   function GRU:__init(...)
-    local o = parse_args("__init__", base_names, base_defaults, ...)
+    local o = args.parse_at(3, "__init__", base_names, base_defaults, ...)
     if o.proj_size ~= 0 then error("proj_size argument is only supported for LSTM, not RNN or GRU", 2) end
     if o.nonlinearity ~= nil then error("__init__() got an unexpected keyword argument 'nonlinearity'", 2) end
     RNNBase.__init(self, "GRU", o)
@@ -406,7 +406,7 @@ return function(torch, nn)
   -- nn.RNNCell(input_size, hidden_size, bias = true, nonlinearity = "tanh")
   local RNNCell = RNNCellBase:subclass("nn.RNNCell")
   function RNNCell:__init(...)
-    local o = parse_args("__init__", cell_names, { bias = true, nonlinearity = "tanh" }, ...)
+    local o = args.parse_at(3, "__init__", cell_names, { bias = true, nonlinearity = "tanh" }, ...)
     RNNCellBase.__init(self, o, 1)
     self.nonlinearity = o.nonlinearity
   end
@@ -422,7 +422,7 @@ return function(torch, nn)
   -- nn.LSTMCell(input_size, hidden_size, bias = true): forward(input, {h, c}) returns h', c'
   local LSTMCell = RNNCellBase:subclass("nn.LSTMCell")
   function LSTMCell:__init(...)
-    RNNCellBase.__init(self, parse_args("__init__", cell3_names, { bias = true }, ...), 4)
+    RNNCellBase.__init(self, args.parse_at(3, "__init__", cell3_names, { bias = true }, ...), 4)
   end
   function LSTMCell:forward(input, hx)
     local h, c
@@ -436,7 +436,7 @@ return function(torch, nn)
 
   local GRUCell = RNNCellBase:subclass("nn.GRUCell")
   function GRUCell:__init(...)
-    RNNCellBase.__init(self, parse_args("__init__", cell3_names, { bias = true }, ...), 3)
+    RNNCellBase.__init(self, args.parse_at(3, "__init__", cell3_names, { bias = true }, ...), 3)
   end
   function GRUCell:forward(input, hx) return (self:_cell("GRUCell", "GRU", input, hx)) end
   nn.GRUCell = GRUCell

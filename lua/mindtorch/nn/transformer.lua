@@ -287,7 +287,7 @@ return function(torch, nn)
   -- nn.MultiheadAttention(embed_dim, num_heads, dropout = 0, bias = true, add_bias_kv = false,
   -- add_zero_attn = false, kdim = nil, vdim = nil, batch_first = false), or an options table
   function MultiheadAttention:__init(...)
-    local o = parse_args("__init__", mha_init_names, { dropout = 0.0, bias = true, add_bias_kv = false,
+    local o = args.parse_at(3, "__init__", mha_init_names, { dropout = 0.0, bias = true, add_bias_kv = false,
       add_zero_attn = false, batch_first = false }, ...)
     args.require("__init__", o, { "embed_dim", "num_heads" })
     args.int("embed_dim", o.embed_dim)
@@ -358,7 +358,7 @@ return function(torch, nn)
   -- average_attn_weights = true), or forward(query, key, value, {key_padding_mask = ...}):
   -- returns attn_output, attn_weights (nil when need_weights is false)
   function MultiheadAttention:forward(...)
-    local a = parse_args("forward", mha_fwd_names, { need_weights = true, average_attn_weights = true }, ...)
+    local a = args.parse_at(3, "forward", mha_fwd_names, { need_weights = true, average_attn_weights = true }, ...)
     for i, k in ipairs(mha_fwd_names) do
       local required = k == "query" or k == "key" or k == "value"
       if required or k:match("mask$") then args.tensor("forward", k, i, a[k], not required) end
@@ -430,7 +430,7 @@ return function(torch, nn)
   -- activation = "relu" (or "gelu", a function, a module), layer_norm_eps = 1e-5,
   -- batch_first = false, norm_first = false), or an options table
   function TransformerEncoderLayer:__init(...)
-    local o = parse_args("__init__", tel_names, { dim_feedforward = 2048, dropout = 0.1, activation = "relu",
+    local o = args.parse_at(3, "__init__", tel_names, { dim_feedforward = 2048, dropout = 0.1, activation = "relu",
       layer_norm_eps = 1e-5, batch_first = false, norm_first = false }, ...)
     Module.__init(self)
     local fo = { dtype = o.dtype, device = o.device }
@@ -464,7 +464,7 @@ return function(torch, nn)
 
   -- forward(src, src_mask, src_key_padding_mask) or forward(src, {src_mask=, src_key_padding_mask=})
   function TransformerEncoderLayer:forward(...)
-    local a = parse_args("forward", tel_fwd_names, {}, ...)
+    local a = args.parse_at(3, "forward", tel_fwd_names, {}, ...)
     for i, k in ipairs(tel_fwd_names) do args.tensor("forward", k, i, a[k], k ~= "src") end
     check_kpm_dtype(a.src_key_padding_mask)
     local x = a.src
@@ -496,7 +496,7 @@ return function(torch, nn)
   -- nn.TransformerEncoder(encoder_layer, num_layers, norm = nil): num_layers deep copies of
   -- encoder_layer (each starts with its weights), then the optional final norm
   function TransformerEncoder:__init(...)
-    local o = parse_args("__init__", te_names, { enable_nested_tensor = true, mask_check = true }, ...)
+    local o = args.parse_at(3, "__init__", te_names, { enable_nested_tensor = true, mask_check = true }, ...)
     args.require("__init__", o, { "encoder_layer", "num_layers" })
     if type(o.encoder_layer) ~= "table" or not o.encoder_layer.parameters then
       error(("__init__(): argument 'encoder_layer' must be a Module, not %s"):format(args.py_type(o.encoder_layer)), 2)
@@ -519,7 +519,7 @@ return function(torch, nn)
 
   -- forward(src, mask, src_key_padding_mask) or forward(src, {mask=, src_key_padding_mask=})
   function TransformerEncoder:forward(...)
-    local a = parse_args("forward", te_fwd_names, {}, ...)
+    local a = args.parse_at(3, "forward", te_fwd_names, {}, ...)
     for i, k in ipairs(te_fwd_names) do args.tensor("forward", k, i, a[k], k ~= "src") end
     check_kpm_dtype(a.src_key_padding_mask)
     local out = a.src

@@ -32,7 +32,7 @@ return function(torch, nn)
   local options = require("mindtorch._args").options
   -- an initialiser's options (errors point at its caller); only the generator goes on to
   -- the draw a composite initialiser makes
-  local function opts_of(fname, o, spec) return options(fname, o, spec, nil, 3) end
+  local function opts_of(fname, o, spec) return options(fname, o, spec) end -- a tail call
   local function draw_opts(o) return o.generator ~= nil and { generator = o.generator } or nil end
   local any = "any"
 

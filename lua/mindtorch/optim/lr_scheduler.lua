@@ -10,7 +10,7 @@ return function(torch, optim)
   S.LRScheduler, S._LRScheduler = Scheduler, Scheduler
 
   local args = require "mindtorch._args"
-  local parse_args, py_type = args.parse, args.py_type
+  local py_type = args.py_type
 
   -- checks of what the user passes, with PyTorch's wording; level 4: the scheduler's caller
   local function check_optimizer(optimizer)
@@ -42,7 +42,7 @@ return function(torch, optim)
     function cls:__init(optimizer, ...)
       check_optimizer(optimizer)
       self.optimizer, self.last_epoch, self._step_count = optimizer, -1, 0
-      init(self, parse_args("__init__", names, defaults, ...))
+      init(self, args.parse_at(3, "__init__", names, defaults, ...))
       self:_initial()
     end
     S[name] = cls
@@ -163,7 +163,7 @@ return function(torch, optim)
     "cycle_momentum", "base_momentum", "max_momentum", "div_factor", "final_div_factor", "three_phase" }
   function OneCycleLR:__init(optimizer, ...)
     check_optimizer(optimizer)
-    local o = parse_args("__init__", one_cycle_names, nil, ...)
+    local o = args.parse_at(3, "__init__", one_cycle_names, nil, ...)
     for _, k in ipairs { "total_steps", "epochs", "steps_per_epoch" } do
       local v = o[k]
       if v ~= nil and (math.type(v) ~= "integer" or v <= 0) then
@@ -272,7 +272,7 @@ return function(torch, optim)
   local plateau_names = { "mode", "factor", "patience", "threshold", "threshold_mode", "cooldown", "min_lr", "eps" }
   function Plateau:__init(optimizer, ...)
     check_optimizer(optimizer)
-    local o = parse_args("__init__", plateau_names, nil, ...)
+    local o = args.parse_at(3, "__init__", plateau_names, nil, ...)
     for _, k in ipairs { "factor", "patience", "threshold", "cooldown", "eps" } do
       if o[k] ~= nil then number(k, o[k]) end
     end
