@@ -10,7 +10,7 @@ torch.manual_seed(0)
 
 -- 1. softplus(x) = log(1 + exp(x)), computed without overflow:
 --    max(x, 0) + log1p(exp(-|x|)); its derivative is sigmoid(x).
-local StableSoftplus = torch.autograd.Function:extend("StableSoftplus")
+local StableSoftplus = torch.autograd.Function:subclass("StableSoftplus")
 function StableSoftplus.forward(ctx, x)
   ctx:save_for_backward(x)
   return x:clamp({ min = 0 }) + (-x:abs()):exp():log1p()
@@ -39,7 +39,7 @@ print("agrees with F.softplus:",
 
 -- 2. A clamp with a straight-through gradient: the forward clamps, the backward passes the
 --    gradient through unchanged (as if the op were the identity). Non-tensor arguments get nil.
-local STClamp = torch.autograd.Function:extend("STClamp")
+local STClamp = torch.autograd.Function:subclass("STClamp")
 function STClamp.forward(ctx, x, lo, hi)
   return x:clamp(lo, hi)
 end

@@ -25,7 +25,7 @@ end
 
 -- inputs standardised with the training set's mean and standard deviation
 local MEAN, STD = 0.2860, 0.3530
-local Standardize = nn.Module:extend("Standardize")
+local Standardize = nn.Module:subclass("Standardize")
 function Standardize:__init() nn.Module.__init(self) end
 function Standardize:forward(x) return (x - MEAN) / STD end
 

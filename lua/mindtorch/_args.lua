@@ -8,10 +8,18 @@ function args.is_options(v)
   return type(v) == "table" and getmetatable(v) == nil and rawget(v, 1) == nil
 end
 
--- parse(fname, names, defaults, ...): a table name -> value; unknown names, too many
--- positional values and a name given twice are refused with Python's words. level: the
--- error's level as seen from parse's caller's caller (default 3).
-function args.parse(fname, names, defaults, ...)
+-- Python's TypeError for a name the function does not take; known: name -> true
+local function refuse_unknown(fname, opts, known, level)
+  for k in pairs(opts) do
+    if not known[k] then error(("%s() got an unexpected keyword argument '%s'"):format(fname, tostring(k)), level + 1) end
+  end
+end
+
+-- parse_at(level, fname, names, defaults, ...): a table name -> value; unknown names, too many
+-- positional values and a name given twice are refused with Python's words. level: as
+-- error's, seen from parse_at's caller (2: its caller; a class's __init passes 3, past `new`).
+function args.parse_at(level, fname, names, defaults, ...)
+  level = level + 1
   local n = select("#", ...)
   local vals = { ... }
   local out = {}
@@ -21,17 +29,63 @@ function args.parse(fname, names, defaults, ...)
     n = n - 1
     local known = {}
     for _, k in ipairs(names) do known[k] = true end
+    refuse_unknown(fname, last, known, level)
     for k, v in pairs(last) do
-      if not known[k] then error(("%s() got an unexpected keyword argument '%s'"):format(fname, tostring(k)), 3) end
       out[k] = v
       given[k] = true
     end
   end
   for i = 1, n do
     local k = names[i]
-    if k == nil then error(("%s() takes %d positional arguments but %d were given"):format(fname, #names, n), 3) end
-    if given[k] then error(("%s() got multiple values for argument '%s'"):format(fname, k), 3) end
+    if k == nil then error(("%s() takes %d positional arguments but %d were given"):format(fname, #names, n), level) end
+    if given[k] then error(("%s() got multiple values for argument '%s'"):format(fname, k), level) end
     if vals[i] ~= nil then out[k] = vals[i] end
+  end
+  for k, v in pairs(defaults or {}) do
+    if out[k] == nil then out[k] = v end
+  end
+  return out
+end
+
+-- parse(fname, names, defaults, ...): parse_at for a function called by the user (errors
+-- point at parse's caller's caller)
+function args.parse(fname, names, defaults, ...)
+  return args.parse_at(2, fname, names, defaults, ...) -- a tail call: parse_at's caller is parse's
+end
+
+-- the Python type names a spec gives (the checks of options(), below)
+local type_checks = {
+  int = function(v) return math.type(v) == "integer" end,
+  float = function(v) return type(v) == "number" end,
+  bool = function(v) return type(v) == "boolean" end,
+  str = function(v) return type(v) == "string" end,
+  callable = function(v)
+    local mt = getmetatable(v)
+    return type(v) == "function" or (type(mt) == "table" and mt.__call ~= nil)
+  end,
+  Tensor = function(v) return require("mindtorch").is_tensor(v) end,
+  table = function(v) return type(v) == "table" end,
+}
+
+-- options(fname, opts, spec, level): the options table a function takes last, checked: nil
+-- gives {}; anything but an options table, a name spec lacks and a value of another type than
+-- spec[name] ("int", "float", "bool", "str", "callable", "Tensor", "table" or "any"; nil values
+-- pass) are refused with Python's words. Returns a copy with spec's defaults filled in
+-- (defaults: name -> value). level: as error's, seen from options' caller (default 2: its caller).
+function args.options(fname, opts, spec, defaults, level)
+  level = (level or 2) + 1
+  if opts == nil then opts = {} end
+  if not args.is_options(opts) then
+    error(("%s() takes its options in a table ({name = value}), got %s"):format(fname, args.py_type(opts)), level)
+  end
+  refuse_unknown(fname, opts, spec, level)
+  local out = {}
+  for k, v in pairs(opts) do
+    local want = spec[k]
+    if want ~= "any" and not type_checks[want](v) then
+      error(("%s(): argument '%s' must be %s, not %s"):format(fname, k, want, args.py_type(v)), level)
+    end
+    out[k] = v
   end
   for k, v in pairs(defaults or {}) do
     if out[k] == nil then out[k] = v end
@@ -62,7 +116,7 @@ function args.require(fname, o, names)
   error(("%s() missing %d required positional argument%s: %s"):format(fname, #miss, #miss == 1 and "" or "s", list), 3)
 end
 
--- tensor(fname, name, pos, v, optional): PyTorch's TypeError for a non-tensor argument
+-- tensor(fname, name, pos, v, optional, level): PyTorch's TypeError for a non-tensor argument
 function args.tensor(fname, name, pos, v, optional, level)
   if v == nil and optional then return v end
   if not require("mindtorch").is_tensor(v) then

@@ -3,24 +3,35 @@
 --   torch.pipeline(function() ... end)               -- runs the function inside, returns its results
 -- make(enter, exit) builds such a constructor: enter(...) runs at once and returns the state
 -- exit(state) needs; exit runs once, when the value is closed or the function returns or fails.
+local class = require "mindtorch._class"
 local M = {}
 
-function M.make(enter, exit, methods)
-  local Ctx = {}
-  Ctx.__index = methods or {}
-  Ctx.__close = function(self)
-    if self.open then
-      self.open = false
-      exit(self.state)
-    end
+-- a context manager's value: closing it runs exit once
+local Context = class.class("mindtorch.context")
+function Context:__init(state, exit)
+  self.state, self.open, self._exit = state, true, exit
+end
+function Context:__close()
+  if self.open then
+    self.open = false
+    self._exit(self.state)
   end
-  Ctx.__name = "mindtorch.context"
+end
+M.Context = Context
 
+-- make(enter, exit, methods, name): the constructor; methods (a table) gives its values more
+-- methods, in a subclass of Context named `name`
+function M.make(enter, exit, methods, name)
+  local cls = Context
+  if methods then
+    cls = class.class(name or "mindtorch.context", Context)
+    for k, v in pairs(methods) do cls[k] = v end
+  end
   return function(...)
     local n = select("#", ...)
     local fn = n > 0 and select(n, ...) or nil
     if type(fn) ~= "function" then
-      return setmetatable({ state = enter(...), open = true }, Ctx)
+      return cls(enter(...), exit)
     end
     local state = enter(select(1, table.unpack({ ... }, 1, n - 1)))
     local results = table.pack(pcall(fn))

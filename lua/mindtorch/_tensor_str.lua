@@ -162,11 +162,12 @@ end
 
 -- ---- the formatter -------------------------------------------------------------------------
 
-local Formatter = {}
-Formatter.__index = Formatter
+-- PyTorch's _Formatter: the width and mode every element of one tensor is printed with
+local Formatter = require("mindtorch._class").class("_tensor_str._Formatter")
 
 local function new_formatter(values, floating)
-  local f = setmetatable({ floating = floating, int_mode = true, sci_mode = false, max_width = 1 }, Formatter)
+  local f = Formatter()
+  f.floating, f.int_mode, f.sci_mode, f.max_width = floating, true, false, 1
   if not floating then
     for _, v in ipairs(values) do
       local s = type(v) == "boolean" and (v and "True" or "False") or tostring(v)

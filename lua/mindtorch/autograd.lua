@@ -44,6 +44,8 @@ return function(torch)
   function autograd.set_detect_anomaly(on, ...) return anomaly(on, ...) end
   autograd.is_anomaly_enabled = C.is_anomaly_enabled
 
+  local args = require "mindtorch._args"
+  local backward_options = { retain_graph = "bool", create_graph = "bool", inputs = "any" }
   -- ---- backward and grad --------------------------------------------------------------------
   -- torch.autograd.backward(tensors, grad_tensors, {retain_graph=, create_graph=, inputs=})
   function autograd.backward(tensors, grad_tensors, opts)
@@ -51,21 +53,22 @@ return function(torch)
         (grad_tensors.retain_graph ~= nil or grad_tensors.create_graph ~= nil or grad_tensors.inputs ~= nil) then
       grad_tensors, opts = nil, grad_tensors
     end
-    opts = opts or {}
+    opts = args.options("backward", opts, backward_options)
     C.backward((tensors), (grad_tensors), opts.retain_graph, opts.create_graph, (opts.inputs))
   end
 
   -- y:backward(), y:backward(gradient), y:backward(gradient, opts), y:backward(opts)
   function Tensor.backward(self, gradient, opts)
     if type(gradient) == "table" and not torch.is_tensor(gradient) then gradient, opts = nil, gradient end
-    opts = opts or {}
+    opts = args.options("backward", opts, backward_options)
     C.backward(self, gradient, opts.retain_graph, opts.create_graph, (opts.inputs))
   end
 
   -- torch.autograd.grad(outputs, inputs, {grad_outputs=, retain_graph=, create_graph=,
   -- allow_unused=}): a sequence with one gradient (or nil) per input
+  local grad_options = { grad_outputs = "any", retain_graph = "bool", create_graph = "bool", allow_unused = "bool" }
   function autograd.grad(outputs, inputs, opts)
-    opts = opts or {}
+    opts = args.options("grad", opts, grad_options)
     return C.grad((outputs), (inputs), (opts.grad_outputs), opts.retain_graph,
       opts.create_graph, opts.allow_unused)
   end

@@ -76,9 +76,9 @@ tensor_mt.__bnot = function(a) return torch.bitwise_not(a) end
 
 -- ---- autograd (grad modes, backward, grad, hooks, gradcheck) -------------------------------
 require("mindtorch.autograd")(torch)
-require("mindtorch.gradcheck")(torch)
-require("mindtorch.function")(torch)
-require("mindtorch.functional")(torch)
+require("mindtorch.autograd.gradcheck")(torch)
+require("mindtorch.autograd.function")(torch)
+require("mindtorch.autograd.functional")(torch)
 require("mindtorch.serialization")(torch)
 
 -- ---- x[i], x[{...}], x[mask] (Torch7 style, 1-based) ---------------------------------------
@@ -106,11 +106,20 @@ torch.unique, Tensor.unique = unique, unique
 -- runs what has been recorded so far
 local context = require("mindtorch._context")
 local pipeline_context = context.make(function() torch._pipeline_enter() end, function() torch._pipeline_exit() end,
-  { flush = function() torch._pipeline_flush() end })
+  { flush = function() torch._pipeline_flush() end }, "mindtorch.pipeline")
 torch.pipeline = setmetatable({
   flush = torch._pipeline_flush,
   is_enabled = torch._pipeline_active,
 }, { __call = function(_, ...) return pipeline_context(...) end })
+
+-- torch.class(name, parent), torch.isinstance(obj, cls), torch.typename(obj): the class
+-- system every class in mindtorch is made with (mindtorch._class), for the user's own
+local class = require("mindtorch._class")
+torch.class, torch.isinstance = class.class, class.isinstance
+function torch.typename(obj) -- a tensor's is its type(), "torch.FloatTensor", as Torch7's
+  if torch.is_tensor(obj) then return obj:type() end
+  return class.typename(obj)
+end
 
 -- torch.random: the seeding functions under PyTorch's module name
 torch.random = {

@@ -5,23 +5,13 @@ return function(torch, nn)
   local Module, F, init, py = nn.Module, nn.functional, nn.init, nn._py
   local args = require "mindtorch._args"
 
-  local function is_opts(v)
-    return type(v) == "table" and not torch.is_tensor(v) and v[1] == nil and next(v) ~= nil
-  end
-  -- the arguments after `first` fixed ones by name: positional, then (from any point on) an
-  -- options table: f(x, 3, 2, { ceil_mode = true })
-  local function named(names, first, ...)
-    local args = table.pack(...)
+  -- the arguments after the fixed ones, in `names` order: positional, then by name in a
+  -- trailing options table (mindtorch._args): f(x, 3, 2, { ceil_mode = true }). level: as
+  -- parse_at's, seen from named's caller.
+  local function named(level, fname, names, ...)
+    local o = args.parse_at(level + 1, fname, names, nil, ...)
     local out = {}
-    for i = 1, first do out[i] = args[i] end
-    for i = 1, #names do
-      local v = args[first + i]
-      if is_opts(v) then
-        for j = i, #names do out[first + j] = v[names[j]] end
-        break
-      end
-      out[first + i] = v
-    end
+    for i, n in ipairs(names) do out[i] = o[n] end
     return out
   end
 
@@ -67,7 +57,7 @@ return function(torch, nn)
   local conv_names = { "bias", "stride", "padding", "dilation", "groups" }
   local function conv_fn(op, nsp)
     return function(input, weight, ...)
-      local a = named(conv_names, 0, ...)
+      local a = named(2, op, conv_names, ...)
       local x, padding = conv_padding(input, weight, a[3], a[2], a[4], nsp)
       return torch[op](x, weight, a[1], a[2] or 1, padding, a[4] or 1, a[5] or 1)
     end
@@ -78,7 +68,7 @@ return function(torch, nn)
   local tconv_names = { "bias", "stride", "padding", "output_padding", "groups", "dilation" }
   local function tconv_fn(op)
     return function(input, weight, ...)
-      local a = named(tconv_names, 0, ...)
+      local a = named(2, op, tconv_names, ...)
       return torch[op](input, weight, a[1], a[2] or 1, a[3] or 0, a[4] or 0, a[5] or 1, a[6] or 1)
     end
   end
@@ -89,7 +79,7 @@ return function(torch, nn)
   local max_names = { "stride", "padding", "dilation", "ceil_mode", "return_indices" }
   local function max_pool(nsp)
     return function(input, kernel_size, ...)
-      local a = named(max_names, 0, ...)
+      local a = named(2, "max_pool" .. nsp .. "d", max_names, ...)
       local stride, padding, dilation, ceil = a[1] or {}, a[2] or 0, a[3] or 1, a[4] or false
       if not a[5] then
         return torch[nsp == 1 and "max_pool1d" or "max_pool2d"](input, kernel_size, stride, padding, dilation, ceil)
@@ -108,20 +98,20 @@ return function(torch, nn)
   for nsp = 1, 2 do
     local pool = F["max_pool" .. nsp .. "d"]
     F["max_pool" .. nsp .. "d_with_indices"] = function(input, k, ...)
-      local a = named(max_names, 0, ...)
+      local a = named(2, "max_pool" .. nsp .. "d_with_indices", max_names, ...)
       return pool(input, k, a[1], a[2], a[3], a[4], true)
     end
   end
 
   local avg_names = { "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override" }
   F.avg_pool1d = function(input, kernel_size, ...)
-    local a = named(avg_names, 0, ...)
+    local a = named(2, "avg_pool1d", avg_names, ...)
     local cip = a[4]
     if cip == nil then cip = true end
     return torch.avg_pool1d(input, kernel_size, a[1] or {}, a[2] or 0, a[3] or false, cip)
   end
   F.avg_pool2d = function(input, kernel_size, ...)
-    local a = named(avg_names, 0, ...)
+    local a = named(2, "avg_pool2d", avg_names, ...)
     local cip = a[4]
     if cip == nil then cip = true end
     return torch.avg_pool2d(input, kernel_size, a[1] or {}, a[2] or 0, a[3] or false, cip, a[5])
@@ -131,7 +121,7 @@ return function(torch, nn)
 
   -- ---- convolution modules -----------------------------------------------------------------------
   local function conv_class(name, nsp, transposed)
-    local cls = Module:extend(name)
+    local cls = Module:subclass("nn." .. name)
     local names = transposed and { "stride", "padding", "output_padding", "groups", "bias", "dilation", "padding_mode" }
       or { "stride", "padding", "dilation", "groups", "bias", "padding_mode" }
     function cls:__init(in_channels, out_channels, kernel_size, ...)
@@ -140,7 +130,7 @@ return function(torch, nn)
       args.int("in_channels", in_channels)
       args.int("out_channels", out_channels)
       Module.__init(self)
-      local a = named(names, 0, ...)
+      local a = named(3, "__init__", names, ...)
       local o = {}
       for i, n in ipairs(names) do o[n] = a[i] end
       local groups = o.groups or 1
@@ -266,10 +256,10 @@ return function(torch, nn)
 
   -- ---- pooling modules ---------------------------------------------------------------------------
   local function max_pool_class(name, nsp)
-    local cls = Module:extend(name)
+    local cls = Module:subclass("nn." .. name)
     function cls:__init(kernel_size, ...)
       Module.__init(self)
-      local a = named(max_names, 0, ...)
+      local a = named(3, "__init__", max_names, ...)
       self.kernel_size = kernel_size
       self.stride = a[1] or kernel_size
       self.padding, self.dilation = a[2] or 0, a[3] or 1
@@ -289,10 +279,10 @@ return function(torch, nn)
   max_pool_class("MaxPool2d", 2)
 
   local function avg_pool_class(name, nsp)
-    local cls = Module:extend(name)
+    local cls = Module:subclass("nn." .. name)
     function cls:__init(kernel_size, ...)
       Module.__init(self)
-      local a = named(avg_names, 0, ...)
+      local a = named(3, "__init__", avg_names, ...)
       -- AvgPool1d keeps its sizes as 1-tuples, AvgPool2d as given (PyTorch's reprs show it)
       local keep = nsp == 1 and function(v) return ntuple(v, 1) end or function(v) return v end
       self.kernel_size = keep(kernel_size)
@@ -317,7 +307,7 @@ return function(torch, nn)
   avg_pool_class("AvgPool2d", 2)
 
   local function adaptive_class(name, nsp)
-    local cls = Module:extend(name)
+    local cls = Module:subclass("nn." .. name)
     function cls:__init(output_size)
       Module.__init(self)
       self.output_size = output_size

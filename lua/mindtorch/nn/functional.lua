@@ -1,9 +1,14 @@
--- functional.lua: torch.nn.functional. Losses and activations written with differentiable
+-- nn/functional.lua: torch.nn.functional. Losses and activations written with differentiable
 -- ops, so autograd derives them; class targets are 1-based, as every index in mindtorch.
 return function(torch, nn)
   local F = {}
 
-  local function opts_of(t) return type(t) == "table" and not torch.is_tensor(t) and t or {} end
+  local options = require("mindtorch._args").options
+  -- a function's trailing options table, checked against the names it takes (a tail call:
+  -- errors point at the function's caller)
+  local function opts_of(fname, t, spec) return options(fname, t, spec) end
+  local any = "any"
+  local reduction_only = { reduction = any }
 
   local function reduce(loss, reduction)
     reduction = reduction or "mean"
@@ -21,8 +26,12 @@ return function(torch, nn)
     return out
   end
 
+  local dropout_options = { p = any, training = any, inplace = any }
   function F.dropout(input, p, training, inplace)
-    if type(p) == "table" then p, training, inplace = p.p, p.training, p.inplace end
+    if type(p) == "table" and getmetatable(p) == nil and p[1] == nil then -- dropout(x, {p =, training =, inplace =})
+      local o = opts_of("dropout", p, dropout_options)
+      p, training, inplace = o.p, o.training, o.inplace
+    end
     p = p or 0.5
     if training == nil then training = true end
     if type(p) ~= "number" then
@@ -133,7 +142,7 @@ return function(torch, nn)
   F.sigmoid = function(x) return x:sigmoid() end
   F.tanh = function(x) return x:tanh() end
   F.silu = maybe_inplace("silu")
-  function F.gelu(x, opts) return x:gelu({ approximate = opts_of(opts).approximate or "none" }) end
+  function F.gelu(x, opts) return x:gelu({ approximate = opts_of("gelu", opts, { approximate = any }).approximate or "none" }) end
   function F.leaky_relu(x, negative_slope, inplace)
     if type(negative_slope) == "table" then negative_slope, inplace = negative_slope.negative_slope, negative_slope.inplace end
     negative_slope = negative_slope or 0.01
@@ -157,8 +166,8 @@ return function(torch, nn)
     return x:hardtanh(min_val, max_val)
   end
   function F.mish(x) return x * x:softplus():tanh() end
-  function F.softmax(x, dim, opts) return x:softmax(dim, opts_of(opts).dtype) end
-  function F.log_softmax(x, dim, opts) return x:log_softmax(dim, opts_of(opts).dtype) end
+  function F.softmax(x, dim, opts) return x:softmax(dim, opts_of("softmax", opts, { dtype = any }).dtype) end
+  function F.log_softmax(x, dim, opts) return x:log_softmax(dim, opts_of("log_softmax", opts, { dtype = any }).dtype) end
 
   -- ---- losses ------------------------------------------------------------------------------------------
   local function check_same_size(input, target)
@@ -169,21 +178,23 @@ return function(torch, nn)
   end
 
   function F.mse_loss(input, target, opts)
-    return reduce((input - target) ^ 2, opts_of(opts).reduction)
+    return reduce((input - target) ^ 2, opts_of("mse_loss", opts, reduction_only).reduction)
   end
   function F.l1_loss(input, target, opts)
-    return reduce((input - target):abs(), opts_of(opts).reduction)
+    return reduce((input - target):abs(), opts_of("l1_loss", opts, reduction_only).reduction)
   end
+  local smooth_l1_loss_options = { reduction = any, beta = any }
   function F.smooth_l1_loss(input, target, opts)
-    opts = opts_of(opts)
+    opts = opts_of("smooth_l1_loss", opts, smooth_l1_loss_options)
     local beta = opts.beta or 1.0
     local d = (input - target):abs()
     if beta == 0 then return reduce(d, opts.reduction) end
     local loss = torch.where(d:lt(beta), d ^ 2 * (0.5 / beta), d - 0.5 * beta)
     return reduce(loss, opts.reduction)
   end
+  local huber_loss_options = { reduction = any, delta = any }
   function F.huber_loss(input, target, opts)
-    opts = opts_of(opts)
+    opts = opts_of("huber_loss", opts, huber_loss_options)
     local delta = opts.delta or 1.0
     local d = (input - target):abs()
     local loss = torch.where(d:le(delta), d ^ 2 * 0.5, (d - 0.5 * delta) * delta)
@@ -192,8 +203,9 @@ return function(torch, nn)
 
   -- nll_loss(input, target, {weight=, ignore_index=-100, reduction="mean"}): input holds
   -- log-probabilities with classes on dim 2 ([N, C], [N, C, d1, ...]) or dim 1 ([C])
+  local nll_loss_options = { reduction = any, weight = any, ignore_index = any }
   function F.nll_loss(input, target, opts)
-    opts = opts_of(opts)
+    opts = opts_of("nll_loss", opts, nll_loss_options)
     local ignore = opts.ignore_index or -100
     local reduction = opts.reduction or "mean"
     local cdim = input:dim() == 1 and 1 or 2
@@ -223,8 +235,9 @@ return function(torch, nn)
 
   -- cross_entropy(input, target, {weight=, ignore_index=-100, reduction="mean",
   -- label_smoothing=0}): target holds class indices (1-based) or class probabilities
+  local cross_entropy_options = { reduction = any, weight = any, ignore_index = any, label_smoothing = any }
   function F.cross_entropy(input, target, opts)
-    opts = opts_of(opts)
+    opts = opts_of("cross_entropy", opts, cross_entropy_options)
     local cdim = input:dim() == 1 and 1 or 2
     local logp = input:log_softmax(cdim)
     local eps = opts.label_smoothing or 0.0
@@ -271,8 +284,9 @@ return function(torch, nn)
     return nll * (1 - eps) + smooth * (eps / C)
   end
 
+  local binary_cross_entropy_options = { reduction = any, weight = any }
   function F.binary_cross_entropy(input, target, opts)
-    opts = opts_of(opts)
+    opts = opts_of("binary_cross_entropy", opts, binary_cross_entropy_options)
     check_same_size(input, target)
     -- log clamped at -100, as PyTorch does (a probability of exactly 0 or 1 stays finite)
     local loss = -(target * input:log():clamp(-100) + (1 - target) * (1 - input):log():clamp(-100))
@@ -280,8 +294,9 @@ return function(torch, nn)
     return reduce(loss, opts.reduction)
   end
 
+  local binary_cross_entropy_with_logits_options = { reduction = any, weight = any, pos_weight = any }
   function F.binary_cross_entropy_with_logits(input, target, opts)
-    opts = opts_of(opts)
+    opts = opts_of("binary_cross_entropy_with_logits", opts, binary_cross_entropy_with_logits_options)
     check_same_size(input, target)
     -- stable: max(-x, 0) + log(1 + exp(-|x|)) is log(1 + exp(-x))
     local log_sig_neg = (-input):clamp(0) + (-input:abs()):exp():log1p()
@@ -296,8 +311,9 @@ return function(torch, nn)
     return reduce(loss, opts.reduction)
   end
 
+  local kl_div_options = { reduction = any, log_target = any }
   function F.kl_div(input, target, opts)
-    opts = opts_of(opts)
+    opts = opts_of("kl_div", opts, kl_div_options)
     local loss
     if opts.log_target then
       loss = target:exp() * (target - input)

@@ -4,6 +4,7 @@
 return function(torch, nn)
   local Module, F, init = nn.Module, nn.functional, nn.init
   local args = require "mindtorch._args"
+  local class = require "mindtorch._class"
   local function is_module(v) return type(v) == "table" and rawget(v, "_modules") ~= nil end
 
   local function py(v) -- a value as Python prints it in a repr
@@ -17,30 +18,25 @@ return function(torch, nn)
   nn._py = py
 
   -- ---- basic layers ----------------------------------------------------------------------------------
-  -- `bias` given as the last argument itself or in an options table (default true)
-  local function bias_option(opts)
-    if type(opts) == "table" then return opts.bias == nil or opts.bias end
-    if opts ~= nil then return opts end
-    return true
+  -- the arguments after the sizes: bias, device, dtype (PyTorch's order) or an options table
+  local layer_names, layer_defaults = { "bias", "device", "dtype" }, { bias = true }
+  local function empty_like_opts(o, ...)
+    if o.dtype or o.device then return torch.empty({ ... }, { dtype = o.dtype, device = o.device }) end
+    return torch.empty(...)
   end
 
-  local Identity = Module:extend("Identity")
+  local Identity = Module:subclass("nn.Identity")
   function Identity:__init() Module.__init(self) end
   function Identity:forward(x) return x end
   nn.Identity = Identity
 
-  local Linear = Module:extend("Linear")
-  function Linear:__init(in_features, out_features, opts)
+  local Linear = Module:subclass("nn.Linear")
+  function Linear:__init(in_features, out_features, ...)
+    local o = args.parse_at(3, "__init__", layer_names, layer_defaults, ...)
     Module.__init(self)
-    local bias = bias_option(opts)
-    opts = type(opts) == "table" and opts or {}
     self.in_features, self.out_features = in_features, out_features
-    local function empty(...)
-      if opts.dtype or opts.device then return torch.empty(..., { dtype = opts.dtype, device = opts.device }) end
-      return torch.empty(...)
-    end
-    self.weight = nn.Parameter(empty(out_features, in_features))
-    if bias then self.bias = nn.Parameter(empty(out_features)) else self:register_parameter("bias", nil) end
+    self.weight = nn.Parameter(empty_like_opts(o, out_features, in_features))
+    if o.bias then self.bias = nn.Parameter(empty_like_opts(o, out_features)) else self:register_parameter("bias", nil) end
     self:reset_parameters()
   end
   -- PyTorch's: kaiming_uniform_(a = sqrt(5)) for the weight, U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the bias
@@ -59,7 +55,7 @@ return function(torch, nn)
   nn.Linear = Linear
 
   -- Flatten(start_dim = 2, end_dim = -1): dims are 1-based (PyTorch's default start_dim=1)
-  local Flatten = Module:extend("Flatten")
+  local Flatten = Module:subclass("nn.Flatten")
   function Flatten:__init(start_dim, end_dim)
     Module.__init(self)
     self.start_dim, self.end_dim = start_dim or 2, end_dim or -1
@@ -68,7 +64,7 @@ return function(torch, nn)
   function Flatten:extra_repr() return ("start_dim=%d, end_dim=%d"):format(self.start_dim, self.end_dim) end
   nn.Flatten = Flatten
 
-  local Unflatten = Module:extend("Unflatten")
+  local Unflatten = Module:subclass("nn.Unflatten")
   function Unflatten:__init(dim, sizes)
     args.require("Unflatten.__init__", { dim = dim, unflattened_size = sizes }, { "dim", "unflattened_size" })
     if math.type(dim) ~= "integer" then error(("invalid type for dim: %s"):format(args.py_type(dim)), 2) end
@@ -93,13 +89,13 @@ return function(torch, nn)
   end
   nn.Unflatten = Unflatten
 
-  local Bilinear = Module:extend("Bilinear")
-  function Bilinear:__init(in1_features, in2_features, out_features, opts)
+  local Bilinear = Module:subclass("nn.Bilinear")
+  function Bilinear:__init(in1_features, in2_features, out_features, ...)
+    local o = args.parse_at(3, "__init__", layer_names, layer_defaults, ...)
     Module.__init(self)
-    local bias = bias_option(opts)
     self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
-    self.weight = nn.Parameter(torch.empty(out_features, in1_features, in2_features))
-    self.bias = bias and nn.Parameter(torch.empty(out_features)) or false
+    self.weight = nn.Parameter(empty_like_opts(o, out_features, in1_features, in2_features))
+    self.bias = o.bias and nn.Parameter(empty_like_opts(o, out_features)) or false
     self:reset_parameters()
   end
   function Bilinear:reset_parameters()
@@ -114,11 +110,11 @@ return function(torch, nn)
   end
   nn.Bilinear = Bilinear
 
-  local Dropout = Module:extend("Dropout")
-  function Dropout:__init(p, inplace)
+  local Dropout = Module:subclass("nn.Dropout")
+  function Dropout:__init(...)
     Module.__init(self)
-    if type(p) == "table" then p, inplace = p.p, p.inplace end
-    p = p or 0.5
+    local o = args.parse_at(3, "__init__", { "p", "inplace" }, nil, ...)
+    local p, inplace = o.p or 0.5, o.inplace
     if type(p) ~= "number" then
       error(("'<' not supported between instances of '%s' and 'int'"):format(args.py_type(p)), 2)
     end
@@ -130,12 +126,15 @@ return function(torch, nn)
   nn.Dropout = Dropout
 
   -- ---- activations ---------------------------------------------------------------------------------
+  local function opts_of(fname, opts, spec) return args.options(fname, opts, spec, nil, 3) end -- a tail call
   local function activation(name, fields, forward, repr)
-    local cls = Module:extend(name)
+    local cls = Module:subclass("nn." .. name)
+    local spec = {}
+    for _, f in ipairs(fields) do spec[f[1]] = "any" end
     function cls:__init(...)
       Module.__init(self)
       local args = table.pack(...)
-      local opts = type(args[1]) == "table" and args[1] or nil
+      local opts = type(args[1]) == "table" and opts_of("__init__", args[1], spec) or nil
       for i, f in ipairs(fields) do
         local v
         if opts then v = opts[f[1]] else v = args[i] end
@@ -179,7 +178,7 @@ return function(torch, nn)
 
   -- Sequential(m1, m2, ...): submodules named "0", "1", ... (PyTorch's names); seq[i] is the
   -- i-th (1-based), #seq their number
-  local Sequential = Module:extend("Sequential")
+  local Sequential = Module:subclass("nn.Sequential")
   function Sequential:__init(...)
     Module.__init(self)
     for i, m in ipairs({ ... }) do self:add_module(tostring(i - 1), m) end
@@ -204,23 +203,33 @@ return function(torch, nn)
   Sequential.__len = function(self) return #self._modules.order end
   nn.Sequential = Sequential
 
-  local ModuleList = Module:extend("ModuleList")
+  local ModuleList = Module:subclass("nn.ModuleList")
+  local function check_iterable(mods, level)
+    if type(mods) ~= "table" or is_module(mods) then
+      error(("ModuleList.extend should be called with an iterable, but got %s"):format(
+        is_module(mods) and getmetatable(mods).__name or args.py_type(mods)), level + 1)
+    end
+  end
   function ModuleList:__init(mods)
     Module.__init(self)
-    if mods ~= nil and (type(mods) ~= "table" or is_module(mods)) then
-      error(("ModuleList.extend should be called with an iterable, but got %s"):format(
-        is_module(mods) and getmetatable(mods).__name or args.py_type(mods)), 2)
+    if mods ~= nil then
+      check_iterable(mods, 2)
+      for _, m in ipairs(mods) do self:append(m) end
     end
-    for _, m in ipairs(mods or {}) do self:append(m) end
   end
   function ModuleList:append(m)
     self:add_module(tostring(#self._modules.order), m)
     return self
   end
-  function ModuleList:extend_with(mods)
+  -- ml:extend(mods): PyTorch's, appends each module of the list. On the class itself it is the
+  -- older spelling of ModuleList:subclass(name).
+  function ModuleList:extend(mods)
+    if class.is_class(self) then return class.class(mods, self) end
+    check_iterable(mods, 2)
     for _, m in ipairs(mods) do self:append(m) end
     return self
   end
+  ModuleList.extend_with = ModuleList.extend -- the name extend had before it was free
   ModuleList.__index = Sequential.__index
   ModuleList.__len = Sequential.__len
   ModuleList.__pairs = function(self)
@@ -232,7 +241,7 @@ return function(torch, nn)
   end
   nn.ModuleList = ModuleList
 
-  local ModuleDict = Module:extend("ModuleDict")
+  local ModuleDict = Module:subclass("nn.ModuleDict")
   function ModuleDict:__init(mods)
     Module.__init(self)
     if mods ~= nil and (type(mods) ~= "table" or is_module(mods)) then
@@ -252,14 +261,16 @@ return function(torch, nn)
 
   -- ---- losses -------------------------------------------------------------------------------------------------
   local function loss_class(name, fn, fields)
-    local cls = Module:extend(name)
+    local cls = Module:subclass("nn." .. name)
+    local spec = { reduction = "any" }
+    for _, f in ipairs(fields or {}) do spec[f[1]] = "any" end
     function cls:__init(opts)
       if opts ~= nil and (type(opts) ~= "table" or torch.is_tensor(opts)) then
         error(("%s.__init__() takes its options in a table ({reduction = ...}), got %s"):format(name,
           args.py_type(opts)), 2)
       end
+      opts = args.options("__init__", opts, spec, nil, 3)
       Module.__init(self)
-      opts = opts or {}
       self.reduction = opts.reduction or "mean"
       for _, f in ipairs(fields or {}) do
         local v = opts[f[1]]

@@ -2,7 +2,8 @@
 -- submodules in ordered registries; assigning a Parameter or a Module to a field registers it
 -- (PyTorch's __setattr__), reading a field finds it there first (PyTorch's __getattr__).
 return function(torch, nn)
-  local Module = { __name = "Module" }
+  local class = require "mindtorch._class"
+  local Module = class.class("nn.Module")
   local py_type, is_options = require("mindtorch._args").py_type, require("mindtorch._args").is_options
 
   -- ---- parameters --------------------------------------------------------------------------
@@ -116,24 +117,15 @@ return function(torch, nn)
     return table.unpack(out, 1, out.n)
   end
 
-  local function new_instance(cls, ...)
-    local obj = setmetatable({}, cls)
+  -- Module(...) and every subclass's: the instance, refused when its __init did not run
+  -- Module.__init (the registries a module needs)
+  function Module.new(cls, ...)
+    local obj = class.alloc(cls)
     obj:__init(...)
     if rawget(obj, "_parameters") == nil then
       error(("%s.__init must call nn.Module.__init(self)"):format(cls.__name), 2)
     end
     return obj
-  end
-
-  -- nn.Module:extend(name): a subclass; Name(...) makes an instance (its __init runs)
-  function Module:extend(name)
-    local cls = { __name = name or "Module" }
-    cls.__index = instance_index
-    cls.__newindex = instance_newindex
-    cls.__call = call
-    cls.__tostring = function(m) return m:__repr() end
-    cls.super = self
-    return setmetatable(cls, { __index = self, __call = new_instance })
   end
 
   function Module:__init()
@@ -359,8 +351,8 @@ return function(torch, nn)
   function Module:cpu() return self:_apply(function(t) return t:cpu() end) end
 
   -- ---- hooks -----------------------------------------------------------------------------------------
-  local Handle = {}
-  Handle.__index = Handle
+  local Handle = class.class("utils.hooks.RemovableHandle")
+  function Handle:__init(list, entry) self.list, self.entry = list, entry end
   function Handle:remove()
     for i, h in ipairs(self.list) do
       if h == self.entry then table.remove(self.list, i) return end
@@ -369,7 +361,7 @@ return function(torch, nn)
   local function add_hook(list, fn)
     local entry = { fn = fn }
     list[#list + 1] = entry
-    return setmetatable({ list = list, entry = entry }, Handle)
+    return Handle(list, entry)
   end
   function Module:register_forward_pre_hook(fn) return add_hook(self._forward_pre_hooks, fn) end
   function Module:register_forward_hook(fn) return add_hook(self._forward_hooks, fn) end
@@ -506,12 +498,11 @@ return function(torch, nn)
     return s .. ")"
   end
 
-  -- Module itself is also a class (nn.Module() makes a bare module, as PyTorch's does)
+  -- every module's metamethods, which its subclasses inherit (mindtorch._class)
   nn.Module = Module
   Module.__index = instance_index
   Module.__newindex = instance_newindex
   Module.__call = call
   Module.__tostring = function(m) return m:__repr() end
-  setmetatable(Module, { __call = new_instance })
   return Module
 end

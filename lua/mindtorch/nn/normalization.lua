@@ -7,7 +7,7 @@ return function(torch, nn)
 
   -- the arguments after the sizes: PyTorch's positional order, or an options table
   local function options(names, ...)
-    return args.parse("__init__", names, nil, ...)
+    return args.parse_at(3, "__init__", names, nil, ...) -- a tail call: seen from the __init
   end
 
   local function shape_list(s)
@@ -19,7 +19,7 @@ return function(torch, nn)
 
   -- ---- functional forms --------------------------------------------------------------------------
   function F.embedding(input, weight, opts)
-    opts = opts or {}
+    opts = args.options("embedding", opts, { padding_idx = "any" })
     local shape = {}
     for i = 1, input:dim() do shape[i] = input.shape[i] end
     shape[#shape + 1] = weight.shape[2]
@@ -66,8 +66,9 @@ return function(torch, nn)
   end
 
   -- batch_norm(input, running_mean, running_var, {weight=, bias=, training=, momentum=, eps=})
+  local batch_norm_options = { weight = "any", bias = "any", training = "any", momentum = "any", eps = "any" }
   function F.batch_norm(input, running_mean, running_var, opts)
-    opts = opts or {}
+    opts = args.options("batch_norm", opts, batch_norm_options)
     local eps, momentum = opts.eps or 1e-5, opts.momentum == nil and 0.1 or opts.momentum
     local c = input.shape[2]
     local dims = { 1 }
@@ -98,7 +99,7 @@ return function(torch, nn)
   end
 
   -- ---- modules -------------------------------------------------------------------------------------
-  local Embedding = Module:extend("Embedding")
+  local Embedding = Module:subclass("nn.Embedding")
   function Embedding:__init(num_embeddings, embedding_dim, ...)
     local opts = options({ "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse", "_weight",
       "device", "dtype" }, ...)
@@ -127,7 +128,7 @@ return function(torch, nn)
   end
   nn.Embedding = Embedding
 
-  local LayerNorm = Module:extend("LayerNorm")
+  local LayerNorm = Module:subclass("nn.LayerNorm")
   function LayerNorm:__init(normalized_shape, ...)
     local opts = options({ "eps", "elementwise_affine", "device", "dtype" }, ...)
     if type(normalized_shape) ~= "table" and math.type(normalized_shape) ~= "integer" then
@@ -153,7 +154,7 @@ return function(torch, nn)
   end
   nn.LayerNorm = LayerNorm
 
-  local GroupNorm = Module:extend("GroupNorm")
+  local GroupNorm = Module:subclass("nn.GroupNorm")
   function GroupNorm:__init(num_groups, num_channels, ...)
     local opts = options({ "eps", "affine", "device", "dtype" }, ...)
     args.require("GroupNorm.__init__", { num_groups = num_groups, num_channels = num_channels },
@@ -177,7 +178,7 @@ return function(torch, nn)
   nn.GroupNorm = GroupNorm
 
   local function batch_norm_class(name, dims)
-    local cls = Module:extend(name)
+    local cls = Module:subclass("nn." .. name)
     function cls:__init(num_features, ...)
       local opts = options({ "eps", "momentum", "affine", "track_running_stats", "device", "dtype" }, ...)
       args.require(name .. ".__init__", { num_features = num_features }, { "num_features" })

@@ -89,7 +89,7 @@ return function(torch, nn)
   end
 
   -- ---- RNNBase ------------------------------------------------------------------------------------------
-  local RNNBase = Module:extend("RNNBase")
+  local RNNBase = Module:subclass("nn.RNNBase")
   local base_names = { "input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout", "bidirectional",
     "proj_size", "device", "dtype", "nonlinearity" }
   local base_defaults = { num_layers = 1, bias = true, batch_first = false, dropout = 0.0, bidirectional = false,
@@ -291,9 +291,9 @@ return function(torch, nn)
 
   -- nn.RNN(input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional)
   -- or with an options table (also nonlinearity = "tanh" | "relu", dtype, device)
-  local RNN = RNNBase:extend("RNN")
+  local RNN = RNNBase:subclass("nn.RNN")
   function RNN:__init(...)
-    local o = parse_args("__init__", base_names, base_defaults, ...)
+    local o = args.parse_at(3, "__init__", base_names, base_defaults, ...)
     if o.proj_size ~= 0 then error("proj_size argument is only supported for LSTM, not RNN or GRU", 2) end
     local nl = o.nonlinearity or "tanh"
     local mode = ({ tanh = "RNN_TANH", relu = "RNN_RELU" })[nl]
@@ -303,17 +303,17 @@ return function(torch, nn)
   end
   nn.RNN = RNN
 
-  local LSTM = RNNBase:extend("LSTM")
+  local LSTM = RNNBase:subclass("nn.LSTM")
   function LSTM:__init(...)
-    local o = parse_args("__init__", base_names, base_defaults, ...)
+    local o = args.parse_at(3, "__init__", base_names, base_defaults, ...)
     if o.nonlinearity ~= nil then error("__init__() got an unexpected keyword argument 'nonlinearity'", 2) end
     RNNBase.__init(self, "LSTM", o)
   end
   nn.LSTM = LSTM
 
-  local GRU = RNNBase:extend("GRU")
+  local GRU = RNNBase:subclass("nn.GRU")
   function GRU:__init(...)
-    local o = parse_args("__init__", base_names, base_defaults, ...)
+    local o = args.parse_at(3, "__init__", base_names, base_defaults, ...)
     if o.proj_size ~= 0 then error("proj_size argument is only supported for LSTM, not RNN or GRU", 2) end
     if o.nonlinearity ~= nil then error("__init__() got an unexpected keyword argument 'nonlinearity'", 2) end
     RNNBase.__init(self, "GRU", o)
@@ -321,7 +321,7 @@ return function(torch, nn)
   nn.GRU = GRU
 
   -- ---- cells ---------------------------------------------------------------------------------------------
-  local RNNCellBase = Module:extend("RNNCellBase")
+  local RNNCellBase = Module:subclass("nn.RNNCellBase")
   function RNNCellBase:__init(o, ...)
     local num_chunks = ...
     if not args.is_options(o) then -- nn.RNNCellBase(input_size, hidden_size, bias, num_chunks) as PyTorch's
@@ -404,9 +404,9 @@ return function(torch, nn)
   local cell_names = { "input_size", "hidden_size", "bias", "nonlinearity", "device", "dtype" }
 
   -- nn.RNNCell(input_size, hidden_size, bias = true, nonlinearity = "tanh")
-  local RNNCell = RNNCellBase:extend("RNNCell")
+  local RNNCell = RNNCellBase:subclass("nn.RNNCell")
   function RNNCell:__init(...)
-    local o = parse_args("__init__", cell_names, { bias = true, nonlinearity = "tanh" }, ...)
+    local o = args.parse_at(3, "__init__", cell_names, { bias = true, nonlinearity = "tanh" }, ...)
     RNNCellBase.__init(self, o, 1)
     self.nonlinearity = o.nonlinearity
   end
@@ -420,9 +420,9 @@ return function(torch, nn)
   local cell3_names = { "input_size", "hidden_size", "bias", "device", "dtype" }
 
   -- nn.LSTMCell(input_size, hidden_size, bias = true): forward(input, {h, c}) returns h', c'
-  local LSTMCell = RNNCellBase:extend("LSTMCell")
+  local LSTMCell = RNNCellBase:subclass("nn.LSTMCell")
   function LSTMCell:__init(...)
-    RNNCellBase.__init(self, parse_args("__init__", cell3_names, { bias = true }, ...), 4)
+    RNNCellBase.__init(self, args.parse_at(3, "__init__", cell3_names, { bias = true }, ...), 4)
   end
   function LSTMCell:forward(input, hx)
     local h, c
@@ -434,9 +434,9 @@ return function(torch, nn)
   end
   nn.LSTMCell = LSTMCell
 
-  local GRUCell = RNNCellBase:extend("GRUCell")
+  local GRUCell = RNNCellBase:subclass("nn.GRUCell")
   function GRUCell:__init(...)
-    RNNCellBase.__init(self, parse_args("__init__", cell3_names, { bias = true }, ...), 3)
+    RNNCellBase.__init(self, args.parse_at(3, "__init__", cell3_names, { bias = true }, ...), 3)
   end
   function GRUCell:forward(input, hx) return (self:_cell("GRUCell", "GRU", input, hx)) end
   nn.GRUCell = GRUCell

@@ -4,6 +4,7 @@
 return function(torch, nn)
   local Module, F, init = nn.Module, nn.functional, nn.init
   local args = require "mindtorch._args"
+  local class = require "mindtorch._class"
   local parse_args = args.parse
 
   local function tuple(...) -- a Python tuple's text
@@ -277,16 +278,16 @@ return function(torch, nn)
 
   -- ---- MultiheadAttention ----------------------------------------------------------------------------
   -- out_proj's class: a Linear under PyTorch's name (its repr says so)
-  local NonDynamicallyQuantizableLinear = nn.Linear:extend("NonDynamicallyQuantizableLinear")
+  local NonDynamicallyQuantizableLinear = nn.Linear:subclass("nn.NonDynamicallyQuantizableLinear")
 
-  local MultiheadAttention = Module:extend("MultiheadAttention")
+  local MultiheadAttention = Module:subclass("nn.MultiheadAttention")
   local mha_init_names = { "embed_dim", "num_heads", "dropout", "bias", "add_bias_kv", "add_zero_attn", "kdim", "vdim",
     "batch_first", "device", "dtype" }
 
   -- nn.MultiheadAttention(embed_dim, num_heads, dropout = 0, bias = true, add_bias_kv = false,
   -- add_zero_attn = false, kdim = nil, vdim = nil, batch_first = false), or an options table
   function MultiheadAttention:__init(...)
-    local o = parse_args("__init__", mha_init_names, { dropout = 0.0, bias = true, add_bias_kv = false,
+    local o = args.parse_at(3, "__init__", mha_init_names, { dropout = 0.0, bias = true, add_bias_kv = false,
       add_zero_attn = false, batch_first = false }, ...)
     args.require("__init__", o, { "embed_dim", "num_heads" })
     args.int("embed_dim", o.embed_dim)
@@ -357,7 +358,7 @@ return function(torch, nn)
   -- average_attn_weights = true), or forward(query, key, value, {key_padding_mask = ...}):
   -- returns attn_output, attn_weights (nil when need_weights is false)
   function MultiheadAttention:forward(...)
-    local a = parse_args("forward", mha_fwd_names, { need_weights = true, average_attn_weights = true }, ...)
+    local a = args.parse_at(3, "forward", mha_fwd_names, { need_weights = true, average_attn_weights = true }, ...)
     for i, k in ipairs(mha_fwd_names) do
       local required = k == "query" or k == "key" or k == "value"
       if required or k:match("mask$") then args.tensor("forward", k, i, a[k], not required) end
@@ -421,7 +422,7 @@ return function(torch, nn)
     error(("activation should be relu/gelu, not %s"):format(tostring(name)), 0)
   end
 
-  local TransformerEncoderLayer = Module:extend("TransformerEncoderLayer")
+  local TransformerEncoderLayer = Module:subclass("nn.TransformerEncoderLayer")
   local tel_names = { "d_model", "nhead", "dim_feedforward", "dropout", "activation", "layer_norm_eps", "batch_first",
     "norm_first", "device", "dtype" }
 
@@ -429,7 +430,7 @@ return function(torch, nn)
   -- activation = "relu" (or "gelu", a function, a module), layer_norm_eps = 1e-5,
   -- batch_first = false, norm_first = false), or an options table
   function TransformerEncoderLayer:__init(...)
-    local o = parse_args("__init__", tel_names, { dim_feedforward = 2048, dropout = 0.1, activation = "relu",
+    local o = args.parse_at(3, "__init__", tel_names, { dim_feedforward = 2048, dropout = 0.1, activation = "relu",
       layer_norm_eps = 1e-5, batch_first = false, norm_first = false }, ...)
     Module.__init(self)
     local fo = { dtype = o.dtype, device = o.device }
@@ -449,9 +450,9 @@ return function(torch, nn)
     self.dropout2 = nn.Dropout(o.dropout)
     local act = o.activation
     if type(act) == "string" then act = activation_fn(act) end
-    if act == F.relu or getmetatable(act) == nn.ReLU then
+    if act == F.relu or class.type_of(act) == nn.ReLU then
       self.activation_relu_or_gelu = 1
-    elseif act == F.gelu or getmetatable(act) == nn.GELU then
+    elseif act == F.gelu or class.type_of(act) == nn.GELU then
       self.activation_relu_or_gelu = 2
     else
       self.activation_relu_or_gelu = 0
@@ -463,7 +464,7 @@ return function(torch, nn)
 
   -- forward(src, src_mask, src_key_padding_mask) or forward(src, {src_mask=, src_key_padding_mask=})
   function TransformerEncoderLayer:forward(...)
-    local a = parse_args("forward", tel_fwd_names, {}, ...)
+    local a = args.parse_at(3, "forward", tel_fwd_names, {}, ...)
     for i, k in ipairs(tel_fwd_names) do args.tensor("forward", k, i, a[k], k ~= "src") end
     check_kpm_dtype(a.src_key_padding_mask)
     local x = a.src
@@ -489,13 +490,13 @@ return function(torch, nn)
   nn.TransformerEncoderLayer = TransformerEncoderLayer
 
   -- ---- TransformerEncoder ---------------------------------------------------------------------------------
-  local TransformerEncoder = Module:extend("TransformerEncoder")
+  local TransformerEncoder = Module:subclass("nn.TransformerEncoder")
   local te_names = { "encoder_layer", "num_layers", "norm", "enable_nested_tensor", "mask_check" }
 
   -- nn.TransformerEncoder(encoder_layer, num_layers, norm = nil): num_layers deep copies of
   -- encoder_layer (each starts with its weights), then the optional final norm
   function TransformerEncoder:__init(...)
-    local o = parse_args("__init__", te_names, { enable_nested_tensor = true, mask_check = true }, ...)
+    local o = args.parse_at(3, "__init__", te_names, { enable_nested_tensor = true, mask_check = true }, ...)
     args.require("__init__", o, { "encoder_layer", "num_layers" })
     if type(o.encoder_layer) ~= "table" or not o.encoder_layer.parameters then
       error(("__init__(): argument 'encoder_layer' must be a Module, not %s"):format(args.py_type(o.encoder_layer)), 2)
@@ -518,7 +519,7 @@ return function(torch, nn)
 
   -- forward(src, mask, src_key_padding_mask) or forward(src, {mask=, src_key_padding_mask=})
   function TransformerEncoder:forward(...)
-    local a = parse_args("forward", te_fwd_names, {}, ...)
+    local a = args.parse_at(3, "forward", te_fwd_names, {}, ...)
     for i, k in ipairs(te_fwd_names) do args.tensor("forward", k, i, a[k], k ~= "src") end
     check_kpm_dtype(a.src_key_padding_mask)
     local out = a.src

@@ -14,7 +14,8 @@ return function(torch, nn)
   -- clip_grad_norm_(parameters, max_norm, {norm_type = 2, error_if_nonfinite = false}):
   -- scales the gradients in place so their total norm is at most max_norm; returns the norm
   function utils.clip_grad_norm_(parameters, max_norm, opts)
-    opts = opts or {}
+    opts = require("mindtorch._args").options("clip_grad_norm_", opts,
+      { norm_type = "any", error_if_nonfinite = "any" })
     local norm_type = opts.norm_type or 2
     local gs = grads_of(parameters)
     if #gs == 0 then return torch.tensor(0.0) end

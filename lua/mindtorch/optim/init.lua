@@ -6,28 +6,38 @@ local parse_py_type = require("mindtorch._args").py_type
 local optim = {}
 
 -- ---- Optimizer -----------------------------------------------------------------------------------
-local Optimizer = { __name = "Optimizer" }
-Optimizer.__index = Optimizer
+local class = require "mindtorch._class"
+local Optimizer = class.class("optim.Optimizer")
 optim.Optimizer = Optimizer
 
--- a subclass: Name(params, ...) builds one with the class's defaults filled in; the options
--- come positionally in PyTorch's order (`positional`), or by name in a trailing table
-function Optimizer:extend(name, defaults, positional)
-  local names = { table.unpack(positional) }
+-- Optimizer:extend(name, defaults, positional): an optimizer class whose Name(params, ...)
+-- takes the options of `defaults` positionally in PyTorch's order (`positional`), or by name in
+-- a trailing table. Without defaults, extend is subclass (a class for the user to complete).
+function Optimizer.extend(cls, name, defaults, positional)
+  if defaults == nil then return class.class(name, cls) end
+  local sub = class.class(name, cls)
+  local names = { table.unpack(positional or {}) }
   local listed = {}
   for _, k in ipairs(names) do listed[k] = true end
   local rest = {}
   for k in pairs(defaults) do if not listed[k] then rest[#rest + 1] = k end end
   table.sort(rest)
   table.move(rest, 1, #rest, #names + 1, names)
-  local cls = setmetatable({ __name = name, defaults = defaults }, { __index = self, __call = function(c, params, ...)
-    local o = setmetatable({}, c)
-    o:__init(params, parse_args("__init__", names, nil, ...))
-    return o
-  end })
-  cls.__index = cls
-  cls.__tostring = Optimizer.__tostring
-  return cls
+  sub.defaults, sub._option_names = defaults, names
+  return sub
+end
+
+-- Name(params, ...): a class that keeps Optimizer's __init reads its options by PyTorch's
+-- signature (here, so that errors point at the caller); one with its own __init gets the
+-- arguments as they are
+function Optimizer.new(cls, params, ...)
+  local o = class.alloc(cls)
+  if cls._option_names and cls.__init == Optimizer.__init then
+    o:__init(params, parse_args("__init__", cls._option_names, nil, ...))
+  else
+    o:__init(params, ...)
+  end
+  return o
 end
 
 local function is_param_list(params)
@@ -35,11 +45,16 @@ local function is_param_list(params)
   return type(params) == "table" and (type(params[1]) ~= "table" or torch.is_tensor(params[1]))
 end
 
-function Optimizer:__init(params, opts)
-  opts = opts or {}
+-- Optimizer.__init(self, params, defaults): PyTorch's base constructor; defaults override the
+-- class's own (those of Optimizer:extend)
+function Optimizer:__init(params, defaults)
+  if defaults ~= nil and (type(defaults) ~= "table" or getmetatable(defaults) ~= nil) then
+    error(("Optimizer.__init(self, params, defaults): defaults must be a table of options, not %s"):format(
+      parse_py_type(defaults)), 3)
+  end
   self.defaults = {}
-  for k, v in pairs(getmetatable(self).defaults) do self.defaults[k] = v end
-  for k, v in pairs(opts) do self.defaults[k] = v end
+  for k, v in pairs(getmetatable(self).defaults or {}) do self.defaults[k] = v end
+  for k, v in pairs(defaults or {}) do self.defaults[k] = v end
   self:_check(self.defaults)
   self.state = {}
   self.param_groups = {}
@@ -175,7 +190,7 @@ local function check_nonneg(g, key, what)
 end
 
 -- ---- SGD -------------------------------------------------------------------------------------------
-local SGD = Optimizer:extend("SGD", { lr = 0.001, momentum = 0, dampening = 0, weight_decay = 0, nesterov = false,
+local SGD = Optimizer:extend("optim.SGD", { lr = 0.001, momentum = 0, dampening = 0, weight_decay = 0, nesterov = false,
   maximize = false },
   { "lr", "momentum", "dampening", "weight_decay", "nesterov" })
 function SGD:_check(g)
@@ -280,7 +295,7 @@ local function adam_update(self, g, decoupled)
   end
 end
 
-local Adam = Optimizer:extend("Adam", adam_defaults,
+local Adam = Optimizer:extend("optim.Adam", adam_defaults,
   { "lr", "betas", "eps", "weight_decay", "amsgrad" })
 Adam._check = function(_, g) adam_check(g) end
 function Adam:_update(g) adam_update(self, g, false) end
@@ -289,7 +304,7 @@ optim.Adam = Adam
 local adamw_defaults = {}
 for k, v in pairs(adam_defaults) do adamw_defaults[k] = v end
 adamw_defaults.weight_decay = 0.01
-local AdamW = Optimizer:extend("AdamW", adamw_defaults,
+local AdamW = Optimizer:extend("optim.AdamW", adamw_defaults,
   { "lr", "betas", "eps", "weight_decay", "amsgrad" })
 AdamW._check = function(_, g) adam_check(g) end
 function AdamW:_update(g) adam_update(self, g, true) end
@@ -297,7 +312,7 @@ optim.AdamW = AdamW
 
 -- ---- RMSprop, Adagrad, Adadelta ---------------------------------------------------------------------
 
-local RMSprop = Optimizer:extend("RMSprop", { lr = 0.01, alpha = 0.99, eps = 1e-8, weight_decay = 0, momentum = 0,
+local RMSprop = Optimizer:extend("optim.RMSprop", { lr = 0.01, alpha = 0.99, eps = 1e-8, weight_decay = 0, momentum = 0,
   centered = false, maximize = false },
   { "lr", "alpha", "eps", "weight_decay", "momentum", "centered" })
 function RMSprop:_check(g)
@@ -336,7 +351,7 @@ function RMSprop:_update(g)
 end
 optim.RMSprop = RMSprop
 
-local Adagrad = Optimizer:extend("Adagrad", { lr = 0.01, lr_decay = 0, weight_decay = 0, initial_accumulator_value = 0,
+local Adagrad = Optimizer:extend("optim.Adagrad", { lr = 0.01, lr_decay = 0, weight_decay = 0, initial_accumulator_value = 0,
   eps = 1e-10, maximize = false },
   { "lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps" })
 function Adagrad:_check(g)
@@ -362,7 +377,7 @@ function Adagrad:_update(g)
 end
 optim.Adagrad = Adagrad
 
-local Adadelta = Optimizer:extend("Adadelta", { lr = 1.0, rho = 0.9, eps = 1e-6, weight_decay = 0, maximize = false },
+local Adadelta = Optimizer:extend("optim.Adadelta", { lr = 1.0, rho = 0.9, eps = 1e-6, weight_decay = 0, maximize = false },
   { "lr", "rho", "eps", "weight_decay" })
 function Adadelta:_check(g)
   check_nonneg(g, "lr", "learning rate")

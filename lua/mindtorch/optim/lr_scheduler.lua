@@ -3,11 +3,14 @@
 return function(torch, optim)
   local S = {}
 
-  local Scheduler = { __name = "LRScheduler" }
-  Scheduler.__index = Scheduler
+  local class = require "mindtorch._class"
+  -- LRScheduler: the base class (PyTorch 1.13's _LRScheduler); a subclass sets its own fields,
+  -- calls LRScheduler.__init(self, optimizer) and defines get_lr
+  local Scheduler = class.class("optim.lr_scheduler.LRScheduler")
+  S.LRScheduler, S._LRScheduler = Scheduler, Scheduler
 
   local args = require "mindtorch._args"
-  local parse_args, py_type = args.parse, args.py_type
+  local py_type = args.py_type
 
   -- checks of what the user passes, with PyTorch's wording; level 4: the scheduler's caller
   local function check_optimizer(optimizer)
@@ -25,20 +28,31 @@ return function(torch, optim)
     return v
   end
 
-  -- a scheduler class: Name(optimizer, ...) takes PyTorch's arguments after the optimizer
-  -- positionally (`names`, with `defaults`) or in a trailing options table; init(s, o) gets
-  -- them by name
-  local function class(name, names, defaults, init)
-    local cls = setmetatable({ __name = name }, { __index = Scheduler, __call = function(c, optimizer, ...)
+  function Scheduler:__init(optimizer)
+    check_optimizer(optimizer)
+    self.optimizer, self.last_epoch, self._step_count = optimizer, -1, 0
+    self:_initial()
+  end
+
+  -- a built-in scheduler class: Name(optimizer, ...) takes PyTorch's arguments after the
+  -- optimizer positionally (`names`, with `defaults`) or in a trailing options table; init(s, o)
+  -- gets them by name. Its subclasses inherit that constructor.
+  local function scheduler_class(name, names, defaults, init)
+    local cls = class.class("optim.lr_scheduler." .. name, Scheduler)
+    function cls:__init(optimizer, ...)
       check_optimizer(optimizer)
-      local s = setmetatable({ optimizer = optimizer, last_epoch = -1, _step_count = 0 }, c)
-      init(s, parse_args("__init__", names, defaults, ...))
-      s:_initial()
-      return s
-    end })
-    cls.__index = cls
+      self.optimizer, self.last_epoch, self._step_count = optimizer, -1, 0
+      init(self, args.parse_at(3, "__init__", names, defaults, ...))
+      self:_initial()
+    end
     S[name] = cls
     return cls
+  end
+
+  -- PyTorch's NotImplementedError: each scheduler computes its own rates
+  function Scheduler:get_lr()
+    error(("NotImplementedError: %s.get_lr() is not implemented (a scheduler class defines it)"):format(
+      getmetatable(self).__name), 2)
   end
 
   function Scheduler:_initial()
@@ -76,7 +90,7 @@ return function(torch, optim)
     return out
   end
 
-  local StepLR = class("StepLR", { "step_size", "gamma" }, { gamma = 0.1 }, function(s, o)
+  local StepLR = scheduler_class("StepLR", { "step_size", "gamma" }, { gamma = 0.1 }, function(s, o)
     if math.type(o.step_size) ~= "integer" then
       error(("'%s' object cannot be interpreted as an integer"):format(py_type(o.step_size)), 3)
     end
@@ -89,7 +103,7 @@ return function(torch, optim)
     end)
   end
 
-  local MultiStepLR = class("MultiStepLR", { "milestones", "gamma" }, { gamma = 0.1 }, function(s, o)
+  local MultiStepLR = scheduler_class("MultiStepLR", { "milestones", "gamma" }, { gamma = 0.1 }, function(s, o)
     s.milestones, s.gamma = {}, number("gamma", o.gamma)
     if type(o.milestones) ~= "table" then error(("'%s' object is not iterable"):format(py_type(o.milestones)), 3) end
     for _, m in ipairs(o.milestones) do
@@ -100,12 +114,12 @@ return function(torch, optim)
     return each(self, function(g) return c and g.lr * self.gamma ^ c or g.lr end)
   end
 
-  local ExponentialLR = class("ExponentialLR", { "gamma" }, nil, function(s, o) s.gamma = number("gamma", o.gamma) end)
+  local ExponentialLR = scheduler_class("ExponentialLR", { "gamma" }, nil, function(s, o) s.gamma = number("gamma", o.gamma) end)
   function ExponentialLR:get_lr()
     return each(self, function(g) return self.last_epoch == 0 and g.lr or g.lr * self.gamma end)
   end
 
-  local LambdaLR = class("LambdaLR", { "lr_lambda" }, nil, function(s, o)
+  local LambdaLR = scheduler_class("LambdaLR", { "lr_lambda" }, nil, function(s, o)
     local f, n = o.lr_lambda, #s.optimizer.param_groups
     if type(f) == "table" and getmetatable(f) == nil then
       if #f ~= n then error(("Expected %d lr_lambdas, but got %d"):format(n, #f), 3) end
@@ -124,7 +138,7 @@ return function(torch, optim)
     end)
   end
 
-  local CosineAnnealingLR = class("CosineAnnealingLR", { "T_max", "eta_min" }, { eta_min = 0 }, function(s, o)
+  local CosineAnnealingLR = scheduler_class("CosineAnnealingLR", { "T_max", "eta_min" }, { eta_min = 0 }, function(s, o)
     s.T_max, s.eta_min = nonzero("T_max", o.T_max), number("eta_min", o.eta_min)
   end)
   function CosineAnnealingLR:get_lr()
@@ -144,31 +158,30 @@ return function(torch, optim)
   -- OneCycleLR(opt, {max_lr=, total_steps= or epochs= and steps_per_epoch=, pct_start=0.3,
   -- anneal_strategy="cos", cycle_momentum=true, base_momentum=0.85, max_momentum=0.95,
   -- div_factor=25, final_div_factor=1e4, three_phase=false})
-  local OneCycleLR = { __name = "OneCycleLR" }
-  OneCycleLR.__index = OneCycleLR
+  local OneCycleLR = class.class("optim.lr_scheduler.OneCycleLR", Scheduler)
   local one_cycle_names = { "max_lr", "total_steps", "epochs", "steps_per_epoch", "pct_start", "anneal_strategy",
     "cycle_momentum", "base_momentum", "max_momentum", "div_factor", "final_div_factor", "three_phase" }
-  setmetatable(OneCycleLR, { __index = Scheduler, __call = function(c, optimizer, ...)
+  function OneCycleLR:__init(optimizer, ...)
     check_optimizer(optimizer)
-    local o = parse_args("__init__", one_cycle_names, nil, ...)
+    local o = args.parse_at(3, "__init__", one_cycle_names, nil, ...)
     for _, k in ipairs { "total_steps", "epochs", "steps_per_epoch" } do
       local v = o[k]
       if v ~= nil and (math.type(v) ~= "integer" or v <= 0) then
-        error(("Expected positive integer %s, but got %s"):format(k, tostring(v)), 2)
+        error(("Expected positive integer %s, but got %s"):format(k, tostring(v)), 3)
       end
     end
     local pct0 = o.pct_start or 0.3
     if type(pct0) ~= "number" or pct0 < 0 or pct0 > 1 then
-      error(("Expected float between 0 and 1 pct_start, but got %s"):format(tostring(pct0)), 2)
+      error(("Expected float between 0 and 1 pct_start, but got %s"):format(tostring(pct0)), 3)
     end
     local strategy = o.anneal_strategy or "cos"
     if strategy ~= "cos" and strategy ~= "linear" then
-      error(("anneal_strategy must by one of 'cos' or 'linear', instead got %s"):format(tostring(strategy)), 2)
+      error(("anneal_strategy must by one of 'cos' or 'linear', instead got %s"):format(tostring(strategy)), 3)
     end
     local mx = o.max_lr
     if type(mx) == "table" then
       if #mx ~= #optimizer.param_groups then
-        error(("expected %d values for max_lr, got %d"):format(#optimizer.param_groups, #mx), 2)
+        error(("expected %d values for max_lr, got %d"):format(#optimizer.param_groups, #mx), 3)
       end
       for _, v in ipairs(mx) do number("max_lr", v) end
     else
@@ -178,11 +191,12 @@ return function(torch, optim)
     for _, k in ipairs { "div_factor", "final_div_factor", "base_momentum", "max_momentum" } do
       if o[k] ~= nil then number(k, o[k]) end
     end
-    local s = setmetatable({ optimizer = optimizer, last_epoch = -1, _step_count = 0 }, c)
+    local s = self
+    s.optimizer, s.last_epoch, s._step_count = optimizer, -1, 0
     local total = o.total_steps
     if total == nil then
       if not (o.epochs and o.steps_per_epoch) then
-        error("You must define either total_steps OR (epochs AND steps_per_epoch)", 2)
+        error("You must define either total_steps OR (epochs AND steps_per_epoch)", 3)
       end
       total = o.epochs * o.steps_per_epoch
     end
@@ -208,7 +222,7 @@ return function(torch, optim)
     local defaults = optimizer.defaults
     if s.cycle_momentum then
       if defaults.momentum == nil and defaults.betas == nil then
-        error("optimizer must support momentum or beta1 with `cycle_momentum` option enabled", 2)
+        error("optimizer must support momentum or beta1 with `cycle_momentum` option enabled", 3)
       end
       s.use_beta1 = defaults.betas ~= nil
     end
@@ -225,8 +239,7 @@ return function(torch, optim)
     s.base_lrs = {}
     for i, g in ipairs(optimizer.param_groups) do s.base_lrs[i] = g.initial_lr end
     s:step()
-    return s
-  end })
+  end
   function OneCycleLR:get_lr()
     local step = self.last_epoch
     if step > self.total_steps then
@@ -252,30 +265,31 @@ return function(torch, optim)
 
   -- ReduceLROnPlateau(opt, {mode="min", factor=0.1, patience=10, threshold=1e-4,
   -- threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8}); step(metric)
-  local Plateau = { __name = "ReduceLROnPlateau", state_dict = Scheduler.state_dict,
-                    load_state_dict = Scheduler.load_state_dict }
-  Plateau.__index = Plateau
+  -- not an LRScheduler in PyTorch 1.13 (its own base), with the same state_dict
+  local Plateau = class.class("optim.lr_scheduler.ReduceLROnPlateau")
+  Plateau.state_dict, Plateau.load_state_dict = Scheduler.state_dict, Scheduler.load_state_dict
+  S.ReduceLROnPlateau = Plateau
   local plateau_names = { "mode", "factor", "patience", "threshold", "threshold_mode", "cooldown", "min_lr", "eps" }
-  function S.ReduceLROnPlateau(optimizer, ...)
+  function Plateau:__init(optimizer, ...)
     check_optimizer(optimizer)
-    local o = parse_args("__init__", plateau_names, nil, ...)
+    local o = args.parse_at(3, "__init__", plateau_names, nil, ...)
     for _, k in ipairs { "factor", "patience", "threshold", "cooldown", "eps" } do
       if o[k] ~= nil then number(k, o[k]) end
     end
     if o.min_lr ~= nil and type(o.min_lr) ~= "table" then number("min_lr", o.min_lr) end
-    if o.mode ~= nil and o.mode ~= "min" and o.mode ~= "max" then error(("mode %s is unknown!"):format(tostring(o.mode)), 2) end
+    if o.mode ~= nil and o.mode ~= "min" and o.mode ~= "max" then error(("mode %s is unknown!"):format(tostring(o.mode)), 3) end
     if o.threshold_mode ~= nil and o.threshold_mode ~= "rel" and o.threshold_mode ~= "abs" then
-      error(("threshold mode %s is unknown!"):format(tostring(o.threshold_mode)), 2)
+      error(("threshold mode %s is unknown!"):format(tostring(o.threshold_mode)), 3)
     end
-    if (o.factor or 0.1) >= 1 then error("Factor should be < 1.0.", 2) end
-    local s = setmetatable({ optimizer = optimizer, mode = o.mode or "min", factor = o.factor or 0.1,
-      patience = o.patience == nil and 10 or o.patience, threshold = o.threshold or 1e-4,
-      threshold_mode = o.threshold_mode or "rel", cooldown = o.cooldown or 0, min_lr = o.min_lr or 0,
-      eps = o.eps or 1e-8, cooldown_counter = 0, num_bad_epochs = 0, last_epoch = 0 }, Plateau)
+    if (o.factor or 0.1) >= 1 then error("Factor should be < 1.0.", 3) end
+    local s = self
+    s.optimizer, s.mode, s.factor = optimizer, o.mode or "min", o.factor or 0.1
+    s.patience, s.threshold = o.patience == nil and 10 or o.patience, o.threshold or 1e-4
+    s.threshold_mode, s.cooldown, s.min_lr = o.threshold_mode or "rel", o.cooldown or 0, o.min_lr or 0
+    s.eps, s.cooldown_counter, s.num_bad_epochs, s.last_epoch = o.eps or 1e-8, 0, 0, 0
     s.best = s.mode == "min" and math.huge or -math.huge
     s._last_lr = {}
     for i, g in ipairs(optimizer.param_groups) do s._last_lr[i] = g.lr end
-    return s
   end
   function Plateau:is_better(a)
     local best, t = self.best, self.threshold

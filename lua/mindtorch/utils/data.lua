@@ -6,26 +6,19 @@ local torch = require "mindtorch"
 local data = {}
 
 -- ---- datasets ------------------------------------------------------------------------------------
-local Dataset = { __name = "Dataset" }
-Dataset.__index = Dataset
+local class = require "mindtorch._class"
+local args = require "mindtorch._args"
+-- Dataset: a subclass defines len() and get(i) (PyTorch's __len__ and __getitem__); #dataset
+-- is its len()
+local Dataset = class.class("utils.data.Dataset")
 Dataset.__len = function(self) return self:len() end
-function Dataset:extend(name)
-  local cls = setmetatable({ __name = name }, { __index = self, __call = function(c, ...)
-    local o = setmetatable({}, c)
-    o:__init(...)
-    return o
-  end })
-  cls.__index = cls
-  cls.__len = Dataset.__len
-  return cls
-end
 function Dataset:__init() end
 function Dataset:get() error("Dataset:get(i) is not implemented for " .. getmetatable(self).__name, 2) end
 function Dataset:len() error("Dataset:len() is not implemented for " .. getmetatable(self).__name, 2) end
 data.Dataset = Dataset
 
 -- TensorDataset(t1, t2, ...): sample i is t1[i], t2[i], ...
-local TensorDataset = Dataset:extend("TensorDataset")
+local TensorDataset = Dataset:subclass("utils.data.TensorDataset")
 function TensorDataset:__init(...)
   self.tensors = { ... }
   local n = self.tensors[1] and self.tensors[1].shape[1]
@@ -48,7 +41,7 @@ function TensorDataset:get_batch(index)
 end
 data.TensorDataset = TensorDataset
 
-local Subset = Dataset:extend("Subset")
+local Subset = Dataset:subclass("utils.data.Subset")
 function Subset:__init(dataset, indices)
   self.dataset, self.indices = dataset, indices
 end
@@ -63,7 +56,7 @@ data.Subset = Subset
 
 -- random_split(dataset, lengths, {generator=}): lengths as counts or fractions
 function data.random_split(dataset, lengths, opts)
-  opts = opts or {}
+  opts = args.options("random_split", opts, { generator = "any" })
   local n = dataset:len()
   local counts, total = {}, 0
   local fractions = true
@@ -108,23 +101,21 @@ end
 -- ---- DataLoader ---------------------------------------------------------------------------------------------
 -- DataLoader(dataset, {batch_size=1, shuffle=false, generator=, drop_last=false, collate_fn=})
 -- for x, y in loader() do ... end   (each batch's fields as several values)
-local DataLoader = {}
-DataLoader.__index = DataLoader
-DataLoader.__name = "DataLoader"
-function data.DataLoader(dataset, opts)
-  opts = opts or {}
-  local self = setmetatable({
-    dataset = dataset,
-    batch_size = opts.batch_size == nil and 1 or opts.batch_size,
-    shuffle = opts.shuffle or false,
-    generator = opts.generator,
-    drop_last = opts.drop_last or false,
-    collate_fn = opts.collate_fn,
-  }, DataLoader)
+local DataLoader = class.class("utils.data.DataLoader")
+data.DataLoader = DataLoader
+local loader_options = { batch_size = "any", shuffle = "bool", generator = "any", drop_last = "bool",
+  collate_fn = "callable" }
+function DataLoader:__init(dataset, opts)
+  opts = args.options("DataLoader", opts, loader_options, nil, 3)
+  self.dataset = dataset
+  self.batch_size = opts.batch_size == nil and 1 or opts.batch_size
+  self.shuffle = opts.shuffle or false
+  self.generator = opts.generator
+  self.drop_last = opts.drop_last or false
+  self.collate_fn = opts.collate_fn
   if self.batch_size ~= false and (math.type(self.batch_size) ~= "integer" or self.batch_size <= 0) then
-    error(("batch_size should be a positive integer value, but got batch_size=%s"):format(tostring(self.batch_size)), 2)
+    error(("batch_size should be a positive integer value, but got batch_size=%s"):format(tostring(self.batch_size)), 3)
   end
-  return self
 end
 
 function DataLoader:len()
@@ -132,7 +123,7 @@ function DataLoader:len()
   if self.drop_last then return n // self.batch_size end
   return (n + self.batch_size - 1) // self.batch_size
 end
-DataLoader.__len = DataLoader.len
+DataLoader.__len = function(self) return self:len() end
 
 -- the sample order of one epoch (1-based)
 function DataLoader:_order()
@@ -177,7 +168,7 @@ function DataLoader:iter()
     return table.unpack(batch)
   end
 end
-DataLoader.__call = DataLoader.iter
+DataLoader.__call = function(self) return self:iter() end
 
 data.datasets = require("mindtorch.utils.datasets")(torch, data)
 return data

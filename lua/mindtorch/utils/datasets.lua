@@ -50,12 +50,13 @@ return function(torch, data)
   datasets._read_idx = read_idx
 
   local function idx_dataset(name, default_root)
-    local cls = data.Dataset:extend(name)
+    local cls = data.Dataset:subclass("utils.data.datasets." .. name)
     cls.default_root = default_root
     -- cls(root, {train = true, transform = fn, target_transform = fn})
     function cls:__init(root, opts)
       if type(root) == "table" then root, opts = nil, root end
-      opts = opts or {}
+      opts = require("mindtorch._args").options(name, opts,
+        { train = "bool", transform = "callable", target_transform = "callable" }, nil, 3)
       self.root = root or default_root
       self.train = opts.train ~= false
       self.transform, self.target_transform = opts.transform, opts.target_transform

@@ -1,4 +1,4 @@
--- gradcheck.lua: torch.autograd.gradcheck and gradgradcheck. The analytical Jacobian (one
+-- autograd/gradcheck.lua: torch.autograd.gradcheck and gradgradcheck. The analytical Jacobian (one
 -- backward pass per output element) is compared with central finite differences, PyTorch's
 -- way: |analytical - numerical| <= atol + rtol * |numerical| everywhere.
 return function(torch)
@@ -94,8 +94,9 @@ return function(torch)
   end
 
   -- gradcheck(fn, inputs, {eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=true})
+  local gradcheck_options = { eps = "float", atol = "float", rtol = "float", raise_exception = "bool" }
   function autograd.gradcheck(fn, inputs, opts)
-    opts = opts or {}
+    opts = require("mindtorch._args").options("gradcheck", opts, gradcheck_options)
     local eps, atol, rtol = opts.eps or 1e-6, opts.atol or 1e-5, opts.rtol or 1e-3
     local raise = opts.raise_exception ~= false
     inputs = as_inputs(inputs)

@@ -1,4 +1,4 @@
--- functional.lua: torch.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp, built on
+-- autograd/functional.lua: torch.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp, built on
 -- autograd.grad. A single tensor in gives single tensors back; a table in gives tables back
 -- (as PyTorch's tuples). Options: {create_graph = false, strict = false}.
 return function(torch)
@@ -64,9 +64,13 @@ return function(torch)
     return out
   end
 
+  -- the options every function here takes (PyTorch's create_graph and strict)
+  local options = require("mindtorch._args").options
+  local functional_options = { create_graph = "bool", strict = "bool" }
+
   -- vjp(fn, inputs, v, opts) -> outputs, v^T J
   function F.vjp(fn, inputs, v, opts)
-    opts = opts or {}
+    opts = options("vjp", opts, functional_options)
     local xs, xt = as_tuple(inputs)
     xs = prepare(xs, opts.create_graph)
     local outs, ot = call(fn, xs)
@@ -85,7 +89,7 @@ return function(torch)
 
   -- jvp(fn, inputs, v, opts) -> outputs, J v (the double-vjp trick: J v = d/du (u^T J) v)
   function F.jvp(fn, inputs, v, opts)
-    opts = opts or {}
+    opts = options("jvp", opts, functional_options)
     local xs, xt = as_tuple(inputs)
     xs = prepare(xs, true)
     local vs = v and as_tuple(v) or {}
@@ -117,7 +121,7 @@ return function(torch)
 
   -- jacobian(fn, inputs, opts): J[i][j] of output i w.r.t. input j, shaped out.shape ++ in.shape
   function F.jacobian(fn, inputs, opts)
-    opts = opts or {}
+    opts = options("jacobian", opts, functional_options)
     local xs, xt = as_tuple(inputs)
     xs = prepare(xs, opts.create_graph)
     local outs, ot = call(fn, xs)
@@ -148,7 +152,7 @@ return function(torch)
 
   -- hessian(fn, inputs, opts): the jacobian of the gradient of a scalar function
   function F.hessian(fn, inputs, opts)
-    opts = opts or {}
+    opts = options("hessian", opts, functional_options)
     local xs, xt = as_tuple(inputs)
     local function gradient(...)
       local these = { ... }
@@ -166,7 +170,7 @@ return function(torch)
 
   -- vhp / hvp(fn, inputs, v): v^T H and H v of a scalar function (equal: H is symmetric)
   function F.vhp(fn, inputs, v, opts)
-    opts = opts or {}
+    opts = options("vhp", opts, functional_options)
     local xs, xt = as_tuple(inputs)
     xs = prepare(xs, true)
     local outs = call(fn, xs)

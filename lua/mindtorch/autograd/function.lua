@@ -1,6 +1,6 @@
--- function.lua: torch.autograd.Function, custom differentiable functions written in Lua.
+-- autograd/function.lua: torch.autograd.Function, custom differentiable functions written in Lua.
 --
---   local Exp = torch.autograd.Function:extend("Exp")
+--   local Exp = torch.autograd.Function:subclass("Exp")
 --   function Exp.forward(ctx, x) local y = x:exp(); ctx:save_for_backward(y); return y end
 --   function Exp.backward(ctx, gy) local y = table.unpack(ctx.saved_tensors); return gy * y end
 --   local y = Exp.apply(x)
@@ -13,9 +13,9 @@ return function(torch)
   local C = torch._autograd
   local autograd = torch.autograd
 
-  local Ctx = {}
-  local ctx_methods = {}
-  Ctx.__name = "torch.autograd.function.FunctionCtx"
+  local class = require "mindtorch._class"
+  -- the ctx each forward and backward gets: saved_tensors reads what save_for_backward kept
+  local Ctx = class.class("autograd.function.FunctionCtx")
   Ctx.__index = function(ctx, k)
     if k == "saved_tensors" then
       local node = rawget(ctx, "_node")
@@ -27,10 +27,10 @@ return function(torch)
       if pending then return { table.unpack(pending, 1, pending.n) } end
       return {}
     end
-    return ctx_methods[k]
+    return getmetatable(ctx)[k]
   end
 
-  function ctx_methods:save_for_backward(...)
+  function Ctx:save_for_backward(...)
     local n = select("#", ...)
     for i = 1, n do
       local t = select(i, ...)
@@ -40,9 +40,9 @@ return function(torch)
     end
     rawset(self, "_to_save", table.pack(...))
   end
-  function ctx_methods:mark_dirty(...) rawset(self, "_dirty", table.pack(...)) end
-  function ctx_methods:mark_non_differentiable(...) rawset(self, "_non_diff", table.pack(...)) end
-  function ctx_methods:set_materialize_grads(on) rawset(self, "_materialize", on) end
+  function Ctx:mark_dirty(...) rawset(self, "_dirty", table.pack(...)) end
+  function Ctx:mark_non_differentiable(...) rawset(self, "_non_diff", table.pack(...)) end
+  function Ctx:set_materialize_grads(on) rawset(self, "_materialize", on) end
 
   local function member(list, t)
     if not list then return false end
@@ -62,8 +62,7 @@ return function(torch)
     return true
   end
 
-  local Function = { __name = "Function" }
-  Function.__index = Function
+  local Function = class.class("autograd.Function")
 
   local function apply(cls, ...)
     local args = table.pack(...)
@@ -72,7 +71,9 @@ return function(torch)
       needs[i] = torch.is_tensor(args[i]) and args[i].requires_grad or false
       any = any or needs[i]
     end
-    local ctx = setmetatable({ needs_input_grad = needs, _materialize = true }, Ctx)
+    local ctx = class.alloc(Ctx)
+    rawset(ctx, "needs_input_grad", needs)
+    rawset(ctx, "_materialize", true)
     local outs = table.pack(torch.no_grad(function() return cls.forward(ctx, table.unpack(args, 1, args.n)) end))
     if not (any and torch.is_grad_enabled()) then return table.unpack(outs, 1, outs.n) end
     local dirty, non_diff, metas = {}, {}, {}
@@ -89,7 +90,7 @@ return function(torch)
         metas[i] = { shape = o.shape, dtype = o.dtype, device = o.device }
       end
     end
-    local name = (rawget(cls, "__name") or "Function") .. "Backward"
+    local name = cls.__name .. "Backward"
     -- what backward needs, without the tensors themselves (the closure must not hold the
     -- outputs: it is owned by their node)
     local nargs, nouts, tensor_arg, arg_meta = args.n, outs.n, {}, {}
@@ -148,12 +149,10 @@ return function(torch)
     return table.unpack(outs, 1, outs.n)
   end
 
-  -- local MyFn = torch.autograd.Function:extend("MyFn"): a class whose MyFn.apply(...) runs it
-  function Function:extend(name)
-    local cls = setmetatable({ __name = name or "Function" }, self)
-    cls.__index = cls
+  -- local MyFn = torch.autograd.Function:subclass("MyFn"): a class whose MyFn.apply(...) runs
+  -- it (every subclass gets its own apply, as PyTorch's Function.apply is a classmethod)
+  function Function.__init_subclass(cls)
     cls.apply = function(...) return apply(cls, ...) end
-    return cls
   end
 
   function Function.forward() error("You must implement the forward function for custom autograd.Function.", 2) end

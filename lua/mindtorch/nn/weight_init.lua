@@ -1,4 +1,4 @@
--- inits.lua: torch.nn.init. The same algorithms as PyTorch's (fans, gains, bounds) drawing
+-- weight_init.lua: torch.nn.init. The same algorithms as PyTorch's (fans, gains, bounds) drawing
 -- from the same generator streams, so a seed gives PyTorch's weights.
 return function(torch, nn)
   local init = {}
@@ -29,11 +29,16 @@ return function(torch, nn)
   end
   init._calculate_fan_in_and_fan_out = function(t) return fans(t) end
 
-  local function opts_of(o) return type(o) == "table" and o or {} end
+  local options = require("mindtorch._args").options
+  -- an initialiser's options (errors point at its caller); only the generator goes on to
+  -- the draw a composite initialiser makes
+  local function opts_of(fname, o, spec) return options(fname, o, spec) end -- a tail call
+  local function draw_opts(o) return o.generator ~= nil and { generator = o.generator } or nil end
+  local any = "any"
 
   function init.uniform_(t, a, b, opts)
     if type(a) == "table" then opts, a, b = a, a.a, a.b end
-    local g = opts_of(opts).generator
+    local g = opts_of("uniform_", opts, { a = any, b = any, generator = any }).generator
     return no_grad(function()
       if g then return t:uniform_(a or 0, b or 1, { generator = g }) end
       return t:uniform_(a or 0, b or 1)
@@ -41,7 +46,7 @@ return function(torch, nn)
   end
   function init.normal_(t, mean, std, opts)
     if type(mean) == "table" then opts, mean, std = mean, mean.mean, mean.std end
-    local g = opts_of(opts).generator
+    local g = opts_of("normal_", opts, { mean = any, std = any, generator = any }).generator
     return no_grad(function()
       if g then return t:normal_(mean or 0, std or 1, { generator = g }) end
       return t:normal_(mean or 0, std or 1)
@@ -57,15 +62,17 @@ return function(torch, nn)
 
   function init.xavier_uniform_(t, gain, opts)
     if type(gain) == "table" then opts, gain = gain, gain.gain end
+    opts = opts_of("xavier_uniform_", opts, { gain = any, generator = any })
     local fan_in, fan_out = fans(t)
     local std = (gain or 1) * math.sqrt(2.0 / (fan_in + fan_out))
     local a = math.sqrt(3.0) * std
-    return init.uniform_(t, -a, a, opts)
+    return init.uniform_(t, -a, a, draw_opts(opts))
   end
   function init.xavier_normal_(t, gain, opts)
     if type(gain) == "table" then opts, gain = gain, gain.gain end
+    opts = opts_of("xavier_normal_", opts, { gain = any, generator = any })
     local fan_in, fan_out = fans(t)
-    return init.normal_(t, 0, (gain or 1) * math.sqrt(2.0 / (fan_in + fan_out)), opts)
+    return init.normal_(t, 0, (gain or 1) * math.sqrt(2.0 / (fan_in + fan_out)), draw_opts(opts))
   end
 
   local function kaiming_std(t, o)
@@ -78,14 +85,15 @@ return function(torch, nn)
     return init.calculate_gain(o.nonlinearity or "leaky_relu", o.a or 0) / math.sqrt(fan)
   end
   -- kaiming_uniform_(t, {a = 0, mode = "fan_in", nonlinearity = "leaky_relu", generator = })
+  local kaiming_options = { a = any, mode = any, nonlinearity = any, generator = any }
   function init.kaiming_uniform_(t, o)
-    o = opts_of(o)
+    o = opts_of("kaiming_uniform_", o, kaiming_options)
     if t:numel() == 0 then return t end
     local bound = math.sqrt(3.0) * kaiming_std(t, o)
     return init.uniform_(t, -bound, bound, { generator = o.generator })
   end
   function init.kaiming_normal_(t, o)
-    o = opts_of(o)
+    o = opts_of("kaiming_normal_", o, kaiming_options)
     if t:numel() == 0 then return t end
     return init.normal_(t, 0, kaiming_std(t, o), { generator = o.generator })
   end
@@ -98,13 +106,14 @@ return function(torch, nn)
   end
   function init.trunc_normal_(t, mean, std, a, b, opts)
     if type(mean) == "table" then opts, mean, std, a, b = mean, mean.mean, mean.std, mean.a, mean.b end
+    opts = opts_of("trunc_normal_", opts, { mean = any, std = any, a = any, b = any, generator = any })
     mean, std, a, b = mean or 0, std or 1, a or -2, b or 2
     if mean < a - 2 * std or mean > b + 2 * std then
       warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. ",
         "The distribution of values may be incorrect.")
     end
     local l, u = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-    init.uniform_(t, 2 * l - 1, 2 * u - 1, opts)
+    init.uniform_(t, 2 * l - 1, 2 * u - 1, draw_opts(opts))
     return no_grad(function()
       return t:erfinv_():mul_(std * math.sqrt(2)):add_(mean):clamp_(a, b)
     end)
@@ -131,12 +140,13 @@ return function(torch, nn)
   -- orthonormal, from a normal draw as PyTorch's
   function init.orthogonal_(t, gain, opts)
     if type(gain) == "table" then opts, gain = gain, gain.gain end
+    opts = opts_of("orthogonal_", opts, { gain = any, generator = any })
     if t:dim() < 2 then error("Only tensors with 2 or more dimensions are supported", 2) end
     if t:numel() == 0 then return t end
     local rows = t.shape[1]
     local cols = t:numel() // rows
     local flat = torch.empty(rows, cols, { dtype = t.dtype, device = t.device })
-    init.normal_(flat, 0, 1, opts)
+    init.normal_(flat, 0, 1, draw_opts(opts))
     return no_grad(function()
       local tall = rows < cols and flat:t() or flat
       local q = orthonormal_columns(tall:double())
