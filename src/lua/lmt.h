@@ -78,8 +78,6 @@ int lmt_to_int(lua_State *L, int idx, int64_t *out);
 /* ---- ops --------------------------------------------------------------------------------------- */
 /* A Lua function (closure) that calls every overload of `name` (method or function form). */
 void lmt_push_op_function(lua_State *L, const char *name, bool method);
-/* Boxed call with the pending error raised in Lua on failure. */
-void lmt_call_or_error(lua_State *L, int opid, mt_value *args, mt_value *rets);
 
 /* ---- module parts (each file registers its own) ------------------------------------------------ */
 void lmt_open_dtype(lua_State *L);   /* dtype and device metatables, torch.float32 ... */

@@ -800,10 +800,6 @@ static void apply_result_options(lua_State *L, const mt_op *op, mt_value *args, 
     }
 }
 
-void lmt_call_or_error(lua_State *L, int opid, mt_value *args, mt_value *rets) {
-    if (mt_call_op(opid, args, rets)) lmt_error(L);
-}
-
 static int call_set(lua_State *L, const lmt_opset *set, int first) {
     int last = lua_gettop(L), opts = 0;
     if (last >= first && is_options_table(L, last)) opts = last--;

@@ -1,6 +1,6 @@
 /* lmt_misc.c: module-level functions that are not operators (default dtype, promotion). */
-#include "cpu_kernels.h"
 #include "lmt.h"
+#include "mt_builtin.h"
 #include "mt_parallel.h"
 #include "mt_pipeline.h"
 
@@ -79,7 +79,7 @@ static int cpu_allocated_bytes(lua_State *L) {
 }
 
 static int blas_config(lua_State *L) {
-    const char *c = mt_cpu_blas_config();
+    const char *c = mt_builtin_config("cpu"); /* the CPU backend's build: its BLAS */
     lua_pushstring(L, c ? c : "unknown BLAS");
     return 1;
 }
