@@ -101,6 +101,10 @@ int lmt_out_tensors(lua_State *L, const mt_schema *s, int opts, mt_tensor **outs
     for (int i = 0; i < n; i++) {
         lua_rawgeti(L, v, i + 1);
         outs[i] = lmt_box_tensor(L, -1);
+        if (!outs[i] && lmt_is_released_tensor(L, -1)) {
+            lua_pushstring(L, lmt_released_message(L, -1));
+            return -1;
+        }
         if (!outs[i]) {
             lua_pushfstring(L, "expected Tensor as element %d in argument 'out', but got %s", i + 1,
                             lmt_value_type(L, -1));
