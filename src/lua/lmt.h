@@ -47,8 +47,8 @@ int lmt_errorf(lua_State *L, const char *fmt, ...);
 /* Push t, taking over one reference. The same tensor always comes back as the same userdata. */
 void lmt_push_tensor(lua_State *L, mt_tensor *t);
 mt_tensor *lmt_check_tensor(lua_State *L, int idx);
-mt_tensor *lmt_to_tensor(lua_State *L, int idx); /* NULL if not a (live) tensor */
-bool lmt_is_released_tensor(lua_State *L, int idx); /* a tensor userdata freed by <close> */
+mt_tensor *lmt_to_tensor(lua_State *L, int idx);         /* NULL if not a (live) tensor */
+bool lmt_is_released_tensor(lua_State *L, int idx);      /* a tensor userdata freed by <close> */
 const char *lmt_released_message(lua_State *L, int idx); /* why it was: <close> or __gc */
 /* Tell Lua's collector about tensor memory allocated since the last call. */
 void lmt_gc_hint(lua_State *L);
@@ -66,7 +66,7 @@ int lmt_g_base(lua_State *L, mt_tensor *t);
 
 /* ---- dtypes, devices, sizes ------------------------------------------------------------------ */
 void lmt_push_dtype(lua_State *L, mt_dtype dt);
-int lmt_to_dtype(lua_State *L, int idx);   /* -1 if not a dtype */
+int lmt_to_dtype(lua_State *L, int idx); /* -1 if not a dtype */
 mt_dtype lmt_check_dtype(lua_State *L, int idx);
 void lmt_push_device(lua_State *L, mt_device d);
 /* A device userdata or a string like "npu:0"; 0 on success, -1 (error set) otherwise. */
@@ -81,10 +81,10 @@ int lmt_to_int(lua_State *L, int idx, int64_t *out);
 void lmt_push_op_function(lua_State *L, const char *name, bool method);
 
 /* ---- module parts (each file registers its own) ---------------------------------------------- */
-void lmt_open_dtype(lua_State *L);   /* dtype and device metatables, torch.float32 ... */
-void lmt_open_tensor(lua_State *L);  /* the Tensor metatable and torch.Tensor methods */
-void lmt_open_storage(lua_State *L); /* UntypedStorage, TypedStorage */
-void lmt_open_ops(lua_State *L);     /* every op declared with a function variant */
+void lmt_open_dtype(lua_State *L);     /* dtype and device metatables, torch.float32 ... */
+void lmt_open_tensor(lua_State *L);    /* the Tensor metatable and torch.Tensor methods */
+void lmt_open_storage(lua_State *L);   /* UntypedStorage, TypedStorage */
+void lmt_open_ops(lua_State *L);       /* every op declared with a function variant */
 void lmt_open_creation(lua_State *L);  /* torch.tensor, torch._wrap_number */
 void lmt_open_misc(lua_State *L);      /* default dtype, promotion, threads, pipeline mode */
 void lmt_open_generator(lua_State *L); /* torch.Generator, manual_seed, ... */

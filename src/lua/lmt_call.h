@@ -16,6 +16,7 @@
 
 #define LMT_MAX_OVERLOADS 8
 #define LMT_MAX_ARGS 16
+#define LMT_MAX_OUTS 4 /* results an out= table may give */
 
 /* How Lua arguments map to one overload's parameters, worked out once per closure. */
 typedef struct lmt_arg_plan {
@@ -87,7 +88,7 @@ int lmt_overload_error(lua_State *L, const lmt_opset *set, bool method, int firs
 /* The tensors out= (in the options table `opts`) gives for op: their count (0: no out=), or -1
  * with an error message pushed when out= is not what op writes (a Tensor, or a table of one
  * Tensor per result). The tensors are borrowed from the table. */
-int lmt_out_tensors(lua_State *L, const mt_schema *s, int opts, mt_tensor **outs);
+int lmt_out_tensors(lua_State *L, const mt_schema *s, int opts, mt_tensor *outs[LMT_MAX_OUTS]);
 /* Push an op's results (taking over their references); the number pushed. */
 int lmt_push_results(lua_State *L, const mt_schema *s, mt_value *rets, int first, int last);
 /* Push the out= tensors the op wrote (index results made 1-based in place). */

@@ -33,7 +33,8 @@ static int get_num_threads(lua_State *L) {
 
 static int set_num_threads(lua_State *L) {
     int64_t n;
-    if (lmt_to_int(L, 1, &n)) return lmt_errorf(L, "set_num_threads expects an int, but got %s", luaL_typename(L, 1));
+    if (lmt_to_int(L, 1, &n))
+        return lmt_errorf(L, "set_num_threads expects an int, but got %s", luaL_typename(L, 1));
     if (mt_set_num_threads(n)) return lmt_error(L);
     return 0;
 }

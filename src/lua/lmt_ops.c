@@ -32,7 +32,7 @@ static int call_set(lua_State *L, const lmt_opset *set, int first) {
             lua_settop(L, stack_top);
             continue;
         }
-        mt_tensor *outs[4];
+        mt_tensor *outs[LMT_MAX_OUTS];
         int nout = opts ? lmt_out_tensors(L, op->schema, opts, outs) : 0;
         if (nout < 0) {
             lmt_scratch_release(&sc);

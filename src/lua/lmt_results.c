@@ -69,12 +69,16 @@ int lmt_push_results(lua_State *L, const mt_schema *s, mt_value *rets, int first
 
 /* ---- out= ------------------------------------------------------------------------------------ */
 
-int lmt_out_tensors(lua_State *L, const mt_schema *s, int opts, mt_tensor **outs) {
+int lmt_out_tensors(lua_State *L, const mt_schema *s, int opts, mt_tensor *outs[LMT_MAX_OUTS]) {
     if (lua_getfield(L, opts, "out") == LUA_TNIL) {
         lua_pop(L, 1);
         return 0;
     }
     int v = lua_gettop(L), n = s->nrets;
+    if (n > LMT_MAX_OUTS) {
+        lua_pushfstring(L, "%s(): out= is not supported for this operator", s->name);
+        return -1;
+    }
     if (n == 1) { /* one result: out is a Tensor */
         outs[0] = lmt_box_tensor(L, v);
         if (outs[0]) {
