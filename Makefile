@@ -1,7 +1,7 @@
 # mindtorch: one entry point for building, testing and benchmarking.
 #
 #   make            build everything into build/ (library, Lua module, luamt)
-#   make check      build, then run every test suite (C, Lua, contract)
+#   make check      build (and the ACL stand-in the NPU tests use), then run every test suite
 #   make asan       the same under AddressSanitizer + UBSan (in build/asan/)
 #   make api-fuzz   the Lua API fuzzer over a few seeds (api-fuzz-asan: on the asan build)
 #   make fuzz       libFuzzer targets for the file readers and the embedding API (build/fuzz/)
@@ -34,8 +34,11 @@ CFLAGS_BASE := -std=gnu11 $(OPT) -g -fPIC -fvisibility=hidden -Wall -Wextra -Wer
                -Wno-unused-parameter -Wno-missing-field-initializers -fwrapv -ffp-contract=off $(SANITIZE)
 LUA_INC  := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
 BLAS_INC := $(shell pkg-config --cflags openblas 2>/dev/null)
-INCLUDES := -Isrc -Isrc/autograd -Isrc/lua -Ibackends/common -Ibackends/cpu -Ibackends/meta -I$(BUILD)/gen \
-            $(LUA_INC) $(BLAS_INC)
+# Layers point one way: every file sees the core's headers (src/) and the generated ones; only
+# backends/ see the backends' headers, so src/lua and src/autograd cannot include them (a file's
+# own directory needs no -I: "" includes look there first).
+INCLUDES := -Isrc -I$(BUILD)/gen $(LUA_INC) $(BLAS_INC)
+BACKEND_INCLUDES := -Ibackends/common -Ibackends/cpu -Ibackends/meta
 # override: flags given on the command line (LuaRocks passes CFLAGS) come first, ours are kept
 override CFLAGS += $(CFLAGS_BASE) $(INCLUDES)
 LDFLAGS  += $(SANITIZE) -pthread
@@ -50,7 +53,7 @@ OP_DECLS := $(sort $(wildcard src/ops/*.lua))
 OP_DECLS := $(filter-out src/ops/opgen.lua src/ops/schema_text.lua src/ops/gen_%.lua,$(OP_DECLS))
 
 CORE_SRCS := $(filter-out src/luamt.c,$(wildcard src/*.c)) $(wildcard src/autograd/*.c) $(wildcard src/lua/*.c) \
-             $(wildcard backends/common/*.c) $(wildcard backends/meta/*.c) \
+             $(wildcard backends/*.c) $(wildcard backends/common/*.c) $(wildcard backends/meta/*.c) \
              $(wildcard backends/cpu/*.c)
 # generated from the op declarations (src/ops/opgen.lua): schemas, element-wise descriptions, derivatives
 GEN_SRCS  := mt_ops_gen.c mt_ew_gen.c mt_derivatives_gen.c
@@ -71,8 +74,8 @@ C_TEST_SRCS := $(wildcard tests/c/test_*.c)
 C_TESTS     := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(C_TEST_SRCS))
 C_PLUGINS   := $(patsubst tests/c/%.c,$(BUILD)/tests/lib%.so,$(wildcard tests/c/plugin_*.c))
 
-.PHONY: all check test asan api-fuzz api-fuzz-asan fuzz fuzz-targets fuzz-smoke bench demo tour golden lua-env install clean examples docs
-all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK) $(NPUMOD) $(STANDIN_LIBS) $(STANDIN)/opp
+.PHONY: all standin check test asan api-fuzz api-fuzz-asan fuzz fuzz-targets fuzz-smoke bench demo tour golden lua-env install clean examples docs
+all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK) $(NPUMOD)
 
 # ---- generated operator tables -------------------------------------------------------------
 OPGEN := src/ops/opgen.lua src/ops/schema_text.lua src/ops/gen_elementwise.lua src/ops/gen_derivatives.lua
@@ -80,6 +83,8 @@ $(GEN)/mt_ops_gen.h $(GEN)/mt_ops_gen.c $(GEN)/reference.md $(GEN)/mt_ew_gen.h $
 $(GEN)/mt_derivatives_gen.c &: $(OP_DECLS) $(OPGEN)
 	@mkdir -p $(GEN)
 	$(LUA) src/ops/opgen.lua $(GEN) $(OP_DECLS)
+
+$(OBJ)/backends/%.o: override CFLAGS += $(BACKEND_INCLUDES)
 
 # every object may include the generated header
 $(OBJ)/%.o: %.c $(GEN)/mt_ops_gen.h
@@ -123,6 +128,8 @@ $(NPUMOD): $(NPU_OBJS) $(LIBMT)
 	$(CC) -shared -o $@ $(NPU_OBJS) $(LDFLAGS) -L$(BLIB) -lmindtorch -ldl -lm '-Wl,-rpath,$$ORIGIN/../../..:$$ORIGIN/..'
 -include $(NPU_OBJS:.o=.d)
 
+# built for the tests only (make check), never part of `make all` or an install
+standin: $(STANDIN_LIBS) $(STANDIN)/opp
 STANDIN_CFLAGS = $(filter-out -Isrc%,$(CFLAGS)) -Ibackends/npu -Itests/ascend_standin
 $(STANDIN)/lib64/libascendcl.so: tests/ascend_standin/standin_runtime.c tests/ascend_standin/standin.h backends/npu/acl_abi.h
 	@mkdir -p $(dir $@)
@@ -187,7 +194,7 @@ $(BUILD)/tests/lib%.so: tests/c/%.c $(LIBMT)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(BLIB) -lmindtorch '-Wl,-rpath,$(abspath $(BLIB))'
 
-check test: all $(C_TESTS) $(C_PLUGINS) $(EXAMPLES)
+check test: all standin $(C_TESTS) $(C_PLUGINS) $(EXAMPLES)
 	@BUILD=$(BUILD) sh tests/run_all.sh
 
 # A plain lua5.4 (not instrumented) loading the instrumented module needs the runtimes first.

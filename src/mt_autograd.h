@@ -70,8 +70,6 @@ MT_API int mt_node_register_hook(mt_node *n, mt_callback hook, bool pre, int64_t
 MT_API void mt_node_remove_hook(mt_node *n, int64_t handle);
 /* The op a formula node records (its MT_OP_ id), or -1 for other nodes. */
 MT_API int mt_node_op(const mt_node *n);
-/* The forward traceback recorded under detect_anomaly (or NULL). */
-MT_API const char *mt_node_trace(const mt_node *n);
 
 /* ---- running backward ---------------------------------------------------------------------- */
 typedef struct mt_backward_opts {

@@ -300,8 +300,3 @@ int mt_redispatch(mt_call *c, mt_value *args, mt_value *rets) {
     mt_keyset ks = c->ks & ((1u << c->key) - 1);
     return dispatch(c->op, ks, c->device, args, rets);
 }
-
-int mt_call_at(const mt_op *op, mt_key key, mt_keyset ks, mt_device dev, mt_value *args,
-               mt_value *rets) {
-    return dispatch(op, ks & ((2u << key) - 1), dev, args, rets);
-}

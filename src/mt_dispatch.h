@@ -96,9 +96,6 @@ MT_API void mt_disp_fallback(mt_key key, mt_kernel k);
 /* ---- calling ------------------------------------------------------------------------------ */
 MT_API int mt_call_op(int opid, mt_value *args, mt_value *rets);
 MT_API int mt_redispatch(mt_call *c, mt_value *args, mt_value *rets);
-/* Run the op at exactly this key, or below it if `key` has no kernel. */
-MT_API int mt_call_at(const mt_op *op, mt_key key, mt_keyset ks, mt_device dev, mt_value *args,
-                      mt_value *rets);
 /* The keyset and result device of a call, with the same-device check; -1 on error. */
 MT_API int mt_disp_keyset(const mt_op *op, mt_value *args, mt_keyset *ks, mt_device *dev);
 MT_API const char *mt_key_name(int key);

@@ -47,7 +47,6 @@ static void cpu_free(mt_allocator *self, void *ptr, size_t nbytes, mt_device dev
 
 static mt_allocator cpu_allocator = {"cpu", cpu_alloc, cpu_free};
 
-mt_allocator *mt_cpu_allocator(void) { return &cpu_allocator; }
 int64_t mt_cpu_allocated_bytes(void) { return atomic_load(&cpu_bytes); }
 size_t mt_cpu_take_new_bytes(void) {
     size_t n = cpu_new_bytes;

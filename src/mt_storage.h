@@ -58,8 +58,6 @@ MT_API int mt_storage_copy(mt_storage *dst, mt_storage *src);
 /* Bring a pending storage up to date (runs the deferred ops that write it). */
 MT_API int mt_storage_sync(mt_storage *s);
 
-/* The built-in CPU allocator: 64-byte aligned, with byte accounting. */
-MT_API mt_allocator *mt_cpu_allocator(void);
 /* Bytes of CPU tensor memory currently allocated by the CPU allocator (all threads). */
 MT_API int64_t mt_cpu_allocated_bytes(void);
 /* Bytes this thread allocated since the last call: the Lua binding hands them to the GC. */

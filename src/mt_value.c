@@ -13,14 +13,6 @@ void mt_value_release(mt_value *v) {
     v->tag = MT_V_NONE;
 }
 
-void mt_tlist_release(mt_tlist *l) {
-    if (!l->v) return;
-    for (int i = 0; i < l->n; i++) mt_tensor_decref(l->v[i]);
-    free(l->v);
-    l->v = NULL;
-    l->n = 0;
-}
-
 #include <float.h>
 #include <math.h>
 

@@ -95,9 +95,6 @@ typedef struct mt_tlist {
     mt_tensor **v;
     int n;
 } mt_tlist;
-MT_API void mt_tlist_release(mt_tlist *l);
-
-
 
 /* Store a scalar as one element of dtype dt, with c10's overflow check ("value cannot be
  * converted to type int8_t without overflow"). `torch_names` words the type as a dtype

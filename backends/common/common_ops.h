@@ -19,8 +19,6 @@ int mt_k_detach(mt_call *c, mt_value *a, mt_value *r);
 int mt_k_diagonal(mt_call *c, mt_value *a, mt_value *r);
 int mt_k_resize_(mt_call *c, mt_value *a, mt_value *r);
 
-/* _to_copy for CPU and meta results (the NPU module registers its own) */
-
 void mt_common_register(void);
 
 /* PyTorch 1.13's CPU lacks float16 kernels for some ops (exp, mm, softmax ...): their meta

@@ -43,16 +43,6 @@ mt_dtype mt_rt_result(const mt_result_type *r) {
     return t < 0 ? mt_default_dtype() : (mt_dtype)t;
 }
 
-mt_dtype mt_result_type_of(mt_value *args, int n) {
-    mt_result_type r;
-    mt_rt_init(&r);
-    for (int i = 0; i < n; i++) {
-        if (args[i].tag == MT_V_TENSOR) mt_rt_tensor(&r, args[i].t);
-        else mt_rt_scalar(&r, args[i]);
-    }
-    return mt_rt_result(&r);
-}
-
 /* ---- result layout ---------------------------------------------------------------------------- */
 
 void mt_ew_out_strides(int nin, mt_tensor *const *inputs, int ndim, const int64_t *shape,

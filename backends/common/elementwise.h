@@ -19,8 +19,6 @@ void mt_rt_init(mt_result_type *r);
 void mt_rt_tensor(mt_result_type *r, const mt_tensor *t);
 void mt_rt_scalar(mt_result_type *r, mt_value v);
 mt_dtype mt_rt_result(const mt_result_type *r);
-/* result_type over the tensor/scalar values args[0..n) (NONE entries are skipped) */
-mt_dtype mt_result_type_of(mt_value *args, int n);
 
 /* ---- layout of results --------------------------------------------------------------------- */
 

@@ -1,4 +1,6 @@
-/* cpu_register.c: the one place where the CPU backend attaches its kernels to ops. */
+/* cpu_register.c: the CPU backend's entry point (listed in backends/builtin.c): attaches the
+ * creation, copy, reduction and product kernels here, and calls each CPU file's own
+ * registration for the rest (element-wise, indexing, random, BLAS, convolution, pooling). */
 #include "cpu_kernels.h"
 #include "mt_ops_gen.h"
 

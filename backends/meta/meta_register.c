@@ -1,4 +1,5 @@
-/* meta_register.c: the one place where meta functions are attached to their ops. */
+/* meta_register.c: the meta functions of the creation and copy ops. The op families in
+ * backends/common attach their own meta functions (mt_ew_register, mt_reduce_register ...). */
 #include "meta_fns.h"
 #include "mt_ops_gen.h"
 

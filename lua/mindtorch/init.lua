@@ -134,28 +134,6 @@ function torch.broadcast_tensors(...)
   return broadcast_list({ ... })
 end
 
--- out= of any op: PyTorch's rules for writing a result into a given tensor.
-function Tensor.__write_out(out, result, name)
-  if not torch.is_tensor(out) then
-    error(("%s(): argument 'out' must be Tensor, not %s"):format(name, type(out)), 3)
-  end
-  if not torch.can_cast(result.dtype, out.dtype) then
-    error(("result type %s can't be cast to the desired output type %s"):format(
-      torch.__scalar_name(result.dtype), torch.__scalar_name(out.dtype)), 3)
-  end
-  if out:dim() ~= result:dim() or out:numel() ~= result:numel() or tostring(out.shape) ~= tostring(result.shape) then
-    out:resize_(result.shape)
-  end
-  out:copy_(result)
-  return out
-end
-
-local scalar_names = {
-  bool = "Bool", uint8 = "Byte", int8 = "Char", int16 = "Short", int32 = "Int", int64 = "Long",
-  float16 = "Half", bfloat16 = "BFloat16", float32 = "Float", float64 = "Double",
-}
-function torch.__scalar_name(dt) return scalar_names[dt.name] end
-
 -- torch.__config__: how this build was made (luamt --version prints the BLAS line)
 torch.__config__ = {
   blas = torch._blas_config(),

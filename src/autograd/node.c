@@ -182,8 +182,9 @@ void mt_node_decref(mt_node *n) {
 
 const char *mt_node_name(const mt_node *n) { return n->name; }
 int mt_node_num_next(const mt_node *n) { return n->nnext; }
-uint64_t mt_node_sequence_nr(const mt_node *n) { return n->sequence_nr; }
-const char *mt_node_trace(const mt_node *n) { return n->trace; }
+uint64_t mt_node_sequence_nr(const mt_node *n) {
+    return n->sequence_nr;
+}
 int mt_node_op(const mt_node *n) { return n->op ? n->op->id : -1; }
 mt_tensor *mt_node_variable(const mt_node *n) { return n->kind == &mt_accumulate_kind ? n->variable : NULL; }
 

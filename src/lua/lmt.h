@@ -1,7 +1,8 @@
 /* lmt.h: the Lua binding's shared declarations (userdata types, push/check helpers).
  *
  * The binding only converts: Lua values to boxed op arguments and results back, with the
- * 1-based numbering of LUA_API.md applied at this boundary. It never computes.
+ * 1-based numbering of LUA_API.md applied at this boundary. What an op computes, and what
+ * out=, pin_memory= and the like do with its results, the core does.
  */
 #ifndef LMT_H
 #define LMT_H
@@ -46,12 +47,12 @@ int lmt_errorf(lua_State *L, const char *fmt, ...);
 /* Push t, taking over one reference. The same tensor always comes back as the same userdata. */
 void lmt_push_tensor(lua_State *L, mt_tensor *t);
 mt_tensor *lmt_check_tensor(lua_State *L, int idx);
-mt_tensor *lmt_to_tensor(lua_State *L, int idx); /* NULL if not a (live) tensor */
-bool lmt_is_released_tensor(lua_State *L, int idx); /* a tensor userdata freed by <close> */
+mt_tensor *lmt_to_tensor(lua_State *L, int idx);         /* NULL if not a (live) tensor */
+bool lmt_is_released_tensor(lua_State *L, int idx);      /* a tensor userdata freed by <close> */
 const char *lmt_released_message(lua_State *L, int idx); /* why it was: <close> or __gc */
 /* Tell Lua's collector about tensor memory allocated since the last call. */
 void lmt_gc_hint(lua_State *L);
-/* ---- autograd (lmt_autograd.c) ----------------------------------------------------------------- */
+/* ---- autograd (lmt_autograd.c) --------------------------------------------------------------- */
 int lmt_set_requires_grad(lua_State *L, mt_tensor *t, bool on);
 int lmt_set_grad(lua_State *L, mt_tensor *t, int idx);
 /* tensor fields: x.grad, x.grad_fn, x.is_leaf, x.retains_grad, x._version, x.output_nr, x._base */
@@ -63,9 +64,9 @@ int lmt_g_version(lua_State *L, mt_tensor *t);
 int lmt_g_output_nr(lua_State *L, mt_tensor *t);
 int lmt_g_base(lua_State *L, mt_tensor *t);
 
-/* ---- dtypes, devices, sizes --------------------------------------------------------------------- */
+/* ---- dtypes, devices, sizes ------------------------------------------------------------------ */
 void lmt_push_dtype(lua_State *L, mt_dtype dt);
-int lmt_to_dtype(lua_State *L, int idx);   /* -1 if not a dtype */
+int lmt_to_dtype(lua_State *L, int idx); /* -1 if not a dtype */
 mt_dtype lmt_check_dtype(lua_State *L, int idx);
 void lmt_push_device(lua_State *L, mt_device d);
 /* A device userdata or a string like "npu:0"; 0 on success, -1 (error set) otherwise. */
@@ -75,25 +76,24 @@ void lmt_push_int_tuple(lua_State *L, const int64_t *v, int n);
 /* Read an integer, accepting floats with an integral value (Lua's 6/2 is 3.0). */
 int lmt_to_int(lua_State *L, int idx, int64_t *out);
 
-/* ---- ops --------------------------------------------------------------------------------------- */
+/* ---- ops (lmt_ops.c; the call path's parts: lmt_call.h) -------------------------------------- */
 /* A Lua function (closure) that calls every overload of `name` (method or function form). */
 void lmt_push_op_function(lua_State *L, const char *name, bool method);
-/* Boxed call with the pending error raised in Lua on failure. */
-void lmt_call_or_error(lua_State *L, int opid, mt_value *args, mt_value *rets);
 
-/* ---- module parts (each file registers its own) ------------------------------------------------ */
-void lmt_open_dtype(lua_State *L);   /* dtype and device metatables, torch.float32 ... */
-void lmt_open_tensor(lua_State *L);  /* the Tensor metatable and torch.Tensor methods */
-void lmt_open_storage(lua_State *L); /* UntypedStorage, TypedStorage */
-void lmt_open_ops(lua_State *L);     /* every op declared with a function variant */
-void lmt_open_creation(lua_State *L);
-void lmt_open_misc(lua_State *L);
+/* ---- module parts (each file registers its own) ---------------------------------------------- */
+void lmt_open_dtype(lua_State *L);     /* dtype and device metatables, torch.float32 ... */
+void lmt_open_tensor(lua_State *L);    /* the Tensor metatable and torch.Tensor methods */
+void lmt_open_storage(lua_State *L);   /* UntypedStorage, TypedStorage */
+void lmt_open_ops(lua_State *L);       /* every op declared with a function variant */
+void lmt_open_creation(lua_State *L);  /* torch.tensor, torch._wrap_number */
+void lmt_open_misc(lua_State *L);      /* default dtype, promotion, threads, pipeline mode */
 void lmt_open_generator(lua_State *L); /* torch.Generator, manual_seed, ... */
-void lmt_open_index(lua_State *L);
+void lmt_open_index(lua_State *L);     /* torch._index_view (x[{...}] without tensors) */
+/* torch._autograd: backward, grad, hooks, modes; graph nodes */
 void lmt_open_autograd(lua_State *L);
-void lmt_open_io(lua_State *L); /* torch.frombuffer, torch._gunzip */ /* torch._autograd: backward, grad, hooks, modes; graph nodes */
+void lmt_open_io(lua_State *L); /* torch.frombuffer; the file helpers (_gunzip, _crc32 ...) */
 /* Keep freed small blocks of the state's allocator for reuse (lmt_alloc.c). */
-void lmt_install_alloc_cache(lua_State *L);     /* torch._index_view (x[{...}] without tensors) */
+void lmt_install_alloc_cache(lua_State *L);
 
 /* The registry table of the mindtorch module (holds metatables, caches). */
 void lmt_push_registry(lua_State *L, const char *field);

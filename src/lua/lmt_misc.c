@@ -1,6 +1,6 @@
 /* lmt_misc.c: module-level functions that are not operators (default dtype, promotion). */
-#include "cpu_kernels.h"
 #include "lmt.h"
+#include "mt_builtin.h"
 #include "mt_parallel.h"
 #include "mt_pipeline.h"
 
@@ -33,7 +33,8 @@ static int get_num_threads(lua_State *L) {
 
 static int set_num_threads(lua_State *L) {
     int64_t n;
-    if (lmt_to_int(L, 1, &n)) return lmt_errorf(L, "set_num_threads expects an int, but got %s", luaL_typename(L, 1));
+    if (lmt_to_int(L, 1, &n))
+        return lmt_errorf(L, "set_num_threads expects an int, but got %s", luaL_typename(L, 1));
     if (mt_set_num_threads(n)) return lmt_error(L);
     return 0;
 }
@@ -79,7 +80,7 @@ static int cpu_allocated_bytes(lua_State *L) {
 }
 
 static int blas_config(lua_State *L) {
-    const char *c = mt_cpu_blas_config();
+    const char *c = mt_builtin_config("cpu"); /* the CPU backend's build: its BLAS */
     lua_pushstring(L, c ? c : "unknown BLAS");
     return 1;
 }

@@ -290,8 +290,8 @@ local function on_meta(t)
 end
 
 -- Replay a recorded call; returns ok, result-or-error (as pcall does). With meta = true the
--- tensor arguments are meta tensors of the same layouts.
-function H.replay(call, meta)
+-- tensor arguments are meta tensors of the same layouts; extra_kw adds keyword arguments.
+function H.replay(call, meta, extra_kw)
   local args = {}
   local input = H.build_input
   if meta then input = function(d) return on_meta(H.build_input(d)) end end
@@ -329,6 +329,10 @@ function H.replay(call, meta)
   for k, v in pairs(call.kw) do
     v = plain(v)
     if shift[k] then v = shift_dims(v) end
+    kw[k] = v
+    has_kw = true
+  end
+  for k, v in pairs(extra_kw or {}) do
     kw[k] = v
     has_kw = true
   end
@@ -378,7 +382,7 @@ local function check_meta(g)
 end
 
 -- A replay's outcome against the golden; `where` prefixes failure messages.
-local function compare(g, ok, got, where)
+local function compare(g, ok, got, where, ignore_strides)
   if g.error then
     assert(not ok, where .. "expected the error: " .. g.error)
     local want = g.error
@@ -387,7 +391,7 @@ local function compare(g, ok, got, where)
     return
   end
   assert(ok, where .. "unexpected error: " .. tostring(got))
-  local opts = {}
+  local opts = { ignore_strides = ignore_strides }
   local function tol_for(t) -- a tolerance per result dtype, or one for all
     if type(g.tol) == "table" then return torch.is_tensor(t) and g.tol[t.dtype.name] or nil end
     return g.tol
@@ -429,9 +433,43 @@ local function check_pipeline(g)
   compare(g, ok, got, "in pipeline mode: ")
 end
 
+-- The call again with out=: into views inside larger buffers (the core computes straight into
+-- them when it can: nothing outside the view may change) and into empty tensors (resized),
+-- the results are the eager ones. Ops without out= (views, in-place ops, lists) refuse it.
+local function check_out(g, got)
+  -- (torch.unique gives no out= in PyTorch: its results vary with its flags)
+  if g.error or g.call.method or H.operators[g.call.fn] or g.call.kw.out ~= nil or g.call.fn == "unique" then
+    return
+  end
+  if not (g.tensor or g.tensors) or #got ~= (g.tensors and #g.tensors or 1) then return end
+  for _, t in ipairs(got) do
+    if not torch.is_tensor(t) or t.requires_grad or t.device.type ~= "cpu" then return end
+  end
+  for _, into in ipairs({ "view", "empty" }) do
+    local outs, bufs = {}, {}
+    for i, t in ipairs(got) do
+      if into == "empty" then
+        outs[i] = torch.empty(0, { dtype = t.dtype })
+      else
+        bufs[i] = torch.full({ t:numel() + 2 }, t.dtype == torch.bool and 1 or 7, { dtype = t.dtype })
+        outs[i] = bufs[i]:narrow(1, 2, t:numel()):view(t:size())
+      end
+    end
+    local ok, res = H.replay(g.call, false, { out = #outs == 1 and outs[1] or outs })
+    if not ok and tostring(res):find("unexpected keyword argument 'out'", 1, true) then return end
+    compare(g, ok, res, "with out= (" .. into .. "): ", true)
+    for i, b in ipairs(bufs) do
+      local n = b:numel()
+      assert(b[1]:item() == b[n]:item() and b[1]:item() ~= (b.dtype == torch.bool and false or 0),
+        "with out= (view): result " .. i .. " was written outside its view")
+    end
+  end
+end
+
 function H.check_call(g)
   local ok, got = H.replay(g.call)
   compare(g, ok, got, "")
+  if ok then check_out(g, got) end
   local has_tensor_args = false -- factories make CPU tensors whatever their inputs' devices
   for _, a in ipairs(g.call.args) do has_tensor_args = has_tensor_args or a.tensor or a.tensors or a.key end
   if (g.tensor or g.tensors) and has_tensor_args then check_meta(g) end

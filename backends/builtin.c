@@ -1,0 +1,31 @@
+/* builtin.c: the backends built into the core library, in the order mt_init registers them.
+ * The device-independent op families come first (their meta functions and descriptions), then
+ * the devices' kernels; the composite ops last. A new built-in backend adds its row here. */
+#include "cpu_kernels.h"
+#include "mt_builtin.h"
+
+void mt_ew_register(void);
+void mt_reduce_register(void);
+void mt_linalg_register(void);
+void mt_nn_register(void);
+void mt_index_register(void);
+void mt_adv_index_register(void);
+void mt_random_register(void);
+void mt_compare_register(void);
+void mt_meta_register(void);
+void mt_common_register(void);
+
+const mt_builtin mt_builtins[] = {
+    {"ew", mt_ew_register, NULL}, /* element-wise descriptions and their meta function, first */
+    {"reduce", mt_reduce_register, NULL},
+    {"linalg", mt_linalg_register, NULL},
+    {"nn", mt_nn_register, NULL},
+    {"index", mt_index_register, NULL},
+    {"adv_index", mt_adv_index_register, NULL},
+    {"random", mt_random_register, NULL},
+    {"compare", mt_compare_register, NULL},
+    {"meta", mt_meta_register, NULL},
+    {"cpu", mt_cpu_register, mt_cpu_blas_config},
+    {"composite", mt_common_register, NULL},
+};
+const int mt_num_builtins = (int)MT_ARRAY_LEN(mt_builtins);
