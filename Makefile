@@ -99,6 +99,8 @@ HOT_LOOPS := backends/cpu/cpu_ew_families.c backends/cpu/cpu_ew_families_avx2.c 
 $(patsubst %.c,$(OBJ)/%.o,$(HOT_LOOPS)): override CFLAGS += -O3 -funroll-loops -fno-math-errno
 $(OBJ)/backends/cpu/cpu_ew_families_avx2.o $(OBJ)/backends/cpu/cpu_reduce_loops_avx2.o: override CFLAGS += -mavx2 -mfma
 
+# the element-wise descriptor table belongs to the backends' shared layer (backends/common)
+$(OBJ)/gen/mt_ew_gen.o: override CFLAGS += $(BACKEND_INCLUDES)
 $(OBJ)/gen/%.o: $(GEN)/%.c $(GEN)/mt_ops_gen.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
