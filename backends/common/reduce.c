@@ -118,6 +118,7 @@ int mt_red_decode(const mt_call *c, mt_value *args, mt_red *r) {
     r->kind = d->kind;
     r->name = d->name;
     r->nres = d->nres;
+    r->identity = d->identity;
     r->with_indices = d->nres == 2 && (d->kind == MT_R_MAX || d->kind == MT_R_MIN);
     r->with_mean = d->nres == 2 && (d->kind == MT_R_VAR || d->kind == MT_R_STD);
     mt_value dims = arg_or_none(args, d, MT_RA_DIM);

@@ -28,6 +28,7 @@ typedef struct mt_red_desc {
     uint16_t refused;  /* dtypes (bit per mt_dtype) the kernel lacks */
     uint8_t nres;
     int8_t arg[MT_RA_COUNT]; /* argument positions, -1 when the overload has none */
+    double identity;         /* an empty reduction's value */
 } mt_red_desc;
 typedef struct mt_red_decl {
     int op;
@@ -46,6 +47,7 @@ typedef struct mt_red {
     mt_dtype out, compute; /* result and accumulation dtypes */
     double p;              /* norm */
     int64_t correction;    /* var/std */
+    double identity;       /* the value of an empty reduction */
     int nres;
 } mt_red;
 
