@@ -76,3 +76,13 @@ describe("tensors and device types", function()
     assert.truthy(e:find("XLA is not available: ", 1, true), e)
   end)
 end)
+
+describe("Tensor:<accelerator>()", function()
+  it("moves to the device type of its name, or says why it cannot", function()
+    local x = torch.ones(2)
+    assert.are.equal("CUDA is not available: the CUDA backend module (mindtorch/cuda_backend.so) was not found",
+      err(x.cuda, x))
+    assert.truthy(err(x.xpu, x, 1):find("XPU is not available: ", 1, true))
+    assert.is_nil(x.mps) -- PyTorch 1.13 has no Tensor.mps
+  end)
+end)
