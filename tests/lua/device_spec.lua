@@ -37,6 +37,9 @@ describe("torch.device", function()
     assert.are.equal("Could not parse device index '99999999999999' in device string 'cuda:99999999999999'",
       err(torch.device, "cuda:99999999999999"))
     assert.are.equal("Device index must not be negative", err(torch.device, "cuda", -1))
+    -- an index is an int8 as PyTorch's, which wraps larger ones silently: refused here
+    assert.are.equal("Could not parse device index '128' in device string 'cuda:128'", err(torch.device, "cuda:128"))
+    assert.are.equal("Device index must be at most 127, got 128", err(torch.device, "cuda", 128))
   end)
 
   it("names the known types for an unknown one (PyTorch's, then npu)", function()
