@@ -68,7 +68,8 @@ NPU_SRCS := $(wildcard backends/npu/*.c)
 NPU_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(NPU_SRCS))
 # the ACL stand-in (tests/ascend_standin): CANN's library names and layout, host memory behind
 STANDIN      := $(BUILD)/ascend-standin
-STANDIN_LIBS := $(STANDIN)/lib64/libascendcl.so $(STANDIN)/lib64/libnnopbase.so $(STANDIN)/lib64/libopapi.so
+STANDIN_LIBS := $(STANDIN)/lib64/libascendcl.so $(STANDIN)/lib64/libnnopbase.so $(STANDIN)/lib64/libopapi.so \
+                $(STANDIN)/lua/ascend_standin.so
 
 C_TEST_SRCS := $(wildcard tests/c/test_*.c)
 C_TESTS     := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(C_TEST_SRCS))
@@ -144,6 +145,10 @@ $(STANDIN)/lib64/libopapi.so: $(STANDIN_OPAPI) tests/ascend_standin/standin_exec
                               backends/npu/acl_abi.h src/mt_half.h $(STANDIN)/lib64/libnnopbase.so
 	$(CC) $(STANDIN_CFLAGS) -shared -o $@ $(STANDIN_OPAPI) $(LDFLAGS) -Wl,-soname,libopapi.so \
 	    -L$(STANDIN)/lib64 -lnnopbase -lascendcl -lm '-Wl,-rpath,$$ORIGIN'
+# its test controls for the NPU specs (fault injection ...): a Lua module beside it, not in npu_backend.so
+$(STANDIN)/lua/ascend_standin.so: tests/ascend_standin/standin_lua.c tests/ascend_standin/standin.h $(STANDIN)/lib64/libopapi.so
+	@mkdir -p $(dir $@)
+	$(CC) $(STANDIN_CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(STANDIN)/lib64 -lopapi -lascendcl '-Wl,-rpath,$$ORIGIN/../lib64'
 $(STANDIN)/opp:
 	@mkdir -p $@
 	printf 'stand-in for tests: not Ascend CANN (tests/ascend_standin)\n' > $(STANDIN)/version.cfg

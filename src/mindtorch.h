@@ -65,7 +65,7 @@ typedef struct mt_tensor_info {
     int64_t numel;
     bool contiguous;
     void *data;
-    char device[32]; /* "cpu", "meta", "npu:0" */
+    char device[32]; /* "cpu", "meta", "cuda:0" */
 } mt_tensor_info;
 
 /* Describe the tensor at stack index idx (any pending deferred work on it is finished first). */

@@ -1,8 +1,8 @@
 /* mt_builtin.h: the backends linked into the core library.
  *
  * backends/builtin.c lists them in registration order; the core's start-up (mt_init.c) runs
- * each entry without naming any backend. A device module loaded at run time (the NPU's)
- * registers itself when it loads instead.
+ * each entry without naming any backend. A device module loaded at run time registers itself
+ * when it loads instead (mt_device.h).
  */
 #ifndef MT_BUILTIN_H
 #define MT_BUILTIN_H

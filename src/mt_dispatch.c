@@ -21,9 +21,24 @@ static _Thread_local mt_tls tls = {.grad_enabled = true};
 
 mt_tls *mt_tls_get(void) { return &tls; }
 
-static const char *const key_names[MT_NUM_KEYS] = {"CPU", "NPU", "Meta", "Pipeline", "Autograd"};
+const char *mt_devtype_key_name(int key); /* mt_device.c: an accelerator key's name */
 
-const char *mt_key_name(int key) { return key >= 0 && key < MT_NUM_KEYS ? key_names[key] : "?"; }
+const char *mt_key_name(int key) {
+    switch (key) {
+    case MT_KEY_CPU:
+        return "CPU";
+    case MT_KEY_META:
+        return "Meta";
+    case MT_KEY_PIPELINE:
+        return "Pipeline";
+    case MT_KEY_AUTOGRAD:
+        return "Autograd";
+    default: {
+        const char *n = key > MT_KEY_CPU && key < MT_KEY_META ? mt_devtype_key_name(key) : NULL;
+        return n ? n : "?";
+    }
+    }
+}
 
 /* ---- registry ------------------------------------------------------------------------------ */
 
@@ -52,6 +67,57 @@ int mt_disp_build(void) {
 int mt_ops_count(void) { return nops; }
 const mt_op *mt_op_get(int id) { return &ops[id]; }
 mt_op *mt_op_mut(int id) { return &ops[id]; }
+
+const mt_op *mt_op_lookup(const char *qname) {
+    const char *dot = strchr(qname, '.');
+    size_t nlen = dot ? (size_t)(dot - qname) : strlen(qname);
+    const char *overload = dot ? dot + 1 : "";
+    if (dot && !*overload) return NULL; /* "add." names nothing */
+    for (int i = 0; i < nops; i++) {
+        const mt_schema *s = ops[i].schema;
+        if (strncmp(s->name, qname, nlen) == 0 && !s->name[nlen] &&
+            strcmp(s->overload, overload) == 0)
+            return &ops[i];
+    }
+    return NULL;
+}
+
+int mt_backend_register_kernels(int abi_version, int key, const mt_kernel_entry *entries,
+                                size_t n) {
+    if (abi_version != MT_BACKEND_ABI_VERSION)
+        return mt_error(MT_ERR_RUNTIME,
+                        "kernels built for backend ABI version %d cannot register with this "
+                        "mindtorch (version %d): "
+                        "rebuild the module against this mindtorch",
+                        abi_version, MT_BACKEND_ABI_VERSION);
+    if (key < MT_KEY_ACCEL_FIRST || key >= MT_KEY_META || !mt_devtype_key_name(key))
+        return mt_error(MT_ERR_RUNTIME, "dispatch key %d belongs to no registered accelerator",
+                        key);
+    /* every entry is checked before any is attached: a refused module leaves no kernel behind */
+    for (size_t i = 0; i < n; i++) {
+        const mt_kernel_entry *e = &entries[i];
+        const mt_op *op = e->op ? mt_op_lookup(e->op) : NULL;
+        if (!op)
+            return mt_error(MT_ERR_RUNTIME, "%s kernels: unknown operator '%s'", mt_key_name(key),
+                            e->op ? e->op : "(null)");
+        if (!e->impl == !e->kernel)
+            return mt_error(MT_ERR_RUNTIME, "%s kernels: '%s' needs exactly one of impl and kernel",
+                            mt_key_name(key), e->op);
+        if (e->impl && !op->meta)
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "%s kernels: '%s' has no meta function, so it takes a full kernel, not an impl",
+                mt_key_name(key), e->op);
+    }
+    for (size_t i = 0; i < n; i++) {
+        mt_op *op = &ops[mt_op_lookup(entries[i].op)->id];
+        if (entries[i].impl)
+            op->impls[key] = entries[i].impl;
+        else
+            op->kernels[key] = entries[i].kernel;
+    }
+    return 0;
+}
 
 const mt_op *mt_op_find(const char *qname) {
     const char *dot = strchr(qname, '.');
@@ -90,8 +156,10 @@ void mt_disp_fallback(mt_key key, mt_kernel k) { fallbacks[key] = k; }
 
 /* ---- keysets --------------------------------------------------------------------------------- */
 
-static int device_key(int devtype) {
-    return devtype == MT_DEV_META ? MT_KEY_META : devtype == MT_DEV_NPU ? MT_KEY_NPU : MT_KEY_CPU;
+/* the built-in devices without a look into the registry: this runs for every tensor argument */
+static inline int device_key(int devtype) {
+    if (MT_LIKELY(devtype == MT_DEV_CPU)) return MT_KEY_CPU;
+    return devtype == MT_DEV_META ? MT_KEY_META : mt_key_for_device(devtype);
 }
 
 typedef struct {
@@ -101,7 +169,9 @@ typedef struct {
 } keyscan;
 
 static int scan_tensor(const mt_op *op, keyscan *k, const mt_tensor *t) {
-    k->ks |= 1u << device_key(t->device.type);
+    int key = device_key(t->device.type);
+    if (MT_UNLIKELY(key < 0)) return -1;
+    k->ks |= 1u << key;
     if (mt_tensor_requires_grad(t)) k->requires_grad = true;
     if (MT_UNLIKELY(atomic_load_explicit(&t->storage->pending, memory_order_relaxed)))
         k->ks |= KS_PENDING;
@@ -141,7 +211,9 @@ int mt_disp_keyset(const mt_op *op, mt_value *args, mt_keyset *ks, mt_device *de
     }
     if (op->device_arg >= 0 && args[op->device_arg].tag == MT_V_DEVICE) {
         mt_device d = mt_device_resolve(args[op->device_arg].dev);
-        k.ks |= 1u << device_key(d.type);
+        int key = device_key(d.type); /* loads the device's module on first use */
+        if (key < 0) return -1;
+        k.ks |= 1u << key;
         k.dev = d;
         k.have_dev = true;
     }
@@ -164,7 +236,9 @@ static int no_kernel(const mt_op *op, int key) {
     size_t at = 0;
     for (int k = 0; k < MT_NUM_KEYS; k++) {
         bool has = op->kernels[k] || (op->meta && (op->impls[k] || k == MT_KEY_META));
-        if (has) at += (size_t)snprintf(avail + at, sizeof avail - at, "%s%s", at ? ", " : "", key_names[k]);
+        if (has)
+            at += (size_t)snprintf(avail + at, sizeof avail - at, "%s%s", at ? ", " : "",
+                                   mt_key_name(k));
     }
     const mt_schema *s = op->schema;
     char qn[128];
@@ -174,7 +248,7 @@ static int no_kernel(const mt_op *op, int key) {
                     "because the operator doesn't exist for this backend, or was omitted during "
                     "the selective/custom build process (if using custom build). '%s' is only "
                     "available for these backends: [%s].",
-                    qn, key_names[key], qn, avail);
+                    qn, mt_key_name(key), qn, avail);
 }
 
 int mt_disp_alloc_results(const mt_op *op, mt_value *args, mt_outspec *specs, mt_device dev,
@@ -233,7 +307,6 @@ static int dispatch(const mt_op *op, mt_keyset ks, mt_device dev, mt_value *args
         if (sync_pending_args(op, args)) return -1;
     }
     ks &= ~KS_PENDING;
-    bool npu_checked = false;
     while (ks) {
         int key = 31 - __builtin_clz(ks);
         mt_call c = {op, key, ks, dev};
@@ -243,13 +316,8 @@ static int dispatch(const mt_op *op, mt_keyset ks, mt_device dev, mt_value *args
             ks &= ~(1u << key); /* fall through to the keys below */
             continue;
         }
-        if (op->meta && (key == MT_KEY_META || op->impls[key])) return run_structured(&c, args, rets);
-        if (key == MT_KEY_NPU && !npu_checked) {
-            /* the first NPU call loads the NPU module, which registers its kernels: look again */
-            if (!mt_backend_get(MT_DEV_NPU)) return -1; /* says why */
-            npu_checked = true;
-            continue;
-        }
+        if (op->meta && (key == MT_KEY_META || op->impls[key]))
+            return run_structured(&c, args, rets);
         return no_kernel(op, key);
     }
     return no_kernel(op, MT_KEY_CPU);

@@ -4,7 +4,10 @@
  * the tensor arguments (their devices, whether they require grad) and this thread's modes
  * (grad mode, pipeline mode), and runs the kernel registered for the highest key:
  *
- *     Autograd > Pipeline > Meta > NPU > CPU
+ *     Autograd > Pipeline > Meta > (an accelerator's key) > CPU
+ *
+ * Each accelerator's backend gets a key of its own when it registers (mt_device.h); a device
+ * module attaches its kernels by op name (mt_backend_register_kernels).
  *
  * (Autograd above Pipeline: the graph is recorded when an op is called, only its
  * computation is deferred; doc/design.md, "Pipeline mode and autograd".)
@@ -25,12 +28,14 @@
 
 typedef enum mt_key {
     MT_KEY_CPU,
-    MT_KEY_NPU,
-    MT_KEY_META,
+    MT_KEY_ACCEL_FIRST, /* MT_MAX_ACCEL_KEYS keys, one per registered accelerator type */
+    MT_KEY_META = MT_KEY_ACCEL_FIRST + 4,
     MT_KEY_PIPELINE,
     MT_KEY_AUTOGRAD,
     MT_NUM_KEYS
 } mt_key;
+
+#define MT_MAX_ACCEL_KEYS (MT_KEY_META - MT_KEY_ACCEL_FIRST)
 
 typedef uint32_t mt_keyset;
 
@@ -98,7 +103,30 @@ MT_API int mt_call_op(int opid, mt_value *args, mt_value *rets);
 MT_API int mt_redispatch(mt_call *c, mt_value *args, mt_value *rets);
 /* The keyset and result device of a call, with the same-device check; -1 on error. */
 MT_API int mt_disp_keyset(const mt_op *op, mt_value *args, mt_keyset *ks, mt_device *dev);
+/* "CPU", "Meta", an accelerator's (its type in capitals: "CUDA"), "Autograd". */
 MT_API const char *mt_key_name(int key);
+/* The dispatch key of a device type, loading its module on first use; -1 (error set, as
+ * mt_backend_get) when the type has no backend. */
+MT_API int mt_key_for_device(int devtype);
+
+/* ---- device modules: kernels by op name --------------------------------------------------- */
+/* One kernel of a device module: the op's qualified name as its schema gives it ("add.Tensor",
+ * "zeros", "sum.dim_IntList") and either a structured implementation (the dispatcher allocates
+ * the results from the op's meta function) or a full kernel. */
+typedef struct mt_kernel_entry {
+    const char *op;
+    mt_impl_fn impl;
+    mt_kernel kernel;
+} mt_kernel_entry;
+
+/* Attach a module's kernels to its dispatch key (mt_key_for_device of its type). Refuses, and
+ * registers nothing, when abi_version is not MT_BACKEND_ABI_VERSION, the key is not an
+ * accelerator's, an op name is unknown, or an entry is malformed. */
+MT_API int mt_backend_register_kernels(int abi_version, int key, const mt_kernel_entry *entries,
+                                       size_t n);
+/* An op by its exact qualified name ("add.Tensor"; "zeros" for the overload without a name),
+ * for modules calling ops without the generated ids; NULL when unknown. */
+MT_API const mt_op *mt_op_lookup(const char *qualified_name);
 
 /* Structured path helpers: allocate results from specs (on `dev`), used by the pipeline. */
 MT_API int mt_disp_alloc_results(const mt_op *op, mt_value *args, mt_outspec *specs,

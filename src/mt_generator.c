@@ -45,11 +45,11 @@ static uint64_t nondeterministic_seed(void) {
     return (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 32;
 }
 
-static mt_generator *defaults[MT_NUM_DEVTYPES];
+static mt_generator *defaults[MT_MAX_DEVTYPES];
 static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
 
 static void make_defaults(void) {
-    for (int t = 0; t < MT_NUM_DEVTYPES; t++) {
+    for (int t = 0; t < MT_MAX_DEVTYPES; t++) {
         defaults[t] = mt_generator_new((mt_device){(int8_t)t, -1});
         if (defaults[t]) mt_generator_manual_seed(defaults[t], nondeterministic_seed());
     }
@@ -57,7 +57,7 @@ static void make_defaults(void) {
 
 mt_generator *mt_default_generator(mt_devtype type) {
     pthread_once(&defaults_once, make_defaults);
-    return type >= 0 && type < MT_NUM_DEVTYPES ? defaults[type] : NULL;
+    return type >= 0 && type < MT_MAX_DEVTYPES ? defaults[type] : NULL;
 }
 
 /* caller holds the lock (or owns g alone) */

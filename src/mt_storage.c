@@ -246,14 +246,8 @@ int mt_storage_share_memory(mt_storage *s) {
 }
 
 mt_storage *mt_storage_pin_memory(mt_storage *s) {
-    const mt_backend *b = NULL;
-    for (int t = MT_DEV_NPU; t < MT_NUM_DEVTYPES && !b; t++) {
-        mt_error_clear();
-        b = mt_backend_get(t);
-    }
-    if (!b || !b->host_allocator)
-        return mt_error_null(MT_ERR_RUNTIME,
-                             "Cannot access accelerator device when none is available.");
+    const mt_backend *b = mt_default_accelerator();
+    if (!b) return NULL;
     if (s->device.type != MT_DEV_CPU)
         return mt_error_null(MT_ERR_RUNTIME, "cannot pin '%s' memory: only dense CPU storage can "
                                              "be pinned",

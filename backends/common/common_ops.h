@@ -22,10 +22,10 @@ int mt_k_resize_(mt_call *c, mt_value *a, mt_value *r);
 void mt_common_register(void);
 
 /* PyTorch 1.13's CPU lacks float16 kernels for some ops (exp, mm, softmax ...): their meta
- * functions, shared by every device, refuse float16 as the CPU does, except for NPU tensors,
- * whose operators compute float16 themselves. */
+ * functions, shared by every device, refuse float16 as the CPU does, except on a device whose
+ * backend says its kernels compute float16 themselves (mt_backend.float16_kernels). */
 static inline bool mt_lacks_float16_kernel(mt_device d, mt_dtype dt) {
-    return dt == MT_FLOAT16 && d.type != MT_DEV_NPU;
+    return dt == MT_FLOAT16 && !mt_devtype_float16_kernels(d.type);
 }
 
 #endif

@@ -314,9 +314,11 @@ void mt_common_register(void) {
         {MT_OP_diagonal, mt_k_diagonal},
         {MT_OP_resize_, mt_k_resize_},
     };
-    static const mt_key keys[] = {MT_KEY_CPU, MT_KEY_NPU, MT_KEY_META};
+    /* views only compute metadata: one kernel serves every device, accelerators registered later
+     * included */
     for (size_t i = 0; i < MT_ARRAY_LEN(views); i++)
-        for (size_t k = 0; k < MT_ARRAY_LEN(keys); k++) mt_disp_kernel(views[i].op, keys[k], views[i].k);
+        for (int k = MT_KEY_CPU; k <= MT_KEY_META; k++)
+            mt_disp_kernel(views[i].op, (mt_key)k, views[i].k);
     mt_disp_composite(MT_OP__to_copy, c_to_copy);
 
     static const struct {

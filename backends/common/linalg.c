@@ -14,7 +14,7 @@ static int same_dtype(const mt_tensor *a, const mt_tensor *b) {
     return 0;
 }
 
-/* the dtypes the products compute (the CPU's; the NPU's add float16) */
+/* the dtypes the products compute (the CPU's; a device with float16 kernels adds float16) */
 static int supported(const char *kname, const mt_tensor *t) {
     mt_dtype dt = (mt_dtype)t->dtype;
     if (mt_lacks_float16_kernel(t->device, dt) || dt == MT_BOOL)

@@ -1,5 +1,5 @@
 /* views.c: view operators. They only compute new sizes, strides and offsets over the same
- * storage, so one kernel serves every device (CPU, NPU and meta alike). */
+ * storage, so one kernel serves every device (CPU, accelerators and meta alike). */
 #include "common_ops.h"
 #include "mt_ops_gen.h"
 #include "shape.h"

@@ -104,7 +104,8 @@ static mt_tensor *device_scalar(npu_launch *L, const mt_tensor *t) {
                  NPU_LAUNCH_MAX_TEMPS);
         return NULL;
     }
-    mt_tensor *d = mt_tensor_empty(0, NULL, (mt_dtype)t->dtype, (mt_device){MT_DEV_NPU, L->device});
+    mt_tensor *d =
+        mt_tensor_empty(0, NULL, (mt_dtype)t->dtype, (mt_device){npu_devtype, L->device});
     if (!d) return NULL;
     if (npu_copy_bytes(mt_tensor_raw(d), d->device, mt_tensor_raw(t), t->device,
                        mt_dtype_size((mt_dtype)t->dtype))) {
@@ -117,13 +118,13 @@ static mt_tensor *device_scalar(npu_launch *L, const mt_tensor *t) {
 
 aclTensor *npu_tensor(npu_launch *L, mt_tensor *t) {
     if (L->failed) return NULL;
-    if (t->device.type != MT_DEV_NPU) {
+    if (t->device.type != npu_devtype) {
         if (t->device.type == MT_DEV_CPU && t->ndim == 0)
             t = device_scalar(L, t);
         else
             mt_error(MT_ERR_RUNTIME, "an NPU operator was given a tensor on %s",
                      t->device.type == MT_DEV_META ? "meta" : "cpu");
-        if (!t || t->device.type != MT_DEV_NPU) {
+        if (!t || t->device.type != npu_devtype) {
             L->failed = true;
             return NULL;
         }

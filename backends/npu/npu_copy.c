@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "mt_dispatch.h"
-#include "mt_ops_gen.h"
 #include "mt_storage.h"
 #include "mt_tensor.h"
 #include "npu_aclnn.h"
@@ -52,7 +51,7 @@ static int device_copy(mt_tensor *dst, mt_tensor *src) {
 
 /* a contiguous NPU tensor with t's sizes and dtype, on t's device */
 static mt_tensor *device_like(const mt_tensor *t, int device) {
-    return mt_tensor_empty(t->ndim, t->sizes, (mt_dtype)t->dtype, (mt_device){MT_DEV_NPU, device});
+    return mt_tensor_empty(t->ndim, t->sizes, (mt_dtype)t->dtype, (mt_device){npu_devtype, device});
 }
 
 /* a contiguous CPU copy of an NPU tensor (made contiguous on the device first) */
@@ -76,9 +75,20 @@ fail:
     return NULL;
 }
 
+/* the ops this module calls, by the handles npu_module.c looked up by name */
+static mt_tensor *contiguous(mt_tensor *t) {
+    mt_value a[1] = {mt_vtensor(t)}, r[1];
+    return mt_call_op(npu_op_contiguous->id, a, r) ? NULL : r[0].t;
+}
+
+static mt_tensor *copy_(mt_tensor *dst, mt_tensor *src) {
+    mt_value a[3] = {mt_vtensor(dst), mt_vtensor(src), mt_vbool(false)}, r[1];
+    return mt_call_op(npu_op_copy_->id, a, r) ? NULL : r[0].t;
+}
+
 /* dst (NPU, any layout) <- src (CPU, anything copy_ accepts) */
 static int upload(mt_tensor *dst, mt_tensor *src) {
-    mt_tensor *host = mto_contiguous(src); /* a new ref; src itself when already contiguous */
+    mt_tensor *host = contiguous(src); /* a new ref; src itself when already contiguous */
     if (!host) return -1;
     int device = dev_of(dst), rc;
     if (host->dtype == dst->dtype && host->numel == dst->numel && mt_tensor_is_contiguous(dst))
@@ -98,11 +108,11 @@ static int upload(mt_tensor *dst, mt_tensor *src) {
     return rc;
 }
 
-int npu_copy_impl(mt_call *c, mt_value *args, mt_value *rets) {
+static int copy_impl(mt_call *c, mt_value *args, mt_value *rets) {
     (void)c;
     (void)rets;
     mt_tensor *dst = args[0].t, *src = args[1].t;
-    bool dst_npu = dst->device.type == MT_DEV_NPU, src_npu = src->device.type == MT_DEV_NPU;
+    bool dst_npu = dst->device.type == npu_devtype, src_npu = src->device.type == npu_devtype;
     if (dst->numel == 0) return 0;
     if (dst_npu && src_npu && dev_of(dst) == dev_of(src)) return device_copy(dst, src);
     if (!src_npu) return upload(dst, src);
@@ -113,26 +123,26 @@ int npu_copy_impl(mt_call *c, mt_value *args, mt_value *rets) {
     if (dst_npu)
         rc = upload(dst, host);
     else {
-        rc = mto_copy_(dst, host, false) ? 0 : -1;
+        rc = copy_(dst, host) ? 0 : -1;
         if (!rc) mt_tensor_decref(dst); /* the op's result is dst again */
     }
     mt_tensor_decref(host);
     return rc;
 }
 
-int npu_clone_impl(mt_call *c, mt_value *args, mt_value *rets) {
+static int clone_impl(mt_call *c, mt_value *args, mt_value *rets) {
     (void)c;
     return rets[0].t->numel ? device_copy(rets[0].t, args[0].t) : 0;
 }
 
-int npu_empty_impl(mt_call *c, mt_value *args, mt_value *rets) {
+static int empty_impl(mt_call *c, mt_value *args, mt_value *rets) {
     (void)c;
     (void)args;
     (void)rets;
     return 0; /* the dispatcher allocated the result */
 }
 
-int npu_zeros_impl(mt_call *c, mt_value *args, mt_value *rets) {
+static int zeros_impl(mt_call *c, mt_value *args, mt_value *rets) {
     (void)c;
     (void)args;
     mt_tensor *t = rets[0].t; /* fresh and contiguous */
@@ -145,10 +155,8 @@ int npu_zeros_impl(mt_call *c, mt_value *args, mt_value *rets) {
 }
 
 /* fill_, ones, full: aclnnInplaceFillScalar */
-int npu_fill_impl(mt_call *c, mt_value *args, mt_value *rets) {
-    mt_tensor *t = rets[0].t;
+static int fill(mt_tensor *t, mt_value v) {
     if (t->numel == 0) return 0;
-    mt_value v = c->op->id == MT_OP_ones ? mt_vint(1) : args[1];
     npu_launch L;
     if (npu_launch_begin(&L, t)) return -1;
     aclTensor *x = npu_tensor(&L, t);
@@ -156,15 +164,21 @@ int npu_fill_impl(mt_call *c, mt_value *args, mt_value *rets) {
     return NPU_ACLNN(&L, InplaceFillScalar, x, s);
 }
 
+static int fill_impl(mt_call *c, mt_value *args, mt_value *rets) { /* full(size, value), fill_ */
+    (void)c;
+    return fill(rets[0].t, args[1]);
+}
+
+static int ones_impl(mt_call *c, mt_value *args, mt_value *rets) {
+    (void)c;
+    (void)args;
+    return fill(rets[0].t, mt_vint(1));
+}
+
 /* arange(end), arange(start, end), arange(start, end, step): the result's length is the meta
  * function's; the device counts from start */
-int npu_arange_impl(mt_call *c, mt_value *args, mt_value *rets) {
-    mt_tensor *t = rets[0].t;
+static int arange(mt_tensor *t, mt_value start, mt_value end, mt_value step) {
     if (t->numel == 0) return 0;
-    int id = c->op->id;
-    mt_value start = id == MT_OP_arange ? mt_vint(0) : args[0],
-             end = id == MT_OP_arange ? args[0] : args[1];
-    mt_value step = id == MT_OP_arange_start_step ? args[2] : mt_vint(1);
     npu_launch L;
     if (npu_launch_begin(&L, t)) return -1;
     aclScalar *s0 = npu_scalar(&L, start), *s1 = npu_scalar(&L, end), *ds = npu_scalar(&L, step);
@@ -172,13 +186,41 @@ int npu_arange_impl(mt_call *c, mt_value *args, mt_value *rets) {
     return NPU_ACLNN(&L, Arange, s0, s1, ds, x);
 }
 
+static int arange_end(mt_call *c, mt_value *args, mt_value *rets) {
+    (void)c;
+    return arange(rets[0].t, mt_vint(0), args[0], mt_vint(1));
+}
+static int arange_start(mt_call *c, mt_value *args, mt_value *rets) {
+    (void)c;
+    return arange(rets[0].t, args[0], args[1], mt_vint(1));
+}
+static int arange_start_step(mt_call *c, mt_value *args, mt_value *rets) {
+    (void)c;
+    return arange(rets[0].t, args[0], args[1], args[2]);
+}
+
+const mt_kernel_entry npu_copy_kernels[] = {
+    {"empty_strided", empty_impl},
+    {"empty", empty_impl},
+    {"zeros", zeros_impl},
+    {"ones", ones_impl},
+    {"full", fill_impl},
+    {"fill_.Scalar", fill_impl},
+    {"copy_", copy_impl},
+    {"clone", clone_impl},
+    {"arange", arange_end},
+    {"arange.start", arange_start},
+    {"arange.start_step", arange_start_step},
+};
+const size_t npu_copy_kernels_count = MT_ARRAY_LEN(npu_copy_kernels);
+
 /* byte copies for the core (storage copies, pinned transfers): synchronous */
 int npu_copy_bytes(void *dst, mt_device dd, const void *src, mt_device sd, size_t n) {
     if (n == 0) return 0;
     aclrtMemcpyKind kind =
-        dd.type == MT_DEV_NPU
-            ? (sd.type == MT_DEV_NPU ? ACL_MEMCPY_DEVICE_TO_DEVICE : ACL_MEMCPY_HOST_TO_DEVICE)
+        dd.type == npu_devtype
+            ? (sd.type == npu_devtype ? ACL_MEMCPY_DEVICE_TO_DEVICE : ACL_MEMCPY_HOST_TO_DEVICE)
             : ACL_MEMCPY_DEVICE_TO_HOST;
-    mt_device dev = dd.type == MT_DEV_NPU ? dd : sd;
+    mt_device dev = dd.type == npu_devtype ? dd : sd;
     return memcpy_on(dev.index < 0 ? npu_current_device() : dev.index, dst, src, n, kind, true);
 }

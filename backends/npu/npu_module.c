@@ -1,14 +1,16 @@
 /* npu_module.c: what loading the NPU module does: register the "npu" device with the core
- * (its caching allocator, copies, synchronisation) and its kernels on the NPU dispatch key.
- * The core loads this shared object on first use of an "npu" device (src/mt_device.c), and
- * torch.npu loads it as a Lua module; both reach the same, once. */
+ * (its caching allocator, copies, synchronisation) and its kernels, by op name, on the
+ * dispatch key the core gives it. The core loads this shared object on first use of an "npu"
+ * device (src/mt_device.c), and torch.npu loads it as a Lua module; both reach the same, once. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
 
-#include "mt_ops_gen.h"
 #include "npu_alloc.h"
 #include "npu_ops.h"
+
+int npu_devtype = -1;
+const mt_op *npu_op_contiguous, *npu_op_copy_;
 
 static int sync_device(mt_device d) {
     int dev = d.index < 0 ? npu_current_device() : d.index;
@@ -20,42 +22,58 @@ static int sync_device(mt_device d) {
 static int count(void) { return npu_device_count(); }
 static int current(void) { return npu_current_device(); }
 
-static mt_backend backend = {MT_DEV_NPU, NULL, npu_copy_bytes, sync_device, count, current, NULL};
+static mt_backend backend = {
+    .name = "npu",
+    .copy_bytes = npu_copy_bytes,
+    .synchronize = sync_device,
+    .device_count = count,
+    .current_device = current,
+    .float16_kernels = true, /* the ACLNN operators compute float16 */
+};
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int init_status;
 
-static void register_all(void) {
+static int register_all(void) {
     /* the core keeps pointers into this module (its backend, kernels, allocator): it must never
      * be unloaded, even when the lua_State that required it closes and dlcloses it */
     Dl_info self;
     if (!dladdr((void *)register_all, &self) || !self.dli_fname ||
-        !dlopen(self.dli_fname, RTLD_NOW | RTLD_NODELETE)) {
-        init_status = mt_error(MT_ERR_RUNTIME, "the NPU module cannot pin itself in memory: %s", dlerror());
-        return;
-    }
+        !dlopen(self.dli_fname, RTLD_NOW | RTLD_NODELETE))
+        return mt_error(MT_ERR_RUNTIME, "the NPU module cannot pin itself in memory: %s",
+                        dlerror());
+    if (mt_init()) return -1;
+    npu_op_contiguous = mt_op_lookup("contiguous");
+    npu_op_copy_ = mt_op_lookup("copy_");
+    if (!npu_op_contiguous || !npu_op_copy_)
+        return mt_error(MT_ERR_RUNTIME, "the NPU module needs the ops contiguous and copy_");
     backend.allocator = npu_storage_allocator();
-    if (mt_init() || mt_backend_register(&backend)) {
-        init_status = -1;
-        return;
-    }
-    mt_disp_impl(MT_OP_empty_strided, MT_KEY_NPU, npu_empty_impl);
-    mt_disp_impl(MT_OP_empty, MT_KEY_NPU, npu_empty_impl);
-    mt_disp_impl(MT_OP_zeros, MT_KEY_NPU, npu_zeros_impl);
-    mt_disp_impl(MT_OP_ones, MT_KEY_NPU, npu_fill_impl);
-    mt_disp_impl(MT_OP_full, MT_KEY_NPU, npu_fill_impl);
-    mt_disp_impl(MT_OP_fill__Scalar, MT_KEY_NPU, npu_fill_impl);
-    mt_disp_impl(MT_OP_copy_, MT_KEY_NPU, npu_copy_impl);
-    mt_disp_impl(MT_OP_clone, MT_KEY_NPU, npu_clone_impl);
-    mt_disp_impl(MT_OP_arange, MT_KEY_NPU, npu_arange_impl);
-    mt_disp_impl(MT_OP_arange_start, MT_KEY_NPU, npu_arange_impl);
-    mt_disp_impl(MT_OP_arange_start_step, MT_KEY_NPU, npu_arange_impl);
-    npu_register_math();
-    npu_register_nn();
+    int type = mt_backend_register(MT_BACKEND_ABI_VERSION, &backend);
+    if (type < 0) return -1;
+    npu_devtype = type;
+    int key = mt_key_for_device(type);
+    if (key < 0) return -1;
+    static const struct {
+        const mt_kernel_entry *entries;
+        const size_t *n;
+    } tables[] = {
+        {npu_copy_kernels, &npu_copy_kernels_count},
+        {npu_math_kernels, &npu_math_kernels_count},
+        {npu_nn_kernels, &npu_nn_kernels_count},
+    };
+    for (size_t i = 0; i < MT_ARRAY_LEN(tables); i++)
+        if (mt_backend_register_kernels(MT_BACKEND_ABI_VERSION, key, tables[i].entries,
+                                        *tables[i].n))
+            return -1;
+    return 0;
 }
 
-/* the entry point the core looks up with dlsym */
+static void init_once(void) {
+    init_status = register_all();
+}
+
+/* the entry point the core looks up with dlsym (mt_<type>_backend_init) */
 MT_API int mt_npu_backend_init(void) {
-    pthread_once(&once, register_all);
+    pthread_once(&once, init_once);
     return init_status;
 }

@@ -2,7 +2,6 @@
  * reductions, each one ACLNN operator. The dispatcher has already computed the result (its
  * broadcast shape and promoted dtype, or self for in-place forms) with the op's meta
  * function; the operators broadcast and convert their inputs themselves, as on the CPU. */
-#include "mt_ops_gen.h"
 #include "npu_aclnn.h"
 #include "npu_ops.h"
 
@@ -16,175 +15,82 @@ typedef enum {
     THREE,        /* (self, tensor1, tensor2, value) */
 } ew_form;
 
-static const struct {
-    int op;
-    ew_form form;
-} forms[] = {
-    {MT_OP_add_Tensor, TENSOR_ALPHA},
-    {MT_OP_add__Tensor, TENSOR_ALPHA},
-    {MT_OP_sub_Tensor, TENSOR_ALPHA},
-    {MT_OP_sub__Tensor, TENSOR_ALPHA},
-    {MT_OP_rsub_Tensor, TENSOR_ALPHA},
-    {MT_OP_add_Scalar, SCALAR_ALPHA},
-    {MT_OP_add__Scalar, SCALAR_ALPHA},
-    {MT_OP_sub_Scalar, SCALAR_ALPHA},
-    {MT_OP_sub__Scalar, SCALAR_ALPHA},
-    {MT_OP_rsub_Scalar, SCALAR_ALPHA},
-    {MT_OP_mul_Tensor, TENSOR},
-    {MT_OP_mul__Tensor, TENSOR},
-    {MT_OP_div_Tensor, TENSOR},
-    {MT_OP_div__Tensor, TENSOR},
-    {MT_OP_eq_Tensor, TENSOR},
-    {MT_OP_ne_Tensor, TENSOR},
-    {MT_OP_lt_Tensor, TENSOR},
-    {MT_OP_le_Tensor, TENSOR},
-    {MT_OP_gt_Tensor, TENSOR},
-    {MT_OP_ge_Tensor, TENSOR},
-    {MT_OP_mul_Scalar, SCALAR},
-    {MT_OP_mul__Scalar, SCALAR},
-    {MT_OP_div_Scalar, SCALAR},
-    {MT_OP_div__Scalar, SCALAR},
-    {MT_OP_eq_Scalar, SCALAR},
-    {MT_OP_ne_Scalar, SCALAR},
-    {MT_OP_lt_Scalar, SCALAR},
-    {MT_OP_le_Scalar, SCALAR},
-    {MT_OP_gt_Scalar, SCALAR},
-    {MT_OP_ge_Scalar, SCALAR},
-    {MT_OP_neg, UNARY},
-    {MT_OP_neg_, UNARY},
-    {MT_OP_exp, UNARY},
-    {MT_OP_exp_, UNARY},
-    {MT_OP_log, UNARY},
-    {MT_OP_log_, UNARY},
-    {MT_OP_relu, UNARY},
-    {MT_OP_relu_, UNARY},
-    {MT_OP_sigmoid, UNARY},
-    {MT_OP_sigmoid_, UNARY},
-    {MT_OP_sqrt, UNARY},
-    {MT_OP_sqrt_, UNARY},
-    {MT_OP_maximum, TENSOR},
-    {MT_OP_addcmul, THREE},
-    {MT_OP_addcmul_, THREE},
-    {MT_OP_addcdiv, THREE},
-    {MT_OP_addcdiv_, THREE},
-    {MT_OP_tanh, UNARY},
-    {MT_OP_tanh_, UNARY},
-    {MT_OP_logical_not, UNARY},
-    {MT_OP_logical_not_, UNARY},
-};
+typedef struct {
+    aclTensor *x, *y, *z, *o;
+    aclScalar *s, *k;
+} operands;
 
-static ew_form form_of(int op) {
-    for (size_t i = 0; i < MT_ARRAY_LEN(forms); i++)
-        if (forms[i].op == op) return forms[i].form;
-    return UNARY; /* not reached: only the ops above are registered */
-}
-
-/* an out-of-place unary op and its in-place form */
-#define UNARY_CASES(op, Name)                                                                      \
-    case MT_OP_##op:                                                                               \
-        return NPU_ACLNN(&L, Name, x, o);                                                          \
-    case MT_OP_##op##_:                                                                            \
-        return NPU_ACLNN(&L, Inplace##Name, x);
-
-static int elementwise_impl(mt_call *c, mt_value *a, mt_value *r) {
-    mt_tensor *out = r[0].t;
-    npu_launch L;
-    if (npu_launch_begin(&L, out)) return -1;
-    ew_form form = form_of(c->op->id);
-    aclTensor *x = npu_tensor(&L, a[0].t), *y = NULL, *o = npu_tensor(&L, out);
-    aclScalar *s = NULL, *k = NULL;
-    aclTensor *z = NULL;
-    if (form == TENSOR_ALPHA || form == TENSOR || form == THREE) y = npu_tensor(&L, a[1].t);
+static int operands_of(npu_launch *L, ew_form form, mt_value *a, mt_value *r, operands *p) {
+    if (npu_launch_begin(L, r[0].t)) return -1;
+    *p = (operands){.x = npu_tensor(L, a[0].t), .o = npu_tensor(L, r[0].t)};
+    if (form == TENSOR_ALPHA || form == TENSOR || form == THREE) p->y = npu_tensor(L, a[1].t);
     if (form == THREE) {
-        z = npu_tensor(&L, a[2].t);
-        k = npu_scalar(&L, a[3]);
+        p->z = npu_tensor(L, a[2].t);
+        p->k = npu_scalar(L, a[3]);
     }
-    if (form == SCALAR_ALPHA || form == SCALAR) s = npu_scalar(&L, a[1]);
-    if (form == TENSOR_ALPHA || form == SCALAR_ALPHA) k = npu_scalar(&L, a[2]);
-    switch (c->op->id) {
-    case MT_OP_add_Tensor:
-        return NPU_ACLNN(&L, Add, x, y, k, o);
-    case MT_OP_add__Tensor:
-        return NPU_ACLNN(&L, InplaceAdd, x, y, k);
-    case MT_OP_sub_Tensor:
-        return NPU_ACLNN(&L, Sub, x, y, k, o);
-    case MT_OP_sub__Tensor:
-        return NPU_ACLNN(&L, InplaceSub, x, y, k);
-    case MT_OP_rsub_Tensor:
-        return NPU_ACLNN(&L, Rsub, x, y, k, o);
-    case MT_OP_add_Scalar:
-        return NPU_ACLNN(&L, Adds, x, s, k, o);
-    case MT_OP_add__Scalar:
-        return NPU_ACLNN(&L, InplaceAdds, x, s, k);
-    case MT_OP_sub_Scalar:
-        return NPU_ACLNN(&L, Subs, x, s, k, o);
-    case MT_OP_sub__Scalar:
-        return NPU_ACLNN(&L, InplaceSubs, x, s, k);
-    case MT_OP_rsub_Scalar:
-        return NPU_ACLNN(&L, Rsubs, x, s, k, o);
-    case MT_OP_mul_Tensor:
-        return NPU_ACLNN(&L, Mul, x, y, o);
-    case MT_OP_mul__Tensor:
-        return NPU_ACLNN(&L, InplaceMul, x, y);
-    case MT_OP_div_Tensor:
-        return NPU_ACLNN(&L, Div, x, y, o);
-    case MT_OP_div__Tensor:
-        return NPU_ACLNN(&L, InplaceDiv, x, y);
-    case MT_OP_mul_Scalar:
-        return NPU_ACLNN(&L, Muls, x, s, o);
-    case MT_OP_mul__Scalar:
-        return NPU_ACLNN(&L, InplaceMuls, x, s);
-    case MT_OP_div_Scalar:
-        return NPU_ACLNN(&L, Divs, x, s, o);
-    case MT_OP_div__Scalar:
-        return NPU_ACLNN(&L, InplaceDivs, x, s);
-    case MT_OP_eq_Tensor:
-        return NPU_ACLNN(&L, EqTensor, x, y, o);
-    case MT_OP_ne_Tensor:
-        return NPU_ACLNN(&L, NeTensor, x, y, o);
-    case MT_OP_lt_Tensor:
-        return NPU_ACLNN(&L, LtTensor, x, y, o);
-    case MT_OP_le_Tensor:
-        return NPU_ACLNN(&L, LeTensor, x, y, o);
-    case MT_OP_gt_Tensor:
-        return NPU_ACLNN(&L, GtTensor, x, y, o);
-    case MT_OP_ge_Tensor:
-        return NPU_ACLNN(&L, GeTensor, x, y, o);
-    case MT_OP_eq_Scalar:
-        return NPU_ACLNN(&L, EqScalar, x, s, o);
-    case MT_OP_ne_Scalar:
-        return NPU_ACLNN(&L, NeScalar, x, s, o);
-    case MT_OP_lt_Scalar:
-        return NPU_ACLNN(&L, LtScalar, x, s, o);
-    case MT_OP_le_Scalar:
-        return NPU_ACLNN(&L, LeScalar, x, s, o);
-    case MT_OP_gt_Scalar:
-        return NPU_ACLNN(&L, GtScalar, x, s, o);
-    case MT_OP_ge_Scalar:
-        return NPU_ACLNN(&L, GeScalar, x, s, o);
-        UNARY_CASES(neg, Neg)
-        UNARY_CASES(exp, Exp)
-        UNARY_CASES(log, Log)
-        UNARY_CASES(relu, Relu)
-        UNARY_CASES(sigmoid, Sigmoid)
-        UNARY_CASES(tanh, Tanh)
-        UNARY_CASES(sqrt, Sqrt)
-    case MT_OP_maximum:
-        return NPU_ACLNN(&L, Maximum, x, y, o);
-    case MT_OP_addcmul:
-        return NPU_ACLNN(&L, Addcmul, x, y, z, k, o);
-    case MT_OP_addcmul_:
-        return NPU_ACLNN(&L, InplaceAddcmul, x, y, z, k);
-    case MT_OP_addcdiv:
-        return NPU_ACLNN(&L, Addcdiv, x, y, z, k, o);
-    case MT_OP_addcdiv_:
-        return NPU_ACLNN(&L, InplaceAddcdiv, x, y, z, k);
-    case MT_OP_logical_not:
-        return NPU_ACLNN(&L, LogicalNot, x, o);
-    default:
-        return NPU_ACLNN(&L, InplaceLogicalNot, x);
-    }
+    if (form == SCALAR_ALPHA || form == SCALAR) p->s = npu_scalar(L, a[1]);
+    if (form == TENSOR_ALPHA || form == SCALAR_ALPHA) p->k = npu_scalar(L, a[2]);
+    return 0;
 }
+
+/* one kernel per op: the module knows ops by name only (their ids are the core's business) */
+#define EW(fn, form, ...)                                                                          \
+    static int k_##fn(mt_call *c, mt_value *a, mt_value *r) {                                      \
+        (void)c;                                                                                   \
+        npu_launch L;                                                                              \
+        operands p;                                                                                \
+        if (operands_of(&L, form, a, r, &p)) return -1;                                            \
+        return NPU_ACLNN(&L, __VA_ARGS__);                                                         \
+    }
+/* an out-of-place unary op and its in-place form */
+#define EW_UNARY(fn, Name)                                                                         \
+    EW(fn, UNARY, Name, p.x, p.o)                                                                  \
+    EW(fn##_, UNARY, Inplace##Name, p.x)
+
+EW(add_tensor, TENSOR_ALPHA, Add, p.x, p.y, p.k, p.o)
+EW(add__tensor, TENSOR_ALPHA, InplaceAdd, p.x, p.y, p.k)
+EW(sub_tensor, TENSOR_ALPHA, Sub, p.x, p.y, p.k, p.o)
+EW(sub__tensor, TENSOR_ALPHA, InplaceSub, p.x, p.y, p.k)
+EW(rsub_tensor, TENSOR_ALPHA, Rsub, p.x, p.y, p.k, p.o)
+EW(add_scalar, SCALAR_ALPHA, Adds, p.x, p.s, p.k, p.o)
+EW(add__scalar, SCALAR_ALPHA, InplaceAdds, p.x, p.s, p.k)
+EW(sub_scalar, SCALAR_ALPHA, Subs, p.x, p.s, p.k, p.o)
+EW(sub__scalar, SCALAR_ALPHA, InplaceSubs, p.x, p.s, p.k)
+EW(rsub_scalar, SCALAR_ALPHA, Rsubs, p.x, p.s, p.k, p.o)
+EW(mul_tensor, TENSOR, Mul, p.x, p.y, p.o)
+EW(mul__tensor, TENSOR, InplaceMul, p.x, p.y)
+EW(div_tensor, TENSOR, Div, p.x, p.y, p.o)
+EW(div__tensor, TENSOR, InplaceDiv, p.x, p.y)
+EW(mul_scalar, SCALAR, Muls, p.x, p.s, p.o)
+EW(mul__scalar, SCALAR, InplaceMuls, p.x, p.s)
+EW(div_scalar, SCALAR, Divs, p.x, p.s, p.o)
+EW(div__scalar, SCALAR, InplaceDivs, p.x, p.s)
+EW(eq_tensor, TENSOR, EqTensor, p.x, p.y, p.o)
+EW(ne_tensor, TENSOR, NeTensor, p.x, p.y, p.o)
+EW(lt_tensor, TENSOR, LtTensor, p.x, p.y, p.o)
+EW(le_tensor, TENSOR, LeTensor, p.x, p.y, p.o)
+EW(gt_tensor, TENSOR, GtTensor, p.x, p.y, p.o)
+EW(ge_tensor, TENSOR, GeTensor, p.x, p.y, p.o)
+EW(eq_scalar, SCALAR, EqScalar, p.x, p.s, p.o)
+EW(ne_scalar, SCALAR, NeScalar, p.x, p.s, p.o)
+EW(lt_scalar, SCALAR, LtScalar, p.x, p.s, p.o)
+EW(le_scalar, SCALAR, LeScalar, p.x, p.s, p.o)
+EW(gt_scalar, SCALAR, GtScalar, p.x, p.s, p.o)
+EW(ge_scalar, SCALAR, GeScalar, p.x, p.s, p.o)
+EW_UNARY(neg, Neg)
+EW_UNARY(exp, Exp)
+EW_UNARY(log, Log)
+EW_UNARY(relu, Relu)
+EW_UNARY(sigmoid, Sigmoid)
+EW_UNARY(tanh, Tanh)
+EW_UNARY(sqrt, Sqrt)
+EW(maximum, TENSOR, Maximum, p.x, p.y, p.o)
+EW(addcmul, THREE, Addcmul, p.x, p.y, p.z, p.k, p.o)
+EW(addcmul_, THREE, InplaceAddcmul, p.x, p.y, p.z, p.k)
+EW(addcdiv, THREE, Addcdiv, p.x, p.y, p.z, p.k, p.o)
+EW(addcdiv_, THREE, InplaceAddcdiv, p.x, p.y, p.z, p.k)
+EW(logical_not, UNARY, LogicalNot, p.x, p.o)
+EW(logical_not_, UNARY, InplaceLogicalNot, p.x)
 
 /* where(condition, self, other) */
 static int where_impl(mt_call *c, mt_value *a, mt_value *r) {
@@ -198,10 +104,8 @@ static int where_impl(mt_call *c, mt_value *a, mt_value *r) {
 
 /* sum and mean, of everything or over dims: the dims are listed explicitly (all of them for a
  * full reduction), 0-based */
-static int reduce_impl(mt_call *c, mt_value *a, mt_value *r) {
+static int reduce(mt_value *a, mt_value *r, bool over_dims, bool sum) {
     mt_tensor *self = a[0].t, *out = r[0].t;
-    int id = c->op->id;
-    bool over_dims = id == MT_OP_sum_dim_IntList || id == MT_OP_mean_dim;
     int64_t dims[MT_MAX_DIM];
     int n = 0;
     if (over_dims && a[1].tag == MT_V_INTLIST && a[1].n > 0) {
@@ -218,16 +122,83 @@ static int reduce_impl(mt_call *c, mt_value *a, mt_value *r) {
     aclTensor *x = npu_tensor(&L, self), *o = npu_tensor(&L, out);
     aclIntArray *d = npu_int_array(&L, dims, n);
     aclDataType dt = npu_acl_dtype((mt_dtype)out->dtype);
-    if (id == MT_OP_sum || id == MT_OP_sum_dim_IntList)
-        return NPU_ACLNN(&L, ReduceSum, x, d, keep, dt, o);
+    if (sum) return NPU_ACLNN(&L, ReduceSum, x, d, keep, dt, o);
     return NPU_ACLNN(&L, Mean, x, d, keep, dt, o);
 }
 
-void npu_register_math(void) {
-    for (size_t i = 0; i < MT_ARRAY_LEN(forms); i++)
-        mt_disp_impl(forms[i].op, MT_KEY_NPU, elementwise_impl);
-    mt_disp_impl(MT_OP_where_self, MT_KEY_NPU, where_impl);
-    static const int reductions[] = {MT_OP_sum, MT_OP_sum_dim_IntList, MT_OP_mean, MT_OP_mean_dim};
-    for (size_t i = 0; i < MT_ARRAY_LEN(reductions); i++)
-        mt_disp_impl(reductions[i], MT_KEY_NPU, reduce_impl);
+static int sum_all(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return reduce(a, r, false, true);
 }
+static int sum_dims(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return reduce(a, r, true, true);
+}
+static int mean_all(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return reduce(a, r, false, false);
+}
+static int mean_dims(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return reduce(a, r, true, false);
+}
+
+const mt_kernel_entry npu_math_kernels[] = {
+    {"add.Tensor", k_add_tensor},
+    {"add_.Tensor", k_add__tensor},
+    {"sub.Tensor", k_sub_tensor},
+    {"sub_.Tensor", k_sub__tensor},
+    {"rsub.Tensor", k_rsub_tensor},
+    {"add.Scalar", k_add_scalar},
+    {"add_.Scalar", k_add__scalar},
+    {"sub.Scalar", k_sub_scalar},
+    {"sub_.Scalar", k_sub__scalar},
+    {"rsub.Scalar", k_rsub_scalar},
+    {"mul.Tensor", k_mul_tensor},
+    {"mul_.Tensor", k_mul__tensor},
+    {"div.Tensor", k_div_tensor},
+    {"div_.Tensor", k_div__tensor},
+    {"mul.Scalar", k_mul_scalar},
+    {"mul_.Scalar", k_mul__scalar},
+    {"div.Scalar", k_div_scalar},
+    {"div_.Scalar", k_div__scalar},
+    {"eq.Tensor", k_eq_tensor},
+    {"ne.Tensor", k_ne_tensor},
+    {"lt.Tensor", k_lt_tensor},
+    {"le.Tensor", k_le_tensor},
+    {"gt.Tensor", k_gt_tensor},
+    {"ge.Tensor", k_ge_tensor},
+    {"eq.Scalar", k_eq_scalar},
+    {"ne.Scalar", k_ne_scalar},
+    {"lt.Scalar", k_lt_scalar},
+    {"le.Scalar", k_le_scalar},
+    {"gt.Scalar", k_gt_scalar},
+    {"ge.Scalar", k_ge_scalar},
+    {"neg", k_neg},
+    {"neg_", k_neg_},
+    {"exp", k_exp},
+    {"exp_", k_exp_},
+    {"log", k_log},
+    {"log_", k_log_},
+    {"relu", k_relu},
+    {"relu_", k_relu_},
+    {"sigmoid", k_sigmoid},
+    {"sigmoid_", k_sigmoid_},
+    {"sqrt", k_sqrt},
+    {"sqrt_", k_sqrt_},
+    {"tanh", k_tanh},
+    {"tanh_", k_tanh_},
+    {"maximum", k_maximum},
+    {"addcmul", k_addcmul},
+    {"addcmul_", k_addcmul_},
+    {"addcdiv", k_addcdiv},
+    {"addcdiv_", k_addcdiv_},
+    {"logical_not", k_logical_not},
+    {"logical_not_", k_logical_not_},
+    {"where.self", where_impl},
+    {"sum", sum_all},
+    {"sum.dim_IntList", sum_dims},
+    {"mean", mean_all},
+    {"mean.dim", mean_dims},
+};
+const size_t npu_math_kernels_count = MT_ARRAY_LEN(npu_math_kernels);

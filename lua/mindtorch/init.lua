@@ -40,7 +40,11 @@ end
 function Tensor:cpu() return self:to("cpu") end
 -- `repeat` is a Lua keyword: x:repeat_tensor(2, 3) (Torch7's repeatTensor), or x["repeat"](x, 2, 3)
 Tensor.repeat_tensor = Tensor["repeat"]
-function Tensor:npu(index) return self:to(index and ("npu:" .. index) or "npu") end
+-- x:cuda(), x:npu(1) ...: the accelerator types PyTorch (and torch_npu) give a method; using
+-- one loads its device module (src/mt_device.c), or says why it is not available
+for _, dev in ipairs { "cuda", "xpu", "ipu", "npu" } do
+  Tensor[dev] = function(self, index) return self:to(index and (dev .. ":" .. index) or dev) end
+end
 function Tensor:record_stream(stream) torch.npu._record_stream(self, stream) end
 
 -- ---- operators ------------------------------------------------------------------------------

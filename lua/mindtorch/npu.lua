@@ -192,9 +192,4 @@ end
 
 npu.memory_summary = require("mindtorch._memory_summary")(npu, device_index)
 
--- The ACL stand-in's test controls (tests/ascend_standin): injected faults, live allocations.
-npu._standin = {
-  fault = C.standin_fault, live_allocations = C.standin_live_allocations, force_workspace = C.standin_force_workspace,
-}
-
 return npu

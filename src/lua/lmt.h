@@ -69,7 +69,7 @@ void lmt_push_dtype(lua_State *L, mt_dtype dt);
 int lmt_to_dtype(lua_State *L, int idx); /* -1 if not a dtype */
 mt_dtype lmt_check_dtype(lua_State *L, int idx);
 void lmt_push_device(lua_State *L, mt_device d);
-/* A device userdata or a string like "npu:0"; 0 on success, -1 (error set) otherwise. */
+/* A device userdata or a string like "cuda:0"; 0 on success, -1 (error set) otherwise. */
 int lmt_to_device(lua_State *L, int idx, mt_device *out);
 void lmt_push_size(lua_State *L, const int64_t *sizes, int n);
 void lmt_push_int_tuple(lua_State *L, const int64_t *v, int n);

@@ -73,6 +73,10 @@ static int device_new(lua_State *L) {
                               lua_tostring(L, 1));
         lua_Integer i = luaL_checkinteger(L, 2);
         if (i < 0) return lmt_errorf(L, "Device index must not be negative");
+        /* an index is an int8, as PyTorch's (which wraps larger ones silently) */
+        if (i > INT8_MAX)
+            return lmt_errorf(L, "Device index must be at most %d, got %I", INT8_MAX,
+                              (LUAI_UACINT)i);
         d.index = (int8_t)i;
     }
     lmt_push_device(L, d);

@@ -327,18 +327,6 @@ static int g_ndim(lua_State *L, mt_tensor *t) {
     lua_pushinteger(L, t->ndim);
     return 1;
 }
-static int g_is_meta(lua_State *L, mt_tensor *t) {
-    lua_pushboolean(L, t->device.type == MT_DEV_META);
-    return 1;
-}
-static int g_is_npu(lua_State *L, mt_tensor *t) {
-    lua_pushboolean(L, t->device.type == MT_DEV_NPU);
-    return 1;
-}
-static int g_is_cpu(lua_State *L, mt_tensor *t) {
-    lua_pushboolean(L, t->device.type == MT_DEV_CPU);
-    return 1;
-}
 static int g_false(lua_State *L, mt_tensor *t) {
     MT_UNUSED(t);
     lua_pushboolean(L, 0);
@@ -378,15 +366,25 @@ static const struct {
     const char *name;
     getter get;
 } getters[] = {
-    {"shape", g_shape},       {"dtype", g_dtype},       {"device", g_device},
-    {"requires_grad", g_requires_grad}, {"ndim", g_ndim}, {"is_meta", g_is_meta},
-    {"is_npu", g_is_npu},     {"is_cpu", g_is_cpu},     {"is_cuda", g_false},
-    {"is_sparse", g_false},   {"is_quantized", g_false}, {"itemsize", g_itemsize},
-    {"nbytes", g_nbytes},     {"layout", g_layout},     {"data", g_data},
+    {"shape", g_shape},
+    {"dtype", g_dtype},
+    {"device", g_device},
+    {"requires_grad", g_requires_grad},
+    {"ndim", g_ndim},
+    {"is_sparse", g_false},
+    {"is_quantized", g_false},
+    {"itemsize", g_itemsize},
+    {"nbytes", g_nbytes},
+    {"layout", g_layout},
+    {"data", g_data},
     {"T", g_T},
     /* autograd (lmt_autograd.c) */
-    {"grad", lmt_g_grad},     {"grad_fn", lmt_g_grad_fn}, {"is_leaf", lmt_g_is_leaf},
-    {"retains_grad", lmt_g_retains_grad}, {"_version", lmt_g_version}, {"output_nr", lmt_g_output_nr},
+    {"grad", lmt_g_grad},
+    {"grad_fn", lmt_g_grad_fn},
+    {"is_leaf", lmt_g_is_leaf},
+    {"retains_grad", lmt_g_retains_grad},
+    {"_version", lmt_g_version},
+    {"output_nr", lmt_g_output_nr},
     {"_base", lmt_g_base},
 };
 
@@ -405,6 +403,13 @@ static int tensor_index(lua_State *L) {
             return g(L, lmt_check_tensor(L, 1));
         }
         lua_pop(L, 1);
+        /* is_cpu, is_cuda, is_<type> for every device type the registry knows */
+        const char *k = lua_tostring(L, 2);
+        int type;
+        if (strncmp(k, "is_", 3) == 0 && (type = mt_devtype_find(k + 3)) >= 0) {
+            lua_pushboolean(L, lmt_check_tensor(L, 1)->device.type == type);
+            return 1;
+        }
         /* the Lua front's properties (grad, grad_fn, ...) and user attributes */
         lua_pushvalue(L, 2);
         if (lua_rawget(L, lua_upvalueindex(3)) == LUA_TFUNCTION) {

@@ -116,7 +116,8 @@ static void missing_kernel_names_op_and_backend(void **state) {
 static void npu_without_backend_says_why(void **state) {
     (void)state;
     int64_t s[1] = {2};
-    assert_null(mto_zeros((mt_ilist){s, 1}, -1, (mt_device){MT_DEV_NPU, 0}, false, false));
+    assert_null(mto_zeros((mt_ilist){s, 1}, -1, (mt_device){(int8_t)mt_devtype_find("npu"), 0},
+                          false, false));
     /* whether the NPU module is missing or CANN is: the error says NPU and why */
     assert_non_null(strstr(mt_error_msg(), "NPU is not available: "));
 }
