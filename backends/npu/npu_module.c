@@ -35,6 +35,7 @@ static void register_all(void) {
         return;
     }
     backend.allocator = npu_storage_allocator();
+    backend.host_allocator = npu_host_allocator(); /* pin_memory */
     if (mt_init() || mt_backend_register(&backend)) {
         init_status = -1;
         return;

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +13,14 @@
 #include "npu_runtime.h"
 
 npu_api npu_acl;
+bool npu_launch_blocking;
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static bool available;
 static char why_not[1024] = "not probed";
 static char cann_root[512];
 static int device_count;
+static _Atomic bool used; /* npu_ensure succeeded once */
 static void *lib_acl, *lib_nnopbase;
 static aclrtStream default_streams[NPU_MAX_DEVICES];
 static pthread_mutex_t stream_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -92,6 +95,9 @@ static bool load_symbols(void) {
     }
     MT_ACL_RUNTIME_FUNCS(X)
 #undef X
+#define X(ret, name, params) *(void **)&npu_acl.name = dlsym(lib_acl, #name);
+    MT_ACL_RUNTIME_OPTIONAL_FUNCS(X)
+#undef X
 #define X(ret, name, params)                                                                                        \
     if (!(*(void **)&npu_acl.name = dlsym(lib_nnopbase, #name))) {                                                  \
         snprintf(why_not, sizeof why_not, "libnnopbase.so has no %s", #name);                                       \
@@ -139,6 +145,8 @@ static void init(void) {
         return;
     }
     device_count = n > NPU_MAX_DEVICES ? NPU_MAX_DEVICES : (int)n;
+    const char *blocking = getenv("ACL_LAUNCH_BLOCKING");
+    npu_launch_blocking = blocking && strcmp(blocking, "1") == 0;
     available = true;
     why_not[0] = 0;
     atexit(finalize);
@@ -151,11 +159,24 @@ bool npu_available(const char **why) {
 }
 
 int npu_ensure(void) {
-    if (npu_available(NULL)) return 0;
+    if (npu_available(NULL)) {
+        atomic_store(&used, true);
+        return 0;
+    }
     return mt_error(MT_ERR_RUNTIME, "NPU is not available: %s", why_not);
 }
 
 int npu_device_count(void) { return npu_available(NULL) ? device_count : 0; }
+
+bool npu_initialized(void) {
+    return atomic_load(&used);
+}
+
+int npu_launched(aclrtStream s, const char *what) {
+    if (!npu_launch_blocking) return 0;
+    aclError e = npu_acl.aclrtSynchronizeStream(s);
+    return e == ACL_SUCCESS ? 0 : npu_acl_error(e, what);
+}
 
 int npu_check_device(int device) {
     if (npu_ensure()) return -1;
