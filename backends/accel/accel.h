@@ -8,6 +8,8 @@
 #ifndef MT_ACCEL_H
 #define MT_ACCEL_H
 
+#include <stdio.h>
+
 #include "mt_common.h"
 
 enum { ACCEL_MAX_DEVICES = 16 };
@@ -61,5 +63,24 @@ typedef struct accel_driver {
     int (*event_elapsed)(void *start, void *end, float *ms);
     int (*device_sync)(void); /* the bound device */
 } accel_driver;
+
+/* The driver failures the shared layer handles itself (a free that cannot record an event waits
+ * instead) leave the thread's error slot as it was: saved before, restored after. */
+typedef struct accel_saved_error {
+    mt_errkind kind;
+    char msg[1024];
+} accel_saved_error;
+
+static inline void accel_save_error(accel_saved_error *s) {
+    s->kind = mt_error_kind();
+    if (s->kind != MT_ERR_NONE) snprintf(s->msg, sizeof s->msg, "%s", mt_error_msg());
+}
+
+static inline void accel_restore_error(const accel_saved_error *s) {
+    if (s->kind == MT_ERR_NONE)
+        mt_error_clear();
+    else
+        mt_error(s->kind, "%s", s->msg);
+}
 
 #endif

@@ -82,24 +82,6 @@ const accel_driver *accel_alloc_driver(const accel_alloc *a) {
     return a->drv;
 }
 
-/* ---- the driver's failures the allocator handles itself leave the error slot as it was ----- */
-typedef struct saved_error {
-    mt_errkind kind;
-    char msg[1024];
-} saved_error;
-
-static void save_error(saved_error *s) {
-    s->kind = mt_error_kind();
-    if (s->kind != MT_ERR_NONE) snprintf(s->msg, sizeof s->msg, "%s", mt_error_msg());
-}
-
-static void restore_error(const saved_error *s) {
-    if (s->kind == MT_ERR_NONE)
-        mt_error_clear();
-    else
-        mt_error(s->kind, "%s", s->msg);
-}
-
 static void parse_conf(accel_alloc *a) {
     const char *env = getenv(a->drv->conf_env);
     if (!env) return;
@@ -295,9 +277,9 @@ static block *new_segment(accel_alloc *a, int device, bool large, void *stream, 
 /* a whole free segment goes back to the device */
 static void release_segment(accel_alloc *a, block *b) {
     device_state *d = &a->devices[b->device];
-    saved_error se;
-    save_error(&se);
-    if (a->drv->bind(b->device) || a->drv->free(b->ptr)) restore_error(&se);
+    accel_saved_error se;
+    accel_save_error(&se);
+    if (a->drv->bind(b->device) || a->drv->free(b->ptr)) accel_restore_error(&se);
     d->total_reserved -= b->size;
     upd_pool(d->stats.segment, b->large, -1);
     upd_pool(d->stats.reserved_bytes, b->large, -(int64_t)b->size);
@@ -352,13 +334,13 @@ static bool release_available(accel_alloc *a, int device, void *stream, size_t s
 static void free_block(accel_alloc *a, block *b);
 
 static void process_events(accel_alloc *a, bool wait) {
-    saved_error se;
-    save_error(&se);
+    accel_saved_error se;
+    accel_save_error(&se);
     for (pending_event **at = &a->pending; *at;) {
         pending_event *pe = *at;
         bool done = true; /* an event the runtime cannot answer for is not waited on forever */
         if (wait ? a->drv->event_sync(pe->event) : a->drv->event_query(pe->event, &done)) {
-            restore_error(&se);
+            accel_restore_error(&se);
             done = true;
         }
         if (!done) {
@@ -567,8 +549,8 @@ static void free_block(accel_alloc *a, block *b) {
 static void defer_free(accel_alloc *a, block *b) {
     int uses = b->nuses;
     b->nuses = 0;
-    saved_error se;
-    save_error(&se);
+    accel_saved_error se;
+    accel_save_error(&se);
     for (int i = 0; i < uses; i++) {
         pending_event *pe = malloc(sizeof *pe);
         void *ev = NULL;
@@ -578,7 +560,7 @@ static void defer_free(accel_alloc *a, block *b) {
             if (ev) a->drv->event_destroy(ev);
             free(pe);
             a->drv->stream_sync(b->uses[i]);
-            restore_error(&se);
+            accel_restore_error(&se);
             continue;
         }
         pe->event = ev;

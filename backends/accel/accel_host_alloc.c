@@ -45,13 +45,16 @@ static hblock *find(accel_host_alloc *h, const void *ptr) {
 
 /* the events of blocks waiting for streams: completed ones go (wait: every one, waited for) */
 static void process_events(accel_host_alloc *h, bool wait) {
-    mt_errkind kind = mt_error_kind();
+    accel_saved_error se;
+    accel_save_error(&se);
+    bool failed = false;
     for (hblock *b = h->blocks; b; b = b->next) {
         for (int i = 0; i < b->nevents;) {
             bool done = true;
             int rc =
                 wait ? h->drv->event_sync(b->events[i]) : h->drv->event_query(b->events[i], &done);
-            if (rc) done = true; /* a runtime that cannot answer is not waited on forever */
+            if (rc)
+                failed = done = true; /* a runtime that cannot answer is not waited on forever */
             if (!done) {
                 i++;
                 continue;
@@ -60,7 +63,23 @@ static void process_events(accel_host_alloc *h, bool wait) {
             b->events[i] = b->events[--b->nevents];
         }
     }
-    if (kind == MT_ERR_NONE) mt_error_clear(); /* failures here are no caller's error */
+    if (failed) accel_restore_error(&se); /* failures here are no caller's error */
+}
+
+/* the blocks neither in use nor waiting for streams go back to the driver */
+static void release_idle(accel_host_alloc *h) {
+    accel_saved_error se;
+    accel_save_error(&se);
+    for (hblock **at = &h->blocks; *at;) {
+        hblock *b = *at;
+        if (b->allocated || b->nevents > 0) {
+            at = &b->next;
+            continue;
+        }
+        *at = b->next;
+        if (h->drv->free_host(b->ptr)) accel_restore_error(&se);
+        free(b);
+    }
 }
 
 static size_t round_pow2(size_t n) {
@@ -82,12 +101,18 @@ void *accel_host_alloc_malloc(accel_host_alloc *h, size_t n) {
     if (!best) {
         void *p = NULL;
         best = calloc(1, sizeof *best);
-        if (!best || h->drv->malloc_host(&p, size)) {
-            free(best);
+        if (!best) {
             pthread_mutex_unlock(&h->mu);
-            if (mt_error_kind() == MT_ERR_NONE)
-                mt_error(MT_ERR_MEMORY, "out of pinned memory: tried to allocate %zu bytes", n);
-            return NULL;
+            return mt_error_null(MT_ERR_MEMORY, "out of host memory for the pinned memory cache");
+        }
+        if (h->drv->malloc_host(&p, size)) {
+            /* the idle cached blocks go back to the driver, then one more try */
+            release_idle(h);
+            if (h->drv->malloc_host(&p, size)) {
+                free(best);
+                pthread_mutex_unlock(&h->mu);
+                return NULL;
+            }
         }
         *best = (hblock){.ptr = p, .size = size, .next = h->blocks};
         h->blocks = best;
@@ -103,7 +128,8 @@ void accel_host_alloc_free(accel_host_alloc *h, void *ptr) {
     pthread_mutex_lock(&h->mu);
     hblock *b = find(h, ptr);
     if (b && b->allocated) {
-        mt_errkind kind = mt_error_kind();
+        accel_saved_error se;
+        accel_save_error(&se);
         b->allocated = false;
         for (int i = 0; i < b->nuses; i++) {
             void *ev = NULL;
@@ -111,12 +137,12 @@ void accel_host_alloc_free(accel_host_alloc *h, void *ptr) {
                 h->drv->event_record(ev, b->uses[i].stream)) {
                 if (ev) h->drv->event_destroy(ev);
                 h->drv->stream_sync(b->uses[i].stream); /* cannot wait later: wait now */
+                accel_restore_error(&se);
                 continue;
             }
             b->events[b->nevents++] = ev;
         }
         b->nuses = 0;
-        if (kind == MT_ERR_NONE) mt_error_clear();
     }
     pthread_mutex_unlock(&h->mu);
 }
@@ -149,16 +175,7 @@ bool accel_host_alloc_owns(accel_host_alloc *h, const void *ptr) {
 int accel_host_alloc_empty_cache(accel_host_alloc *h) {
     pthread_mutex_lock(&h->mu);
     process_events(h, true);
-    for (hblock **at = &h->blocks; *at;) {
-        hblock *b = *at;
-        if (b->allocated) {
-            at = &b->next;
-            continue;
-        }
-        *at = b->next;
-        h->drv->free_host(b->ptr);
-        free(b);
-    }
+    release_idle(h);
     pthread_mutex_unlock(&h->mu);
     return 0;
 }

@@ -117,9 +117,9 @@ return function(C, spec)
   local Stream = class.class("torch." .. dev_type .. ".Stream")
   M.Stream = Stream
 
-  -- a Stream over the runtime's handle s of device i
-  local function wrap_stream(s, i, priority)
-    local st = class.alloc(Stream)
+  -- a Stream (or an instance of cls, a subclass) over the runtime's handle s of device i
+  local function wrap_stream(s, i, priority, cls)
+    local st = class.alloc(cls or Stream)
     st._s, st.device_index, st.priority = s, i, priority or 0
     st.device = torch.device(("%s:%d"):format(dev_type, i))
     return st
@@ -132,8 +132,7 @@ return function(C, spec)
       error(("Stream(): argument 'priority' must be int, not %s"):format(args.py_type(o.priority)), 2)
     end
     local i = device_index(o.device)
-    local st = wrap_stream(C.stream_new(i, o.priority), i, o.priority < 0 and -1 or 0)
-    return st
+    return wrap_stream(C.stream_new(i, o.priority), i, o.priority < 0 and -1 or 0, cls)
   end
 
   function Stream:query() return C.stream_query(self._s) end

@@ -70,6 +70,23 @@ describe("pinned memory", function()
     assert.are.same({ 0, 0 }, { npu._host_memory_stats().segments, npu._host_memory_stats().reserved_bytes })
   end)
 
+  it("frees its idle blocks and retries when pinned memory runs out, then says so", function()
+    local idle = torch.empty(100000):pin_memory()
+    idle = nil
+    collect()
+    assert.are.equal(1, npu._host_memory_stats().cached_blocks)
+    npu._standin.fault("aclrtMallocHost", 1, 207001)
+    local p = torch.empty(300000):pin_memory() -- too big for the idle block: a new one, on the retry
+    assert.are.same({ 1, 0 }, { npu._host_memory_stats().segments, npu._host_memory_stats().cached_blocks })
+    npu._standin.fault("aclrtMallocHost", 1, 207001)
+    npu._standin.fault("aclrtMallocHost", 1, 207001) -- the retry fails too
+    local ok, err = pcall(function() return torch.empty(300000):pin_memory() end)
+    assert.is_false(ok)
+    assert.truthy(err:find("aclrtMallocHost failed: NPU function error: error code is 207001\n" ..
+      "EZ9999: [stand-in] fault injected into aclrtMallocHost", 1, true), err)
+    assert.is_true(p:is_pinned())
+  end)
+
   it("copies to and from the device asynchronously with non_blocking", function()
     local x = torch.arange(4096.0):pin_memory()
     local d = torch.empty(4096, { device = "npu" })
