@@ -25,7 +25,7 @@ typedef struct accel_properties {
 } accel_properties;
 
 typedef struct accel_driver {
-    const char *name;     /* "NPU": "NPU out of memory", "NPU 0", "Expected a npu device" */
+    const char *name;     /* "NPU": "NPU out of memory", "NPU 0" */
     const char *type;     /* "npu": the device type's name */
     const char *conf_env; /* the allocator's options ("PYTORCH_NPU_ALLOC_CONF") */
     bool (*available)(const char **why); /* initialised (lazily) and usable; never raises */
@@ -46,10 +46,7 @@ typedef struct accel_driver {
     /* page-locked host memory */
     int (*malloc_host)(void **p, size_t n);
     int (*free_host)(void *p);
-    /* streams: per device a default one and per thread a current one */
-    void *(*default_stream)(int device); /* NULL with the error set */
-    void *(*current_stream)(int device);
-    void (*set_current_stream)(int device, void *s);
+    /* streams (the default and current ones are kept by accel_stream.h) */
     int (*stream_create)(void **s, int priority); /* on the bound device; priority < 0: high */
     int (*stream_sync)(void *s);
     int (*stream_query)(void *s, bool *done);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "accel_lua.h"
+#include "accel_stream.h"
 
 static accel_module *mod(lua_State *L) {
     return lua_touserdata(L, lua_upvalueindex(1));
@@ -273,14 +274,14 @@ static int l_stream_new(lua_State *L) {
 }
 
 static int l_current_stream(lua_State *L) {
-    void *s = mod(L)->drv->current_stream(device_arg(L, 1));
+    void *s = accel_current_stream(mod(L)->drv, device_arg(L, 1));
     if (!s) return fail(L);
     lua_pushlightuserdata(L, s);
     return 1;
 }
 
 static int l_default_stream(lua_State *L) {
-    void *s = mod(L)->drv->default_stream(device_arg(L, 1));
+    void *s = accel_default_stream(mod(L)->drv, device_arg(L, 1));
     if (!s) return fail(L);
     lua_pushlightuserdata(L, s);
     return 1;
@@ -288,7 +289,7 @@ static int l_default_stream(lua_State *L) {
 
 static int l_set_stream(lua_State *L) {
     int dev = device_arg(L, 1);
-    mod(L)->drv->set_current_stream(dev, lua_isnoneornil(L, 2) ? NULL : check_stream(L, 2));
+    accel_set_current_stream(dev, lua_isnoneornil(L, 2) ? NULL : check_stream(L, 2));
     return 0;
 }
 

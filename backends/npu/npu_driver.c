@@ -46,16 +46,6 @@ static int free_host(void *p) {
     return acl(npu_acl.aclrtFreeHost(p), "aclrtFreeHost");
 }
 
-static void *default_stream(int device) {
-    return npu_default_stream(device);
-}
-static void *current_stream(int device) {
-    return npu_current_stream(device);
-}
-static void set_current_stream(int device, void *s) {
-    npu_set_current_stream(device, s);
-}
-
 static int stream_create(void **s, int priority) {
     /* ACL: 0 is the highest priority */
     return acl(npu_acl.aclrtCreateStreamWithConfig(s, priority < 0 ? 0 : 1,
@@ -167,9 +157,6 @@ const accel_driver npu_driver = {
     .mem_info = mem_info,
     .malloc_host = malloc_host,
     .free_host = free_host,
-    .default_stream = default_stream,
-    .current_stream = current_stream,
-    .set_current_stream = set_current_stream,
     .stream_create = stream_create,
     .stream_sync = stream_sync,
     .stream_query = stream_query,

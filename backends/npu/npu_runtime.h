@@ -42,7 +42,8 @@ int npu_bind(int device);
 /* A device index checked against the count ("Invalid device id"). */
 int npu_check_device(int device);
 
-/* Streams: each device has a default stream; each thread a current stream per device. */
+/* Streams (backends/accel/accel_stream.h): each device has a default stream; each thread a
+ * current stream per device. */
 aclrtStream npu_default_stream(int device);
 aclrtStream npu_current_stream(int device);
 void npu_set_current_stream(int device, aclrtStream s);
