@@ -12,17 +12,16 @@ end
 
 -- run a Lua chunk in a fresh luamt (what only process start-up decides: initialisation,
 -- environment variables); returns its output and whether it succeeded
-local luamt = os.getenv("LUAMT") or (arg and arg[-1]) or "build/luamt"
+local luamt = (os.getenv("BUILD") or "build") .. "/luamt"
+local run_shell = require "tests.lua.support.run"
 local function run(env, code)
   local path = os.tmpname()
   local f = assert(io.open(path, "w"))
   f:write(code)
   f:close()
-  local p = io.popen(("env %s %s %s 2>&1"):format(env, luamt, path))
-  local out = p:read("a")
-  local ok = p:close()
+  local out, status = run_shell(("env %s %s %s"):format(env, luamt, path))
   os.remove(path)
-  return out, ok
+  return out, status == 0
 end
 
 describe("pinned memory", function()
