@@ -56,7 +56,7 @@ CORE_SRCS := $(filter-out src/luamt.c,$(wildcard src/*.c)) $(wildcard src/autogr
              $(wildcard backends/*.c) $(wildcard backends/common/*.c) $(wildcard backends/meta/*.c) \
              $(wildcard backends/cpu/*.c)
 # generated from the op declarations (src/ops/opgen.lua): schemas, element-wise descriptions, derivatives
-GEN_SRCS  := mt_ops_gen.c mt_ew_gen.c mt_derivatives_gen.c
+GEN_SRCS  := mt_ops_gen.c mt_ew_gen.c mt_red_gen.c mt_derivatives_gen.c
 CORE_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS)) $(patsubst %.c,$(OBJ)/gen/%.o,$(GEN_SRCS))
 
 LIBMT    := $(BLIB)/libmindtorch.so
@@ -79,9 +79,10 @@ C_PLUGINS   := $(patsubst tests/c/%.c,$(BUILD)/tests/lib%.so,$(wildcard tests/c/
 all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK) $(NPUMOD)
 
 # ---- generated operator tables -------------------------------------------------------------
-OPGEN := src/ops/opgen.lua src/ops/schema_text.lua src/ops/gen_elementwise.lua src/ops/gen_derivatives.lua
+OPGEN := src/ops/opgen.lua src/ops/schema_text.lua src/ops/gen_elementwise.lua src/ops/gen_reductions.lua \
+         src/ops/gen_derivatives.lua
 $(GEN)/mt_ops_gen.h $(GEN)/mt_ops_gen.c $(GEN)/reference.md $(GEN)/mt_ew_gen.h $(GEN)/mt_ew_gen.c \
-$(GEN)/mt_derivatives_gen.c &: $(OP_DECLS) $(OPGEN)
+$(GEN)/mt_red_gen.h $(GEN)/mt_red_gen.c $(GEN)/mt_derivatives_gen.c &: $(OP_DECLS) $(OPGEN)
 	@mkdir -p $(GEN)
 	$(LUA) src/ops/opgen.lua $(GEN) $(OP_DECLS)
 
@@ -100,8 +101,8 @@ HOT_LOOPS := backends/cpu/cpu_ew_families.c backends/cpu/cpu_ew_families_avx2.c 
 $(patsubst %.c,$(OBJ)/%.o,$(HOT_LOOPS)): override CFLAGS += -O3 -funroll-loops -fno-math-errno
 $(OBJ)/backends/cpu/cpu_ew_families_avx2.o $(OBJ)/backends/cpu/cpu_reduce_loops_avx2.o: override CFLAGS += -mavx2 -mfma
 
-# the element-wise descriptor table belongs to the backends' shared layer (backends/common)
-$(OBJ)/gen/mt_ew_gen.o: override CFLAGS += $(BACKEND_INCLUDES)
+# the element-wise and reduction tables belong to the backends' shared layer (backends/common)
+$(OBJ)/gen/mt_ew_gen.o $(OBJ)/gen/mt_red_gen.o: override CFLAGS += $(BACKEND_INCLUDES)
 $(OBJ)/gen/%.o: $(GEN)/%.c $(GEN)/mt_ops_gen.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

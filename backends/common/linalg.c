@@ -200,8 +200,7 @@ static int c_matmul(mt_call *c, mt_value *a, mt_value *r) {
 }
 
 void mt_linalg_register(void) {
-    static const int ops[] = {MT_OP_mm, MT_OP_bmm, MT_OP_mv, MT_OP_dot, MT_OP_addmm, MT_OP_addmv, MT_OP_baddbmm};
-    for (size_t i = 0; i < MT_ARRAY_LEN(ops); i++) mt_disp_meta(ops[i], mt_meta_linalg);
+    mt_disp_meta_group(MT_GROUP_PRODUCT, mt_meta_linalg);
     mt_disp_composite(MT_OP_outer, c_outer);
     mt_disp_composite(MT_OP_matmul, c_matmul);
 }

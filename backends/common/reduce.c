@@ -35,14 +35,6 @@ static int set_dims(const mt_tensor *self, mt_value v, mt_red *r) {
     return 0;
 }
 
-static int float_only(const char *msg_kind, mt_dtype t) {
-    if (strcmp(msg_kind, "var") == 0)
-        return mt_error(MT_ERR_RUNTIME, "std and var only support floating point and complex dtypes");
-    return mt_error(MT_ERR_RUNTIME,
-                    "norm(): input dtype should be either floating point or complex. Got %s instead.",
-                    mt_dtype_scalar_name(t));
-}
-
 /* max/min/amax/amin/argmax/argmin refuse to reduce over nothing */
 static int check_nonempty(const mt_tensor *self, const mt_red *r, bool dim_given) {
     if (self->numel != 0) return 0;
@@ -61,131 +53,82 @@ static int check_nonempty(const mt_tensor *self, const mt_red *r, bool dim_given
     return 0;
 }
 
-int mt_red_decode(const mt_call *c, mt_value *args, mt_red *r) {
-    mt_tensor *self = args[0].t;
-    mt_dtype in = (mt_dtype)self->dtype;
-    int id = c->op->id;
-    memset(r, 0, sizeof *r);
-    r->nres = 1;
-    mt_value dtype = MT_NONE, dims = MT_NONE;
-    bool dim_given = false;
-    switch (id) {
-    case MT_OP_sum: case MT_OP_sum_dim_IntList: case MT_OP_prod: case MT_OP_prod_dim_int:
-    case MT_OP_mean: case MT_OP_mean_dim: {
-        bool full = id == MT_OP_sum || id == MT_OP_prod || id == MT_OP_mean;
-        r->kind = (id == MT_OP_sum || id == MT_OP_sum_dim_IntList) ? MT_R_SUM
-                  : (id == MT_OP_prod || id == MT_OP_prod_dim_int) ? MT_R_PROD : MT_R_MEAN;
-        r->name = r->kind == MT_R_SUM ? "sum" : r->kind == MT_R_PROD ? "prod" : "mean";
-        if (!full) {
-            dims = args[1];
-            r->keepdim = args[2].b;
-        }
-        dtype = args[full ? 1 : 3];
-        if (r->kind == MT_R_MEAN) {
-            if (dtype.tag == MT_V_DTYPE && integral((mt_dtype)dtype.dtype))
-                return mt_error(MT_ERR_RUNTIME,
-                                "mean(): could not infer output dtype. Optional dtype must be either a "
-                                "floating point or complex dtype. Got: %s",
-                                mt_dtype_scalar_name((mt_dtype)dtype.dtype));
-            if (dtype.tag != MT_V_DTYPE && integral(in))
-                return mt_error(MT_ERR_RUNTIME,
-                                "mean(): could not infer output dtype. Input dtype must be either a "
-                                "floating point or complex dtype. Got: %s",
-                                mt_dtype_scalar_name(in));
-            r->out = dtype.tag == MT_V_DTYPE ? (mt_dtype)dtype.dtype : in;
-        } else {
-            r->out = dtype.tag == MT_V_DTYPE ? (mt_dtype)dtype.dtype : integral(in) ? MT_INT64 : in;
-            if (r->kind == MT_R_PROD && (r->out == MT_FLOAT16 || r->out == MT_BFLOAT16))
-                return mt_error(MT_ERR_RUNTIME, "\"prod_cpu\" not implemented for '%s'",
-                                mt_dtype_scalar_name(r->out));
-        }
-        r->compute = acc_of(r->out);
+/* the declared description of each reduction and along-a-dim overload, by op id */
+static const mt_red_desc *red_descs[MT_NUM_OPS];
+static int dimop_kinds[MT_NUM_OPS];
+
+static mt_value arg_or_none(mt_value *args, const mt_red_desc *d, int which) {
+    return d->arg[which] >= 0 ? args[d->arg[which]] : MT_NONE;
+}
+
+/* the result dtype by the declared rule, with PyTorch's checks */
+static int red_dtypes(const mt_red_desc *d, mt_value *args, mt_dtype in, mt_red *r) {
+    mt_value dtype = arg_or_none(args, d, MT_RA_DTYPE);
+    bool given = dtype.tag == MT_V_DTYPE;
+    switch (d->rule) {
+    case MT_RR_SUM: r->out = given ? (mt_dtype)dtype.dtype : integral(in) ? MT_INT64 : in; break;
+    case MT_RR_MEAN:
+        if (given && integral((mt_dtype)dtype.dtype))
+            return mt_error(MT_ERR_RUNTIME,
+                            "%s(): could not infer output dtype. Optional dtype must be either a "
+                            "floating point or complex dtype. Got: %s",
+                            d->name, mt_dtype_scalar_name((mt_dtype)dtype.dtype));
+        if (!given && integral(in))
+            return mt_error(MT_ERR_RUNTIME,
+                            "%s(): could not infer output dtype. Input dtype must be either a "
+                            "floating point or complex dtype. Got: %s",
+                            d->name, mt_dtype_scalar_name(in));
+        r->out = given ? (mt_dtype)dtype.dtype : in;
         break;
-    }
-    case MT_OP_max: case MT_OP_min: case MT_OP_max_dim: case MT_OP_min_dim:
-    case MT_OP_amax: case MT_OP_amin:
-        r->kind = (id == MT_OP_max || id == MT_OP_max_dim || id == MT_OP_amax) ? MT_R_MAX : MT_R_MIN;
-        r->name = id == MT_OP_amax ? "amax" : id == MT_OP_amin ? "amin" : r->kind == MT_R_MAX ? "max" : "min";
-        if (id == MT_OP_max_dim || id == MT_OP_min_dim) {
-            dims = args[1];
-            r->keepdim = args[2].b;
-            r->with_indices = true;
-            r->nres = 2;
-            dim_given = true;
-        } else if (id == MT_OP_amax || id == MT_OP_amin) {
-            dims = args[1];
-            r->keepdim = args[2].b;
-            dim_given = args[1].n > 0;
-        }
-        r->out = in;
-        r->compute = acc_of(in);
-        break;
-    case MT_OP_argmax: case MT_OP_argmin:
-        r->kind = id == MT_OP_argmax ? MT_R_ARGMAX : MT_R_ARGMIN;
-        r->name = id == MT_OP_argmax ? "argmax" : "argmin";
-        dims = args[1];
-        dim_given = args[1].tag != MT_V_NONE;
-        r->keepdim = args[2].b;
-        r->out = MT_INT64;
-        r->compute = acc_of(in);
-        if (in == MT_BOOL)
-            return mt_error(MT_ERR_RUNTIME, "\"%s_cpu\" not implemented for 'Bool'", r->name);
-        break;
-    case MT_OP_all: case MT_OP_any: case MT_OP_all_dim: case MT_OP_any_dim:
-        r->kind = (id == MT_OP_all || id == MT_OP_all_dim) ? MT_R_ALL : MT_R_ANY;
-        r->name = r->kind == MT_R_ALL ? "all" : "any";
-        if (id == MT_OP_all_dim || id == MT_OP_any_dim) {
-            dims = args[1];
-            r->keepdim = args[2].b;
-        }
-        r->out = in == MT_UINT8 ? MT_UINT8 : MT_BOOL;
-        r->compute = acc_of(in);
-        break;
-    case MT_OP_var: case MT_OP_var_dim: case MT_OP_var_correction: case MT_OP_std: case MT_OP_std_dim:
-    case MT_OP_std_correction: case MT_OP_var_mean: case MT_OP_var_mean_dim: case MT_OP_var_mean_correction:
-    case MT_OP_std_mean: case MT_OP_std_mean_dim: case MT_OP_std_mean_correction: {
-        bool is_std = id == MT_OP_std || id == MT_OP_std_dim || id == MT_OP_std_correction ||
-                      id == MT_OP_std_mean || id == MT_OP_std_mean_dim || id == MT_OP_std_mean_correction;
-        r->kind = is_std ? MT_R_STD : MT_R_VAR;
-        r->name = is_std ? "std" : "var";
-        r->with_mean = id == MT_OP_var_mean || id == MT_OP_var_mean_dim || id == MT_OP_var_mean_correction ||
-                       id == MT_OP_std_mean || id == MT_OP_std_mean_dim || id == MT_OP_std_mean_correction;
-        r->nres = r->with_mean ? 2 : 1;
-        bool corr = id == MT_OP_var_correction || id == MT_OP_std_correction ||
-                    id == MT_OP_var_mean_correction || id == MT_OP_std_mean_correction;
-        bool full = id == MT_OP_var || id == MT_OP_std || id == MT_OP_var_mean || id == MT_OP_std_mean;
-        if (full) {
-            r->correction = args[1].b ? 1 : 0;
-        } else if (corr) {
-            dims = args[1];
-            r->correction = args[2].tag == MT_V_INT ? args[2].i : 1;
-            r->keepdim = args[3].b;
-        } else {
-            dims = args[1];
-            r->correction = args[2].b ? 1 : 0;
-            r->keepdim = args[3].b;
-        }
-        if (integral(in)) return float_only("var", in);
+    /* these compare or test the input's values: they accumulate in the input's kind */
+    case MT_RR_SAME: r->out = in; r->compute = acc_of(in); return 0;
+    case MT_RR_INDEX: r->out = MT_INT64; r->compute = acc_of(in); return 0;
+    case MT_RR_BOOL: r->out = in == MT_UINT8 ? MT_UINT8 : MT_BOOL; r->compute = acc_of(in); return 0;
+    case MT_RR_MOMENT: {
+        if (integral(in)) return mt_error(MT_ERR_RUNTIME, "std and var only support floating point and complex dtypes");
+        mt_value corr = arg_or_none(args, d, MT_RA_CORRECTION), unb = arg_or_none(args, d, MT_RA_UNBIASED);
+        r->correction = d->arg[MT_RA_CORRECTION] >= 0 ? (corr.tag == MT_V_INT ? corr.i : 1) : unb.b ? 1 : 0;
         r->out = in;
         r->compute = MT_FLOAT64;
-        break;
+        return 0;
     }
-    case MT_OP_norm_Scalar: case MT_OP_norm_ScalarOpt_dim: {
-        r->kind = MT_R_NORM;
-        r->name = "norm";
-        mt_value p = args[1];
+    case MT_RR_NORM: {
+        mt_value p = arg_or_none(args, d, MT_RA_P);
         r->p = p.tag == MT_V_NONE ? 2.0 : mt_scalar_double(p);
-        if (id == MT_OP_norm_ScalarOpt_dim) {
-            dims = args[2];
-            r->keepdim = args[3].b;
-        }
-        if (integral(in)) return float_only("norm", in);
+        if (integral(in))
+            return mt_error(MT_ERR_RUNTIME,
+                            "norm(): input dtype should be either floating point or complex. Got %s instead.",
+                            mt_dtype_scalar_name(in));
         r->out = in;
         r->compute = MT_FLOAT64;
-        break;
+        return 0;
     }
     default: return mt_error(MT_ERR_RUNTIME, "not a reduction");
     }
+    r->compute = acc_of(r->out);
+    return 0;
+}
+
+int mt_red_decode(const mt_call *c, mt_value *args, mt_red *r) {
+    const mt_red_desc *d = red_descs[c->op->id];
+    if (!d) return mt_error(MT_ERR_RUNTIME, "%s is not a reduction", c->op->schema->name);
+    mt_tensor *self = args[0].t;
+    mt_dtype in = (mt_dtype)self->dtype;
+    memset(r, 0, sizeof *r);
+    r->kind = d->kind;
+    r->name = d->name;
+    r->nres = d->nres;
+    r->identity = d->identity;
+    r->with_indices = d->nres == 2 && (d->kind == MT_R_MAX || d->kind == MT_R_MIN);
+    r->with_mean = d->nres == 2 && (d->kind == MT_R_VAR || d->kind == MT_R_STD);
+    mt_value dims = arg_or_none(args, d, MT_RA_DIM);
+    /* an empty dim list, like None, means every dim */
+    bool dim_given = dims.tag != MT_V_NONE && !(dims.tag == MT_V_INTLIST && dims.n == 0);
+    r->keepdim = d->arg[MT_RA_KEEPDIM] >= 0 && args[d->arg[MT_RA_KEEPDIM]].b;
+    if (red_dtypes(d, args, in, r)) return -1;
+    mt_dtype checked = d->rule == MT_RR_INDEX ? in : r->out;
+    if (d->refused & (1u << checked))
+        return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", d->kname, mt_dtype_scalar_name(checked));
     if (set_dims(self, dims, r)) return -1;
     if ((r->kind == MT_R_MAX || r->kind == MT_R_MIN || r->kind == MT_R_ARGMAX || r->kind == MT_R_ARGMIN) &&
         check_nonempty(self, r, dim_given))
@@ -221,9 +164,7 @@ int mt_meta_reduce(mt_call *c, mt_value *args, mt_outspec *o) {
 int mt_dimop_decode(const mt_call *c, mt_value *args, mt_dimop *d) {
     mt_tensor *self = args[0].t;
     mt_dtype in = (mt_dtype)self->dtype;
-    int id = c->op->id;
-    d->kind = id == MT_OP_cumsum ? MT_D_CUMSUM : id == MT_OP_cumprod ? MT_D_CUMPROD
-              : id == MT_OP_softmax_int ? MT_D_SOFTMAX : MT_D_LOG_SOFTMAX;
+    d->kind = dimop_kinds[c->op->id];
     if (mt_wrap_dim(args[1].i, self->ndim, &d->dim)) return -1;
     mt_value dtype = args[2];
     if (d->kind == MT_D_CUMSUM || d->kind == MT_D_CUMPROD) {
@@ -257,15 +198,8 @@ int mt_meta_dimop(mt_call *c, mt_value *args, mt_outspec *o) {
 }
 
 void mt_reduce_register(void) {
-    static const int reductions[] = {
-        MT_OP_sum, MT_OP_sum_dim_IntList, MT_OP_mean, MT_OP_mean_dim, MT_OP_prod, MT_OP_prod_dim_int,
-        MT_OP_max, MT_OP_max_dim, MT_OP_min, MT_OP_min_dim, MT_OP_amax, MT_OP_amin, MT_OP_argmax,
-        MT_OP_argmin, MT_OP_var, MT_OP_var_dim, MT_OP_var_correction, MT_OP_std, MT_OP_std_dim,
-        MT_OP_std_correction, MT_OP_var_mean, MT_OP_var_mean_dim, MT_OP_var_mean_correction,
-        MT_OP_std_mean, MT_OP_std_mean_dim, MT_OP_std_mean_correction, MT_OP_norm_Scalar,
-        MT_OP_norm_ScalarOpt_dim, MT_OP_all, MT_OP_all_dim, MT_OP_any, MT_OP_any_dim,
-    };
-    for (size_t i = 0; i < MT_ARRAY_LEN(reductions); i++) mt_disp_meta(reductions[i], mt_meta_reduce);
-    static const int dimops[] = {MT_OP_cumsum, MT_OP_cumprod, MT_OP_softmax_int, MT_OP_log_softmax_int};
-    for (size_t i = 0; i < MT_ARRAY_LEN(dimops); i++) mt_disp_meta(dimops[i], mt_meta_dimop);
+    for (int i = 0; i < mt_red_ndecls; i++) red_descs[mt_red_decls[i].op] = &mt_red_decls[i].d;
+    for (int i = 0; i < mt_dimop_ndecls; i++) dimop_kinds[mt_dimop_decls[i].op] = mt_dimop_decls[i].kind;
+    mt_disp_meta_group(MT_GROUP_REDUCTION, mt_meta_reduce);
+    mt_disp_meta_group(MT_GROUP_DIMOP, mt_meta_dimop);
 }

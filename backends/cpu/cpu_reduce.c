@@ -100,6 +100,17 @@ static int64_t sum_i64(const int64_t *x, int64_t n) {
     return (int64_t)s;
 }
 
+/* nansum: NaN counts as zero; accumulated in double */
+#define NANSUM_FN(T, NAME)                                                                         \
+    static double NAME(const T *x, int64_t n) {                                                    \
+        double s = 0;                                                                              \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            if (x[i] == x[i]) s += x[i];                                                           \
+        return s;                                                                                  \
+    }
+NANSUM_FN(float, nansum_f32)
+NANSUM_FN(double, nansum_f64)
+
 #define PROD_FN(T, NAME)                                                                           \
     static T NAME(const T *x, int64_t n) {                                                         \
         T p = 1;                                                                                   \
@@ -242,6 +253,14 @@ static void reduce_row(const mt_red *r, mt_dtype ct, const char *row, int64_t R,
         else *(double *)val = s;
         return;
     }
+    case MT_R_NANSUM: /* integers have no NaN: their sum */
+        if (ct == MT_FLOAT32)
+            *(float *)val = (float)nansum_f32(ROW(float), R);
+        else if (ct == MT_FLOAT64)
+            *(double *)val = nansum_f64(ROW(double), R);
+        else
+            *(int64_t *)val = sum_i64(ROW(int64_t), R);
+        return;
     case MT_R_PROD:
         if (ct == MT_FLOAT32) *(float *)val = prod_f32(ROW(float), R);
         else if (ct == MT_FLOAT64) *(double *)val = prod_f64(ROW(double), R);
@@ -368,10 +387,8 @@ static void run_rows(void *job, int64_t begin, int64_t end) {
         int64_t bi = 0;
         char tmp[8];
         char *dst = j->arg ? tmp : j->vp + k * (int64_t)j->vsz;
-        if (j->R == 0) { /* an empty reduction: the identity (sum 0, prod 1, mean/var NaN) */
-            double v = r->kind == MT_R_PROD || r->kind == MT_R_ALL ? 1
-                       : r->kind == MT_R_SUM || r->kind == MT_R_ANY || r->kind == MT_R_NORM ? 0 : NAN;
-            mt_store_double(dst, j->val_dt, v);
+        if (j->R == 0) { /* an empty reduction: the identity its declaration gives */
+            mt_store_double(dst, j->val_dt, r->identity);
             if (j->mp) j->mp[k] = NAN;
         } else {
             reduce_row(r, j->ct, j->src + k * j->R * (int64_t)j->isz, j->R, dst, j->arg || j->ip ? &bi : NULL,

@@ -1,6 +1,7 @@
 /* cpu_register.c: the CPU backend's entry point (listed in backends/builtin.c): attaches the
- * creation, copy, reduction and product kernels here, and calls each CPU file's own
- * registration for the rest (element-wise, indexing, random, BLAS, convolution, pooling). */
+ * creation and copy kernels and the generic kernels of the declared op groups (reductions, ops
+ * along a dim, products), and calls each CPU file's own registration for the rest (element-wise,
+ * indexing, random, BLAS, convolution, pooling). */
 #include "cpu_kernels.h"
 #include "mt_ops_gen.h"
 
@@ -35,17 +36,8 @@ void mt_cpu_register(void) {
     mt_cpu_conv_register();
     mt_cpu_pool_register();
     mt_cpu_reduce_select();
-    static const int reductions[] = {
-        MT_OP_sum, MT_OP_sum_dim_IntList, MT_OP_mean, MT_OP_mean_dim, MT_OP_prod, MT_OP_prod_dim_int,
-        MT_OP_max, MT_OP_max_dim, MT_OP_min, MT_OP_min_dim, MT_OP_amax, MT_OP_amin, MT_OP_argmax,
-        MT_OP_argmin, MT_OP_var, MT_OP_var_dim, MT_OP_var_correction, MT_OP_std, MT_OP_std_dim,
-        MT_OP_std_correction, MT_OP_var_mean, MT_OP_var_mean_dim, MT_OP_var_mean_correction,
-        MT_OP_std_mean, MT_OP_std_mean_dim, MT_OP_std_mean_correction, MT_OP_norm_Scalar,
-        MT_OP_norm_ScalarOpt_dim, MT_OP_all, MT_OP_all_dim, MT_OP_any, MT_OP_any_dim,
-    };
-    for (size_t i = 0; i < MT_ARRAY_LEN(reductions); i++) mt_disp_impl(reductions[i], MT_KEY_CPU, mt_cpu_reduce_impl);
-    static const int products[] = {MT_OP_mm, MT_OP_bmm, MT_OP_mv, MT_OP_dot, MT_OP_addmm, MT_OP_addmv, MT_OP_baddbmm};
-    for (size_t i = 0; i < MT_ARRAY_LEN(products); i++) mt_disp_impl(products[i], MT_KEY_CPU, mt_cpu_linalg_impl);
-    static const int dimops[] = {MT_OP_cumsum, MT_OP_cumprod, MT_OP_softmax_int, MT_OP_log_softmax_int};
-    for (size_t i = 0; i < MT_ARRAY_LEN(dimops); i++) mt_disp_impl(dimops[i], MT_KEY_CPU, mt_cpu_dimop_impl);
+    /* the generic kernels of the declared groups (src/ops: reduce =, dimop =, group = "product") */
+    mt_disp_impl_group(MT_GROUP_REDUCTION, MT_KEY_CPU, mt_cpu_reduce_impl);
+    mt_disp_impl_group(MT_GROUP_PRODUCT, MT_KEY_CPU, mt_cpu_linalg_impl);
+    mt_disp_impl_group(MT_GROUP_DIMOP, MT_KEY_CPU, mt_cpu_dimop_impl);
 }

@@ -187,7 +187,6 @@ mt_tensor *mt_sum_to(mt_tensor *grad, const int64_t *sizes, int ndim);
 void mt_derivatives_register(mt_derivative *table, int n);
 void mt_deriv_declared_register(
     void); /* the `grad` fields of src/ops/ (build/gen/mt_derivatives_gen.c) */
-void mt_deriv_reduce_register(void);
 void mt_deriv_linalg_register(void);
 void mt_deriv_nn_register(void);
 void mt_deriv_shape_register(void);

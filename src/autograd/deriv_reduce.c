@@ -1,4 +1,5 @@
-/* deriv_reduce.c: derivative formulas of reductions, scans and softmax. */
+/* deriv_reduce.c: derivative formulas of reductions, scans and softmax, named by the `grad`
+ * fields of their declarations (src/ops/reductions.lua, kthvalue in indexing.lua). */
 #include "formula.h"
 
 #include "mt_pipeline.h"
@@ -41,23 +42,22 @@ static mt_ilist dim_list(const bool *red, int ndim, int64_t *buf) {
     return (mt_ilist){buf, n};
 }
 
-static void sum_bw(mt_bw *b) { SET(0, expand_to(b, G(0), META(0))); }
-
-static void sum_dim_bw(mt_bw *b) {
-    const mt_input_meta *m = META(0);
+mt_tensor *mt_f_sum_backward(mt_bw *b, mt_tensor *g, const mt_input_meta *m, mt_value dims,
+                             bool keepdim) {
+    if (!g) return NULL;
     bool red[MT_MAX_DIM];
-    reduced_dims(V(1), m->ndim, red);
-    SET(0, expand_to(b, unreduce(b, G(0), red, m->ndim, V(2).b), m));
+    reduced_dims(dims, m->ndim, red);
+    return expand_to(b, unreduce(b, g, red, m->ndim, keepdim), m);
 }
 
-static void mean_bw(mt_bw *b) {
+void mt_d_mean(mt_bw *b) {
     const mt_input_meta *m = META(0);
     bool red[MT_MAX_DIM];
     reduced_dims(MT_NONE, m->ndim, red);
     SET(0, K(mto_div_Scalar(expand_to(b, G(0), m), SI(reduced_count(m, red)))));
 }
 
-static void mean_dim_bw(mt_bw *b) {
+void mt_d_mean_dim(mt_bw *b) {
     const mt_input_meta *m = META(0);
     bool red[MT_MAX_DIM];
     reduced_dims(V(1), m->ndim, red);
@@ -80,7 +80,7 @@ static mt_tensor *prod_of_others(mt_bw *b, mt_tensor *x, int64_t dim) {
     return K(mto_mul_Tensor(left, right));
 }
 
-static void prod_bw(mt_bw *b) {
+void mt_d_prod(mt_bw *b) {
     mt_tensor *x = A(0);
     if (x->ndim == 0) {
         SET(0, G(0));
@@ -92,7 +92,7 @@ static void prod_bw(mt_bw *b) {
     SET(0, K(mto_mul_Tensor(G(0), others)));
 }
 
-static void prod_dim_bw(mt_bw *b) {
+void mt_d_prod_dim(mt_bw *b) {
     mt_tensor *x = A(0);
     if (x->ndim == 0) {
         SET(0, G(0));
@@ -104,7 +104,7 @@ static void prod_dim_bw(mt_bw *b) {
 }
 
 /* max()/min() of everything: the gradient shared evenly by the elements equal to the result */
-static void extreme_all_bw(mt_bw *b) {
+void mt_d_extreme_all(mt_bw *b) {
     mt_tensor *x = A(0), *r = R(0);
     mt_tensor *mask = K(mto_logical_or(K(mto_eq_Tensor(x, r)), K(mto_logical_and(K(mto_isnan(x)), K(mto_isnan(r))))));
     mt_tensor *count = K(mto_sum(mask, -1));
@@ -125,10 +125,14 @@ static mt_tensor *scatter_back(mt_bw *b, mt_tensor *g, mt_tensor *idx, int64_t d
     return K(mto_scatter_src(z, dim, idx, g));
 }
 
-static void extreme_dim_bw(mt_bw *b) { SET(0, scatter_back(b, G(0), R(1), V(1).i, V(2).b, META(0))); }
-static void kthvalue_bw(mt_bw *b) { SET(0, scatter_back(b, G(0), R(1), V(2).i, V(3).b, META(0))); }
+void mt_d_extreme_dim(mt_bw *b) {
+    SET(0, scatter_back(b, G(0), R(1), V(1).i, V(2).b, META(0)));
+}
+void mt_d_kthvalue(mt_bw *b) {
+    SET(0, scatter_back(b, G(0), R(1), V(2).i, V(3).b, META(0)));
+}
 
-static void amax_bw(mt_bw *b) { /* evenly among the extremes of each slice */
+void mt_d_amax(mt_bw *b) { /* evenly among the extremes of each slice */
     mt_tensor *x = A(0);
     bool red[MT_MAX_DIM];
     int64_t buf[MT_MAX_DIM];
@@ -193,25 +197,25 @@ static mt_tensor *mean_grad(mt_bw *b, const moments *mo, mt_tensor *g) {
     return K(mto_div_Scalar(g, SI(reduced_count(m, mo->red))));
 }
 
-static void var_bw(mt_bw *b) {
+void mt_d_var(mt_bw *b) {
     moments mo;
     moments_of(b, &mo);
     SET(0, var_grad(b, &mo, G(0)));
 }
 
-static void std_bw(mt_bw *b) {
+void mt_d_std(mt_bw *b) {
     moments mo;
     moments_of(b, &mo);
     SET(0, std_grad(b, &mo, G(0), R(0)));
 }
 
-static void var_mean_bw(mt_bw *b) {
+void mt_d_var_mean(mt_bw *b) {
     moments mo;
     moments_of(b, &mo);
     SET(0, K(mto_add_Tensor(var_grad(b, &mo, G(0)), mean_grad(b, &mo, G(1)), SI(1))));
 }
 
-static void std_mean_bw(mt_bw *b) {
+void mt_d_std_mean(mt_bw *b) {
     moments mo;
     moments_of(b, &mo);
     SET(0, K(mto_add_Tensor(std_grad(b, &mo, G(0), R(0)), mean_grad(b, &mo, G(1)), SI(1))));
@@ -246,10 +250,14 @@ static void norm_common(mt_bw *b, double p, mt_value dims, bool keepdim) {
     SET(0, K(mto_masked_fill_Scalar(out, K(mto_eq_Scalar(r, SI(0))), SD(0))));
 }
 
-static void norm_bw(mt_bw *b) { norm_common(b, NUM(1), MT_NONE, false); }
-static void norm_dim_bw(mt_bw *b) { norm_common(b, V(1).tag == MT_V_NONE ? 2 : NUM(1), V(2), V(3).b); }
+void mt_d_norm(mt_bw *b) {
+    norm_common(b, NUM(1), MT_NONE, false);
+}
+void mt_d_norm_dim(mt_bw *b) {
+    norm_common(b, V(1).tag == MT_V_NONE ? 2 : NUM(1), V(2), V(3).b);
+}
 
-static void logsumexp_bw(mt_bw *b) {
+void mt_d_logsumexp(mt_bw *b) {
     mt_tensor *x = A(0);
     bool red[MT_MAX_DIM];
     reduced_dims(V(1), x->ndim, red);
@@ -265,7 +273,7 @@ static mt_tensor *reverse_cumsum(mt_bw *b, mt_tensor *g, int64_t dim) {
     return K(mto_flip(K(mto_cumsum(K(mto_flip(g, f)), dim, -1)), f));
 }
 
-static void cumsum_bw(mt_bw *b) {
+void mt_d_cumsum(mt_bw *b) {
     const mt_input_meta *m = META(0);
     if (m->ndim == 0) {
         SET(0, G(0));
@@ -282,7 +290,7 @@ static bool any_zero(mt_bw *b, mt_tensor *x) {
 }
 
 /* d out_j / d x_k = prod_{i <= j, i != k} x_i for j >= k */
-static void cumprod_bw(mt_bw *b) {
+void mt_d_cumprod(mt_bw *b) {
     mt_tensor *x = A(0);
     if (x->ndim == 0) {
         SET(0, G(0));
@@ -308,7 +316,7 @@ static void cumprod_bw(mt_bw *b) {
     SET(0, g);
 }
 
-static void softmax_bw(mt_bw *b) {
+void mt_d_softmax(mt_bw *b) {
     const mt_input_meta *m = META(0);
     if (m->ndim == 0) {
         SET(0, K(mto_mul_Scalar(G(0), SI(0))));
@@ -320,7 +328,7 @@ static void softmax_bw(mt_bw *b) {
     SET(0, K(mto_sub_Tensor(gy, K(mto_mul_Tensor(R(0), s)), SI(1))));
 }
 
-static void log_softmax_bw(mt_bw *b) {
+void mt_d_log_softmax(mt_bw *b) {
     const mt_input_meta *m = META(0);
     if (m->ndim == 0) {
         SET(0, K(mto_mul_Scalar(G(0), SI(0))));
@@ -330,40 +338,3 @@ static void log_softmax_bw(mt_bw *b) {
     mt_tensor *s = K(mto_sum_dim_IntList(G(0), (mt_ilist){&dim, 1}, true, -1));
     SET(0, K(mto_sub_Tensor(G(0), K(mto_mul_Tensor(K(mto_exp(R(0))), s)), SI(1))));
 }
-
-static mt_derivative table[] = {
-    D(sum, "SumBackward0", sum_bw, "self:"),
-    D(sum_dim_IntList, "SumBackward1", sum_dim_bw, "self:"),
-    D(mean, "MeanBackward0", mean_bw, "self:"),
-    D(mean_dim, "MeanBackward1", mean_dim_bw, "self:"),
-    D(prod, "ProdBackward0", prod_bw, "self: self"),
-    D(prod_dim_int, "ProdBackward1", prod_dim_bw, "self: self"),
-    D(max, "MaxBackward1", extreme_all_bw, "self: self, result"),
-    D(min, "MinBackward1", extreme_all_bw, "self: self, result"),
-    D(max_dim, "MaxBackward0", extreme_dim_bw, "self: result1"),
-    D(min_dim, "MinBackward0", extreme_dim_bw, "self: result1"),
-    D(kthvalue, "KthvalueBackward0", kthvalue_bw, "self: result1"),
-    D(amax, "AmaxBackward0", amax_bw, "self: self, result"),
-    D(amin, "AminBackward0", amax_bw, "self: self, result"),
-    D(var, "VarBackward0", var_bw, "self: self"),
-    D(var_dim, "VarBackward0", var_bw, "self: self"),
-    D(var_correction, "VarBackward0", var_bw, "self: self"),
-    D(std, "StdBackward0", std_bw, "self: self, result"),
-    D(std_dim, "StdBackward0", std_bw, "self: self, result"),
-    D(std_correction, "StdBackward0", std_bw, "self: self, result"),
-    D(var_mean, "VarMeanBackward0", var_mean_bw, "self: self"),
-    D(var_mean_dim, "VarMeanBackward0", var_mean_bw, "self: self"),
-    D(var_mean_correction, "VarMeanBackward0", var_mean_bw, "self: self"),
-    D(std_mean, "StdMeanBackward0", std_mean_bw, "self: self, result0"),
-    D(std_mean_dim, "StdMeanBackward0", std_mean_bw, "self: self, result0"),
-    D(std_mean_correction, "StdMeanBackward0", std_mean_bw, "self: self, result0"),
-    D(norm_Scalar, "NormBackward1", norm_bw, "self: self, result"),
-    D(norm_ScalarOpt_dim, "NormBackward1", norm_dim_bw, "self: self, result"),
-    D(logsumexp, "LogsumexpBackward0", logsumexp_bw, "self: self, result"),
-    D(cumsum, "CumsumBackward0", cumsum_bw, "self:"),
-    D(cumprod, "CumprodBackward0", cumprod_bw, "self: self, result"),
-    D(softmax_int, "SoftmaxBackward0", softmax_bw, "self: result"),
-    D(log_softmax_int, "LogSoftmaxBackward0", log_softmax_bw, "self: result"),
-};
-
-void mt_deriv_reduce_register(void) { mt_derivatives_register(table, (int)MT_ARRAY_LEN(table)); }

@@ -41,6 +41,12 @@ void mt_bw_pass(mt_bw *b);
 #define CHECK(st) mt_bw_check(b, (st))
 #define SET(i, x) mt_bw_set(b, (i), (x))
 #define META(i) mt_bw_meta(b, (i))
+
+/* Helpers the declared formulas call by name (src/ops/gen_derivatives.lua: HELPERS), as
+ * PyTorch's derivatives.yaml calls FunctionsManual: */
+/* the gradient of a sum over `dims` (None: all) brought back to the input's shape */
+mt_tensor *mt_f_sum_backward(mt_bw *b, mt_tensor *g, const mt_input_meta *m, mt_value dims,
+                             bool keepdim);
 #define NUM(i) mt_scalar_double(b->args[i])
 
 /* scalars for op arguments */

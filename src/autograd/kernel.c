@@ -549,7 +549,6 @@ void mt_autograd_register(void) {
     mt_autograd_register_meta();
     mt_disp_fallback(MT_KEY_AUTOGRAD, autograd_kernel);
     mt_deriv_declared_register();
-    mt_deriv_reduce_register();
     mt_deriv_linalg_register();
     mt_deriv_nn_register();
     mt_deriv_shape_register();

@@ -13,7 +13,8 @@
 -- Scalar argument of the overload gets no gradient. What each gradient reads (PyTorch saves
 -- only those tensors) is found from the names the formula uses. A formula that needs more
 -- than an expression is a C function named with `fn` (and its `uses` string), written in
--- src/autograd/deriv_*.c.
+-- src/autograd/deriv_*.c. Formulas may also call the helpers in HELPERS below, C functions
+-- declared in src/autograd/formula.h (as derivatives.yaml calls FunctionsManual).
 local M = {}
 
 local function fail(op, msg) error(("%s: grad: %s"):format(op.text, msg), 0) end
@@ -196,6 +197,43 @@ local function resolve_call(op, ops_by_name, name, vals)
   fail(op, "no overload of " .. name .. " takes these operands")
 end
 
+-- Helpers written in C that formulas call by name. Each parameter is one of: T (a tensor
+-- expression), meta (the name of a tensor argument: its sizes, without saving the tensor),
+-- value (the name of any argument: its mt_value, MT_NONE when the overload lacks it), bool (the
+-- name of a bool argument, false when the overload lacks it). Trailing parameters may be left out.
+local HELPERS = {
+  -- sum_backward(grad, self, dim, keepdim): a sum's gradient brought back to self's shape
+  sum_backward = { c = "mt_f_sum_backward", params = { "T", "meta", "value", "bool" } },
+}
+
+local function helper_call(op, h, args, gen)
+  local codes = {}
+  for i, kind in ipairs(h.params) do
+    local a = args[i]
+    if kind == "T" then
+      local v = a and gen(a) or fail(op, h.c .. ": argument " .. i .. " is missing")
+      if v.t ~= "T" then fail(op, h.c .. ": argument " .. i .. " must be a tensor") end
+      codes[i] = v.c
+    else
+      local idx
+      if a then
+        if a.k ~= "name" then fail(op, h.c .. ": argument " .. i .. " must be an argument's name") end
+        for k, arg in ipairs(op.args) do if arg.name == a.v then idx = k - 1 end end
+        if not idx then fail(op, "unknown name " .. a.v) end
+      end
+      if kind == "meta" then
+        codes[i] = idx and ("META(%d)"):format(idx) or fail(op, h.c .. ": argument " .. i .. " is missing")
+      elseif kind == "value" then
+        codes[i] = idx and ("V(%d)"):format(idx) or "MT_NONE"
+      else
+        codes[i] = idx and ("V(%d).b"):format(idx) or "false"
+      end
+    end
+  end
+  if #args > #h.params then fail(op, h.c .. " takes " .. #h.params .. " arguments") end
+  return { t = "T", c = ("%s(b, %s)"):format(h.c, table.concat(codes, ", ")) }
+end
+
 local function compile(op, ops_by_name, node, reads)
   local function gen(n)
     if n.k == "num" then return literal(n.v) end
@@ -222,6 +260,7 @@ local function compile(op, ops_by_name, node, reads)
       if a.t == "S" then return scalar_of_double(("(-%s)"):format(a.d)) end
       return keep(("neg(%s)"):format(a.c))
     end
+    if n.k == "call" and HELPERS[n.f] then return helper_call(op, HELPERS[n.f], n.args, gen) end
     if n.k == "call" then
       local vals = {}
       for i, a in ipairs(n.args) do vals[i] = gen(a) end

@@ -81,7 +81,8 @@ op { "argsort(Tensor self, Dim dim=-1, bool descending=False) -> IndexTensor", v
 op { "topk(Tensor self, SymInt k, Dim dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, IndexTensor indices)",
      variants = fm, doc = "The k largest (or smallest) values along dim and their positions." }
 op { "kthvalue(Tensor self, int k, Dim dim=-1, bool keepdim=False) -> (Tensor values, IndexTensor indices)",
-     variants = fm, doc = "The k-th smallest value along dim (k counts from 1) and its position." }
+     variants = fm, doc = "The k-th smallest value along dim (k counts from 1) and its position.",
+     grad = { node = "KthvalueBackward0", fn = "mt_d_kthvalue", uses = "self: result1" } }
 op { "unique(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, Dim? dim=None) -> (Tensor, IndexTensor, Tensor)",
      variants = fm, doc = "Sorted distinct values (or slices along dim); inverse positions and counts when asked." }
 op { "tril(Tensor self, int diagonal=0) -> Tensor", variants = fm, doc = "The lower triangle of the last two dims." }

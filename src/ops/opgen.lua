@@ -5,7 +5,8 @@
 -- writes OUTDIR/mt_ops_gen.h (op ids and typed C wrappers), OUTDIR/mt_ops_gen.c (the schema
 -- table the dispatcher and the Lua binding read), OUTDIR/reference.md (one line per op), and
 -- what the declarations' other fields say: OUTDIR/mt_ew_gen.{h,c} (element-wise descriptions,
--- gen_elementwise.lua) and OUTDIR/mt_derivatives_gen.c (derivative formulas, gen_derivatives.lua).
+-- gen_elementwise.lua), OUTDIR/mt_red_gen.{h,c} (reductions and ops along a dim,
+-- gen_reductions.lua) and OUTDIR/mt_derivatives_gen.c (derivative formulas, gen_derivatives.lua).
 -- A declaration file calls op{ "schema", variants = "function, method", doc = "..." } once
 -- per operator; doc/contributing.md walks through adding one. The schema language is PyTorch's, plus four types that mark where the Lua
 -- convention of 1-based numbering applies: Dim (a dimension), Dim[], Index (a position
@@ -17,6 +18,7 @@ local here = arg[0]:match("^(.*)/") or "."
 local schema_text = dofile(here .. "/schema_text.lua")
 local gen_elementwise = dofile(here .. "/gen_elementwise.lua")
 local gen_derivatives = dofile(here .. "/gen_derivatives.lua")
+local gen_reductions = dofile(here .. "/gen_reductions.lua")
 local ops = {}
 
 local function fail(decl, msg)
@@ -152,7 +154,8 @@ local function parse(decl)
   end
   op.doc = decl.doc or ""
   -- the generic kernel that serves the op (backends register one kernel per group)
-  local group = decl.group or (decl.ew and "elementwise") or "none"
+  local group = decl.group or (decl.ew and "elementwise") or (decl.reduce and "reduction")
+    or (decl.dimop and "dimop") or "none"
   op.group = "MT_GROUP_" .. group:upper()
   op.id = "MT_OP_" .. name .. (overload ~= "" and ("_" .. overload) or "")
   op.cname = "mto_" .. name .. (overload ~= "" and ("_" .. overload) or "")
@@ -404,6 +407,9 @@ end
 local EH, EC = gen_elementwise.write(ops)
 write(outdir .. "/mt_ew_gen.h", EH)
 write(outdir .. "/mt_ew_gen.c", EC)
+local RH, RC = gen_reductions.write(ops)
+write(outdir .. "/mt_red_gen.h", RH)
+write(outdir .. "/mt_red_gen.c", RC)
 write(outdir .. "/mt_derivatives_gen.c", gen_derivatives.write(ops, ops_by_name))
 write(outdir .. "/mt_ops_gen.h", H)
 write(outdir .. "/mt_ops_gen.c", C)

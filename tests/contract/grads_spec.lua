@@ -98,6 +98,13 @@ local cases = {
     y:backward()
     return a.grad, b.grad
   end,
+  nansum_nan = function()
+    local n = 0 / 0
+    local a = torch.tensor({ { 1.0, n, 2.0 }, { n, n, 3.0 } }, { dtype = D, requires_grad = true })
+    local y = torch.nansum(a, 2) * torch.tensor({ 2.0, 3.0 }, { dtype = D })
+    y:sum():backward()
+    return a.grad
+  end,
   diamond = function() return grads_of(diamond, x()) end,
   shared_input = function() return grads_of(shared, x()) end,
   broadcasting = function() return grads_of(broadcast, x(), v()) end,

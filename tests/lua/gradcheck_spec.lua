@@ -246,6 +246,11 @@ zero_case("normal.Tensor_Tensor", function(m, s) return torch.normal(m, s, fixed
 -- reductions
 case("sum", function(x) return x:sum() end, function() return { r(2, 3) } end, true)
 case("sum.dim_IntList", function(x) return x:sum({ 1, 3 }) + x:sum(2, true):sum() end, function() return { r(2, 3, 2) } end, true)
+-- NaN entries (put in by masked_fill) get no gradient
+case("nansum", function(x)
+  local m = ix({ { false, true, false }, { true, true, false } })
+  return torch.nansum(x:masked_fill(m, 0 / 0), 2) + x:masked_fill(m, 0 / 0):nansum()
+end, function() return { r(2, 3) } end, true)
 case("mean", function(x) return x:mean() end, function() return { r(2, 3) } end)
 case("mean.dim", function(x) return x:mean(2) end, function() return { r(2, 3) } end, true)
 case("prod", function(x) return x:prod() end, function() return { r(2, 3) } end, true)

@@ -362,8 +362,16 @@ def extrema_ties_nan():
     return (a.grad, b.grad)
 
 
+def nansum_nan():
+    n = float("nan")
+    a = torch.tensor([[1.0, n, 2.0], [n, n, 3.0]], dtype=D, requires_grad=True)
+    (torch.nansum(a, 1) * torch.tensor([2.0, 3.0], dtype=D)).sum().backward()
+    return (a.grad,)
+
+
 CASES = {
     "extrema_ties_nan": extrema_ties_nan,
+    "nansum_nan": nansum_nan,
     "diamond": lambda: grads_of(diamond, x()),
     "shared_input": lambda: grads_of(shared, x()),
     "broadcasting": lambda: grads_of(broadcast, x(), v()),

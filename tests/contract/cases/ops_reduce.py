@@ -18,7 +18,8 @@ def add(name, case):
 
 SHAPE = [3, 4, 5]
 # full reductions over every dtype
-for fn in ("sum", "mean", "prod", "max", "min", "argmax", "argmin", "all", "any", "std", "var", "norm", "amax", "amin"):
+for fn in ("sum", "nansum", "mean", "prod", "max", "min", "argmax", "argmin", "all", "any", "std", "var", "norm",
+           "amax", "amin"):
     for dt in ALL:
         idx = (0,) if fn in ("argmax", "argmin") else ()
         add("%s_%s" % (fn, dt), call(fn, T(dt, SHAPE), tol=TOL, index_out=idx))
@@ -29,7 +30,7 @@ for fn in ("sum", "mean", "prod", "max", "min", "argmax", "argmin", "all", "any"
 
 # over dims: ints, negative, lists, keepdim; layouts
 DIMS = [0, 1, -1, [0, 2], [-1, 0], [1]]
-for fn in ("sum", "mean", "amax", "amin", "std", "var", "logsumexp"):
+for fn in ("sum", "nansum", "mean", "amax", "amin", "std", "var", "logsumexp"):
     for d in DIMS:
         tag = ("l" if isinstance(d, list) else "") + str(d).replace("[", "").replace("]", "").replace(", ", "_").replace("-", "m")
         for keep in (False, True):
@@ -61,7 +62,7 @@ for fn in ("prod", "all", "any", "cumsum", "cumprod", "softmax", "log_softmax"):
                                                    dims=(1,), tol=TOL))
 
 # dtype arguments
-for fn in ("sum", "mean", "prod", "cumsum"):
+for fn in ("sum", "nansum", "mean", "prod", "cumsum"):
     for dt in ("float64", "float16", "int64"):
         add("%s_dtype_%s" % (fn, dt), call(fn, T("int32", SHAPE) if fn != "mean" else T("float32", SHAPE),
                                            kw={"dtype": getattr(torch, dt)}, tol=TOL) if fn != "cumsum"
@@ -124,6 +125,13 @@ add("sum_keyword", call("sum", T("float32", SHAPE), kw={"dim": 2, "keepdim": Tru
 add("max_other", call("max", T("float32", SHAPE), T("float32", [5])))
 add("sum_large", call("sum", T("float32", [100, 1000]), tol={"float32": 2e-5}))
 add("sum_large_dim0", call("sum", T("float32", [1000, 100]), 0, dims=(1,), tol={"float32": 2e-5}))
+# nansum: NaN counts as zero (a row of NaN sums to 0); infinities still add
+WITH_NAN = [[1.0, float("nan"), 3.0], [float("nan"), float("nan"), float("nan")], [float("inf"), float("nan"), 2.0]]
+add("nansum_nan", call("nansum", V(WITH_NAN)))
+add("nansum_nan_dim", call("nansum", V(WITH_NAN), 1, dims=(1,)))
+add("nansum_nan_dims_keep", call("nansum", V(WITH_NAN), [0, 1], True, dims=(1,)))
+add("nansum_nan_float64", call("nansum", V(WITH_NAN, "float64"), 0, dims=(1,)))
+add("nansum_dup_dims", call("nansum", T("float32", SHAPE), [1, 1], dims=(1,), expect=["dims"]))
 add("sum_large_int", call("sum", T("int32", [300, 700])))
 # isclose / allclose / equal
 NAN, INF = float("nan"), float("inf")
