@@ -25,9 +25,9 @@ typedef struct accel_properties {
 } accel_properties;
 
 typedef struct accel_driver {
-    const char *name;     /* "NPU": "NPU out of memory", "NPU 0" */
-    const char *type;     /* "npu": the device type's name */
-    const char *conf_env; /* the allocator's options ("PYTORCH_NPU_ALLOC_CONF") */
+    const char *name;                    /* "NPU": "NPU out of memory", "NPU 0" */
+    const char *type;                    /* "npu": the device type's name */
+    const char *conf_env;                /* the allocator's options ("PYTORCH_NPU_ALLOC_CONF") */
     bool (*available)(const char **why); /* initialised (lazily) and usable; never raises */
     int (*device_count)(void);
     int (*current_device)(void);
