@@ -64,7 +64,8 @@ LUAMOD   := $(LMODDIR)/core.so
 LUAMT    := $(BUILD)/luamt
 LUALINK  := $(LSHARE)/mindtorch
 NPUMOD   := $(LMODDIR)/npu_backend.so
-NPU_SRCS := $(wildcard backends/npu/*.c)
+# the shared accelerator layer (backends/accel) is built into each accelerator module, never the core
+NPU_SRCS := $(wildcard backends/npu/*.c) $(wildcard backends/accel/*.c)
 NPU_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(NPU_SRCS))
 # the ACL stand-in (tests/ascend_standin): CANN's library names and layout, host memory behind
 STANDIN      := $(BUILD)/ascend-standin
@@ -126,7 +127,7 @@ $(LUAMT): $(OBJ)/src/luamt.o $(LIBMT)
 	    '-Wl,-rpath,$$ORIGIN/lib:$$ORIGIN/../lib:$$ORIGIN/../lib/lua/$(LUA_VERSION)' -Wl,-E
 
 # the NPU backend: its own shared object, loaded at run time (the core never links it)
-$(OBJ)/backends/npu/%.o: override CFLAGS += -Ibackends/npu
+$(OBJ)/backends/npu/%.o: override CFLAGS += -Ibackends/npu -Ibackends/accel
 $(NPUMOD): $(NPU_OBJS) $(LIBMT)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $(NPU_OBJS) $(LDFLAGS) -L$(BLIB) -lmindtorch -ldl -lm '-Wl,-rpath,$$ORIGIN/../../..:$$ORIGIN/..'

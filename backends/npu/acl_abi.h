@@ -83,44 +83,67 @@ typedef enum aclrtEventRecordedStatus {
     ACL_EVENT_RECORDED_STATUS_COMPLETE = 1,
 } aclrtEventRecordedStatus;
 
+/* aclGetDeviceCapability's figures */
+typedef enum aclDeviceInfo {
+    ACL_DEVICE_INFO_UNDEFINED = -1,
+    ACL_DEVICE_INFO_AI_CORE_NUM = 0,
+    ACL_DEVICE_INFO_VECTOR_CORE_NUM = 1,
+    ACL_DEVICE_INFO_L2_SIZE = 2,
+} aclDeviceInfo;
+
 #define ACL_EVENT_SYNC 0x00000001u
 #define ACL_EVENT_TIME_LINE 0x00000008u
 #define ACL_STREAM_FAST_LAUNCH 0x1u
 #define ACL_STREAM_FAST_SYNC 0x2u
 
 /* libascendcl.so: the runtime */
-#define MT_ACL_RUNTIME_FUNCS(X)                                                                                      \
-    X(aclError, aclInit, (const char *configPath))                                                                  \
-    X(aclError, aclFinalize, (void))                                                                                 \
-    X(const char *, aclGetRecentErrMsg, (void))                                                                      \
-    X(const char *, aclrtGetSocName, (void))                                                                         \
-    X(aclError, aclrtGetDeviceCount, (uint32_t * count))                                                             \
-    X(aclError, aclrtSetDevice, (int32_t deviceId))                                                                  \
-    X(aclError, aclrtResetDevice, (int32_t deviceId))                                                                \
-    X(aclError, aclrtGetDevice, (int32_t * deviceId))                                                                \
-    X(aclError, aclrtSynchronizeDevice, (void))                                                                      \
-    X(aclError, aclrtCreateContext, (aclrtContext * context, int32_t deviceId))                                      \
-    X(aclError, aclrtDestroyContext, (aclrtContext context))                                                         \
-    X(aclError, aclrtSetCurrentContext, (aclrtContext context))                                                      \
-    X(aclError, aclrtGetCurrentContext, (aclrtContext * context))                                                    \
-    X(aclError, aclrtCreateStreamWithConfig, (aclrtStream * stream, uint32_t priority, uint32_t flag))               \
-    X(aclError, aclrtDestroyStream, (aclrtStream stream))                                                            \
-    X(aclError, aclrtSynchronizeStream, (aclrtStream stream))                                                        \
-    X(aclError, aclrtStreamQuery, (aclrtStream stream, aclrtStreamStatus * status))                                  \
-    X(aclError, aclrtStreamWaitEvent, (aclrtStream stream, aclrtEvent event))                                        \
-    X(aclError, aclrtCreateEventWithFlag, (aclrtEvent * event, uint32_t flag))                                       \
-    X(aclError, aclrtDestroyEvent, (aclrtEvent event))                                                               \
-    X(aclError, aclrtRecordEvent, (aclrtEvent event, aclrtStream stream))                                            \
-    X(aclError, aclrtQueryEventStatus, (aclrtEvent event, aclrtEventRecordedStatus * status))                        \
-    X(aclError, aclrtSynchronizeEvent, (aclrtEvent event))                                                           \
-    X(aclError, aclrtEventElapsedTime, (float *ms, aclrtEvent startEvent, aclrtEvent endEvent))                      \
-    X(aclError, aclrtMalloc, (void **devPtr, size_t size, aclrtMemMallocPolicy policy))                              \
-    X(aclError, aclrtFree, (void *devPtr))                                                                           \
-    X(aclError, aclrtMemcpy, (void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind))       \
-    X(aclError, aclrtMemcpyAsync,                                                                                    \
-      (void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind, aclrtStream stream))          \
-    X(aclError, aclrtMemsetAsync, (void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream))  \
-    X(aclError, aclrtGetMemInfo, (aclrtMemAttr attr, size_t * free, size_t * total))
+#define MT_ACL_RUNTIME_FUNCS(X)                                                                    \
+    X(aclError, aclInit, (const char *configPath))                                                 \
+    X(aclError, aclFinalize, (void))                                                               \
+    X(const char *, aclGetRecentErrMsg, (void))                                                    \
+    X(const char *, aclrtGetSocName, (void))                                                       \
+    X(aclError, aclrtGetDeviceCount, (uint32_t * count))                                           \
+    X(aclError, aclrtSetDevice, (int32_t deviceId))                                                \
+    X(aclError, aclrtResetDevice, (int32_t deviceId))                                              \
+    X(aclError, aclrtGetDevice, (int32_t * deviceId))                                              \
+    X(aclError, aclrtSynchronizeDevice, (void))                                                    \
+    X(aclError, aclrtCreateContext, (aclrtContext * context, int32_t deviceId))                    \
+    X(aclError, aclrtDestroyContext, (aclrtContext context))                                       \
+    X(aclError, aclrtSetCurrentContext, (aclrtContext context))                                    \
+    X(aclError, aclrtGetCurrentContext, (aclrtContext * context))                                  \
+    X(aclError, aclrtCreateStreamWithConfig,                                                       \
+      (aclrtStream * stream, uint32_t priority, uint32_t flag))                                    \
+    X(aclError, aclrtDestroyStream, (aclrtStream stream))                                          \
+    X(aclError, aclrtSynchronizeStream, (aclrtStream stream))                                      \
+    X(aclError, aclrtStreamQuery, (aclrtStream stream, aclrtStreamStatus * status))                \
+    X(aclError, aclrtStreamWaitEvent, (aclrtStream stream, aclrtEvent event))                      \
+    X(aclError, aclrtCreateEventWithFlag, (aclrtEvent * event, uint32_t flag))                     \
+    X(aclError, aclrtDestroyEvent, (aclrtEvent event))                                             \
+    X(aclError, aclrtRecordEvent, (aclrtEvent event, aclrtStream stream))                          \
+    X(aclError, aclrtQueryEventStatus, (aclrtEvent event, aclrtEventRecordedStatus * status))      \
+    X(aclError, aclrtSynchronizeEvent, (aclrtEvent event))                                         \
+    X(aclError, aclrtEventElapsedTime, (float *ms, aclrtEvent startEvent, aclrtEvent endEvent))    \
+    X(aclError, aclrtMalloc, (void **devPtr, size_t size, aclrtMemMallocPolicy policy))            \
+    X(aclError, aclrtFree, (void *devPtr))                                                         \
+    X(aclError, aclrtMemcpy,                                                                       \
+      (void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind))            \
+    X(aclError, aclrtMemcpyAsync,                                                                  \
+      (void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,             \
+       aclrtStream stream))                                                                        \
+    X(aclError, aclrtMemsetAsync,                                                                  \
+      (void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream))            \
+    X(aclError, aclrtGetMemInfo, (aclrtMemAttr attr, size_t * free, size_t * total))               \
+    X(aclError, aclrtMallocHost, (void **hostPtr, size_t size))                                    \
+    X(aclError, aclrtFreeHost, (void *hostPtr))
+
+/* libascendcl.so, looked up but not required (older toolkits or products lack them): peer
+ * access between devices, hardware figures */
+#define MT_ACL_RUNTIME_OPTIONAL_FUNCS(X)                                                           \
+    X(aclError, aclrtDeviceCanAccessPeer,                                                          \
+      (int32_t * canAccessPeer, int32_t deviceId, int32_t peerDeviceId))                           \
+    X(aclError, aclrtDeviceEnablePeerAccess, (int32_t peerDeviceId, uint32_t flags))               \
+    X(aclError, aclGetDeviceCapability,                                                            \
+      (uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t * value))
 
 /* libnnopbase.so: operator arguments and executors */
 #define MT_ACLNN_BASE_FUNCS(X)                                                                                       \

@@ -211,7 +211,8 @@ int npu_aclnn_finish(npu_launch *L, int op, aclnnStatus status) {
         }
         aclnnStatus s =
             ((aclnn_launch_fn)entries[op].second)(ws, L->workspace_size, L->executor, L->stream);
-        if (s != ACLNN_SUCCESS) rc = npu_acl_error(s, op_names[op]);
+        rc = s != ACLNN_SUCCESS ? npu_acl_error(s, op_names[op])
+                                : npu_launched(L->stream, op_names[op]);
         if (ws) npu_alloc_free(ws); /* reused only by later work on this stream */
     }
     L->executor = NULL;

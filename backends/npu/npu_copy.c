@@ -2,13 +2,16 @@
  * the current stream. Between host and device only contiguous bytes travel: layouts, dtype
  * conversions and broadcasting are done on the device (aclnnInplaceCopy, aclnnCast) or, for
  * the host side, by the CPU's copy_. A copy that reads or writes host memory waits for its
- * stream, so the host buffer may go as soon as it returns. */
+ * stream, so the host buffer may go as soon as it returns, except a non_blocking one between a
+ * device and pinned memory (PyTorch's): it stays queued, and the pinned block is reused only
+ * after it (the host cache waits for the stream). */
 #include <string.h>
 
 #include "mt_dispatch.h"
 #include "mt_storage.h"
 #include "mt_tensor.h"
 #include "npu_aclnn.h"
+#include "npu_alloc.h"
 #include "npu_ops.h"
 
 static int dev_of(const mt_tensor *t) {
@@ -30,7 +33,7 @@ static int memcpy_on(int device, void *dst, const void *src, size_t n, aclrtMemc
     if (!s) return -1;
     NPU_CHECK(npu_acl.aclrtMemcpyAsync(dst, n, src, n, kind, s), "aclrtMemcpyAsync");
     if (wait) NPU_CHECK(npu_acl.aclrtSynchronizeStream(s), "aclrtSynchronizeStream");
-    return 0;
+    return npu_launched(s, "aclrtMemcpyAsync");
 }
 
 /* dst <- src, both on one NPU device: any layouts, dtypes and a src that broadcasts to dst */
@@ -86,8 +89,33 @@ static mt_tensor *copy_(mt_tensor *dst, mt_tensor *src) {
     return mt_call_op(npu_op_copy_->id, a, r) ? NULL : r[0].t;
 }
 
+/* a copy between the contiguous bytes of an NPU tensor and a pinned CPU tensor that may stay
+ * queued (non_blocking): done (1) or not possible this way (0), or -1 */
+static int pinned_async(mt_tensor *npu_t, mt_tensor *cpu_t, bool upload_dir) {
+    if (cpu_t->dtype != npu_t->dtype || cpu_t->numel != npu_t->numel ||
+        !mt_tensor_is_contiguous(cpu_t) || !mt_tensor_is_contiguous(npu_t) ||
+        !(cpu_t->storage->flags & MT_STORAGE_PINNED) || !npu_is_pinned_ptr(cpu_t->storage->data))
+        return 0;
+    int device = dev_of(npu_t);
+    aclrtStream s = stream_of(device);
+    if (!s) return -1;
+    if (accel_host_alloc_record_stream(npu_host_caching(), cpu_t->storage->data, device, s))
+        return -1;
+    size_t n = nbytes_of(npu_t);
+    void *dst = upload_dir ? mt_tensor_raw(npu_t) : mt_tensor_raw(cpu_t);
+    const void *src = upload_dir ? mt_tensor_raw(cpu_t) : mt_tensor_raw(npu_t);
+    return memcpy_on(device, dst, src, n,
+                     upload_dir ? ACL_MEMCPY_HOST_TO_DEVICE : ACL_MEMCPY_DEVICE_TO_HOST, false)
+               ? -1
+               : 1;
+}
+
 /* dst (NPU, any layout) <- src (CPU, anything copy_ accepts) */
-static int upload(mt_tensor *dst, mt_tensor *src) {
+static int upload(mt_tensor *dst, mt_tensor *src, bool non_blocking) {
+    if (non_blocking) {
+        int done = pinned_async(dst, src, true);
+        if (done) return done < 0 ? -1 : 0;
+    }
     mt_tensor *host = contiguous(src); /* a new ref; src itself when already contiguous */
     if (!host) return -1;
     int device = dev_of(dst), rc;
@@ -113,15 +141,20 @@ static int copy_impl(mt_call *c, mt_value *args, mt_value *rets) {
     (void)rets;
     mt_tensor *dst = args[0].t, *src = args[1].t;
     bool dst_npu = dst->device.type == npu_devtype, src_npu = src->device.type == npu_devtype;
+    bool non_blocking = args[2].tag == MT_V_BOOL && args[2].b;
     if (dst->numel == 0) return 0;
     if (dst_npu && src_npu && dev_of(dst) == dev_of(src)) return device_copy(dst, src);
-    if (!src_npu) return upload(dst, src);
+    if (!src_npu) return upload(dst, src, non_blocking);
+    if (!dst_npu && non_blocking && dst->device.type == MT_DEV_CPU) {
+        int done = pinned_async(src, dst, false);
+        if (done) return done < 0 ? -1 : 0;
+    }
     /* from the device: through the host (to the CPU, or to another NPU device) */
     mt_tensor *host = download(src);
     if (!host) return -1;
     int rc;
     if (dst_npu)
-        rc = upload(dst, host);
+        rc = upload(dst, host, false);
     else {
         rc = copy_(dst, host) ? 0 : -1;
         if (!rc) mt_tensor_decref(dst); /* the op's result is dst again */
@@ -151,7 +184,7 @@ static int zeros_impl(mt_call *c, mt_value *args, mt_value *rets) {
     aclrtStream s = stream_of(dev_of(t));
     if (!s) return -1;
     NPU_CHECK(npu_acl.aclrtMemsetAsync(mt_tensor_raw(t), n, 0, n, s), "aclrtMemsetAsync");
-    return 0;
+    return npu_launched(s, "aclrtMemsetAsync");
 }
 
 /* fill_, ones, full: aclnnInplaceFillScalar */

@@ -4,27 +4,28 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "npu_runtime.h"
+#include "accel_stream.h"
+#include "npu_driver.h"
 
 npu_api npu_acl;
+bool npu_launch_blocking;
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static bool available;
 static char why_not[1024] = "not probed";
 static char cann_root[512];
 static int device_count;
+static _Atomic bool used; /* npu_ensure succeeded once */
 static void *lib_acl, *lib_nnopbase;
-static aclrtStream default_streams[NPU_MAX_DEVICES];
-static pthread_mutex_t stream_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static __thread int thread_device = -1; /* torch.npu.set_device on this thread; -1: device 0 */
 static __thread int thread_acl_device = -1;
-static __thread aclrtStream thread_streams[NPU_MAX_DEVICES];
 
 static bool is_dir(const char *p) {
     struct stat st;
@@ -92,6 +93,9 @@ static bool load_symbols(void) {
     }
     MT_ACL_RUNTIME_FUNCS(X)
 #undef X
+#define X(ret, name, params) *(void **)&npu_acl.name = dlsym(lib_acl, #name);
+    MT_ACL_RUNTIME_OPTIONAL_FUNCS(X)
+#undef X
 #define X(ret, name, params)                                                                                        \
     if (!(*(void **)&npu_acl.name = dlsym(lib_nnopbase, #name))) {                                                  \
         snprintf(why_not, sizeof why_not, "libnnopbase.so has no %s", #name);                                       \
@@ -104,11 +108,7 @@ static bool load_symbols(void) {
 
 static void finalize(void) {
     if (!available) return;
-    for (int d = 0; d < device_count && d < NPU_MAX_DEVICES; d++) {
-        if (!default_streams[d]) continue;
-        npu_acl.aclrtSetDevice(d);
-        npu_acl.aclrtSynchronizeStream(default_streams[d]);
-    }
+    accel_sync_default_streams(&npu_driver);
     /* the ACL state stays up: tensors freed later at exit still return their memory */
 }
 
@@ -139,6 +139,8 @@ static void init(void) {
         return;
     }
     device_count = n > NPU_MAX_DEVICES ? NPU_MAX_DEVICES : (int)n;
+    const char *blocking = getenv("ACL_LAUNCH_BLOCKING");
+    npu_launch_blocking = blocking && strcmp(blocking, "1") == 0;
     available = true;
     why_not[0] = 0;
     atexit(finalize);
@@ -151,11 +153,24 @@ bool npu_available(const char **why) {
 }
 
 int npu_ensure(void) {
-    if (npu_available(NULL)) return 0;
+    if (npu_available(NULL)) {
+        atomic_store(&used, true);
+        return 0;
+    }
     return mt_error(MT_ERR_RUNTIME, "NPU is not available: %s", why_not);
 }
 
 int npu_device_count(void) { return npu_available(NULL) ? device_count : 0; }
+
+bool npu_initialized(void) {
+    return atomic_load(&used);
+}
+
+int npu_launched(aclrtStream s, const char *what) {
+    if (!npu_launch_blocking) return 0;
+    aclError e = npu_acl.aclrtSynchronizeStream(s);
+    return e == ACL_SUCCESS ? 0 : npu_acl_error(e, what);
+}
 
 int npu_check_device(int device) {
     if (npu_ensure()) return -1;
@@ -180,31 +195,15 @@ int npu_bind(int device) {
 }
 
 aclrtStream npu_default_stream(int device) {
-    if (npu_bind(device)) return NULL;
-    pthread_mutex_lock(&stream_mu);
-    if (!default_streams[device]) {
-        aclrtStream s = NULL;
-        aclError e = npu_acl.aclrtCreateStreamWithConfig(&s, 0, ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC);
-        if (e != ACL_SUCCESS) {
-            pthread_mutex_unlock(&stream_mu);
-            npu_acl_error(e, "aclrtCreateStreamWithConfig");
-            return NULL;
-        }
-        default_streams[device] = s;
-    }
-    aclrtStream s = default_streams[device];
-    pthread_mutex_unlock(&stream_mu);
-    return s;
+    return accel_default_stream(&npu_driver, device);
 }
 
 aclrtStream npu_current_stream(int device) {
-    if (device < 0 || device >= NPU_MAX_DEVICES) return NULL;
-    if (thread_streams[device]) return thread_streams[device];
-    return npu_default_stream(device);
+    return accel_current_stream(&npu_driver, device);
 }
 
 void npu_set_current_stream(int device, aclrtStream s) {
-    if (device >= 0 && device < NPU_MAX_DEVICES) thread_streams[device] = s;
+    accel_set_current_stream(device, s);
 }
 
 int npu_acl_error(aclError code, const char *what) {

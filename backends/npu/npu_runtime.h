@@ -10,6 +10,7 @@
 typedef struct npu_api {
 #define X(ret, name, params) ret(*name) params;
     MT_ACL_RUNTIME_FUNCS(X)
+    MT_ACL_RUNTIME_OPTIONAL_FUNCS(X) /* NULL when the toolkit lacks them */
     MT_ACLNN_BASE_FUNCS(X)
 #undef X
     void *opapi;        /* the operator library (libopapi.so), for npu_op_symbol */
@@ -26,6 +27,13 @@ int npu_ensure(void);
 /* Whether CANN is usable; when not, why (never raises). */
 bool npu_available(const char **why);
 int npu_device_count(void);
+/* Whether the NPU has been used (initialised for work: torch.npu.is_initialized). */
+bool npu_initialized(void);
+/* ACL_LAUNCH_BLOCKING=1 (read once, at initialisation): every launch waits for its stream. */
+extern bool npu_launch_blocking;
+/* After a launch of `what` on stream s: with ACL_LAUNCH_BLOCKING, wait for it, so a failure
+ * of the device's work is reported by the op that launched it. */
+int npu_launched(aclrtStream s, const char *what);
 /* This thread's device (set_device; 0 by default), and making it current in ACL. */
 int npu_current_device(void);
 int npu_set_device(int device);
@@ -34,7 +42,8 @@ int npu_bind(int device);
 /* A device index checked against the count ("Invalid device id"). */
 int npu_check_device(int device);
 
-/* Streams: each device has a default stream; each thread a current stream per device. */
+/* Streams (backends/accel/accel_stream.h): each device has a default stream; each thread a
+ * current stream per device. */
 aclrtStream npu_default_stream(int device);
 aclrtStream npu_current_stream(int device);
 void npu_set_current_stream(int device, aclrtStream s);

@@ -1,7 +1,8 @@
--- _memory_summary.lua: torch.npu.memory_summary, the table torch.cuda.memory_summary prints
+-- _memory_summary.lua: torch.<dev>.memory_summary, the table torch.cuda.memory_summary prints
 -- (PyTorch 1.13's layout: 75-column rows, sizes in B/KB/MB/GB chosen from the "all" row, counts
--- in units of a thousand) with torch_npu's NPU labels.
-return function(npu, device_index)
+-- in units of a thousand), labelled for the device as torch_npu labels the NPU's: name "NPU"
+-- ("NPU OOMs", "NPU reserved memory"), malloc "npu" ("npuMalloc retries").
+return function(dev, device_index, name, malloc)
   -- torch.cuda's formatting: the unit is chosen from `pref` (the "all" row's value), stepping
   -- by `base` while pref is at least `limit`; the value is divided along
   local function scaled(units, base, limit, pattern)
@@ -21,26 +22,26 @@ return function(npu, device_index)
   local metrics = {
     { "allocated_bytes", "Allocated memory", format_size },
     { "active_bytes", "Active memory", format_size },
-    { "reserved_bytes", "NPU reserved memory", format_size },
+    { "reserved_bytes", name .. " reserved memory", format_size },
     { "inactive_split_bytes", "Non-releasable memory", format_size },
     { "allocation", "Allocations", format_count },
     { "active", "Active allocs", format_count },
-    { "segment", "NPU reserved segments", format_count },
+    { "segment", name .. " reserved segments", format_count },
     { "inactive_split", "Non-releasable allocs", format_count },
   }
   local columns = { "current", "peak", "allocated", "freed" }
 
   return function(device, abbreviated)
     local d = device_index(device)
-    local stats = npu.memory_stats(d)
+    local stats = dev.memory_stats(d)
     local lines = {}
     local function add(s) lines[#lines + 1] = s end
     local function row(name, values) add((" %-21s | %s | %s | %s | %s "):format(name, table.unpack(values))) end
     add(("="):rep(75))
-    add((" %16s PyTorch NPU memory summary, device ID %-18d "):format("", d))
+    add((" %16s PyTorch %s memory summary, device ID %-" .. (21 - #name) .. "d "):format("", name, d))
     add(("-"):rep(75))
-    add(("  %9s NPU OOMs: %-13d | %6s npuMalloc retries: %-9d  "):format("", stats.num_ooms or 0, "",
-      stats.num_alloc_retries or 0))
+    add(("  %9s %s OOMs: %-" .. (16 - #name) .. "d | %6s %sMalloc retries: %-" .. (12 - #malloc) .. "d  "):format(
+      "", name, stats.num_ooms or 0, "", malloc, stats.num_alloc_retries or 0))
     add(("="):rep(75))
     add("        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  ")
     for _, m in ipairs(metrics) do
@@ -59,7 +60,7 @@ return function(npu, device_index)
         row(p[2], values)
       end
     end
-    for _, m in ipairs { { "oversize_allocations", "Oversize allocations" }, { "oversize_segments", "Oversize NPU segments" } } do
+    for _, m in ipairs { { "oversize_allocations", "Oversize allocations" }, { "oversize_segments", "Oversize " .. name .. " segments" } } do
       add(("-"):rep(75))
       local values = {}
       for i, c in ipairs(columns) do

@@ -13,6 +13,7 @@
 
 #define X(ret, name, params) STANDIN_API ret name params;
 MT_ACL_RUNTIME_FUNCS(X)
+MT_ACL_RUNTIME_OPTIONAL_FUNCS(X)
 #undef X
 
 /* ---- process state --------------------------------------------------------------------------- */
@@ -58,6 +59,8 @@ static int ndevices = 2;
 static size_t capacity;
 static size_t used[MAX_DEVICES];
 static allocation *allocations;
+static allocation *host_allocations; /* aclrtMallocHost's page-locked memory */
+static bool peer_enabled[MAX_DEVICES][MAX_DEVICES];
 static stream *default_streams[MAX_DEVICES];
 static stream *all_streams;
 static long task_delay_us;
@@ -711,4 +714,95 @@ aclError aclrtMemsetAsync(void *p, size_t maxCount, int32_t value, size_t count,
     if (!c) return ACL_ERROR_BAD_ALLOC;
     *c = (copy_task){p, NULL, count, value & 0xFF};
     return standin_enqueue(st, run_copy, c, free);
+}
+
+/* ---- page-locked host memory -------------------------------------------------------------- */
+aclError aclrtMallocHost(void **out, size_t size) {
+    REQUIRE_INIT();
+    FAULT("aclrtMallocHost");
+    if (!out || size == 0) {
+        standin_set_error("EE1001: [stand-in] aclrtMallocHost: size must not be 0");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    allocation *a = malloc(sizeof *a);
+    void *p = NULL;
+    if (!a || posix_memalign(&p, 64, size)) { /* CANN: 64-byte aligned */
+        free(a);
+        standin_set_error("EL0004: [stand-in] Failed to allocate host memory.");
+        return ACL_ERROR_BAD_ALLOC;
+    }
+    pthread_mutex_lock(&state_mu);
+    *a = (allocation){p, size, -1, host_allocations};
+    host_allocations = a;
+    pthread_mutex_unlock(&state_mu);
+    *out = p;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtFreeHost(void *p) {
+    REQUIRE_INIT();
+    pthread_mutex_lock(&state_mu);
+    for (allocation **at = &host_allocations; *at; at = &(*at)->next) {
+        allocation *a = *at;
+        if (a->p == p) {
+            *at = a->next;
+            pthread_mutex_unlock(&state_mu);
+            free(a->p);
+            free(a);
+            return ACL_SUCCESS;
+        }
+    }
+    pthread_mutex_unlock(&state_mu);
+    standin_set_error(
+        "EE1001: [stand-in] aclrtFreeHost of %p, which aclrtMallocHost did not return", p);
+    return ACL_ERROR_INVALID_PARAM;
+}
+
+/* ---- peer access and device figures (every stand-in device can reach every other) -------- */
+aclError aclrtDeviceCanAccessPeer(int32_t *can, int32_t device, int32_t peer) {
+    REQUIRE_INIT();
+    if (!can || device < 0 || device >= ndevices || peer < 0 || peer >= ndevices ||
+        device == peer) {
+        standin_set_error("EE1001: [stand-in] aclrtDeviceCanAccessPeer: devices %d and %d must be "
+                          "two different ones of [0, %d)",
+                          device, peer, ndevices);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    *can = 1;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtDeviceEnablePeerAccess(int32_t peer, uint32_t flags) {
+    REQUIRE_DEVICE();
+    FAULT("aclrtDeviceEnablePeerAccess");
+    if (flags != 0 || peer < 0 || peer >= ndevices || peer == current_device) {
+        standin_set_error("EE1001: [stand-in] aclrtDeviceEnablePeerAccess: the peer device %d must "
+                          "be another device of [0, %d) than the current %d, and flags 0",
+                          peer, ndevices, current_device);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    pthread_mutex_lock(&state_mu);
+    peer_enabled[current_device][peer] = true;
+    pthread_mutex_unlock(&state_mu);
+    return ACL_SUCCESS;
+}
+
+aclError aclGetDeviceCapability(uint32_t device, aclDeviceInfo info, int64_t *value) {
+    REQUIRE_INIT();
+    if (!value || device >= (uint32_t)ndevices) return ACL_ERROR_INVALID_PARAM;
+    switch (info) {
+    case ACL_DEVICE_INFO_AI_CORE_NUM:
+        *value = env_long("ASCEND_STANDIN_AI_CORES", 24);
+        return ACL_SUCCESS;
+    case ACL_DEVICE_INFO_VECTOR_CORE_NUM:
+        *value = 2 * env_long("ASCEND_STANDIN_AI_CORES", 24);
+        return ACL_SUCCESS;
+    case ACL_DEVICE_INFO_L2_SIZE:
+        *value = (int64_t)192 << 20;
+        return ACL_SUCCESS;
+    default:
+        standin_set_error("EE1001: [stand-in] aclGetDeviceCapability: unknown figure %d",
+                          (int)info);
+        return ACL_ERROR_INVALID_PARAM;
+    }
 }

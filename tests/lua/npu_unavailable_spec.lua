@@ -32,6 +32,21 @@ describe("the NPU backend without CANN", function()
     assert.are.equal("true\t0\nnil\n", out)
   end)
 
+  it("refuses the device API with the reason, and pinning as PyTorch does", function()
+    local out = run('print(torch.npu.is_initialized(), pcall(torch.npu.init)); ' ..
+      'print(pcall(torch.npu.get_device_properties, 0)); print(pcall(torch.npu.can_device_access_peer, 0, 1)); ' ..
+      'print(pcall(function() return torch.ones(2):pin_memory() end)); print(torch.npu.is_initialized())',
+      "ASCEND_HOME_PATH=/nonexistent/cann")
+    local why = "NPU is not available: ASCEND_HOME_PATH=/nonexistent/cann does not exist"
+    local lines = {}
+    for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    assert.truthy(lines[1]:find("^false\tfalse\t.*" .. why:gsub("%p", "%%%0") .. "$"), out)
+    assert.truthy(lines[2]:find(why, 1, true), out)
+    assert.truthy(lines[3]:find(why, 1, true), out)
+    assert.truthy(lines[4]:find("^false\t.*Cannot access accelerator device when none is available%.$"), out)
+    assert.are.equal("false", lines[5], out)
+  end)
+
   it("names a missing library", function()
     local dir = os.tmpname()
     os.remove(dir)

@@ -1,0 +1,28 @@
+/* accel_lua.h: the raw Lua functions of torch.<dev> over an accelerator's driver and shared
+ * allocators (lua/mindtorch/_accelerator.lua shapes them into torch.cuda's API): devices,
+ * properties, peer access, memory statistics and snapshots, pinned memory, streams (handed
+ * out round-robin from per-device pools, as torch.cuda's) and events. */
+#ifndef MT_ACCEL_LUA_H
+#define MT_ACCEL_LUA_H
+
+#include <lua.h>
+#include <pthread.h>
+
+#include "accel_alloc.h"
+#include "accel_host_alloc.h"
+
+enum { ACCEL_STREAMS_PER_POOL = 4 };
+
+typedef struct accel_module {
+    const accel_driver *drv;
+    accel_alloc *(*caching)(void);           /* the device caching allocator */
+    accel_host_alloc *(*host_caching)(void); /* the pinned host memory cache */
+    pthread_mutex_t pool_mu;                 /* PTHREAD_MUTEX_INITIALIZER */
+    void *stream_pool[ACCEL_MAX_DEVICES][2][ACCEL_STREAMS_PER_POOL];
+    unsigned stream_next[ACCEL_MAX_DEVICES][2];
+} accel_module;
+
+/* Set the functions into the table on top of the stack (m lives for the process). */
+void accel_lua_register(lua_State *L, accel_module *m);
+
+#endif
