@@ -45,7 +45,14 @@ Tensor.repeat_tensor = Tensor["repeat"]
 for _, dev in ipairs { "cuda", "xpu", "ipu", "npu" } do
   Tensor[dev] = function(self, index) return self:to(index and (dev .. ":" .. index) or dev) end
 end
-function Tensor:record_stream(stream) torch.npu._record_stream(self, stream) end
+function Tensor:record_stream(stream)
+  local dev = self.device.type
+  local m = dev ~= "cpu" and dev ~= "meta" and torch[dev]
+  if not (m and rawget(m, "_record_stream")) then
+    error(("Could not run 'aten::record_stream' with arguments from the '%s' backend."):format(dev:upper()), 2)
+  end
+  m._record_stream(self, stream)
+end
 
 -- ---- operators ------------------------------------------------------------------------------
 -- Lua's operators on tensors are PyTorch's (`^` is pow, `//` floor division). A number on the
@@ -149,13 +156,47 @@ torch.__config__ = {
 
 -- submodules load on first use: torch.nn, torch.optim, torch.utils
 package.loaded.mindtorch = torch -- they require "mindtorch" themselves
-local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils", npu = "mindtorch.npu" }
+local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils" }
+
+-- torch.<dev> for an accelerator type the device registry knows (src/mt_device.c): the
+-- device module's own Lua file when it ships one (mindtorch.npu), else the shared shape
+-- (mindtorch._accelerator) over its C module (mindtorch.<dev>_backend), else a table that
+-- answers is_available() = false, so that PyTorch-shaped scripts run
+-- (`if torch.cuda.is_available() then`); its other functions say the backend is missing.
+local function device_table(k)
+  if k == "cpu" or k == "meta" then return nil end
+  local ok, dev = pcall(torch.device, k)
+  if not ok or dev.type ~= k then return nil end
+  if package.searchpath("mindtorch." .. k, package.path) then return require("mindtorch." .. k) end
+  local NAME = k:upper()
+  if package.searchpath("mindtorch." .. k .. "_backend", package.cpath) then
+    return require "mindtorch._accelerator"(require("mindtorch." .. k .. "_backend"),
+      { type = k, name = NAME, props = "_" .. NAME .. "DeviceProperties" })
+  end
+  local missing = ("Torch not compiled with %s enabled"):format(NAME)
+  local M = {
+    is_available = function() return false end,
+    unavailable_reason = function() return missing end,
+    is_initialized = function() return false end,
+    device_count = function() return 0 end,
+  }
+  return setmetatable(M, {
+    __index = function(_, name)
+      if type(name) ~= "string" or name:sub(1, 2) == "__" then return nil end
+      return function() error(missing, 2) end
+    end,
+  })
+end
+
 setmetatable(torch, {
   __index = function(t, k)
-    local name = lazy[k]
-    if name == nil then return nil end
-    local m = require(name)
-    rawset(t, k, m)
+    local m
+    if lazy[k] then
+      m = require(lazy[k])
+    elseif type(k) == "string" then
+      m = device_table(k)
+    end
+    if m ~= nil then rawset(t, k, m) end
     return m
   end,
 })

@@ -89,3 +89,31 @@ describe("Tensor:<accelerator>()", function()
     assert.is_nil(x.mps) -- PyTorch 1.13 has no Tensor.mps
   end)
 end)
+
+describe("torch.<accelerator>", function()
+  it("answers is_available() = false for a known type without its module, as PyTorch does", function()
+    assert.is_false(torch.cuda.is_available())
+    assert.are.equal(0, torch.cuda.device_count())
+    assert.is_false(torch.cuda.is_initialized())
+    assert.are.equal("Torch not compiled with CUDA enabled", err(torch.cuda.synchronize))
+    assert.are.equal("Torch not compiled with CUDA enabled", err(torch.cuda.current_device))
+    assert.is_false(torch.xpu.is_available())
+    assert.are.equal(torch.cuda, torch.cuda) -- made once
+  end)
+
+  it("is the device module's own table where one is installed", function()
+    assert.are.equal(require "mindtorch.npu", torch.npu)
+  end)
+
+  it("is nil for names that are not accelerator types", function()
+    assert.is_nil(torch.nosuchdevice)
+    assert.is_nil(rawget(torch, "nosuchdevice"))
+    assert.is_nil(torch.cpu)
+    assert.is_nil(torch.meta)
+  end)
+
+  it("record_stream refuses a CPU tensor with PyTorch's text", function()
+    assert.are.equal("Could not run 'aten::record_stream' with arguments from the 'CPU' backend.",
+      err(function() torch.ones(2):record_stream(nil) end))
+  end)
+end)
