@@ -9,6 +9,7 @@
 #   make bench      benchmarks against PyTorch, with the machine's limits
 #   make demo       the demo (a tour of tensors)
 #   make golden     regenerate the contract goldens with PyTorch (python3-torch)
+#   make format-check  every C file as .clang-format writes it (make format: rewrite them)
 #   make lua-env    print the LUA_PATH/LUA_CPATH exports for a plain lua5.4
 #   make install    PREFIX=/usr/local DESTDIR=
 
@@ -76,6 +77,8 @@ C_TEST_SRCS := $(wildcard tests/c/test_*.c)
 C_TESTS     := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(C_TEST_SRCS))
 C_PLUGINS   := $(patsubst tests/c/%.c,$(BUILD)/tests/lib%.so,$(wildcard tests/c/plugin_*.c))
 
+CLANG_FORMAT ?= clang-format-14
+.PHONY: format format-check
 .PHONY: all standin check test asan api-fuzz api-fuzz-asan fuzz fuzz-targets fuzz-smoke bench demo tour golden lua-env install clean examples docs
 all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK) $(NPUMOD)
 
@@ -260,6 +263,15 @@ lua-env: all
 
 docs: $(GEN)/reference.md
 	cp $(GEN)/reference.md doc/reference.md
+
+# every tracked C file as .clang-format lays it out; one file per line of the count
+format-check:
+	@p=0; f=0; for x in $$(git ls-files '*.c' '*.h'); do \
+	    if $(CLANG_FORMAT) --dry-run -Werror "$$x" >/dev/null 2>&1; then p=$$((p + 1)); \
+	    else echo "not formatted: $$x ($(CLANG_FORMAT) -i $$x)"; f=$$((f + 1)); fi; done; \
+	echo "$$p passed, $$f failed"; [ $$f -eq 0 ]
+format:
+	$(CLANG_FORMAT) -i $$(git ls-files '*.c' '*.h')
 
 clean:
 	rm -rf $(BUILD)

@@ -30,7 +30,8 @@ static void draw(unsigned char *img, const char *shape, int at) {
     bool rows = strcmp(shape, "vertical") != 0, cols = strcmp(shape, "horizontal") != 0;
     for (int r = 0; r < SIZE; r++)
         for (int c = 0; c < SIZE; c++)
-            if ((rows && r >= at && r < at + 4) || (cols && c >= at && c < at + 4)) img[r * SIZE + c] = 255;
+            if ((rows && r >= at && r < at + 4) || (cols && c >= at && c < at + 4))
+                img[r * SIZE + c] = 255;
 }
 
 static int released;
@@ -89,8 +90,10 @@ int main(int argc, char **argv) {
 
     const char *label = lua_tostring(L, -2);
     mt_tensor_info probs;
-    if (!label || mt_get_tensor_info(L, -1, &probs) != 0 || probs.dtype != MT_FLOAT32 || probs.ndim != 1) {
-        fprintf(stderr, "embed_host: predict must return a class name and a 1-D float32 tensor (%s)\n",
+    if (!label || mt_get_tensor_info(L, -1, &probs) != 0 || probs.dtype != MT_FLOAT32 ||
+        probs.ndim != 1) {
+        fprintf(stderr,
+                "embed_host: predict must return a class name and a 1-D float32 tensor (%s)\n",
                 mt_error_msg());
         lua_close(L);
         return 1;

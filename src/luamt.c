@@ -81,7 +81,8 @@ static void set_paths(lua_State *L) {
     lua_setfield(L, -3, "path");
     lua_pop(L, 1);
     lua_getfield(L, -1, "cpath");
-    lua_pushfstring(L, "%s/lib/lua/5.4/?.so;%s/../lib/lua/5.4/?.so;%s", exe, exe, lua_tostring(L, -1));
+    lua_pushfstring(L, "%s/lib/lua/5.4/?.so;%s/../lib/lua/5.4/?.so;%s", exe, exe,
+                    lua_tostring(L, -1));
     lua_setfield(L, -3, "cpath");
     lua_pop(L, 2);
 }
@@ -199,7 +200,8 @@ static char **complete(const char *text, int start, int end) {
     int top = lua_gettop(L);
     lua_pushcfunction(L, collect_completions);
     lua_pushstring(L, text);
-    if (lua_pcall(L, 1, 0, 0) != LUA_OK) completion_count = 0; /* a failing completer offers nothing */
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK)
+        completion_count = 0; /* a failing completer offers nothing */
     lua_settop(L, top);
     if (completion_count == 0) return NULL;
     rl_completion_append_character = '\0'; /* "torch.zeros" may go on with "(" or "_like" */
@@ -242,8 +244,10 @@ static void repl(lua_State *L) {
     const char *history = getenv("LUAMT_HISTORY");
     char histpath[PATH_MAX] = "";
     if (tty) {
-        if (history) snprintf(histpath, sizeof histpath, "%s", history);
-        else if (getenv("HOME")) snprintf(histpath, sizeof histpath, "%s/.luamt_history", getenv("HOME"));
+        if (history)
+            snprintf(histpath, sizeof histpath, "%s", history);
+        else if (getenv("HOME"))
+            snprintf(histpath, sizeof histpath, "%s/.luamt_history", getenv("HOME"));
         if (histpath[0]) {
             /* lines are appended as they are entered, so a session ended by os.exit keeps
              * them too; the file keeps the last HISTORY_LINES */
@@ -290,8 +294,10 @@ static void repl(lua_State *L) {
                 status = docall(L, 0, LUA_MULTRET);
                 if (status == LUA_OK) {
                     int nres = lua_gettop(L) - base + 1;
-                    if (!quiet) print_results(L, nres);
-                    else lua_settop(L, base - 1);
+                    if (!quiet)
+                        print_results(L, nres);
+                    else
+                        lua_settop(L, base - 1);
                 }
             }
             report(L, status);
@@ -362,8 +368,10 @@ int main(int argc, char **argv) {
             script = i;
             break;
         }
-        if (strcmp(a, "-i") == 0) interactive = 1;
-        else if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) version = 1;
+        if (strcmp(a, "-i") == 0)
+            interactive = 1;
+        else if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0)
+            version = 1;
         else if (strcmp(a, "-e") == 0 || strcmp(a, "-l") == 0) {
             if (strcmp(a, "-e") == 0) has_e = 1;
             if (++i >= argc) {
@@ -402,8 +410,10 @@ int main(int argc, char **argv) {
     int status = LUA_OK;
     if (script) status = run_script(L, argv[script], argv, argc, script);
     if (status == LUA_OK && (interactive || (!script && !has_e && !version))) {
-        if (!script && !interactive && !isatty(0)) status = run_script(L, "-", argv, argc, 0);
-        else repl(L);
+        if (!script && !interactive && !isatty(0))
+            status = run_script(L, "-", argv, argc, 0);
+        else
+            repl(L);
     }
     lua_close(L);
     return status == LUA_OK ? 0 : 1;

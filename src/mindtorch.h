@@ -50,8 +50,9 @@ typedef void (*mt_release_fn)(void *data, void *ctx);
  * strides in elements (NULL strides: contiguous; strides must not be negative). The buffer
  * must stay valid and may be written by Lua until `release` (may be NULL) is called. On
  * failure nothing is pushed and `release` is not called. mt_open must have run in L. */
-MT_API int mt_push_tensor_from_buffer(lua_State *L, void *data, mt_dtype dtype, int ndim, const int64_t *sizes,
-                                      const int64_t *strides, mt_release_fn release, void *ctx);
+MT_API int mt_push_tensor_from_buffer(lua_State *L, void *data, mt_dtype dtype, int ndim,
+                                      const int64_t *sizes, const int64_t *strides,
+                                      mt_release_fn release, void *ctx);
 
 /* What C may read of a tensor. `data` points at element 0 (NULL for an empty tensor or one
  * off the CPU); it stays valid while the tensor stays referenced in Lua. Element (i, j, ...)

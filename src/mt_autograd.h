@@ -64,8 +64,8 @@ MT_API mt_node *mt_node_next(const mt_node *n, int i, int *input_nr);
 MT_API mt_tensor *mt_node_variable(const mt_node *n);
 MT_API uint64_t mt_node_sequence_nr(const mt_node *n);
 /* Node hooks: pre-hooks see the gradients flowing in, post-hooks those flowing out too. */
-typedef int (*mt_node_hook_fn)(void *ctx, mt_node *n, int ngrad_in, mt_tensor **grad_in, int ngrad_out,
-                               mt_tensor **grad_out);
+typedef int (*mt_node_hook_fn)(void *ctx, mt_node *n, int ngrad_in, mt_tensor **grad_in,
+                               int ngrad_out, mt_tensor **grad_out);
 MT_API int mt_node_register_hook(mt_node *n, mt_callback hook, bool pre, int64_t *handle);
 MT_API void mt_node_remove_hook(mt_node *n, int64_t handle);
 /* The op a formula node records (its MT_OP_ id), or -1 for other nodes. */
@@ -101,16 +101,17 @@ MT_API void mt_pop_saved_hooks(void);
 /* backward(ctx, node, ngrads, grads, ninputs, out): the gradients of the node's outputs in
  * (undefined ones as NULL), one gradient per forward input out (new references or NULL);
  * returns -1 with the error set. */
-typedef int (*mt_custom_backward_fn)(void *ctx, mt_node *n, int ngrads, mt_tensor **grads, int ninputs,
-                                     mt_tensor **out);
+typedef int (*mt_custom_backward_fn)(void *ctx, mt_node *n, int ngrads, mt_tensor **grads,
+                                     int ninputs, mt_tensor **out);
 /* A node named `name` for a forward the host ran without grad. inputs[i] may be NULL (an
  * argument that is not a tensor). Outputs get the node as history unless non_differentiable;
  * an output marked dirty is an input the forward modified in place (checked as PyTorch's
  * in-place ops are). `save` are the tensors ctx.save_for_backward kept (NULL entries allowed).
  * Returns a new reference. */
-MT_API mt_node *mt_custom_node(const char *name, mt_callback backward, mt_tensor **inputs, int ninputs,
-                               mt_tensor **outputs, int noutputs, const bool *non_differentiable,
-                               const bool *dirty, mt_tensor **save, int nsave);
+MT_API mt_node *mt_custom_node(const char *name, mt_callback backward, mt_tensor **inputs,
+                               int ninputs, mt_tensor **outputs, int noutputs,
+                               const bool *non_differentiable, const bool *dirty, mt_tensor **save,
+                               int nsave);
 /* The saved tensors of a custom node (new references; NULL where None was saved), checked
  * against in-place changes since. *count gets their number; out may be NULL to ask it. */
 MT_API int mt_custom_saved(mt_node *n, mt_tensor **out, int *count);

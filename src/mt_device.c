@@ -224,13 +224,16 @@ static void load_module(devtype *t) {
     snprintf(init_name, sizeof init_name, "mt_%s_backend_init", t->name);
     const char *env = getenv(env_name);
     Dl_info info;
-    if (env && *env) snprintf(candidates[n++], sizeof candidates[0], "%s", env);
+    if (env && *env)
+        snprintf(candidates[n++], sizeof candidates[0], "%s", env);
     else if (dladdr((void *)mt_backend_get, &info) && info.dli_fname) {
         char dir[1024];
         snprintf(dir, sizeof dir, "%s", info.dli_fname);
         char *slash = strrchr(dir, '/');
-        if (slash) *slash = 0;
-        else snprintf(dir, sizeof dir, ".");
+        if (slash)
+            *slash = 0;
+        else
+            snprintf(dir, sizeof dir, ".");
         snprintf(candidates[n++], sizeof candidates[0], "%s/lua/5.4/mindtorch/%s_backend.so", dir,
                  t->name);
         snprintf(candidates[n++], sizeof candidates[0], "%s/mindtorch/%s_backend.so", dir, t->name);

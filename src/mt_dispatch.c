@@ -19,7 +19,9 @@ static mt_kernel fallbacks[MT_NUM_KEYS];
 
 static _Thread_local mt_tls tls = {.grad_enabled = true};
 
-mt_tls *mt_tls_get(void) { return &tls; }
+mt_tls *mt_tls_get(void) {
+    return &tls;
+}
 
 const char *mt_devtype_key_name(int key); /* mt_device.c: an accelerator key's name */
 
@@ -54,7 +56,8 @@ int mt_disp_build(void) {
         op->device_arg = -1;
         for (int a = 0; a < s->nargs; a++) {
             int t = s->args[a].type;
-            if ((t == MT_A_TENSOR || t == MT_A_TENSORLIST || t == MT_A_INDEXTENSOR || t == MT_A_INDEXTENSORLIST) &&
+            if ((t == MT_A_TENSOR || t == MT_A_TENSORLIST || t == MT_A_INDEXTENSOR ||
+                 t == MT_A_INDEXTENSORLIST) &&
                 op->ntensor_args < MT_ARRAY_LEN(op->tensor_args))
                 op->tensor_args[op->ntensor_args++] = (uint8_t)a;
             if (t == MT_A_DEVICE && strcmp(s->args[a].name, "device") == 0)
@@ -64,9 +67,15 @@ int mt_disp_build(void) {
     return 0;
 }
 
-int mt_ops_count(void) { return nops; }
-const mt_op *mt_op_get(int id) { return &ops[id]; }
-mt_op *mt_op_mut(int id) { return &ops[id]; }
+int mt_ops_count(void) {
+    return nops;
+}
+const mt_op *mt_op_get(int id) {
+    return &ops[id];
+}
+mt_op *mt_op_mut(int id) {
+    return &ops[id];
+}
 
 const mt_op *mt_op_lookup(const char *qname) {
     const char *dot = strchr(qname, '.');
@@ -140,9 +149,15 @@ int mt_op_overloads(const char *name, const mt_op **out, int cap) {
     return n;
 }
 
-void mt_disp_kernel(int opid, mt_key key, mt_kernel k) { ops[opid].kernels[key] = k; }
-void mt_disp_impl(int opid, mt_key key, mt_impl_fn f) { ops[opid].impls[key] = f; }
-void mt_disp_meta(int opid, mt_meta_fn f) { ops[opid].meta = f; }
+void mt_disp_kernel(int opid, mt_key key, mt_kernel k) {
+    ops[opid].kernels[key] = k;
+}
+void mt_disp_impl(int opid, mt_key key, mt_impl_fn f) {
+    ops[opid].impls[key] = f;
+}
+void mt_disp_meta(int opid, mt_meta_fn f) {
+    ops[opid].meta = f;
+}
 void mt_disp_impl_group(int group, mt_key key, mt_impl_fn f) {
     for (int i = 0; i < mt_num_schemas; i++)
         if (ops[i].schema->group == group) ops[i].impls[key] = f;
@@ -151,8 +166,12 @@ void mt_disp_meta_group(int group, mt_meta_fn f) {
     for (int i = 0; i < mt_num_schemas; i++)
         if (ops[i].schema->group == group) ops[i].meta = f;
 }
-void mt_disp_composite(int opid, mt_kernel k) { ops[opid].composite = k; }
-void mt_disp_fallback(mt_key key, mt_kernel k) { fallbacks[key] = k; }
+void mt_disp_composite(int opid, mt_kernel k) {
+    ops[opid].composite = k;
+}
+void mt_disp_fallback(mt_key key, mt_kernel k) {
+    fallbacks[key] = k;
+}
 
 /* ---- keysets --------------------------------------------------------------------------------- */
 
@@ -192,7 +211,8 @@ static int scan_tensor(const mt_op *op, keyscan *k, const mt_tensor *t) {
             return mt_error(MT_ERR_RUNTIME,
                             "Expected all tensors to be on the same device, but found at least "
                             "two devices, %s and %s!",
-                            mt_device_str(k->dev, a, sizeof a), mt_device_str(t->device, b, sizeof b));
+                            mt_device_str(k->dev, a, sizeof a),
+                            mt_device_str(t->device, b, sizeof b));
         }
     }
     return 0;
@@ -229,7 +249,7 @@ int mt_disp_keyset(const mt_op *op, mt_value *args, mt_keyset *ks, mt_device *de
     return 0;
 }
 
-/* ---- running kernels ---------------------------------------------------------------------------- */
+/* ---- running kernels ------------------------------------------------------------------------- */
 
 static int no_kernel(const mt_op *op, int key) {
     char avail[256] = "";
@@ -337,7 +357,8 @@ int mt_call_op(int opid, mt_value *args, mt_value *rets) {
     if (op->composite) {
         mt_call c = {op, -1, 0, MT_CPU};
         /* a composition with formulas of its own is one op to autograd (its PyTorch node) */
-        if (MT_UNLIKELY(op->autograd_info) && tls.grad_enabled && !(tls.excluded & (1u << MT_KEY_AUTOGRAD))) {
+        if (MT_UNLIKELY(op->autograd_info) && tls.grad_enabled &&
+            !(tls.excluded & (1u << MT_KEY_AUTOGRAD))) {
             mt_keyset ks;
             mt_device dev;
             if (mt_disp_keyset(op, args, &ks, &dev)) return -1;
@@ -352,7 +373,8 @@ int mt_call_op(int opid, mt_value *args, mt_value *rets) {
     if (MT_UNLIKELY((op->schema->flags & MT_S_INPLACE) && args[0].tag == MT_V_TENSOR &&
                     (args[0].t->flags & MT_T_INFERENCE) && !tls.inference_mode))
         return mt_error(MT_ERR_RUNTIME,
-                        "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+                        "Inplace update to inference tensor outside InferenceMode is not "
+                        "allowed.You can make a "
                         "clone to get a normal tensor before doing inplace update.See "
                         "https://github.com/pytorch/rfcs/pull/17 for more details.");
     mt_keyset ks;
@@ -360,7 +382,8 @@ int mt_call_op(int opid, mt_value *args, mt_value *rets) {
     if (mt_disp_keyset(op, args, &ks, &dev)) return -1;
     if (dispatch(op, ks, dev, args, rets)) return -1;
     /* the autograd kernel bumps versions itself, before the graph saves them */
-    if ((op->schema->flags & MT_S_INPLACE) && !(ks & (1u << MT_KEY_AUTOGRAD))) bump_written(op, args);
+    if ((op->schema->flags & MT_S_INPLACE) && !(ks & (1u << MT_KEY_AUTOGRAD)))
+        bump_written(op, args);
     return 0;
 }
 

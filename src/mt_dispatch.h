@@ -74,7 +74,7 @@ struct mt_op {
     mt_kernel composite;
     void *autograd_info; /* the op's derivative entry (the autograd layer's) */
     void *pipeline_info;
-    int8_t device_arg;   /* index of the `device` argument of a factory op, or -1 */
+    int8_t device_arg; /* index of the `device` argument of a factory op, or -1 */
     uint8_t ntensor_args;
     uint8_t tensor_args[8]; /* indices of Tensor / Tensor[] arguments */
 };
@@ -129,8 +129,8 @@ MT_API int mt_backend_register_kernels(int abi_version, int key, const mt_kernel
 MT_API const mt_op *mt_op_lookup(const char *qualified_name);
 
 /* Structured path helpers: allocate results from specs (on `dev`), used by the pipeline. */
-MT_API int mt_disp_alloc_results(const mt_op *op, mt_value *args, mt_outspec *specs,
-                                 mt_device dev, mt_value *rets);
+MT_API int mt_disp_alloc_results(const mt_op *op, mt_value *args, mt_outspec *specs, mt_device dev,
+                                 mt_value *rets);
 
 /* ---- thread-local modes ------------------------------------------------------------------- */
 typedef struct mt_tls {

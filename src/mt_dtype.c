@@ -17,9 +17,15 @@ static const mt_dtype_info infos[MT_NUM_DTYPES] = {
     [MT_FLOAT64] = {"float64", "double", "Double", "DoubleTensor", 8, true, true},
 };
 
-const mt_dtype_info *mt_dtype_get(mt_dtype t) { return &infos[t]; }
-const char *mt_dtype_name(mt_dtype t) { return infos[t].name; }
-const char *mt_dtype_scalar_name(mt_dtype t) { return infos[t].scalar_name; }
+const mt_dtype_info *mt_dtype_get(mt_dtype t) {
+    return &infos[t];
+}
+const char *mt_dtype_name(mt_dtype t) {
+    return infos[t].name;
+}
+const char *mt_dtype_scalar_name(mt_dtype t) {
+    return infos[t].scalar_name;
+}
 
 int mt_dtype_from_name(const char *name) {
     for (int i = 0; i < MT_NUM_DTYPES; i++) {
@@ -57,7 +63,9 @@ bool mt_can_cast(mt_dtype from, mt_dtype to) {
 
 static _Thread_local int default_dtype = -1;
 
-mt_dtype mt_default_dtype(void) { return default_dtype < 0 ? MT_FLOAT32 : (mt_dtype)default_dtype; }
+mt_dtype mt_default_dtype(void) {
+    return default_dtype < 0 ? MT_FLOAT32 : (mt_dtype)default_dtype;
+}
 
 int mt_set_default_dtype(mt_dtype t) {
     if (!mt_dtype_is_floating(t))
@@ -68,56 +76,109 @@ int mt_set_default_dtype(mt_dtype t) {
 
 double mt_load_double(const void *p, mt_dtype t) {
     switch (t) {
-    case MT_BOOL: return *(const uint8_t *)p ? 1.0 : 0.0;
-    case MT_UINT8: return *(const uint8_t *)p;
-    case MT_INT8: return *(const int8_t *)p;
-    case MT_INT16: return *(const int16_t *)p;
-    case MT_INT32: return *(const int32_t *)p;
-    case MT_INT64: return (double)*(const int64_t *)p;
-    case MT_FLOAT16: return mt_f16_to_f32(*(const uint16_t *)p);
-    case MT_BFLOAT16: return mt_bf16_to_f32(*(const uint16_t *)p);
-    case MT_FLOAT32: return *(const float *)p;
-    case MT_FLOAT64: return *(const double *)p;
-    default: return 0;
+    case MT_BOOL:
+        return *(const uint8_t *)p ? 1.0 : 0.0;
+    case MT_UINT8:
+        return *(const uint8_t *)p;
+    case MT_INT8:
+        return *(const int8_t *)p;
+    case MT_INT16:
+        return *(const int16_t *)p;
+    case MT_INT32:
+        return *(const int32_t *)p;
+    case MT_INT64:
+        return (double)*(const int64_t *)p;
+    case MT_FLOAT16:
+        return mt_f16_to_f32(*(const uint16_t *)p);
+    case MT_BFLOAT16:
+        return mt_bf16_to_f32(*(const uint16_t *)p);
+    case MT_FLOAT32:
+        return *(const float *)p;
+    case MT_FLOAT64:
+        return *(const double *)p;
+    default:
+        return 0;
     }
 }
 
 int64_t mt_load_int64(const void *p, mt_dtype t) {
     switch (t) {
-    case MT_BOOL: return *(const uint8_t *)p != 0;
-    case MT_UINT8: return *(const uint8_t *)p;
-    case MT_INT8: return *(const int8_t *)p;
-    case MT_INT16: return *(const int16_t *)p;
-    case MT_INT32: return *(const int32_t *)p;
-    case MT_INT64: return *(const int64_t *)p;
-    default: return (int64_t)mt_load_double(p, t);
+    case MT_BOOL:
+        return *(const uint8_t *)p != 0;
+    case MT_UINT8:
+        return *(const uint8_t *)p;
+    case MT_INT8:
+        return *(const int8_t *)p;
+    case MT_INT16:
+        return *(const int16_t *)p;
+    case MT_INT32:
+        return *(const int32_t *)p;
+    case MT_INT64:
+        return *(const int64_t *)p;
+    default:
+        return (int64_t)mt_load_double(p, t);
     }
 }
 
 void mt_store_double(void *p, mt_dtype t, double v) {
     switch (t) {
-    case MT_BOOL: *(uint8_t *)p = v != 0; break;
-    case MT_UINT8: *(uint8_t *)p = (uint8_t)mt_d2i(v); break;
-    case MT_INT8: *(int8_t *)p = (int8_t)mt_d2i(v); break;
-    case MT_INT16: *(int16_t *)p = (int16_t)mt_d2i(v); break;
-    case MT_INT32: *(int32_t *)p = (int32_t)mt_d2i(v); break;
-    case MT_INT64: *(int64_t *)p = mt_d2i(v); break;
-    case MT_FLOAT16: *(uint16_t *)p = mt_f32_to_f16((float)v); break;
-    case MT_BFLOAT16: *(uint16_t *)p = mt_f32_to_bf16((float)v); break;
-    case MT_FLOAT32: *(float *)p = (float)v; break;
-    case MT_FLOAT64: *(double *)p = v; break;
-    default: break;
+    case MT_BOOL:
+        *(uint8_t *)p = v != 0;
+        break;
+    case MT_UINT8:
+        *(uint8_t *)p = (uint8_t)mt_d2i(v);
+        break;
+    case MT_INT8:
+        *(int8_t *)p = (int8_t)mt_d2i(v);
+        break;
+    case MT_INT16:
+        *(int16_t *)p = (int16_t)mt_d2i(v);
+        break;
+    case MT_INT32:
+        *(int32_t *)p = (int32_t)mt_d2i(v);
+        break;
+    case MT_INT64:
+        *(int64_t *)p = mt_d2i(v);
+        break;
+    case MT_FLOAT16:
+        *(uint16_t *)p = mt_f32_to_f16((float)v);
+        break;
+    case MT_BFLOAT16:
+        *(uint16_t *)p = mt_f32_to_bf16((float)v);
+        break;
+    case MT_FLOAT32:
+        *(float *)p = (float)v;
+        break;
+    case MT_FLOAT64:
+        *(double *)p = v;
+        break;
+    default:
+        break;
     }
 }
 
 void mt_store_int64(void *p, mt_dtype t, int64_t v) {
     switch (t) {
-    case MT_BOOL: *(uint8_t *)p = v != 0; break;
-    case MT_UINT8: *(uint8_t *)p = (uint8_t)v; break;
-    case MT_INT8: *(int8_t *)p = (int8_t)v; break;
-    case MT_INT16: *(int16_t *)p = (int16_t)v; break;
-    case MT_INT32: *(int32_t *)p = (int32_t)v; break;
-    case MT_INT64: *(int64_t *)p = v; break;
-    default: mt_store_double(p, t, (double)v); break;
+    case MT_BOOL:
+        *(uint8_t *)p = v != 0;
+        break;
+    case MT_UINT8:
+        *(uint8_t *)p = (uint8_t)v;
+        break;
+    case MT_INT8:
+        *(int8_t *)p = (int8_t)v;
+        break;
+    case MT_INT16:
+        *(int16_t *)p = (int16_t)v;
+        break;
+    case MT_INT32:
+        *(int32_t *)p = (int32_t)v;
+        break;
+    case MT_INT64:
+        *(int64_t *)p = v;
+        break;
+    default:
+        mt_store_double(p, t, (double)v);
+        break;
     }
 }

@@ -36,7 +36,9 @@ static inline size_t mt_dtype_size(mt_dtype t) {
     static const uint8_t sz[MT_NUM_DTYPES] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
     return sz[t];
 }
-static inline bool mt_dtype_is_floating(mt_dtype t) { return t >= MT_FLOAT16; }
+static inline bool mt_dtype_is_floating(mt_dtype t) {
+    return t >= MT_FLOAT16;
+}
 static inline bool mt_dtype_is_integral(mt_dtype t, bool include_bool) {
     return t <= MT_INT64 && (include_bool || t != MT_BOOL);
 }

@@ -48,8 +48,12 @@ void mt_error_prefix(const char *fmt, ...) {
     errbuf[hl + ol] = 0;
 }
 
-const char *mt_error_msg(void) { return errbuf; }
-mt_errkind mt_error_kind(void) { return errkind; }
+const char *mt_error_msg(void) {
+    return errbuf;
+}
+mt_errkind mt_error_kind(void) {
+    return errkind;
+}
 void mt_error_clear(void) {
     errbuf[0] = 0;
     errkind = MT_ERR_NONE;
@@ -57,13 +61,20 @@ void mt_error_clear(void) {
 
 const char *mt_errkind_name(mt_errkind kind) {
     switch (kind) {
-    case MT_ERR_TYPE: return "TypeError";
-    case MT_ERR_VALUE: return "ValueError";
-    case MT_ERR_INDEX: return "IndexError";
-    case MT_ERR_NOT_IMPLEMENTED: return "NotImplementedError";
-    case MT_ERR_MEMORY: return "OutOfMemoryError";
-    case MT_ERR_NONE: return "";
-    default: return "RuntimeError";
+    case MT_ERR_TYPE:
+        return "TypeError";
+    case MT_ERR_VALUE:
+        return "ValueError";
+    case MT_ERR_INDEX:
+        return "IndexError";
+    case MT_ERR_NOT_IMPLEMENTED:
+        return "NotImplementedError";
+    case MT_ERR_MEMORY:
+        return "OutOfMemoryError";
+    case MT_ERR_NONE:
+        return "";
+    default:
+        return "RuntimeError";
     }
 }
 
@@ -80,8 +91,10 @@ void *mt_calloc(size_t n, size_t sz) {
 }
 
 const char *mt_fmt_double(char *buf, size_t cap, double v) {
-    if (isnan(v)) snprintf(buf, cap, "nan");
-    else snprintf(buf, cap, "%g", v);
+    if (isnan(v))
+        snprintf(buf, cap, "nan");
+    else
+        snprintf(buf, cap, "%g", v);
     return buf;
 }
 

@@ -128,11 +128,11 @@ enum {
     OFF_LEFT = 8,
     OFF_SEEDED = 12,
     OFF_NEXT = 16,
-    OFF_STATE = 24,                           /* 624 x uint64 */
+    OFF_STATE = 24,                              /* 624 x uint64 */
     OFF_NORMAL_X = OFF_STATE + 8 * MT_MT19937_N, /* 5016 */
     OFF_NORMAL_Y = OFF_NORMAL_X + 8,
     OFF_NORMAL_RHO = OFF_NORMAL_Y + 8,
-    OFF_NORMAL_VALID = OFF_NORMAL_RHO + 8,    /* int, then 4 bytes of padding: 5048 */
+    OFF_NORMAL_VALID = OFF_NORMAL_RHO + 8, /* int, then 4 bytes of padding: 5048 */
     OFF_FLOAT_NORMAL = 5048,
     OFF_FLOAT_NORMAL_VALID = 5052,
 };
@@ -162,7 +162,8 @@ void mt_generator_get_state(mt_generator *g, uint8_t *out) {
 int mt_generator_set_state(mt_generator *g, const uint8_t *in, size_t nbytes) {
     if (nbytes != MT_GENERATOR_STATE_BYTES && nbytes != MT_GENERATOR_LEGACY_STATE_BYTES)
         return mt_error(MT_ERR_RUNTIME,
-                        "Expected either a CPUGeneratorImplStateLegacy of size %d or a CPUGeneratorImplState of "
+                        "Expected either a CPUGeneratorImplStateLegacy of size %d or a "
+                        "CPUGeneratorImplState of "
                         "size %d but found the input RNG state size to be %zu",
                         MT_GENERATOR_LEGACY_STATE_BYTES, MT_GENERATOR_STATE_BYTES, nbytes);
     uint64_t seed, next;

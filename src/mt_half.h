@@ -63,6 +63,8 @@ static inline uint16_t mt_f32_to_bf16(float f) {
     return (uint16_t)(x >> 16);
 }
 
-static inline float mt_bf16_to_f32(uint16_t b) { return mt_bits_f32((uint32_t)b << 16); }
+static inline float mt_bf16_to_f32(uint16_t b) {
+    return mt_bits_f32((uint32_t)b << 16);
+}
 
 #endif

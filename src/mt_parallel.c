@@ -28,7 +28,8 @@ static void init_count(void) {
     if (env) n = atoi(env);
     if (n <= 0) {
         cpu_set_t set;
-        n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+        n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                        : (int)sysconf(_SC_NPROCESSORS_ONLN);
     }
     atomic_store(&num_threads, n > 0 ? n : 1);
 }
@@ -39,7 +40,8 @@ int mt_get_num_threads(void) {
 }
 
 int mt_set_num_threads(int64_t n) {
-    if (n <= 0 || n > 1024) return mt_error(MT_ERR_RUNTIME, "set_num_threads expects a positive integer");
+    if (n <= 0 || n > 1024)
+        return mt_error(MT_ERR_RUNTIME, "set_num_threads expects a positive integer");
     pthread_once(&once, init_count);
     atomic_store(&num_threads, (int)n);
     if (blas_hook) blas_hook((int)n);
@@ -81,7 +83,8 @@ static struct {
     int parts;
     atomic_uint generation;
     atomic_int pending;
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, ATOMIC_FLAG_INIT};
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
+          ATOMIC_FLAG_INIT};
 
 /* how long an idle worker or a waiting caller polls before it sleeps: a few microseconds,
  * enough to catch the next loop of a run of element-wise ops, too short to starve OpenBLAS */
@@ -114,12 +117,14 @@ static void *worker_main(void *arg) {
     unsigned seen = start.seen;
     in_parallel = true;
     for (;;) {
-        for (int polls = 0; atomic_load_explicit(&pool.generation, memory_order_acquire) == seen && polls < SPIN_POLLS;
+        for (int polls = 0; atomic_load_explicit(&pool.generation, memory_order_acquire) == seen &&
+                            polls < SPIN_POLLS;
              polls++)
             cpu_relax();
         /* the job is read under the lock it was written under, with its generation */
         pthread_mutex_lock(&pool.lock);
-        while (atomic_load_explicit(&pool.generation, memory_order_acquire) == seen && !pool.stopping)
+        while (atomic_load_explicit(&pool.generation, memory_order_acquire) == seen &&
+               !pool.stopping)
             pthread_cond_wait(&pool.wake, &pool.lock);
         if (pool.stopping) {
             pthread_mutex_unlock(&pool.lock);
@@ -164,7 +169,8 @@ void mt_parallel_range(int64_t n, int nt, mt_parallel_fn fn, void *ctx) {
     if (n <= 0) return;
     if (nt > n) nt = (int)n;
     /* one thread, a loop inside a loop, or another thread's loop holding the pool: run here */
-    if (nt <= 1 || in_parallel || atomic_flag_test_and_set_explicit(&pool.busy, memory_order_acquire)) {
+    if (nt <= 1 || in_parallel ||
+        atomic_flag_test_and_set_explicit(&pool.busy, memory_order_acquire)) {
         fn(ctx, 0, n);
         return;
     }
@@ -189,11 +195,14 @@ void mt_parallel_range(int64_t n, int nt, mt_parallel_fn fn, void *ctx) {
     in_parallel = true;
     run_part(fn, ctx, n, nt, 0);
     in_parallel = false;
-    for (int polls = 0; atomic_load_explicit(&pool.pending, memory_order_acquire) > 0 && polls < SPIN_POLLS; polls++)
+    for (int polls = 0;
+         atomic_load_explicit(&pool.pending, memory_order_acquire) > 0 && polls < SPIN_POLLS;
+         polls++)
         cpu_relax();
     if (atomic_load_explicit(&pool.pending, memory_order_acquire) > 0) {
         pthread_mutex_lock(&pool.lock);
-        while (atomic_load_explicit(&pool.pending, memory_order_acquire) > 0) pthread_cond_wait(&pool.done, &pool.lock);
+        while (atomic_load_explicit(&pool.pending, memory_order_acquire) > 0)
+            pthread_cond_wait(&pool.done, &pool.lock);
         pthread_mutex_unlock(&pool.lock);
     }
     atomic_flag_clear_explicit(&pool.busy, memory_order_release);

@@ -42,7 +42,8 @@ static mt_tensor *snapshot(mt_tensor *t) {
 static int copy_value(mt_value *dst, const mt_value *src) {
     *dst = *src;
     switch (src->tag) {
-    case MT_V_TENSOR: return (dst->t = snapshot(src->t)) ? 0 : -1;
+    case MT_V_TENSOR:
+        return (dst->t = snapshot(src->t)) ? 0 : -1;
     case MT_V_TENSORLIST: {
         mt_tensor **v = mt_calloc((size_t)(src->n ? src->n : 1), sizeof *v);
         if (!v) return -1;
@@ -60,9 +61,13 @@ static int copy_value(mt_value *dst, const mt_value *src) {
         size_t bytes = (size_t)(src->n ? src->n : 1) * 8;
         void *v = malloc(bytes);
         if (!v) return mt_error(MT_ERR_MEMORY, "out of memory recording an op");
-        if (src->n) memcpy(v, src->tag == MT_V_INTLIST ? (const void *)src->il : (const void *)src->dl, bytes);
-        if (src->tag == MT_V_INTLIST) dst->il = v;
-        else dst->dl = v;
+        if (src->n)
+            memcpy(v, src->tag == MT_V_INTLIST ? (const void *)src->il : (const void *)src->dl,
+                   bytes);
+        if (src->tag == MT_V_INTLIST)
+            dst->il = v;
+        else
+            dst->dl = v;
         return 0;
     }
     case MT_V_STR: {
@@ -71,23 +76,37 @@ static int copy_value(mt_value *dst, const mt_value *src) {
         dst->s = s;
         return 0;
     }
-    case MT_V_GENERATOR: mt_generator_incref(src->gen); return 0;
-    default: return 0;
+    case MT_V_GENERATOR:
+        mt_generator_incref(src->gen);
+        return 0;
+    default:
+        return 0;
     }
 }
 
 static void release_value(mt_value *v) {
     switch (v->tag) {
-    case MT_V_TENSOR: mt_tensor_decref(v->t); break;
+    case MT_V_TENSOR:
+        mt_tensor_decref(v->t);
+        break;
     case MT_V_TENSORLIST:
         for (int i = 0; i < v->n; i++) mt_tensor_decref(v->tl[i]);
         free(v->tl);
         break;
-    case MT_V_INTLIST: free((void *)v->il); break;
-    case MT_V_DOUBLELIST: free((void *)v->dl); break;
-    case MT_V_STR: free((void *)v->s); break;
-    case MT_V_GENERATOR: mt_generator_decref(v->gen); break;
-    default: break;
+    case MT_V_INTLIST:
+        free((void *)v->il);
+        break;
+    case MT_V_DOUBLELIST:
+        free((void *)v->dl);
+        break;
+    case MT_V_STR:
+        free((void *)v->s);
+        break;
+    case MT_V_GENERATOR:
+        mt_generator_decref(v->gen);
+        break;
+    default:
+        break;
     }
     v->tag = MT_V_NONE;
 }
@@ -99,7 +118,9 @@ static void release_record(record *r) {
 
 /* ---- the recorder -------------------------------------------------------------------------- */
 
-static mt_pipeline *current(void) { return mt_tls_get()->pipeline; }
+static mt_pipeline *current(void) {
+    return mt_tls_get()->pipeline;
+}
 
 static int mark(mt_pipeline *p, mt_storage *s) {
     if (atomic_load(&s->pending) == p) return 0;
@@ -121,10 +142,12 @@ static int run_records(mt_pipeline *p) {
     int status = 0;
     for (size_t i = 0; i < p->n; i++) {
         record *r = &p->recs[i];
-        if (status == 0 && r->call.key != MT_KEY_META) status = r->op->impls[r->call.key](&r->call, r->args, r->rets);
+        if (status == 0 && r->call.key != MT_KEY_META)
+            status = r->op->impls[r->call.key](&r->call, r->args, r->rets);
         if (status != 0)
             for (int k = 0; k < r->nrets; k++)
-                if (r->rets[k].tag == MT_V_TENSOR) atomic_store(&r->rets[k].t->storage->pending, (void *)&failed_mark);
+                if (r->rets[k].tag == MT_V_TENSOR)
+                    atomic_store(&r->rets[k].t->storage->pending, (void *)&failed_mark);
         release_record(r);
     }
     p->n = 0;
@@ -159,7 +182,8 @@ static int flush(mt_pipeline *p) {
 static int sync_hook(mt_storage *s) {
     void *mark_of = atomic_load(&s->pending);
     if (mark_of == &failed_mark)
-        return mt_error(MT_ERR_RUNTIME, "this tensor was never computed: an op before it failed in pipeline mode");
+        return mt_error(MT_ERR_RUNTIME,
+                        "this tensor was never computed: an op before it failed in pipeline mode");
     return mark_of ? flush(mark_of) : 0;
 }
 
@@ -191,11 +215,13 @@ static int record_op(mt_pipeline *p, mt_call *c, mt_value *args, mt_value *rets)
     int key = device_key(c->ks);
     if (!op->meta) {
         const mt_schema *s = op->schema;
-        return mt_error(MT_ERR_RUNTIME, "pipeline requires meta kernel for op %s%s%s", s->name, s->overload[0] ? "." : "",
-                        s->overload);
+        return mt_error(MT_ERR_RUNTIME, "pipeline requires meta kernel for op %s%s%s", s->name,
+                        s->overload[0] ? "." : "", s->overload);
     }
-    if (key != MT_KEY_META && !op->impls[key]) return mt_redispatch(c, args, rets); /* says which kernel is missing */
-    if (op->schema->nargs > MAX_ARGS) return mt_error(MT_ERR_RUNTIME, "pipeline: too many arguments for op %s", op->schema->name);
+    if (key != MT_KEY_META && !op->impls[key])
+        return mt_redispatch(c, args, rets); /* says which kernel is missing */
+    if (op->schema->nargs > MAX_ARGS)
+        return mt_error(MT_ERR_RUNTIME, "pipeline: too many arguments for op %s", op->schema->name);
     /* the results, from the meta function, allocated now and computed later */
     mt_call at = {op, key, c->ks & ((1u << key) | ((1u << key) - 1)), c->device};
     mt_outspec specs[4];
@@ -204,7 +230,8 @@ static int record_op(mt_pipeline *p, mt_call *c, mt_value *args, mt_value *rets)
         specs[i].has_strides = 0;
     }
     if (op->meta(&at, args, specs)) return -1;
-    if (mt_disp_alloc_results(op, args, specs, key == MT_KEY_META ? MT_META : c->device, rets)) return -1;
+    if (mt_disp_alloc_results(op, args, specs, key == MT_KEY_META ? MT_META : c->device, rets))
+        return -1;
     if (p->n == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 64;
         record *rs = realloc(p->recs, cap * sizeof *rs);
@@ -220,8 +247,10 @@ static int record_op(mt_pipeline *p, mt_call *c, mt_value *args, mt_value *rets)
     r->op = op;
     r->call = at;
     int st = 0;
-    for (int i = 0; i < op->schema->nargs && st == 0; i++, r->nargs++) st = copy_value(&r->args[i], &args[i]);
-    for (int i = 0; i < op->schema->nrets && st == 0; i++, r->nrets++) st = copy_value(&r->rets[i], &rets[i]);
+    for (int i = 0; i < op->schema->nargs && st == 0; i++, r->nargs++)
+        st = copy_value(&r->args[i], &args[i]);
+    for (int i = 0; i < op->schema->nrets && st == 0; i++, r->nrets++)
+        st = copy_value(&r->rets[i], &rets[i]);
     for (int i = 0; i < op->schema->nrets && st == 0; i++)
         if (rets[i].tag == MT_V_TENSOR && key != MT_KEY_META) st = mark(p, rets[i].t->storage);
     if (st) {
@@ -273,7 +302,9 @@ int mt_pipeline_flush(void) {
     return p ? flush(p) : 0;
 }
 
-bool mt_pipeline_active(void) { return current() != NULL; }
+bool mt_pipeline_active(void) {
+    return current() != NULL;
+}
 
 int64_t mt_pipeline_pending_ops(void) {
     mt_pipeline *p = current();

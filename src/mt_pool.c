@@ -112,7 +112,9 @@ static struct {
     size_t bytes;
 } large = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, 0};
 
-static size_t large_size(size_t nbytes) { return (nbytes + 4095) & ~(size_t)4095; }
+static size_t large_size(size_t nbytes) {
+    return (nbytes + 4095) & ~(size_t)4095;
+}
 
 static void *large_take(size_t size) {
     void *p = NULL;

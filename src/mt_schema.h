@@ -14,7 +14,7 @@ typedef enum mt_argtype {
     MT_A_INTLIST, /* int[] / SymInt[]: sizes and other integer lists */
     MT_A_DIM,     /* int dim: 1-based at the Lua boundary */
     MT_A_DIMLIST,
-    MT_A_INDEX,   /* an index value into a dim: 1-based at the Lua boundary */
+    MT_A_INDEX, /* an index value into a dim: 1-based at the Lua boundary */
     MT_A_FLOAT,
     MT_A_FLOATLIST,
     MT_A_BOOL,
@@ -23,7 +23,7 @@ typedef enum mt_argtype {
     MT_A_DEVICE,
     MT_A_STR,
     MT_A_GENERATOR,
-    MT_A_INDEXTENSOR, /* a tensor of index values: 1-based at the Lua boundary */
+    MT_A_INDEXTENSOR,     /* a tensor of index values: 1-based at the Lua boundary */
     MT_A_INDEXTENSORLIST, /* index tensors (1-based) or bool masks, one per leading dim */
 } mt_argtype;
 
@@ -31,11 +31,11 @@ enum { MT_ALIAS_NONE, MT_ALIAS_VIEW, MT_ALIAS_WRITE };
 
 typedef struct mt_arg {
     const char *name;
-    uint8_t type;      /* mt_argtype */
-    uint8_t optional;  /* accepts None */
-    uint8_t kwonly;    /* after '*' */
-    uint8_t alias;     /* (a) view or (a!) written */
-    int8_t fixed_len;  /* int[2]: one int is broadcast to this length; 0 if not fixed */
+    uint8_t type;     /* mt_argtype */
+    uint8_t optional; /* accepts None */
+    uint8_t kwonly;   /* after '*' */
+    uint8_t alias;    /* (a) view or (a!) written */
+    int8_t fixed_len; /* int[2]: one int is broadcast to this length; 0 if not fixed */
     uint8_t has_default;
     mt_value def;
 } mt_arg;
@@ -47,14 +47,14 @@ typedef struct mt_ret {
 } mt_ret;
 
 enum {
-    MT_S_FUNCTION = 1 << 0, /* torch.name(...) */
-    MT_S_METHOD = 1 << 1,   /* x:name(...) */
-    MT_S_INPLACE = 1 << 2,  /* writes its first argument and returns it */
-    MT_S_VIEW = 1 << 3,     /* returns a view of an argument */
+    MT_S_FUNCTION = 1 << 0,     /* torch.name(...) */
+    MT_S_METHOD = 1 << 1,       /* x:name(...) */
+    MT_S_INPLACE = 1 << 2,      /* writes its first argument and returns it */
+    MT_S_VIEW = 1 << 3,         /* returns a view of an argument */
     MT_S_MIXED_DEVICE = 1 << 4, /* takes tensors on several devices (copy_, to) */
-    MT_S_FACTORY = 1 << 5,  /* creates tensors from nothing: device comes from `device=` */
-    MT_S_HIDDEN = 1 << 6,   /* internal: no Lua binding */
-    MT_S_NONDIFF = 1 << 7,  /* outputs never require grad (comparisons, argmax, ...) */
+    MT_S_FACTORY = 1 << 5,      /* creates tensors from nothing: device comes from `device=` */
+    MT_S_HIDDEN = 1 << 6,       /* internal: no Lua binding */
+    MT_S_NONDIFF = 1 << 7,      /* outputs never require grad (comparisons, argmax, ...) */
 };
 
 /* The generic kernel family an op belongs to, from its declaration: a backend registers one

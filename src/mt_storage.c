@@ -47,7 +47,9 @@ static void cpu_free(mt_allocator *self, void *ptr, size_t nbytes, mt_device dev
 
 static mt_allocator cpu_allocator = {"cpu", cpu_alloc, cpu_free};
 
-int64_t mt_cpu_allocated_bytes(void) { return atomic_load(&cpu_bytes); }
+int64_t mt_cpu_allocated_bytes(void) {
+    return atomic_load(&cpu_bytes);
+}
 size_t mt_cpu_take_new_bytes(void) {
     size_t n = cpu_new_bytes;
     cpu_new_bytes = 0;
@@ -99,7 +101,9 @@ mt_storage *mt_storage_wrap(void *data, size_t nbytes, mt_device dev, mt_deleter
     return s;
 }
 
-void mt_storage_incref(mt_storage *s) { atomic_fetch_add_explicit(&s->refcount, 1, memory_order_relaxed); }
+void mt_storage_incref(mt_storage *s) {
+    atomic_fetch_add_explicit(&s->refcount, 1, memory_order_relaxed);
+}
 
 static void release_data(mt_storage *s) {
     if (s->deleter)
@@ -210,7 +214,8 @@ mt_storage *mt_storage_from_file(const char *path, bool shared, size_t nbytes) {
                                  path);
         }
     }
-    mt_storage *s = map_fd(fd, nbytes, shared, MT_STORAGE_MAPPED | (shared ? MT_STORAGE_SHARED : 0));
+    mt_storage *s =
+        map_fd(fd, nbytes, shared, MT_STORAGE_MAPPED | (shared ? MT_STORAGE_SHARED : 0));
     close(fd); /* the mapping keeps the file alive */
     return s;
 }
@@ -221,8 +226,8 @@ int mt_storage_share_memory(mt_storage *s) {
     if (mt_storage_sync(s)) return -1;
     int fd = memfd_create("mindtorch-shared", MFD_CLOEXEC);
     if (fd < 0)
-        return mt_error(MT_ERR_RUNTIME, "unable to create shared memory: %s (%d)",
-                        strerror(errno), errno);
+        return mt_error(MT_ERR_RUNTIME, "unable to create shared memory: %s (%d)", strerror(errno),
+                        errno);
     if (s->nbytes && ftruncate(fd, (off_t)s->nbytes) != 0) {
         close(fd);
         return mt_error(MT_ERR_RUNTIME, "unable to size shared memory: %s (%d)", strerror(errno),
@@ -249,8 +254,9 @@ mt_storage *mt_storage_pin_memory(mt_storage *s) {
     const mt_backend *b = mt_default_accelerator();
     if (!b) return NULL;
     if (s->device.type != MT_DEV_CPU)
-        return mt_error_null(MT_ERR_RUNTIME, "cannot pin '%s' memory: only dense CPU storage can "
-                                             "be pinned",
+        return mt_error_null(MT_ERR_RUNTIME,
+                             "cannot pin '%s' memory: only dense CPU storage can "
+                             "be pinned",
                              mt_devtype_name(s->device.type));
     if (mt_storage_sync(s)) return NULL;
     mt_allocator *ha = b->host_allocator;
@@ -291,7 +297,9 @@ int mt_storage_copy(mt_storage *dst, mt_storage *src) {
 
 static int (*sync_hook)(mt_storage *s);
 
-void mt_storage_set_sync_hook(int (*hook)(mt_storage *s)) { sync_hook = hook; }
+void mt_storage_set_sync_hook(int (*hook)(mt_storage *s)) {
+    sync_hook = hook;
+}
 
 int mt_storage_sync(mt_storage *s) {
     if (MT_LIKELY(!atomic_load_explicit(&s->pending, memory_order_acquire))) return 0;

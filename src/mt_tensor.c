@@ -15,7 +15,9 @@ static int64_t extent_nbytes(int ndim, const int64_t *sizes, const int64_t *stri
 static int check_in_bounds(const mt_storage *s, int ndim, const int64_t *sizes,
                            const int64_t *strides, int64_t offset, size_t itemsize, int64_t *numel);
 
-void mt_tensor_set_autograd_free_hook(void (*hook)(mt_tensor *t)) { autograd_free_hook = hook; }
+void mt_tensor_set_autograd_free_hook(void (*hook)(mt_tensor *t)) {
+    autograd_free_hook = hook;
+}
 
 void mt_tensor_incref(mt_tensor *t) {
     atomic_fetch_add_explicit(&t->refcount, 1, memory_order_relaxed);
@@ -43,14 +45,17 @@ void mt_tensor_decref(mt_tensor *t) {
 
 /* inference mode (the autograd layer switches it): tensors made now are inference tensors */
 static _Thread_local bool inference_tls;
-void mt_tensor_set_inference_tls(bool on) { inference_tls = on; }
+void mt_tensor_set_inference_tls(bool on) {
+    inference_tls = on;
+}
 
 /* numel: the element count of sizes, already computed (checked) by the caller */
 static mt_tensor *tensor_alloc(int ndim, const int64_t *sizes, const int64_t *strides,
                                int64_t numel) {
     if (ndim > MT_MAX_DIM)
-        return mt_error_null(MT_ERR_RUNTIME, "mindtorch supports tensors of at most %d dimensions, "
-                                             "got %d",
+        return mt_error_null(MT_ERR_RUNTIME,
+                             "mindtorch supports tensors of at most %d dimensions, "
+                             "got %d",
                              MT_MAX_DIM, ndim);
     mt_tensor *t = mt_pool_alloc(MT_POOL_TENSOR, sizeof *t);
     if (!t) return mt_error_null(MT_ERR_MEMORY, "out of memory allocating a tensor");
@@ -134,8 +139,8 @@ mt_tensor *mt_tensor_empty(int ndim, const int64_t *sizes, mt_dtype dtype, mt_de
     return mt_tensor_empty_strided(ndim, sizes, NULL, dtype, device);
 }
 
-mt_tensor *mt_tensor_view_of(mt_tensor *src, int ndim, const int64_t *sizes,
-                             const int64_t *strides, int64_t offset) {
+mt_tensor *mt_tensor_view_of(mt_tensor *src, int ndim, const int64_t *sizes, const int64_t *strides,
+                             int64_t offset) {
     /* every view, whatever op made it, stays inside its storage */
     int64_t numel = 0;
     if (ndim <= MT_MAX_DIM && check_in_bounds(src->storage, ndim, sizes, strides, offset,
@@ -378,8 +383,8 @@ bool mt_view_strides(int old_ndim, const int64_t *old_sizes, const int64_t *old_
 int mt_dim_range_error(int64_t dim, int ndim) {
     int n = ndim > 0 ? ndim : 1;
     return mt_error(MT_ERR_INDEX,
-                    "Dimension out of range (expected to be in range of [%d, %d], but got %lld)", -n,
-                    n, mt_user_dim(dim));
+                    "Dimension out of range (expected to be in range of [%d, %d], but got %lld)",
+                    -n, n, mt_user_dim(dim));
 }
 
 int mt_wrap_dim(int64_t dim, int ndim, int *out) {

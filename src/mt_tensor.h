@@ -28,9 +28,9 @@ enum {
     MT_T_INFERENCE = 1 << 3,      /* created under inference_mode */
     MT_T_VIEW = 1 << 4,           /* shares `base`'s storage (PyTorch's _is_view()) */
     /* how a view was made, for autograd's in-place checks (PyTorch's CreationMeta) */
-    MT_T_VIEW_NO_GRAD = 1 << 5,   /* made with grad mode off */
-    MT_T_VIEW_MULTI = 1 << 6,     /* one of several views one op returned (split, unbind) */
-    MT_T_VIEW_NODIFF = 1 << 7,    /* not a differentiable view: writes to it leave base's graph */
+    MT_T_VIEW_NO_GRAD = 1 << 5, /* made with grad mode off */
+    MT_T_VIEW_MULTI = 1 << 6,   /* one of several views one op returned (split, unbind) */
+    MT_T_VIEW_NODIFF = 1 << 7,  /* not a differentiable view: writes to it leave base's graph */
 };
 
 typedef struct mt_tensor {
@@ -65,8 +65,7 @@ MT_API mt_tensor *mt_tensor_from_storage(mt_storage *storage, int64_t offset, in
 /* A new tensor with fresh storage: contiguous when strides is NULL. Contents undefined. */
 MT_API mt_tensor *mt_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides,
                                           mt_dtype dtype, mt_device device);
-MT_API mt_tensor *mt_tensor_empty(int ndim, const int64_t *sizes, mt_dtype dtype,
-                                  mt_device device);
+MT_API mt_tensor *mt_tensor_empty(int ndim, const int64_t *sizes, mt_dtype dtype, mt_device device);
 /* A view of `t`: same storage and version counter, new geometry. */
 MT_API mt_tensor *mt_tensor_view_of(mt_tensor *t, int ndim, const int64_t *sizes,
                                     const int64_t *strides, int64_t offset);
@@ -82,8 +81,9 @@ MT_API void *mt_tensor_data(mt_tensor *t);
 MT_API int mt_tensor_sync(mt_tensor *t);
 /* The same without the pipeline sync: for kernels that run when their inputs are ready. */
 static inline char *mt_tensor_raw(const mt_tensor *t) {
-    return t->storage->data ? (char *)t->storage->data + t->offset * (int64_t)mt_dtype_size(t->dtype)
-                            : NULL;
+    return t->storage->data
+               ? (char *)t->storage->data + t->offset * (int64_t)mt_dtype_size(t->dtype)
+               : NULL;
 }
 MT_API bool mt_tensor_is_contiguous(const mt_tensor *t);
 MT_API void mt_tensor_bump_version(mt_tensor *t);
@@ -97,7 +97,8 @@ static inline int64_t mt_tensor_version(const mt_tensor *t) {
 /* A differentiable view requires grad when its base does (its history is the base's). */
 static inline bool mt_tensor_requires_grad(const mt_tensor *t) {
     return (t->flags & MT_T_REQUIRES_GRAD) ||
-           ((t->flags & (MT_T_VIEW | MT_T_VIEW_NODIFF)) == MT_T_VIEW && (t->base->flags & MT_T_REQUIRES_GRAD));
+           ((t->flags & (MT_T_VIEW | MT_T_VIEW_NODIFF)) == MT_T_VIEW &&
+            (t->base->flags & MT_T_REQUIRES_GRAD));
 }
 
 /* Strides of a contiguous layout; returns the element count (or -1 on overflow). */

@@ -18,26 +18,51 @@ void mt_value_release(mt_value *v) {
 
 static const char *cpp_type_name(mt_dtype dt) {
     switch (dt) {
-    case MT_UINT8: return "uint8_t";
-    case MT_INT8: return "int8_t";
-    case MT_INT16: return "int16_t";
-    case MT_INT32: return "int";
-    case MT_INT64: return "int64_t";
-    case MT_FLOAT16: return "at::Half";
-    case MT_BFLOAT16: return "at::BFloat16";
-    case MT_FLOAT32: return "float";
-    case MT_FLOAT64: return "double";
-    default: return "bool";
+    case MT_UINT8:
+        return "uint8_t";
+    case MT_INT8:
+        return "int8_t";
+    case MT_INT16:
+        return "int16_t";
+    case MT_INT32:
+        return "int";
+    case MT_INT64:
+        return "int64_t";
+    case MT_FLOAT16:
+        return "at::Half";
+    case MT_BFLOAT16:
+        return "at::BFloat16";
+    case MT_FLOAT32:
+        return "float";
+    case MT_FLOAT64:
+        return "double";
+    default:
+        return "bool";
     }
 }
 
 static void int_range(mt_dtype dt, double *lo, double *hi) {
     switch (dt) {
-    case MT_UINT8: *lo = 0; *hi = 255; break;
-    case MT_INT8: *lo = -128; *hi = 127; break;
-    case MT_INT16: *lo = -32768; *hi = 32767; break;
-    case MT_INT32: *lo = -2147483648.0; *hi = 2147483647.0; break;
-    default: *lo = -9223372036854775808.0; *hi = 9223372036854775807.0; break;
+    case MT_UINT8:
+        *lo = 0;
+        *hi = 255;
+        break;
+    case MT_INT8:
+        *lo = -128;
+        *hi = 127;
+        break;
+    case MT_INT16:
+        *lo = -32768;
+        *hi = 32767;
+        break;
+    case MT_INT32:
+        *lo = -2147483648.0;
+        *hi = 2147483647.0;
+        break;
+    default:
+        *lo = -9223372036854775808.0;
+        *hi = 9223372036854775807.0;
+        break;
     }
 }
 
@@ -45,7 +70,9 @@ static bool overflows(mt_value v, mt_dtype dt) {
     if (v.tag == MT_V_BOOL || dt == MT_BOOL) return false;
     if (mt_dtype_is_floating(dt)) {
         if (dt == MT_FLOAT64 || v.tag != MT_V_DOUBLE) return false;
-        double f = v.d, max = dt == MT_FLOAT16 ? 65504.0 : dt == MT_BFLOAT16 ? 3.3895313892515355e38 : FLT_MAX;
+        double f = v.d, max = dt == MT_FLOAT16    ? 65504.0
+                              : dt == MT_BFLOAT16 ? 3.3895313892515355e38
+                                                  : FLT_MAX;
         if (isinf(f) || isnan(f)) return false;
         return f < -max || f > max;
     }

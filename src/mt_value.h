@@ -47,9 +47,15 @@ typedef mt_value mt_scalar;
 static inline mt_value mt_vtensor(mt_tensor *t) {
     return t ? (mt_value){.tag = MT_V_TENSOR, .t = t} : MT_NONE;
 }
-static inline mt_value mt_vint(int64_t i) { return (mt_value){.tag = MT_V_INT, .i = i}; }
-static inline mt_value mt_vdouble(double d) { return (mt_value){.tag = MT_V_DOUBLE, .d = d}; }
-static inline mt_value mt_vbool(bool b) { return (mt_value){.tag = MT_V_BOOL, .b = b}; }
+static inline mt_value mt_vint(int64_t i) {
+    return (mt_value){.tag = MT_V_INT, .i = i};
+}
+static inline mt_value mt_vdouble(double d) {
+    return (mt_value){.tag = MT_V_DOUBLE, .d = d};
+}
+static inline mt_value mt_vbool(bool b) {
+    return (mt_value){.tag = MT_V_BOOL, .b = b};
+}
 static inline mt_value mt_vdtype(int dt) {
     return dt < 0 ? MT_NONE : (mt_value){.tag = MT_V_DTYPE, .dtype = dt};
 }
@@ -65,7 +71,9 @@ static inline mt_value mt_vilist(const int64_t *v, int n) {
 static inline mt_value mt_vtlist(mt_tensor **v, int n) {
     return (mt_value){.tag = MT_V_TENSORLIST, .n = n, .tl = v};
 }
-static inline bool mt_is_none(mt_value v) { return v.tag == MT_V_NONE; }
+static inline bool mt_is_none(mt_value v) {
+    return v.tag == MT_V_NONE;
+}
 
 /* A scalar's value as a double / int64 (bools are 0/1). */
 static inline double mt_scalar_double(mt_value v) {
@@ -88,7 +96,9 @@ typedef struct mt_ilist {
     int n;
 } mt_ilist;
 #define MT_ILIST_NONE ((mt_ilist){NULL, -1})
-#define MT_ILIST(...) ((mt_ilist){(const int64_t[]){__VA_ARGS__}, (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))})
+#define MT_ILIST(...)                                                                              \
+    ((mt_ilist){(const int64_t[]){__VA_ARGS__},                                                    \
+                (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))})
 
 /* A list of tensors returned by an op: the array and each tensor are owned. */
 typedef struct mt_tlist {

@@ -10,7 +10,8 @@
 #include <string.h>
 
 static int too_many_indices(const mt_tensor *self, int n) {
-    return mt_error(MT_ERR_INDEX, "too many indices for tensor of dimension %d (got %d)", self->ndim, n);
+    return mt_error(MT_ERR_INDEX, "too many indices for tensor of dimension %d (got %d)",
+                    self->ndim, n);
 }
 
 /* ---- masks to index tensors ------------------------------------------------------------------ */
@@ -38,14 +39,16 @@ static int expand_indices(mt_tensor **self, mt_value list, mt_tensor **out, int 
             if (ix->device.type != MT_DEV_CPU) {
                 char dev[32];
                 st = mt_error(MT_ERR_RUNTIME,
-                              "indices should be either on cpu or on the same device as the indexed tensor (%s)",
+                              "indices should be either on cpu or on the same device as the "
+                              "indexed tensor (%s)",
                               mt_device_str(s->device, dev, sizeof dev));
                 break;
             }
         }
         mt_dtype dt = ix ? (mt_dtype)ix->dtype : MT_INT64;
         if (dt != MT_INT64 && dt != MT_BOOL && dt != MT_UINT8) {
-            st = mt_error(MT_ERR_INDEX, "tensors used as indices must be long, byte or bool tensors");
+            st = mt_error(MT_ERR_INDEX,
+                          "tensors used as indices must be long, byte or bool tensors");
             break;
         }
         if (dt == MT_INT64) {
@@ -61,7 +64,8 @@ static int expand_indices(mt_tensor **self, mt_value list, mt_tensor **out, int 
             pos++;
             continue;
         }
-        mt_tensor *mask = dt == MT_BOOL ? (mt_tensor_incref(ix), ix) : mto_to_dtype(ix, MT_BOOL, false, false);
+        mt_tensor *mask =
+            dt == MT_BOOL ? (mt_tensor_incref(ix), ix) : mto_to_dtype(ix, MT_BOOL, false, false);
         if (!mask) {
             st = -1;
             break;
@@ -88,10 +92,11 @@ static int expand_indices(mt_tensor **self, mt_value list, mt_tensor **out, int 
                 char a[256], b[256];
                 mt_fmt_ilist(a, sizeof a, mask->sizes, mask->ndim);
                 mt_fmt_ilist(b, sizeof b, s->sizes, s->ndim);
-                st = mt_error(MT_ERR_INDEX,
-                              "The shape of the mask %s at index %d does not match the shape of the indexed "
-                              "tensor %s at index %d",
-                              a, j + 1, b, pos + j + 1);
+                st = mt_error(
+                    MT_ERR_INDEX,
+                    "The shape of the mask %s at index %d does not match the shape of the indexed "
+                    "tensor %s at index %d",
+                    a, j + 1, b, pos + j + 1);
             }
         mt_tensor *nz = st ? NULL : mto_nonzero(mask);
         mt_tensor_decref(mask);
@@ -103,8 +108,10 @@ static int expand_indices(mt_tensor **self, mt_value list, mt_tensor **out, int 
             mt_tensor *col = mto_select_int(nz, 1, j);
             out[k] = col ? on_device(col, s->device) : NULL;
             mt_tensor_decref(col);
-            if (out[k]) k++;
-            else st = -1;
+            if (out[k])
+                k++;
+            else
+                st = -1;
         }
         pos += (int)nz->sizes[1];
         mt_tensor_decref(nz);
@@ -173,8 +180,9 @@ static int index_broadcast(mt_tensor *const *ix, int n, int *nd, int64_t *shape)
             mt_fmt_ilist(buf + len, sizeof buf - len, ix[j]->sizes, ix[j]->ndim);
             len = strlen(buf);
         }
-        return mt_error(MT_ERR_INDEX, "shape mismatch: indexing tensors could not be broadcast together with shapes %s",
-                        buf);
+        return mt_error(
+            MT_ERR_INDEX,
+            "shape mismatch: indexing tensors could not be broadcast together with shapes %s", buf);
     }
     return 0;
 }
@@ -187,7 +195,8 @@ int mt_index_plan_make(const mt_tensor *self, mt_tensor *const *list, int n, mt_
     for (int i = 0; i < n; i++) {
         if (!list[i]) continue;
         if (list[i]->dtype != MT_INT64)
-            return mt_error(MT_ERR_INDEX, "tensors used as indices must be long, byte or bool tensors");
+            return mt_error(MT_ERR_INDEX,
+                            "tensors used as indices must be long, byte or bool tensors");
         if (last >= 0 && i != last + 1) adjacent = false;
         if (first < 0) first = i;
         last = i;
@@ -198,13 +207,16 @@ int mt_index_plan_make(const mt_tensor *self, mt_tensor *const *list, int n, mt_
         if (d >= n || !list[d]) p->perm[np++] = d;
     if (index_broadcast(p->idx, p->nidx, &p->nb, p->bshape)) return -1;
     int rest = self->ndim - p->nidx;
-    if (p->nb + rest > MT_MAX_DIM) return mt_error(MT_ERR_RUNTIME, "indexing result has too many dimensions");
+    if (p->nb + rest > MT_MAX_DIM)
+        return mt_error(MT_ERR_RUNTIME, "indexing result has too many dimensions");
     p->at = p->nidx && adjacent ? first : 0;
     p->ndim = p->nb + rest;
     /* result: the other dims in order, bshape at `at` */
     for (int i = 0, r = 0; i < p->ndim; i++) {
-        if (i >= p->at && i < p->at + p->nb) p->sizes[i] = p->bshape[i - p->at];
-        else p->sizes[i] = self->sizes[p->perm[p->nidx + r++]];
+        if (i >= p->at && i < p->at + p->nb)
+            p->sizes[i] = p->bshape[i - p->at];
+        else
+            p->sizes[i] = self->sizes[p->perm[p->nidx + r++]];
     }
     return 0;
 }
@@ -257,7 +269,8 @@ static int meta_index_int(mt_call *c, mt_value *a, mt_outspec *o) {
             int b = i - p.at, id = b - (p.nb - ix->ndim);
             bool in_b = b >= 0 && b < p.nb;
             ops[nops].sizes[i] = p.sizes[i];
-            ops[nops].strides[i] = in_b && id >= 0 && ix->sizes[id] == p.sizes[i] ? ix->strides[id] : 0;
+            ops[nops].strides[i] =
+                in_b && id >= 0 && ix->sizes[id] == p.sizes[i] ? ix->strides[id] : 0;
         }
     }
     for (int i = 0; i < nops; i++) ptrs[i] = &ops[i];
@@ -273,9 +286,11 @@ static int meta_index_put_int_(mt_call *c, mt_value *a, mt_outspec *o) {
     if (mt_index_plan_make(self, a[1].tl, a[1].n, &p)) return -1;
     if (values->dtype != self->dtype)
         return mt_error(MT_ERR_RUNTIME,
-                        "Index put requires the source and destination dtypes match, got %s for the destination "
+                        "Index put requires the source and destination dtypes match, got %s for "
+                        "the destination "
                         "and %s for the source.",
-                        mt_dtype_scalar_name((mt_dtype)self->dtype), mt_dtype_scalar_name((mt_dtype)values->dtype));
+                        mt_dtype_scalar_name((mt_dtype)self->dtype),
+                        mt_dtype_scalar_name((mt_dtype)values->dtype));
     bool fits = values->ndim <= p.ndim;
     for (int i = 0; fits && i < values->ndim; i++) {
         int64_t v = values->sizes[i], t = p.sizes[i + p.ndim - values->ndim];
@@ -286,8 +301,9 @@ static int meta_index_put_int_(mt_call *c, mt_value *a, mt_outspec *o) {
         mt_fmt_ilist(x, sizeof x, values->sizes, values->ndim);
         mt_fmt_ilist(y, sizeof y, p.sizes, p.ndim);
         return mt_error(MT_ERR_RUNTIME,
-                        "shape mismatch: value tensor of shape %s cannot be broadcast to indexing result of shape %s", x,
-                        y);
+                        "shape mismatch: value tensor of shape %s cannot be broadcast to indexing "
+                        "result of shape %s",
+                        x, y);
     }
     if (mt_check_writable(self)) return -1;
     o->inplace_arg = 0;

@@ -9,10 +9,10 @@
  * the index tensors broadcast to bshape; the result holds self's other dims in order with
  * bshape inserted at `at` (the first indexed dim when the indexed dims are adjacent, else 0). */
 typedef struct mt_index_plan {
-    int nidx;                  /* index tensors (the non-NULL entries) */
+    int nidx;                   /* index tensors (the non-NULL entries) */
     mt_tensor *idx[MT_MAX_DIM]; /* them, in order (borrowed) */
-    int perm[MT_MAX_DIM];      /* self's dims: the indexed ones first, then the others in order */
-    int at;                    /* where bshape goes in the result */
+    int perm[MT_MAX_DIM];       /* self's dims: the indexed ones first, then the others in order */
+    int at;                     /* where bshape goes in the result */
     int nb;
     int64_t bshape[MT_MAX_DIM];
     int ndim; /* of the result */

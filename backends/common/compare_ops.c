@@ -11,7 +11,8 @@ static int ret(mt_value *r, mt_tensor *t) {
 }
 
 /* isclose: self == other, or |self - other| <= atol + |rtol * other| where that is finite */
-static mt_tensor *isclose(mt_tensor *self, mt_tensor *other, double rtol, double atol, bool equal_nan) {
+static mt_tensor *isclose(mt_tensor *self, mt_tensor *other, double rtol, double atol,
+                          bool equal_nan) {
     if (self->dtype != other->dtype) {
         mt_error(MT_ERR_RUNTIME, "%s did not match %s", mt_dtype_scalar_name((mt_dtype)self->dtype),
                  mt_dtype_scalar_name((mt_dtype)other->dtype));
@@ -19,19 +20,22 @@ static mt_tensor *isclose(mt_tensor *self, mt_tensor *other, double rtol, double
     }
     if (!(rtol >= 0)) {
         char n[32];
-        mt_error(MT_ERR_RUNTIME, "rtol must be greater than or equal to zero, but got %s", mt_fmt_double(n, sizeof n, rtol));
+        mt_error(MT_ERR_RUNTIME, "rtol must be greater than or equal to zero, but got %s",
+                 mt_fmt_double(n, sizeof n, rtol));
         return NULL;
     }
     if (!(atol >= 0)) {
         char n[32];
-        mt_error(MT_ERR_RUNTIME, "atol must be greater than or equal to zero, but got %s", mt_fmt_double(n, sizeof n, atol));
+        mt_error(MT_ERR_RUNTIME, "atol must be greater than or equal to zero, but got %s",
+                 mt_fmt_double(n, sizeof n, atol));
         return NULL;
     }
     mt_dtype dt = (mt_dtype)self->dtype;
     mt_tensor *close = mto_eq_Tensor(self, other);
     if (!close) return NULL;
     if (equal_nan && mt_dtype_is_floating(dt)) {
-        mt_tensor *a = mto_isnan(self), *b = a ? mto_isnan(other) : NULL, *both = b ? mto_logical_and(a, b) : NULL;
+        mt_tensor *a = mto_isnan(self), *b = a ? mto_isnan(other) : NULL,
+                  *both = b ? mto_logical_and(a, b) : NULL;
         mt_tensor *c = both ? mto_logical_or(close, both) : NULL;
         mt_tensor_decref(a);
         mt_tensor_decref(b);
@@ -51,9 +55,12 @@ static mt_tensor *isclose(mt_tensor *self, mt_tensor *other, double rtol, double
     }
     mt_tensor *ry = y ? mto_mul_Scalar(y, mt_vdouble(rtol)) : NULL, *ary = ry ? mto_abs(ry) : NULL;
     mt_tensor *allowed = ary ? mto_add_Scalar(ary, mt_vdouble(atol), mt_vint(1)) : NULL;
-    mt_tensor *d = allowed ? mto_sub_Tensor(x, y, mt_vint(1)) : NULL, *actual = d ? mto_abs(d) : NULL;
-    mt_tensor *fin = actual ? mto_isfinite(actual) : NULL, *le = fin ? mto_le_Tensor(actual, allowed) : NULL;
-    mt_tensor *within = le ? mto_logical_and(fin, le) : NULL, *out = within ? mto_logical_or(close, within) : NULL;
+    mt_tensor *d = allowed ? mto_sub_Tensor(x, y, mt_vint(1)) : NULL,
+              *actual = d ? mto_abs(d) : NULL;
+    mt_tensor *fin = actual ? mto_isfinite(actual) : NULL,
+              *le = fin ? mto_le_Tensor(actual, allowed) : NULL;
+    mt_tensor *within = le ? mto_logical_and(fin, le) : NULL,
+              *out = within ? mto_logical_or(close, within) : NULL;
     mt_tensor *tmp[] = {x, y, ry, ary, allowed, d, actual, fin, le, within, close};
     for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) mt_tensor_decref(tmp[i]);
     return out;

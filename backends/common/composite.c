@@ -17,7 +17,9 @@ static int ret_self(mt_value *r, mt_tensor *t) {
     return ret(r, t);
 }
 
-static mt_ilist sizes_of(const mt_tensor *t) { return (mt_ilist){t->sizes, t->ndim}; }
+static mt_ilist sizes_of(const mt_tensor *t) {
+    return (mt_ilist){t->sizes, t->ndim};
+}
 
 static int c_reshape(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
@@ -25,8 +27,9 @@ static int c_reshape(mt_call *c, mt_value *a, mt_value *r) {
     int n = a[1].n;
     int64_t shape[MT_MAX_DIM], strides[MT_MAX_DIM];
     if (n > MT_MAX_DIM)
-        return mt_error(MT_ERR_RUNTIME, "mindtorch supports tensors of at most %d dimensions, got %d",
-                        MT_MAX_DIM, n);
+        return mt_error(MT_ERR_RUNTIME,
+                        "mindtorch supports tensors of at most %d dimensions, got %d", MT_MAX_DIM,
+                        n);
     if (mt_infer_size(a[1].il, n, s->numel, shape)) return -1;
     mt_ilist want = {shape, n};
     if (mt_view_strides(s->ndim, s->sizes, s->strides, n, shape, strides))
@@ -60,7 +63,8 @@ static int c_flatten(mt_call *c, mt_value *a, mt_value *r) {
     int start, end;
     if (mt_wrap_dim(a[1].i, s->ndim, &start) || mt_wrap_dim(a[2].i, s->ndim, &end)) return -1;
     if (start > end)
-        return mt_error(MT_ERR_RUNTIME, "flatten() has invalid args: start_dim cannot come after end_dim");
+        return mt_error(MT_ERR_RUNTIME,
+                        "flatten() has invalid args: start_dim cannot come after end_dim");
     if (start == end) return ret_self(r, s);
     int64_t shape[MT_MAX_DIM];
     int n = 0;
@@ -80,8 +84,9 @@ static int c_unflatten(mt_call *c, mt_value *a, mt_value *r) {
     int k = a[2].n;
     if (k == 0) return mt_error(MT_ERR_RUNTIME, "unflatten: sizes must be non-empty");
     if (k > MT_MAX_DIM || s->ndim - 1 + k > MT_MAX_DIM)
-        return mt_error(MT_ERR_RUNTIME, "mindtorch supports tensors of at most %d dimensions, got %d",
-                        MT_MAX_DIM, s->ndim - 1 + k);
+        return mt_error(MT_ERR_RUNTIME,
+                        "mindtorch supports tensors of at most %d dimensions, got %d", MT_MAX_DIM,
+                        s->ndim - 1 + k);
     int64_t sizes[MT_MAX_DIM];
     bool infer = false;
     for (int i = 0; i < k; i++) infer |= a[2].il[i] == -1;
@@ -98,10 +103,11 @@ static int c_unflatten(mt_call *c, mt_value *a, mt_value *r) {
     if (prod != s->sizes[d]) {
         char buf[256];
         mt_fmt_ilist(buf, sizeof buf, a[2].il, k);
-        return mt_error(MT_ERR_RUNTIME,
-                        "unflatten: Provided sizes %s don't multiply up to the size of dim %d (%lld) "
-                        "in the input tensor",
-                        buf, d + 1, (long long)s->sizes[d]);
+        return mt_error(
+            MT_ERR_RUNTIME,
+            "unflatten: Provided sizes %s don't multiply up to the size of dim %d (%lld) "
+            "in the input tensor",
+            buf, d + 1, (long long)s->sizes[d]);
     }
     int64_t shape[MT_MAX_DIM];
     int n = 0;
@@ -181,7 +187,8 @@ static int c_to_copy(mt_call *c, mt_value *a, mt_value *r) {
         return mt_error(MT_ERR_NOT_IMPLEMENTED, "Cannot copy out of meta tensor; no data!");
     int64_t strides[MT_MAX_DIM];
     mt_preserve_strides(s, strides);
-    mt_tensor *out = mto_empty_strided(sizes_of(s), (mt_ilist){strides, s->ndim}, dt, dev, false, false);
+    mt_tensor *out =
+        mto_empty_strided(sizes_of(s), (mt_ilist){strides, s->ndim}, dt, dev, false, false);
     if (!out) return -1;
     mt_tensor *w = mto_copy_(out, s, a[3].b);
     if (!w) {
@@ -195,12 +202,14 @@ static int c_to_copy(mt_call *c, mt_value *a, mt_value *r) {
 /* clamp(self, min?, max?) with tensor bounds: maximum, then minimum (NaN propagates) */
 static mt_tensor *clamp_tensors(mt_tensor *self, mt_tensor *lo, mt_tensor *hi) {
     if (!lo && !hi)
-        return mt_error_null(MT_ERR_RUNTIME, "torch.clamp: At least one of 'min' or 'max' must not be None");
+        return mt_error_null(MT_ERR_RUNTIME,
+                             "torch.clamp: At least one of 'min' or 'max' must not be None");
     mt_dtype dt = (mt_dtype)self->dtype;
     if (lo) dt = mt_promote_types(dt, (mt_dtype)lo->dtype);
     if (hi) dt = mt_promote_types(dt, (mt_dtype)hi->dtype);
     if (dt == MT_BOOL || dt == MT_FLOAT16) /* PyTorch's clamp kernel has neither */
-        return mt_error_null(MT_ERR_RUNTIME, "\"clamp_cpu\" not implemented for '%s'", mt_dtype_scalar_name(dt));
+        return mt_error_null(MT_ERR_RUNTIME, "\"clamp_cpu\" not implemented for '%s'",
+                             mt_dtype_scalar_name(dt));
     mt_tensor *t = self;
     mt_tensor_incref(t);
     if (lo) {
@@ -218,12 +227,14 @@ static mt_tensor *clamp_tensors(mt_tensor *self, mt_tensor *lo, mt_tensor *hi) {
 
 static int c_clamp_tensor(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return ret(r, clamp_tensors(a[0].t, a[1].tag == MT_V_TENSOR ? a[1].t : NULL, a[2].tag == MT_V_TENSOR ? a[2].t : NULL));
+    return ret(r, clamp_tensors(a[0].t, a[1].tag == MT_V_TENSOR ? a[1].t : NULL,
+                                a[2].tag == MT_V_TENSOR ? a[2].t : NULL));
 }
 
 static int c_clamp_tensor_(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    mt_tensor *v = clamp_tensors(a[0].t, a[1].tag == MT_V_TENSOR ? a[1].t : NULL, a[2].tag == MT_V_TENSOR ? a[2].t : NULL);
+    mt_tensor *v = clamp_tensors(a[0].t, a[1].tag == MT_V_TENSOR ? a[1].t : NULL,
+                                 a[2].tag == MT_V_TENSOR ? a[2].t : NULL);
     if (!v) return -1;
     mt_tensor *w = mto_copy_(a[0].t, v, false);
     mt_tensor_decref(v);
@@ -231,18 +242,20 @@ static int c_clamp_tensor_(mt_call *c, mt_value *a, mt_value *r) {
 }
 
 static int c_max_other(mt_call *c, mt_value *a, mt_value *r) {
-    return ret(r, c->op->id == MT_OP_max_other ? mto_maximum(a[0].t, a[1].t) : mto_minimum(a[0].t, a[1].t));
+    return ret(r, c->op->id == MT_OP_max_other ? mto_maximum(a[0].t, a[1].t)
+                                               : mto_minimum(a[0].t, a[1].t));
 }
 
 /* logsumexp: max + log(sum(exp(x - max))), with infinite maxima taken as 0 (PyTorch's way) */
 static int c_logsumexp(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    mt_tensor *x = a[0].t, *xf = NULL, *m = NULL, *ms = NULL, *d = NULL, *e = NULL, *s = NULL, *l = NULL,
-              *inf = NULL, *zero = NULL, *mz = NULL, *out = NULL;
+    mt_tensor *x = a[0].t, *xf = NULL, *m = NULL, *ms = NULL, *d = NULL, *e = NULL, *s = NULL,
+              *l = NULL, *inf = NULL, *zero = NULL, *mz = NULL, *out = NULL;
     mt_ilist dims = {a[1].il, a[1].n};
     bool keep = a[2].b;
-    xf = mt_dtype_is_floating((mt_dtype)x->dtype) ? (mt_tensor_incref(x), x)
-                                                   : mto_to_dtype(x, mt_default_dtype(), false, false);
+    xf = mt_dtype_is_floating((mt_dtype)x->dtype)
+             ? (mt_tensor_incref(x), x)
+             : mto_to_dtype(x, mt_default_dtype(), false, false);
     if (!xf) goto done;
     if (xf->numel == 0) { /* no maximum to subtract: log(sum(exp(x))) */
         if ((e = mto_exp(xf)) && (s = mto_sum_dim_IntList(e, dims, keep, -1))) out = mto_log(s);
@@ -277,7 +290,9 @@ static int c_logsumexp(mt_call *c, mt_value *a, mt_value *r) {
     }
     d = mto_sub_Tensor(xf, mk, mt_vint(1));
     mt_tensor_decref(mkz);
-    if (!d || !(e = mto_exp(d)) || !(s = mto_sum_dim_IntList(e, dims, keep, -1)) || !(l = mto_log(s))) goto done;
+    if (!d || !(e = mto_exp(d)) || !(s = mto_sum_dim_IntList(e, dims, keep, -1)) ||
+        !(l = mto_log(s)))
+        goto done;
     out = mto_add_Tensor(l, mz, mt_vint(1));
 done:
     mt_tensor_decref(xf);
@@ -325,17 +340,26 @@ void mt_common_register(void) {
         int op;
         mt_kernel k;
     } composites[] = {
-        {MT_OP_reshape, c_reshape},       {MT_OP_view_as, c_view_as},
-        {MT_OP_reshape_as, c_reshape_as}, {MT_OP_expand_as, c_expand_as},
-        {MT_OP_flatten_using_ints, c_flatten}, {MT_OP_unflatten_int, c_unflatten},
-        {MT_OP_contiguous, c_contiguous}, {MT_OP_empty_like, c_like},
-        {MT_OP_zeros_like, c_like},       {MT_OP_ones_like, c_like},
-        {MT_OP_full_like, c_like},        {MT_OP_zero_, c_zero_},
-        {MT_OP_to_device, c_to_device},   {MT_OP_to_dtype, c_to_dtype},
+        {MT_OP_reshape, c_reshape},
+        {MT_OP_view_as, c_view_as},
+        {MT_OP_reshape_as, c_reshape_as},
+        {MT_OP_expand_as, c_expand_as},
+        {MT_OP_flatten_using_ints, c_flatten},
+        {MT_OP_unflatten_int, c_unflatten},
+        {MT_OP_contiguous, c_contiguous},
+        {MT_OP_empty_like, c_like},
+        {MT_OP_zeros_like, c_like},
+        {MT_OP_ones_like, c_like},
+        {MT_OP_full_like, c_like},
+        {MT_OP_zero_, c_zero_},
+        {MT_OP_to_device, c_to_device},
+        {MT_OP_to_dtype, c_to_dtype},
         {MT_OP_to_other, c_to_other},
-        {MT_OP_clamp_Tensor, c_clamp_tensor},   {MT_OP_clip_Tensor, c_clamp_tensor},
+        {MT_OP_clamp_Tensor, c_clamp_tensor},
+        {MT_OP_clip_Tensor, c_clamp_tensor},
         {MT_OP_clamp__Tensor, c_clamp_tensor_},
-        {MT_OP_max_other, c_max_other},         {MT_OP_min_other, c_max_other},
+        {MT_OP_max_other, c_max_other},
+        {MT_OP_min_other, c_max_other},
         {MT_OP_logsumexp, c_logsumexp},
     };
     for (size_t i = 0; i < MT_ARRAY_LEN(composites); i++)

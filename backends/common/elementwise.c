@@ -9,9 +9,13 @@
 
 /* ---- type promotion ------------------------------------------------------------------------ */
 
-void mt_rt_init(mt_result_type *r) { r->dim = r->zero = r->wrapped = -1; }
+void mt_rt_init(mt_result_type *r) {
+    r->dim = r->zero = r->wrapped = -1;
+}
 
-static int promote_skip(int a, int b) { return a < 0 ? b : b < 0 ? a : (int)mt_promote_types(a, b); }
+static int promote_skip(int a, int b) {
+    return a < 0 ? b : b < 0 ? a : (int)mt_promote_types(a, b);
+}
 
 void mt_rt_tensor(mt_result_type *r, const mt_tensor *t) {
     int cur = t->dtype;
@@ -43,7 +47,7 @@ mt_dtype mt_rt_result(const mt_result_type *r) {
     return t < 0 ? mt_default_dtype() : (mt_dtype)t;
 }
 
-/* ---- result layout ---------------------------------------------------------------------------- */
+/* ---- result layout --------------------------------------------------------------------------- */
 
 void mt_ew_out_strides(int nin, mt_tensor *const *inputs, int ndim, const int64_t *shape,
                        int64_t *strides) {
@@ -62,8 +66,11 @@ void mt_ew_out_strides(int nin, mt_tensor *const *inputs, int ndim, const int64_
             continue;
         }
         all_contig &= mt_tensor_is_contiguous(t);
-        if (!first) first = t;
-        else all_dense_same &= memcmp(t->strides, first->strides, sizeof(int64_t) * (size_t)ndim) == 0;
+        if (!first)
+            first = t;
+        else
+            all_dense_same &=
+                memcmp(t->strides, first->strides, sizeof(int64_t) * (size_t)ndim) == 0;
     }
     if (same_shape && first) {
         if (all_contig) {
@@ -97,9 +104,12 @@ void mt_ew_out_strides(int nin, mt_tensor *const *inputs, int ndim, const int64_
             for (int op = 0; op < nops && cmp == 0; op++) {
                 int64_t s0 = st[op][a], s1 = st[op][b];
                 if (s0 == 0 || s1 == 0) continue;
-                if (s0 < s1) cmp = -1;
-                else if (s0 > s1) cmp = 1;
-                else if (shape[a] > shape[b]) cmp = 1;
+                if (s0 < s1)
+                    cmp = -1;
+                else if (s0 > s1)
+                    cmp = 1;
+                else if (shape[a] > shape[b])
+                    cmp = 1;
             }
             if (cmp > 0) {
                 perm[dim0] = b;
@@ -123,11 +133,13 @@ void mt_ew_out_strides(int nin, mt_tensor *const *inputs, int ndim, const int64_
     }
 }
 
-/* ---- op descriptions ---------------------------------------------------------------------------- */
+/* ---- op descriptions ------------------------------------------------------------------------- */
 
 static const mt_ew_desc *descs[MT_NUM_OPS];
 
-const mt_ew_desc *mt_ew_desc_of(int opid) { return opid >= 0 && opid < MT_NUM_OPS ? descs[opid] : NULL; }
+const mt_ew_desc *mt_ew_desc_of(int opid) {
+    return opid >= 0 && opid < MT_NUM_OPS ? descs[opid] : NULL;
+}
 
 void mt_ew_register(void) {
     for (int i = 0; i < mt_ew_ndecls; i++) descs[mt_ew_decls[i].op] = &mt_ew_decls[i].d;
@@ -136,16 +148,26 @@ void mt_ew_register(void) {
 
 static const char *cpp_type_name(mt_dtype dt) {
     switch (dt) {
-    case MT_FLOAT16: return "c10::Half";
-    case MT_BFLOAT16: return "c10::BFloat16";
-    case MT_FLOAT32: return "float";
-    case MT_FLOAT64: return "double";
-    case MT_INT64: return "long int";
-    case MT_INT32: return "int";
-    case MT_INT16: return "short int";
-    case MT_INT8: return "signed char";
-    case MT_UINT8: return "unsigned char";
-    default: return "bool";
+    case MT_FLOAT16:
+        return "c10::Half";
+    case MT_BFLOAT16:
+        return "c10::BFloat16";
+    case MT_FLOAT32:
+        return "float";
+    case MT_FLOAT64:
+        return "double";
+    case MT_INT64:
+        return "long int";
+    case MT_INT32:
+        return "int";
+    case MT_INT16:
+        return "short int";
+    case MT_INT8:
+        return "signed char";
+    case MT_UINT8:
+        return "unsigned char";
+    default:
+        return "bool";
     }
 }
 
@@ -153,63 +175,75 @@ static bool is_bool_value(mt_value v) {
     return (v.tag == MT_V_TENSOR && v.t->dtype == MT_BOOL) || v.tag == MT_V_BOOL;
 }
 
-static bool integral(mt_dtype t) { return !mt_dtype_is_floating(t); }
+static bool integral(mt_dtype t) {
+    return !mt_dtype_is_floating(t);
+}
 
 int mt_ew_types_of(const mt_call *c, const mt_ew_desc *d, mt_value *args, mt_ew_types *ty) {
     mt_result_type rt;
     mt_rt_init(&rt);
     int first_in = d->check == MT_EWC_WHERE ? 1 : 0; /* where's condition does not promote */
     for (int i = first_in; i < d->nin; i++) {
-        if (args[i].tag == MT_V_TENSOR) mt_rt_tensor(&rt, args[i].t);
-        else mt_rt_scalar(&rt, args[i]);
+        if (args[i].tag == MT_V_TENSOR)
+            mt_rt_tensor(&rt, args[i].t);
+        else
+            mt_rt_scalar(&rt, args[i]);
     }
     int rule = d->rule;
     ty->div_true = false;
     switch (d->check) {
     case MT_EWC_CLAMP: /* the bounds take part in promotion */
         if (args[1].tag == MT_V_NONE && args[2].tag == MT_V_NONE)
-            return mt_error(MT_ERR_RUNTIME, "torch.clamp: At least one of 'min' or 'max' must not be None");
+            return mt_error(MT_ERR_RUNTIME,
+                            "torch.clamp: At least one of 'min' or 'max' must not be None");
         mt_rt_scalar(&rt, args[1]);
         mt_rt_scalar(&rt, args[2]);
         break;
     case MT_EWC_WHERE:
         if (args[0].t->dtype != MT_BOOL && args[0].t->dtype != MT_UINT8)
-            return mt_error(MT_ERR_RUNTIME,
-                            "where expected condition to be a boolean tensor, but got a tensor with "
-                            "dtype %s",
-                            mt_dtype_scalar_name((mt_dtype)args[0].t->dtype));
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "where expected condition to be a boolean tensor, but got a tensor with "
+                "dtype %s",
+                mt_dtype_scalar_name((mt_dtype)args[0].t->dtype));
         break;
-    default: break;
+    default:
+        break;
     }
     mt_dtype common = mt_rt_result(&rt);
     switch (d->check) {
     case MT_EWC_SUB:
         if (is_bool_value(args[0]) && is_bool_value(args[1]))
-            return mt_error(MT_ERR_RUNTIME, "Subtraction, the `-` operator, with two bool tensors is not "
-                                            "supported. Use the `^` or `logical_xor()` operator instead.");
-        if (is_bool_value(args[0]) || is_bool_value(args[1]))
             return mt_error(MT_ERR_RUNTIME,
-                            "Subtraction, the `-` operator, with a bool tensor is not supported. If "
-                            "you are trying to invert a mask, use the `~` or `logical_not()` operator "
-                            "instead.");
+                            "Subtraction, the `-` operator, with two bool tensors is not "
+                            "supported. Use the `^` or `logical_xor()` operator instead.");
+        if (is_bool_value(args[0]) || is_bool_value(args[1]))
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "Subtraction, the `-` operator, with a bool tensor is not supported. If "
+                "you are trying to invert a mask, use the `~` or `logical_not()` operator "
+                "instead.");
         __attribute__((fallthrough)); /* sub has alpha too */
     case MT_EWC_ALPHA: {
         mt_value alpha = args[d->params[0]];
         if (integral(common) && alpha.tag == MT_V_DOUBLE)
-            return mt_error(MT_ERR_RUNTIME, "For integral input tensors, argument alpha must not be a "
-                                            "floating point number.");
+            return mt_error(MT_ERR_RUNTIME,
+                            "For integral input tensors, argument alpha must not be a "
+                            "floating point number.");
         if (common != MT_BOOL && alpha.tag == MT_V_BOOL)
             return mt_error(MT_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
         break;
     }
     case MT_EWC_NEG:
         if (args[0].t->dtype == MT_BOOL)
-            return mt_error(MT_ERR_RUNTIME,
-                            "Negation, the `-` operator, on a bool tensor is not supported. If you are "
-                            "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
         break;
     case MT_EWC_RELU:
-        if (args[0].t->dtype == MT_BOOL) return mt_error(MT_ERR_RUNTIME, "Boolean inputs not supported for relu");
+        if (args[0].t->dtype == MT_BOOL)
+            return mt_error(MT_ERR_RUNTIME, "Boolean inputs not supported for relu");
         break;
     case MT_EWC_DIVMODE: {
         mt_value m = args[d->params[0]];
@@ -231,26 +265,28 @@ int mt_ew_types_of(const mt_call *c, const mt_ew_desc *d, mt_value *args, mt_ew_
     case MT_EWC_LERP: {
         mt_dtype st = (mt_dtype)args[0].t->dtype;
         if (args[1].tag == MT_V_TENSOR && args[1].t->dtype != st)
-            return mt_error(MT_ERR_RUNTIME, "expected dtype %s for `end` but got dtype %s", cpp_type_name(st),
-                            cpp_type_name((mt_dtype)args[1].t->dtype));
+            return mt_error(MT_ERR_RUNTIME, "expected dtype %s for `end` but got dtype %s",
+                            cpp_type_name(st), cpp_type_name((mt_dtype)args[1].t->dtype));
         if (args[2].tag == MT_V_TENSOR && args[2].t->dtype != st)
-            return mt_error(MT_ERR_RUNTIME, "expected dtype %s for `weight` but got dtype %s", cpp_type_name(st),
-                            cpp_type_name((mt_dtype)args[2].t->dtype));
+            return mt_error(MT_ERR_RUNTIME, "expected dtype %s for `weight` but got dtype %s",
+                            cpp_type_name(st), cpp_type_name((mt_dtype)args[2].t->dtype));
         common = st;
         break;
     }
     case MT_EWC_ADDCDIV:
         if (integral(common))
-            return mt_error(MT_ERR_RUNTIME,
-                            "Integer division with addcdiv is no longer supported, and in a future  "
-                            "release addcdiv will perform a true division of tensor1 and tensor2. The "
-                            "historic addcdiv behavior can be implemented as (input + value * "
-                            "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
-                            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
-                            "behavior is just the latter implementation: (input + value * tensor1 / "
-                            "tensor2), for all dtypes.");
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "Integer division with addcdiv is no longer supported, and in a future  "
+                "release addcdiv will perform a true division of tensor1 and tensor2. The "
+                "historic addcdiv behavior can be implemented as (input + value * "
+                "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+                "behavior is just the latter implementation: (input + value * tensor1 / "
+                "tensor2), for all dtypes.");
         break;
-    default: break;
+    default:
+        break;
     }
     ty->compute = common;
     if (rule == MT_EW_FLOAT && integral(common)) ty->compute = mt_default_dtype();
@@ -258,22 +294,26 @@ int mt_ew_types_of(const mt_call *c, const mt_ew_desc *d, mt_value *args, mt_ew_
     if (c->op->schema->flags & MT_S_INPLACE) {
         mt_dtype self = (mt_dtype)args[0].t->dtype;
         if (!mt_can_cast(ty->out, self)) /* clamp_'s check words the output as a C++ type */
-            return mt_error(MT_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
-                            mt_dtype_scalar_name(ty->out),
-                            d->check == MT_EWC_CLAMP ? cpp_type_name(self) : mt_dtype_scalar_name(self));
+            return mt_error(
+                MT_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
+                mt_dtype_scalar_name(ty->out),
+                d->check == MT_EWC_CLAMP ? cpp_type_name(self) : mt_dtype_scalar_name(self));
         ty->out = self;
     }
     if (!(d->dtypes & MT_DT_BIT(ty->compute)) &&
         (ty->compute != MT_FLOAT16 || mt_lacks_float16_kernel(c->device, ty->compute))) {
         const char *k = d->kname;
         if (d->check == MT_EWC_CLAMP) /* PyTorch names clamp's kernel by its bounds */
-            k = args[2].tag == MT_V_NONE ? "clamp_min_cpu" : args[1].tag == MT_V_NONE ? "clamp_max_scalar_cpu" : k;
-        return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", k, mt_dtype_scalar_name(ty->compute));
+            k = args[2].tag == MT_V_NONE   ? "clamp_min_cpu"
+                : args[1].tag == MT_V_NONE ? "clamp_max_scalar_cpu"
+                                           : k;
+        return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", k,
+                        mt_dtype_scalar_name(ty->compute));
     }
     return 0;
 }
 
-/* ---- the generic meta function ---------------------------------------------------------------------- */
+/* ---- the generic meta function --------------------------------------------------------------- */
 
 int mt_meta_elementwise(mt_call *c, mt_value *args, mt_outspec *o) {
     const mt_ew_desc *d = mt_ew_desc_of(c->op->id);
@@ -292,7 +332,8 @@ int mt_meta_elementwise(mt_call *c, mt_value *args, mt_outspec *o) {
      * which keeps a dense layout but makes anything else (an expanded view) contiguous */
     mt_tensor conv[MT_EW_MAX_IN];
     for (int i = 0; i < d->nin; i++) {
-        if (!ins[i] || ins[i]->dtype == ty.compute || (d->check == MT_EWC_WHERE && i == 0)) continue;
+        if (!ins[i] || ins[i]->dtype == ty.compute || (d->check == MT_EWC_WHERE && i == 0))
+            continue;
         conv[i] = *ins[i];
         mt_preserve_strides(ins[i], conv[i].strides);
         ins[i] = &conv[i];
@@ -303,7 +344,8 @@ int mt_meta_elementwise(mt_call *c, mt_value *args, mt_outspec *o) {
             char a[256], b[256];
             mt_fmt_ilist(a, sizeof a, self->sizes, self->ndim);
             mt_fmt_ilist(b, sizeof b, shape, ndim);
-            return mt_error(MT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s", a, b);
+            return mt_error(MT_ERR_RUNTIME,
+                            "output with shape %s doesn't match the broadcast shape %s", a, b);
         }
         if (mt_check_writable(self)) return -1;
         for (int i = 1; i < d->nin; i++)

@@ -46,34 +46,37 @@ enum { MT_EW_FAMILIES(MT_EW_ENUM) MT_EW_NFAMILIES };
 /* how the ops' special argument rules are checked (see elementwise.c) */
 enum {
     MT_EWC_NONE,
-    MT_EWC_SUB,       /* bool operands refused */
-    MT_EWC_NEG,       /* bool refused */
-    MT_EWC_ALPHA,     /* a float alpha with integral operands refused */
-    MT_EWC_DIVMODE,   /* rounding_mode: None -> true division, 'trunc'/'floor' keep integers */
-    MT_EWC_POW,       /* integers to negative integer powers refused */
-    MT_EWC_WHERE,     /* the condition must be bool; it does not take part in promotion */
-    MT_EWC_CLAMP,     /* at least one bound */
-    MT_EWC_RELU,      /* bool refused */
-    MT_EWC_LERP,      /* end and weight must match self's dtype */
-    MT_EWC_ADDCDIV,   /* integer division refused */
+    MT_EWC_SUB,     /* bool operands refused */
+    MT_EWC_NEG,     /* bool refused */
+    MT_EWC_ALPHA,   /* a float alpha with integral operands refused */
+    MT_EWC_DIVMODE, /* rounding_mode: None -> true division, 'trunc'/'floor' keep integers */
+    MT_EWC_POW,     /* integers to negative integer powers refused */
+    MT_EWC_WHERE,   /* the condition must be bool; it does not take part in promotion */
+    MT_EWC_CLAMP,   /* at least one bound */
+    MT_EWC_RELU,    /* bool refused */
+    MT_EWC_LERP,    /* end and weight must match self's dtype */
+    MT_EWC_ADDCDIV, /* integer division refused */
 };
 
 #define MT_EW_MAX_IN 3
 #define MT_EW_MAX_PARAMS 4
 
 typedef struct mt_ew_desc {
-    const char *kname;    /* PyTorch's kernel name, for "... not implemented for 'Float'" */
-    uint8_t family;       /* which CPU loop family computes it */
-    uint8_t nin;          /* inputs: args[0..nin) are tensors or scalars (or None) */
-    uint8_t rule;         /* MT_EW_SAME / FLOAT / BOOL */
-    uint8_t check;        /* MT_EWC_* */
-    uint16_t dtypes;      /* compute dtypes the kernel supports (bit per mt_dtype) */
+    const char *kname; /* PyTorch's kernel name, for "... not implemented for 'Float'" */
+    uint8_t family;    /* which CPU loop family computes it */
+    uint8_t nin;       /* inputs: args[0..nin) are tensors or scalars (or None) */
+    uint8_t rule;      /* MT_EW_SAME / FLOAT / BOOL */
+    uint8_t check;     /* MT_EWC_* */
+    uint16_t dtypes;   /* compute dtypes the kernel supports (bit per mt_dtype) */
     int8_t params[MT_EW_MAX_PARAMS]; /* args holding scalar parameters (alpha, slope...) or -1 */
 } mt_ew_desc;
 
 #define MT_DT_BIT(d) (1u << (d))
-#define MT_DT_FLOATS (MT_DT_BIT(MT_FLOAT16) | MT_DT_BIT(MT_BFLOAT16) | MT_DT_BIT(MT_FLOAT32) | MT_DT_BIT(MT_FLOAT64))
-#define MT_DT_INTS (MT_DT_BIT(MT_UINT8) | MT_DT_BIT(MT_INT8) | MT_DT_BIT(MT_INT16) | MT_DT_BIT(MT_INT32) | MT_DT_BIT(MT_INT64))
+#define MT_DT_FLOATS                                                                               \
+    (MT_DT_BIT(MT_FLOAT16) | MT_DT_BIT(MT_BFLOAT16) | MT_DT_BIT(MT_FLOAT32) | MT_DT_BIT(MT_FLOAT64))
+#define MT_DT_INTS                                                                                 \
+    (MT_DT_BIT(MT_UINT8) | MT_DT_BIT(MT_INT8) | MT_DT_BIT(MT_INT16) | MT_DT_BIT(MT_INT32) |        \
+     MT_DT_BIT(MT_INT64))
 #define MT_DT_NUMS (MT_DT_FLOATS | MT_DT_INTS)
 #define MT_DT_ALL (MT_DT_NUMS | MT_DT_BIT(MT_BOOL))
 #define MT_DT_INTB (MT_DT_INTS | MT_DT_BIT(MT_BOOL))

@@ -22,8 +22,8 @@ int mt_arange_args(const mt_call *c, mt_value *args, mt_range *r) {
         r->step = args[2];
         dt_at = 3;
     }
-    bool any_float = r->start.tag == MT_V_DOUBLE || r->end.tag == MT_V_DOUBLE ||
-                     r->step.tag == MT_V_DOUBLE;
+    bool any_float =
+        r->start.tag == MT_V_DOUBLE || r->end.tag == MT_V_DOUBLE || r->step.tag == MT_V_DOUBLE;
     r->dtype = mt_factory_dtype(args[dt_at], any_float ? mt_default_dtype() : MT_INT64);
     double size_d;
     bool integral = !mt_dtype_is_floating(r->dtype);

@@ -21,20 +21,25 @@ static void out_like(mt_outspec *o, const mt_tensor *t, mt_dtype dt) {
     o->dtype = (uint8_t)dt;
 }
 
-static bool is_legacy_empty(const mt_tensor *t) { return t->ndim == 1 && t->sizes[0] == 0; }
+static bool is_legacy_empty(const mt_tensor *t) {
+    return t->ndim == 1 && t->sizes[0] == 0;
+}
 
 /* ---- cat ------------------------------------------------------------------------------------ */
 
 int mt_cat_shape(mt_value *a, int *dim_out, mt_outspec *o) {
     mt_tensor **ts = a[0].tl;
     int n = a[0].n, ref = -1;
-    if (n == 0) return mt_error(MT_ERR_RUNTIME, "torch.cat(): expected a non-empty list of Tensors");
+    if (n == 0)
+        return mt_error(MT_ERR_RUNTIME, "torch.cat(): expected a non-empty list of Tensors");
     mt_dtype dt = MT_BOOL;
     mt_result_type rt;
     mt_rt_init(&rt);
     for (int i = 0; i < n; i++) {
         if (ts[i]->ndim == 0)
-            return mt_error(MT_ERR_RUNTIME, "zero-dimensional tensor (at position %d) cannot be concatenated", i + 1);
+            return mt_error(MT_ERR_RUNTIME,
+                            "zero-dimensional tensor (at position %d) cannot be concatenated",
+                            i + 1);
         mt_rt_tensor(&rt, ts[i]);
         if (ref < 0 && !is_legacy_empty(ts[i])) ref = i;
     }
@@ -48,11 +53,14 @@ int mt_cat_shape(mt_value *a, int *dim_out, mt_outspec *o) {
         const mt_tensor *t = ts[i];
         if (is_legacy_empty(t) && i != ref) continue; /* PyTorch skips them */
         if (t->ndim != r->ndim)
-            return mt_error(MT_ERR_RUNTIME, "Tensors must have same number of dimensions: got %d and %d", r->ndim, t->ndim);
+            return mt_error(MT_ERR_RUNTIME,
+                            "Tensors must have same number of dimensions: got %d and %d", r->ndim,
+                            t->ndim);
         for (int k = 0; k < r->ndim; k++)
             if (k != d && t->sizes[k] != r->sizes[k])
                 return mt_error(MT_ERR_RUNTIME,
-                                "Sizes of tensors must match except in dimension %d. Expected size %lld but got "
+                                "Sizes of tensors must match except in dimension %d. Expected size "
+                                "%lld but got "
                                 "size %lld for tensor number %d in the list.",
                                 d + 1, (long long)r->sizes[k], (long long)t->sizes[k], i + 1);
         total += t->sizes[d];
@@ -69,7 +77,7 @@ static int meta_cat(mt_call *c, mt_value *a, mt_outspec *o) {
     return mt_cat_shape(a, &d, o);
 }
 
-/* ---- stack, split, chunk, unbind, tile, broadcast_to, roll, diag: compositions ---------------- */
+/* ---- stack, split, chunk, unbind, tile, broadcast_to, roll, diag: compositions --------------- */
 
 static int c_stack(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
@@ -77,12 +85,14 @@ static int c_stack(mt_call *c, mt_value *a, mt_value *r) {
     int n = a[0].n;
     if (n == 0) return mt_error(MT_ERR_RUNTIME, "stack expects a non-empty TensorList");
     for (int i = 1; i < n; i++)
-        if (ts[i]->ndim != ts[0]->ndim || memcmp(ts[i]->sizes, ts[0]->sizes, sizeof(int64_t) * (size_t)ts[0]->ndim)) {
+        if (ts[i]->ndim != ts[0]->ndim ||
+            memcmp(ts[i]->sizes, ts[0]->sizes, sizeof(int64_t) * (size_t)ts[0]->ndim)) {
             char x[256], y[256];
             mt_fmt_ilist(x, sizeof x, ts[0]->sizes, ts[0]->ndim);
             mt_fmt_ilist(y, sizeof y, ts[i]->sizes, ts[i]->ndim);
             return mt_error(MT_ERR_RUNTIME,
-                            "stack expects each tensor to be equal size, but got %s at entry 1 and %s at entry %d",
+                            "stack expects each tensor to be equal size, but got %s at entry 1 and "
+                            "%s at entry %d",
                             x, y, i + 1);
         }
     int d;
@@ -99,7 +109,8 @@ static int c_stack(mt_call *c, mt_value *a, mt_value *r) {
 }
 
 /* A list result of views along dim: (start, length) pairs. */
-static int narrow_list(mt_tensor *self, int d, const int64_t *starts, const int64_t *lens, int n, mt_value *r) {
+static int narrow_list(mt_tensor *self, int d, const int64_t *starts, const int64_t *lens, int n,
+                       mt_value *r) {
     mt_tensor **v = mt_calloc((size_t)(n ? n : 1), sizeof *v);
     if (!v) return -1;
     for (int i = 0; i < n; i++)
@@ -123,7 +134,8 @@ static int multi_views(int st, mt_value *r) {
 
 static int c_split(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *self = a[0].t;
-    if (self->ndim == 0) return mt_error(MT_ERR_RUNTIME, "split expects at least a 1-dimensional tensor");
+    if (self->ndim == 0)
+        return mt_error(MT_ERR_RUNTIME, "split expects at least a 1-dimensional tensor");
     int d;
     if (mt_wrap_dim(a[2].i, self->ndim, &d)) return -1;
     int64_t size = self->sizes[d];
@@ -131,13 +143,19 @@ static int c_split(mt_call *c, mt_value *a, mt_value *r) {
     int n = 0;
     if (c->op->id == MT_OP_split_Tensor) {
         int64_t s = a[1].i;
-        if (s < 0) return mt_error(MT_ERR_RUNTIME, "split expects split_size be non-negative, but got split_size=%lld", (long long)s);
+        if (s < 0)
+            return mt_error(MT_ERR_RUNTIME,
+                            "split expects split_size be non-negative, but got split_size=%lld",
+                            (long long)s);
         if (s == 0 && size != 0)
-            return mt_error(MT_ERR_RUNTIME, "split_size can only be 0 if dimension size is 0, but got dimension size of %lld",
-                            (long long)size);
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "split_size can only be 0 if dimension size is 0, but got dimension size of %lld",
+                (long long)size);
         int64_t chunks = s == 0 ? 1 : (size + s - 1) / s;
         if (chunks < 1) chunks = 1;
-        if (chunks > 1024) return mt_error(MT_ERR_RUNTIME, "split: too many pieces (%lld)", (long long)chunks);
+        if (chunks > 1024)
+            return mt_error(MT_ERR_RUNTIME, "split: too many pieces (%lld)", (long long)chunks);
         for (int64_t i = 0; i < chunks; i++) {
             starts[n] = i * s;
             lens[n++] = s == 0 ? 0 : (i * s + s > size ? size - i * s : s);
@@ -147,7 +165,10 @@ static int c_split(mt_call *c, mt_value *a, mt_value *r) {
         if (a[1].n > 1024) return mt_error(MT_ERR_RUNTIME, "split: too many pieces (%d)", a[1].n);
         for (int i = 0; i < a[1].n; i++) {
             if (a[1].il[i] < 0)
-                return mt_error(MT_ERR_RUNTIME, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=%lld", (long long)a[1].il[i]);
+                return mt_error(MT_ERR_RUNTIME,
+                                "split_with_sizes expects split_sizes have only non-negative "
+                                "entries, but got split_sizes=%lld",
+                                (long long)a[1].il[i]);
             starts[n] = sum;
             lens[n++] = a[1].il[i];
             sum += a[1].il[i];
@@ -156,7 +177,8 @@ static int c_split(mt_call *c, mt_value *a, mt_value *r) {
             char buf[256];
             mt_fmt_ilist(buf, sizeof buf, a[1].il, a[1].n);
             return mt_error(MT_ERR_RUNTIME,
-                            "split_with_sizes expects split_sizes to sum exactly to %lld (input tensor's size at "
+                            "split_with_sizes expects split_sizes to sum exactly to %lld (input "
+                            "tensor's size at "
                             "dimension %d), but got split_sizes=%s",
                             (long long)size, d + 1, buf);
         }
@@ -167,9 +189,12 @@ static int c_split(mt_call *c, mt_value *a, mt_value *r) {
 static int c_chunk(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *self = a[0].t;
-    if (self->ndim == 0) return mt_error(MT_ERR_RUNTIME, "chunk expects at least a 1-dimensional tensor");
+    if (self->ndim == 0)
+        return mt_error(MT_ERR_RUNTIME, "chunk expects at least a 1-dimensional tensor");
     int64_t chunks = a[1].i;
-    if (chunks <= 0) return mt_error(MT_ERR_RUNTIME, "chunk expects `chunks` to be greater than 0, got: %lld", (long long)chunks);
+    if (chunks <= 0)
+        return mt_error(MT_ERR_RUNTIME, "chunk expects `chunks` to be greater than 0, got: %lld",
+                        (long long)chunks);
     int d;
     if (mt_wrap_dim(a[2].i, self->ndim, &d)) return -1;
     int64_t size = self->sizes[d], s = (size + chunks - 1) / chunks;
@@ -186,7 +211,8 @@ static int c_chunk(mt_call *c, mt_value *a, mt_value *r) {
 static int c_unbind(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *self = a[0].t;
-    if (self->ndim == 0) return mt_error(MT_ERR_INDEX, "Dimension specified as 0 but tensor has no dimensions");
+    if (self->ndim == 0)
+        return mt_error(MT_ERR_INDEX, "Dimension specified as 0 but tensor has no dimensions");
     int d;
     if (mt_wrap_dim(a[1].i, self->ndim, &d)) return -1;
     int n = (int)self->sizes[d];
@@ -246,7 +272,8 @@ static mt_tensor *roll_dim(mt_tensor *t, int64_t shift, int d) {
     if (size == 0) return mto_clone(t, NULL);
     int64_t start = (size - shift % size) % size;
     if (start < 0) start += size;
-    mt_tensor *a = mto_narrow(t, d, start, size - start), *b = a ? mto_narrow(t, d, 0, start) : NULL;
+    mt_tensor *a = mto_narrow(t, d, start, size - start),
+              *b = a ? mto_narrow(t, d, 0, start) : NULL;
     mt_tensor *parts[2] = {a, b};
     mt_tensor *out = b ? mto_cat(parts, 2, d) : NULL;
     mt_tensor_decref(a);
@@ -260,15 +287,19 @@ static int c_roll(mt_call *c, mt_value *a, mt_value *r) {
     mt_value shifts = a[1], dims = a[2];
     if (shifts.n == 0) return mt_error(MT_ERR_RUNTIME, "`shifts` required");
     if (dims.n == 0) { /* the flattened tensor, rolled, in self's shape */
-        if (shifts.n != 1) return mt_error(MT_ERR_RUNTIME, "shifts and dimensions must align. shifts: %d, dims:%d", shifts.n, 0);
-        mt_tensor *f = mto_reshape(self, MT_ILIST(-1)), *rf = f ? roll_dim(f, shifts.il[0], 0) : NULL;
+        if (shifts.n != 1)
+            return mt_error(MT_ERR_RUNTIME, "shifts and dimensions must align. shifts: %d, dims:%d",
+                            shifts.n, 0);
+        mt_tensor *f = mto_reshape(self, MT_ILIST(-1)),
+                  *rf = f ? roll_dim(f, shifts.il[0], 0) : NULL;
         mt_tensor *out = rf ? mto_view(rf, (mt_ilist){self->sizes, self->ndim}) : NULL;
         mt_tensor_decref(f);
         mt_tensor_decref(rf);
         return ret(r, out);
     }
     if (shifts.n != dims.n)
-        return mt_error(MT_ERR_RUNTIME, "shifts and dimensions must align. shifts: %d, dims:%d", shifts.n, dims.n);
+        return mt_error(MT_ERR_RUNTIME, "shifts and dimensions must align. shifts: %d, dims:%d",
+                        shifts.n, dims.n);
     mt_tensor *t = self;
     mt_tensor_incref(t);
     for (int i = 0; i < dims.n; i++) {
@@ -289,14 +320,16 @@ static int c_diag(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *self = a[0].t;
     int64_t k = a[1].i;
     if (self->ndim == 2) {
-        mt_tensor *v = mto_diagonal(self, k, 0, 1), *out = v ? mto_clone(v, "contiguous_format") : NULL;
+        mt_tensor *v = mto_diagonal(self, k, 0, 1),
+                  *out = v ? mto_clone(v, "contiguous_format") : NULL;
         mt_tensor_decref(v);
         return ret(r, out);
     }
     if (self->ndim != 1) return mt_error(MT_ERR_RUNTIME, "matrix or a vector expected");
     int64_t n = self->sizes[0] + (k < 0 ? -k : k);
     mt_tensor *z = mto_zeros(MT_ILIST(n, n), self->dtype, self->device, false, false);
-    mt_tensor *dg = z ? mto_diagonal(z, k, 0, 1) : NULL, *w = dg ? mto_copy_(dg, self, false) : NULL;
+    mt_tensor *dg = z ? mto_diagonal(z, k, 0, 1) : NULL,
+              *w = dg ? mto_copy_(dg, self, false) : NULL;
     mt_tensor_decref(dg);
     mt_tensor_decref(w);
     if (z && !w) {
@@ -324,22 +357,28 @@ static int c_clone_then(mt_call *c, mt_value *a, mt_value *r) {
     static const struct {
         int op, inplace;
     } pairs[] = {
-        {MT_OP_scatter_src, MT_OP_scatter__src}, {MT_OP_scatter_value, MT_OP_scatter__value},
-        {MT_OP_scatter_add, MT_OP_scatter_add_}, {MT_OP_index_add, MT_OP_index_add_},
-        {MT_OP_index_copy, MT_OP_index_copy_},   {MT_OP_masked_fill_Scalar, MT_OP_masked_fill__Scalar},
-        {MT_OP_masked_fill_Tensor, MT_OP_masked_fill__Tensor}, {MT_OP_masked_scatter, MT_OP_masked_scatter_},
+        {MT_OP_scatter_src, MT_OP_scatter__src},
+        {MT_OP_scatter_value, MT_OP_scatter__value},
+        {MT_OP_scatter_add, MT_OP_scatter_add_},
+        {MT_OP_index_add, MT_OP_index_add_},
+        {MT_OP_index_copy, MT_OP_index_copy_},
+        {MT_OP_masked_fill_Scalar, MT_OP_masked_fill__Scalar},
+        {MT_OP_masked_fill_Tensor, MT_OP_masked_fill__Tensor},
+        {MT_OP_masked_scatter, MT_OP_masked_scatter_},
         {MT_OP_index_put, MT_OP_index_put_},
     };
     int target = -1, id = c->op->id;
     for (size_t i = 0; i < MT_ARRAY_LEN(pairs); i++)
         if (pairs[i].op == id) target = pairs[i].inplace;
     mt_tensor *copy;
-    if (id == MT_OP_masked_fill_Scalar || id == MT_OP_masked_fill_Tensor || id == MT_OP_masked_scatter) {
+    if (id == MT_OP_masked_fill_Scalar || id == MT_OP_masked_fill_Tensor ||
+        id == MT_OP_masked_scatter) {
         /* masked ops broadcast self against the mask first, then copy contiguously */
         mt_tensor *self = a[0].t, *mask = a[1].t;
         int64_t shape[MT_MAX_DIM];
         int n;
-        if (mt_broadcast_shapes(self->ndim, self->sizes, mask->ndim, mask->sizes, &n, shape)) return -1;
+        if (mt_broadcast_shapes(self->ndim, self->sizes, mask->ndim, mask->sizes, &n, shape))
+            return -1;
         mt_tensor *e = mto_expand(self, (mt_ilist){shape, n}, false);
         copy = e ? mto_clone(e, "contiguous_format") : NULL;
         mt_tensor_decref(e);
@@ -358,7 +397,7 @@ static int c_clone_then(mt_call *c, mt_value *a, mt_value *r) {
     return 0;
 }
 
-/* ---- meta functions ---------------------------------------------------------------------------- */
+/* ---- meta functions -------------------------------------------------------------------------- */
 
 static int meta_flip(mt_call *c, mt_value *a, mt_outspec *o) {
     MT_UNUSED(c);
@@ -367,7 +406,9 @@ static int meta_flip(mt_call *c, mt_value *a, mt_outspec *o) {
     for (int i = 0; i < a[1].n; i++) {
         int d;
         if (mt_wrap_dim(a[1].il[i], self->ndim, &d)) return -1;
-        if (self->ndim && seen[d]) return mt_error(MT_ERR_RUNTIME, "dim %d appears multiple times in the list of dims", d + 1);
+        if (self->ndim && seen[d])
+            return mt_error(MT_ERR_RUNTIME, "dim %d appears multiple times in the list of dims",
+                            d + 1);
         seen[d] = true;
     }
     out_like(o, self, (mt_dtype)self->dtype);
@@ -381,14 +422,16 @@ static int meta_repeat(mt_call *c, mt_value *a, mt_outspec *o) {
     mt_tensor *self = a[0].t;
     int n = a[1].n;
     if (n < self->ndim)
-        return mt_error(MT_ERR_RUNTIME,
-                        "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+        return mt_error(MT_ERR_RUNTIME, "Number of dimensions of repeat dims can not be smaller "
+                                        "than number of dimensions of tensor");
     if (n > MT_MAX_DIM) return mt_error(MT_ERR_RUNTIME, "repeat: too many dims");
     for (int i = 0; i < n; i++) {
         if (a[1].il[i] < 0) {
             char buf[256];
             mt_fmt_ilist(buf, sizeof buf, a[1].il, n);
-            return mt_error(MT_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s", (long long)a[1].il[i], buf);
+            return mt_error(MT_ERR_RUNTIME,
+                            "Trying to create tensor with negative dimension %lld: %s",
+                            (long long)a[1].il[i], buf);
         }
         int sd = i - (n - self->ndim);
         o->sizes[i] = a[1].il[i] * (sd >= 0 ? self->sizes[sd] : 1);
@@ -399,35 +442,41 @@ static int meta_repeat(mt_call *c, mt_value *a, mt_outspec *o) {
 }
 
 static int index_dtype(const mt_tensor *index, const char *who) {
-    if (index->dtype != MT_INT64) return mt_error(MT_ERR_RUNTIME, "%s(): Expected dtype int64 for index", who);
+    if (index->dtype != MT_INT64)
+        return mt_error(MT_ERR_RUNTIME, "%s(): Expected dtype int64 for index", who);
     return 0;
 }
 
 /* gather/scatter's shape rules: index.size(d) <= self.size(d) (and <= src.size(d)) off dim */
-static int gather_like_checks(const char *who, mt_tensor *self, int d, mt_tensor *index, mt_tensor *src) {
+static int gather_like_checks(const char *who, mt_tensor *self, int d, mt_tensor *index,
+                              mt_tensor *src) {
     if (index_dtype(index, who)) return -1;
     int sd = self->ndim > 0 ? self->ndim : 1, idn = index->ndim > 0 ? index->ndim : 1;
     if (idn != sd && index->numel > 0)
-        return mt_error(MT_ERR_RUNTIME, "Index tensor must have the same number of dimensions as %s tensor",
+        return mt_error(MT_ERR_RUNTIME,
+                        "Index tensor must have the same number of dimensions as %s tensor",
                         src ? "self" : "input");
     if (src && (src->ndim > 0 ? src->ndim : 1) != idn && index->numel > 0)
-        return mt_error(MT_ERR_RUNTIME, "Index tensor must have the same number of dimensions as src tensor");
+        return mt_error(MT_ERR_RUNTIME,
+                        "Index tensor must have the same number of dimensions as src tensor");
     for (int k = 0; k < index->ndim && k < self->ndim; k++) {
         char x[256], y[256];
         if (k != d && index->sizes[k] > self->sizes[k]) {
             mt_fmt_ilist(x, sizeof x, index->sizes, index->ndim);
             mt_fmt_ilist(y, sizeof y, self->sizes, self->ndim);
-            return mt_error(MT_ERR_RUNTIME,
-                            "Size does not match at dimension %d expected index %s to be smaller than self %s "
-                            "apart from dimension %d",
-                            k + 1, x, y, d + 1);
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "Size does not match at dimension %d expected index %s to be smaller than self %s "
+                "apart from dimension %d",
+                k + 1, x, y, d + 1);
         }
         if (src && k < src->ndim && index->sizes[k] > src->sizes[k]) {
             mt_fmt_ilist(x, sizeof x, index->sizes, index->ndim);
             mt_fmt_ilist(y, sizeof y, src->sizes, src->ndim);
-            return mt_error(MT_ERR_RUNTIME,
-                            "Size does not match at dimension %d expected index %s to be smaller than src %s",
-                            k + 1, x, y);
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "Size does not match at dimension %d expected index %s to be smaller than src %s",
+                k + 1, x, y);
         }
     }
     return 0;
@@ -458,7 +507,8 @@ static int meta_scatter_(mt_call *c, mt_value *a, mt_outspec *o) {
 }
 
 static int index_vector(const mt_tensor *index, const char *who) {
-    if (index->ndim > 1) return mt_error(MT_ERR_INDEX, "%s(): Index is supposed to be a vector", who);
+    if (index->ndim > 1)
+        return mt_error(MT_ERR_INDEX, "%s(): Index is supposed to be a vector", who);
     if (index->dtype != MT_INT64 && index->dtype != MT_INT32)
         return mt_error(MT_ERR_RUNTIME, "%s(): Expected dtype int32 or int64 for index", who);
     return 0;
@@ -496,7 +546,8 @@ static int check_index_copy(const mt_tensor *self, int d, const mt_tensor *index
         return mt_error(MT_ERR_INDEX, "index_copy_(): Index should have dimension 1 or 0 (got %d)",
                         index->ndim);
     if (index->dtype != MT_INT64)
-        return mt_error(MT_ERR_RUNTIME, "index_copy_(): Expected a long tensor for index, but got %s",
+        return mt_error(MT_ERR_RUNTIME,
+                        "index_copy_(): Expected a long tensor for index, but got %s",
                         mt_dtype_scalar_name((mt_dtype)index->dtype));
     if (src->dtype != self->dtype)
         return mt_error(
@@ -586,7 +637,8 @@ static int meta_index_put_(mt_call *c, mt_value *a, mt_outspec *o) {
 
 static int mask_dtype(const mt_tensor *mask, const char *who) {
     if (mask->dtype != MT_BOOL && mask->dtype != MT_UINT8)
-        return mt_error(MT_ERR_RUNTIME, "%s only supports boolean masks, but got mask with dtype %s", who,
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s only supports boolean masks, but got mask with dtype %s", who,
                         mt_dtype_get((mt_dtype)mask->dtype)->name);
     return 0;
 }
@@ -596,9 +648,11 @@ static int meta_masked_fill_(mt_call *c, mt_value *a, mt_outspec *o) {
     if (mask_dtype(mask, "masked_fill_")) return -1;
     if (c->op->id == MT_OP_masked_fill__Tensor && a[2].t->ndim != 0)
         return mt_error(MT_ERR_RUNTIME,
-                        "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
+                        "masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                        "with %d dimension(s).",
                         a[2].t->ndim);
-    if (mt_check_broadcastable_to(mask, self->ndim, self->sizes) || mt_check_writable(self)) return -1;
+    if (mt_check_broadcastable_to(mask, self->ndim, self->sizes) || mt_check_writable(self))
+        return -1;
     o->inplace_arg = 0;
     return 0;
 }
@@ -608,9 +662,13 @@ static int meta_masked_scatter_(mt_call *c, mt_value *a, mt_outspec *o) {
     mt_tensor *self = a[0].t, *mask = a[1].t, *src = a[2].t;
     if (mask_dtype(mask, "masked_scatter_")) return -1;
     if (src->dtype != self->dtype)
-        return mt_error(MT_ERR_RUNTIME, "masked_scatter: expected self and source to have same dtypes but got%s and %s",
-                        mt_dtype_scalar_name((mt_dtype)self->dtype), mt_dtype_scalar_name((mt_dtype)src->dtype));
-    if (mt_check_broadcastable_to(mask, self->ndim, self->sizes) || mt_check_writable(self)) return -1;
+        return mt_error(
+            MT_ERR_RUNTIME,
+            "masked_scatter: expected self and source to have same dtypes but got%s and %s",
+            mt_dtype_scalar_name((mt_dtype)self->dtype),
+            mt_dtype_scalar_name((mt_dtype)src->dtype));
+    if (mt_check_broadcastable_to(mask, self->ndim, self->sizes) || mt_check_writable(self))
+        return -1;
     o->inplace_arg = 0;
     return 0;
 }
@@ -618,8 +676,9 @@ static int meta_masked_scatter_(mt_call *c, mt_value *a, mt_outspec *o) {
 static int meta_take(mt_call *c, mt_value *a, mt_outspec *o) {
     MT_UNUSED(c);
     mt_tensor *index = a[1].t;
-    if (index->dtype != MT_INT64) return mt_error(MT_ERR_RUNTIME, "take(): Expected a long tensor for index, but got %s",
-                                                  mt_dtype_scalar_name((mt_dtype)index->dtype));
+    if (index->dtype != MT_INT64)
+        return mt_error(MT_ERR_RUNTIME, "take(): Expected a long tensor for index, but got %s",
+                        mt_dtype_scalar_name((mt_dtype)index->dtype));
     if (a[0].t->numel == 0 && index->numel > 0)
         return mt_error(MT_ERR_INDEX, "take(): tried to take from an empty tensor");
     out_like(o, index, (mt_dtype)a[0].t->dtype);
@@ -640,7 +699,8 @@ static int meta_sortlike(mt_call *c, mt_value *a, mt_outspec *o) {
     } else if (id == MT_OP_kthvalue) {
         int64_t k = a[1].i;
         if (k < 1 || k > size)
-            return mt_error(MT_ERR_RUNTIME, "kthvalue(): selected number k out of range for dimension %d", d + 1);
+            return mt_error(MT_ERR_RUNTIME,
+                            "kthvalue(): selected number k out of range for dimension %d", d + 1);
         if (self->ndim) {
             if (a[3].b) {
                 o[0].sizes[d] = 1;
@@ -696,15 +756,28 @@ void mt_index_register(void) {
         int op;
         mt_kernel k;
     } composites[] = {
-        {MT_OP_stack, c_stack},          {MT_OP_split_Tensor, c_split},     {MT_OP_split_sizes, c_split},
-        {MT_OP_chunk, c_chunk},          {MT_OP_unbind_int, c_unbind},      {MT_OP_tile, c_tile},
-        {MT_OP_broadcast_to, c_broadcast_to}, {MT_OP_broadcast_tensors, c_broadcast_tensors}, {MT_OP_roll, c_roll},         {MT_OP_diag, c_diag},
-        {MT_OP_argsort, c_argsort},      {MT_OP_argwhere, c_argwhere},
-        {MT_OP_scatter_src, c_clone_then}, {MT_OP_scatter_value, c_clone_then},
-        {MT_OP_scatter_add, c_clone_then}, {MT_OP_index_add, c_clone_then},
-        {MT_OP_index_copy, c_clone_then},  {MT_OP_masked_fill_Scalar, c_clone_then},
-        {MT_OP_masked_fill_Tensor, c_clone_then}, {MT_OP_masked_scatter, c_clone_then},
+        {MT_OP_stack, c_stack},
+        {MT_OP_split_Tensor, c_split},
+        {MT_OP_split_sizes, c_split},
+        {MT_OP_chunk, c_chunk},
+        {MT_OP_unbind_int, c_unbind},
+        {MT_OP_tile, c_tile},
+        {MT_OP_broadcast_to, c_broadcast_to},
+        {MT_OP_broadcast_tensors, c_broadcast_tensors},
+        {MT_OP_roll, c_roll},
+        {MT_OP_diag, c_diag},
+        {MT_OP_argsort, c_argsort},
+        {MT_OP_argwhere, c_argwhere},
+        {MT_OP_scatter_src, c_clone_then},
+        {MT_OP_scatter_value, c_clone_then},
+        {MT_OP_scatter_add, c_clone_then},
+        {MT_OP_index_add, c_clone_then},
+        {MT_OP_index_copy, c_clone_then},
+        {MT_OP_masked_fill_Scalar, c_clone_then},
+        {MT_OP_masked_fill_Tensor, c_clone_then},
+        {MT_OP_masked_scatter, c_clone_then},
         {MT_OP_index_put, c_clone_then},
     };
-    for (size_t i = 0; i < MT_ARRAY_LEN(composites); i++) mt_disp_composite(composites[i].op, composites[i].k);
+    for (size_t i = 0; i < MT_ARRAY_LEN(composites); i++)
+        mt_disp_composite(composites[i].op, composites[i].k);
 }

@@ -9,7 +9,8 @@
 
 static int same_dtype(const mt_tensor *a, const mt_tensor *b) {
     if (a->dtype != b->dtype)
-        return mt_error(MT_ERR_RUNTIME, "expected scalar type %s but found %s", mt_dtype_scalar_name((mt_dtype)a->dtype),
+        return mt_error(MT_ERR_RUNTIME, "expected scalar type %s but found %s",
+                        mt_dtype_scalar_name((mt_dtype)a->dtype),
                         mt_dtype_scalar_name((mt_dtype)b->dtype));
     return 0;
 }
@@ -18,7 +19,8 @@ static int same_dtype(const mt_tensor *a, const mt_tensor *b) {
 static int supported(const char *kname, const mt_tensor *t) {
     mt_dtype dt = (mt_dtype)t->dtype;
     if (mt_lacks_float16_kernel(t->device, dt) || dt == MT_BOOL)
-        return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kname, mt_dtype_scalar_name(dt));
+        return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kname,
+                        mt_dtype_scalar_name(dt));
     return 0;
 }
 
@@ -42,17 +44,27 @@ int mt_linalg_check(int opid, mt_value *a, int *n, int64_t *shape) {
     case MT_OP_mm:
     case MT_OP_addmm: {
         mt_tensor *m1 = a[opid == MT_OP_mm ? 0 : 1].t, *m2 = a[opid == MT_OP_mm ? 1 : 2].t;
-        if (m1->ndim != 2) return mt_error(MT_ERR_RUNTIME, opid == MT_OP_mm ? "self must be a matrix" : "mat1 must be a matrix, got %d-D tensor", m1->ndim);
-        if (m2->ndim != 2) return mt_error(MT_ERR_RUNTIME, opid == MT_OP_mm ? "mat2 must be a matrix" : "mat2 must be a matrix, got %d-D tensor", m2->ndim);
+        if (m1->ndim != 2)
+            return mt_error(MT_ERR_RUNTIME,
+                            opid == MT_OP_mm ? "self must be a matrix"
+                                             : "mat1 must be a matrix, got %d-D tensor",
+                            m1->ndim);
+        if (m2->ndim != 2)
+            return mt_error(MT_ERR_RUNTIME,
+                            opid == MT_OP_mm ? "mat2 must be a matrix"
+                                             : "mat2 must be a matrix, got %d-D tensor",
+                            m2->ndim);
         if (m1->sizes[1] != m2->sizes[0])
-            return mt_error(MT_ERR_RUNTIME, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
-                            (long long)m1->sizes[0], (long long)m1->sizes[1], (long long)m2->sizes[0],
-                            (long long)m2->sizes[1]);
+            return mt_error(MT_ERR_RUNTIME,
+                            "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                            (long long)m1->sizes[0], (long long)m1->sizes[1],
+                            (long long)m2->sizes[0], (long long)m2->sizes[1]);
         if (same_dtype(m1, m2) || supported("addmm_impl_cpu_", m1)) return -1;
         *n = 2;
         shape[0] = m1->sizes[0];
         shape[1] = m2->sizes[1];
-        if (opid == MT_OP_addmm && (same_dtype(a[0].t, m1) || check_bias(a[0].t, 2, shape))) return -1;
+        if (opid == MT_OP_addmm && (same_dtype(a[0].t, m1) || check_bias(a[0].t, 2, shape)))
+            return -1;
         return 0;
     }
     case MT_OP_bmm:
@@ -61,17 +73,19 @@ int mt_linalg_check(int opid, mt_value *a, int *n, int64_t *shape) {
         if (b1->ndim != 3) return mt_error(MT_ERR_RUNTIME, "batch1 must be a 3D tensor");
         if (b2->ndim != 3) return mt_error(MT_ERR_RUNTIME, "batch2 must be a 3D tensor");
         if (b2->sizes[0] != b1->sizes[0] || b2->sizes[1] != b1->sizes[2])
-            return mt_error(MT_ERR_RUNTIME,
-                            "Expected size for first two dimensions of batch2 tensor to be: [%lld, %lld] but "
-                            "got: [%lld, %lld].",
-                            (long long)b1->sizes[0], (long long)b1->sizes[2], (long long)b2->sizes[0],
-                            (long long)b2->sizes[1]);
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "Expected size for first two dimensions of batch2 tensor to be: [%lld, %lld] but "
+                "got: [%lld, %lld].",
+                (long long)b1->sizes[0], (long long)b1->sizes[2], (long long)b2->sizes[0],
+                (long long)b2->sizes[1]);
         if (same_dtype(b1, b2) || supported("bmm", b1)) return -1;
         *n = 3;
         shape[0] = b1->sizes[0];
         shape[1] = b1->sizes[1];
         shape[2] = b2->sizes[2];
-        if (opid == MT_OP_baddbmm && (same_dtype(a[0].t, b1) || check_bias(a[0].t, 3, shape))) return -1;
+        if (opid == MT_OP_baddbmm && (same_dtype(a[0].t, b1) || check_bias(a[0].t, 3, shape)))
+            return -1;
         return 0;
     }
     case MT_OP_mv:
@@ -79,34 +93,42 @@ int mt_linalg_check(int opid, mt_value *a, int *n, int64_t *shape) {
         mt_tensor *m = a[opid == MT_OP_mv ? 0 : 1].t, *v = a[opid == MT_OP_mv ? 1 : 2].t;
         int sd = opid == MT_OP_mv ? 1 : a[0].t->ndim;
         if (m->ndim != 2 || v->ndim != 1)
-            return mt_error(MT_ERR_RUNTIME, "vector + matrix @ vector expected, got %d, %d, %d", sd, m->ndim, v->ndim);
+            return mt_error(MT_ERR_RUNTIME, "vector + matrix @ vector expected, got %d, %d, %d", sd,
+                            m->ndim, v->ndim);
         if (m->sizes[1] != v->sizes[0])
-            return mt_error(MT_ERR_RUNTIME, "size mismatch, got %lld, %lldx%lld,%lld", (long long)m->sizes[0],
-                            (long long)m->sizes[0], (long long)m->sizes[1], (long long)v->sizes[0]);
+            return mt_error(MT_ERR_RUNTIME, "size mismatch, got %lld, %lldx%lld,%lld",
+                            (long long)m->sizes[0], (long long)m->sizes[0], (long long)m->sizes[1],
+                            (long long)v->sizes[0]);
         if (same_dtype(m, v) || supported("addmv_impl_cpu", m)) return -1;
         *n = 1;
         shape[0] = m->sizes[0];
-        if (opid == MT_OP_addmv && (same_dtype(a[0].t, m) || check_bias(a[0].t, 1, shape))) return -1;
+        if (opid == MT_OP_addmv && (same_dtype(a[0].t, m) || check_bias(a[0].t, 1, shape)))
+            return -1;
         return 0;
     }
     case MT_OP_dot: {
         mt_tensor *x = a[0].t, *y = a[1].t;
         if (x->ndim != 1 || y->ndim != 1)
-            return mt_error(MT_ERR_RUNTIME, "1D tensors expected, but got %dD and %dD tensors", x->ndim, y->ndim);
+            return mt_error(MT_ERR_RUNTIME, "1D tensors expected, but got %dD and %dD tensors",
+                            x->ndim, y->ndim);
         if (x->dtype != y->dtype)
-            return mt_error(MT_ERR_RUNTIME, "dot : expected both vectors to have same dtype, but found %s and %s",
-                            mt_dtype_scalar_name((mt_dtype)x->dtype), mt_dtype_scalar_name((mt_dtype)y->dtype));
-        if (x->sizes[0] != y->sizes[0])
             return mt_error(MT_ERR_RUNTIME,
-                            "inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same "
-                            "number of elements, but got %lld and %lld elements respectively",
-                            (long long)x->sizes[0], (long long)y->sizes[0], (long long)x->sizes[0],
-                            (long long)y->sizes[0]);
+                            "dot : expected both vectors to have same dtype, but found %s and %s",
+                            mt_dtype_scalar_name((mt_dtype)x->dtype),
+                            mt_dtype_scalar_name((mt_dtype)y->dtype));
+        if (x->sizes[0] != y->sizes[0])
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same "
+                "number of elements, but got %lld and %lld elements respectively",
+                (long long)x->sizes[0], (long long)y->sizes[0], (long long)x->sizes[0],
+                (long long)y->sizes[0]);
         if (supported("dot", x)) return -1;
         *n = 0;
         return 0;
     }
-    default: return mt_error(MT_ERR_RUNTIME, "not a matrix product");
+    default:
+        return mt_error(MT_ERR_RUNTIME, "not a matrix product");
     }
 }
 
@@ -114,8 +136,12 @@ int mt_meta_linalg(mt_call *c, mt_value *a, mt_outspec *o) {
     int n;
     int64_t shape[3];
     if (mt_linalg_check(c->op->id, a, &n, shape)) return -1;
-    set_out(o, n, shape, (mt_dtype)a[c->op->id == MT_OP_addmm || c->op->id == MT_OP_addmv ||
-                                                c->op->id == MT_OP_baddbmm ? 1 : 0].t->dtype);
+    set_out(o, n, shape,
+            (mt_dtype)
+                a[c->op->id == MT_OP_addmm || c->op->id == MT_OP_addmv || c->op->id == MT_OP_baddbmm
+                      ? 1
+                      : 0]
+                    .t->dtype);
     return 0;
 }
 
@@ -130,8 +156,10 @@ static int ret(mt_value *r, mt_tensor *t) {
 static int c_outer(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *x = a[0].t, *y = a[1].t;
-    if (x->ndim != 1) return mt_error(MT_ERR_RUNTIME, "outer: Expected 1-D argument self, but got %d-D", x->ndim);
-    if (y->ndim != 1) return mt_error(MT_ERR_RUNTIME, "outer: Expected 1-D argument vec2, but got %d-D", y->ndim);
+    if (x->ndim != 1)
+        return mt_error(MT_ERR_RUNTIME, "outer: Expected 1-D argument self, but got %d-D", x->ndim);
+    if (y->ndim != 1)
+        return mt_error(MT_ERR_RUNTIME, "outer: Expected 1-D argument vec2, but got %d-D", y->ndim);
     mt_tensor *col = mto_reshape(x, MT_ILIST(-1, 1));
     if (!col) return -1;
     mt_tensor *out = mto_mul_Tensor(col, y);
@@ -145,12 +173,15 @@ static int c_matmul(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *t1 = a[0].t, *t2 = a[1].t;
     int d1 = t1->ndim, d2 = t2->ndim;
     if (d1 == 0 || d2 == 0)
-        return mt_error(MT_ERR_RUNTIME, "both arguments to matmul need to be at least 1D, but they are %dD and %dD", d1, d2);
+        return mt_error(MT_ERR_RUNTIME,
+                        "both arguments to matmul need to be at least 1D, but they are %dD and %dD",
+                        d1, d2);
     if (d1 == 1 && d2 == 1) return ret(r, mto_dot(t1, t2));
     if (d1 == 2 && d2 == 1) return ret(r, mto_mv(t1, t2));
     if (d1 == 2 && d2 == 2) return ret(r, mto_mm(t1, t2));
     if (d1 == 1 && d2 == 2) {
-        mt_tensor *row = mto_unsqueeze(t1, 0), *p = row ? mto_mm(row, t2) : NULL, *out = p ? mto_squeeze_dim(p, 0) : NULL;
+        mt_tensor *row = mto_unsqueeze(t1, 0), *p = row ? mto_mm(row, t2) : NULL,
+                  *out = p ? mto_squeeze_dim(p, 0) : NULL;
         mt_tensor_decref(row);
         mt_tensor_decref(p);
         return ret(r, out);

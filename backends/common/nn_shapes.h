@@ -35,8 +35,12 @@ int mt_avg_pool_geom(mt_value *args, mt_pool_geom *g);
 int mt_adaptive_pool_geom(const mt_tensor *self, const mt_value *output_size, mt_pool_geom *g);
 
 /* the adaptive window [start, end) of output cell i of o over an input of n */
-static inline int64_t mt_adaptive_start(int64_t i, int64_t o, int64_t n) { return (i * n) / o; }
-static inline int64_t mt_adaptive_end(int64_t i, int64_t o, int64_t n) { return ((i + 1) * n + o - 1) / o; }
+static inline int64_t mt_adaptive_start(int64_t i, int64_t o, int64_t n) {
+    return (i * n) / o;
+}
+static inline int64_t mt_adaptive_end(int64_t i, int64_t o, int64_t n) {
+    return ((i + 1) * n + o - 1) / o;
+}
 
 /* sizes as PyTorch prints them in messages: "[4, 3, 3, 3]" */
 const char *mt_sizes_str(int n, const int64_t *s, char *buf, size_t cap);

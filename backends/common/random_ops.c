@@ -19,7 +19,9 @@ static int ret(mt_value *r, mt_tensor *t) {
 }
 
 /* the generator argument as the typed wrappers take it */
-static void *gen_of(mt_value v) { return v.tag == MT_V_GENERATOR ? v.gen : NULL; }
+static void *gen_of(mt_value v) {
+    return v.tag == MT_V_GENERATOR ? v.gen : NULL;
+}
 
 mt_generator *mt_random_generator(mt_value v, mt_device dev) {
     mt_generator *g = v.tag == MT_V_GENERATOR ? v.gen : mt_default_generator((mt_devtype)dev.type);
@@ -28,8 +30,8 @@ mt_generator *mt_random_generator(mt_value v, mt_device dev) {
         return NULL;
     }
     if (g->device.type != dev.type) {
-        mt_error(MT_ERR_RUNTIME, "Expected a '%s' device type for generator but found '%s'", mt_devtype_name(dev.type),
-                 mt_devtype_name(g->device.type));
+        mt_error(MT_ERR_RUNTIME, "Expected a '%s' device type for generator but found '%s'",
+                 mt_devtype_name(dev.type), mt_devtype_name(g->device.type));
         return NULL;
     }
     return g;
@@ -38,17 +40,28 @@ mt_generator *mt_random_generator(mt_value v, mt_device dev) {
 /* C++'s name of a dtype's element type, as PyTorch's range messages print it */
 const char *mt_random_ctype_name(mt_dtype dt) {
     switch (dt) {
-    case MT_BOOL: return "bool";
-    case MT_UINT8: return "unsigned char";
-    case MT_INT8: return "signed char";
-    case MT_INT16: return "short";
-    case MT_INT32: return "int";
-    case MT_INT64: return "long";
-    case MT_FLOAT16: return "c10::Half";
-    case MT_BFLOAT16: return "c10::BFloat16";
-    case MT_FLOAT32: return "float";
-    case MT_FLOAT64: return "double";
-    default: return "?";
+    case MT_BOOL:
+        return "bool";
+    case MT_UINT8:
+        return "unsigned char";
+    case MT_INT8:
+        return "signed char";
+    case MT_INT16:
+        return "short";
+    case MT_INT32:
+        return "int";
+    case MT_INT64:
+        return "long";
+    case MT_FLOAT16:
+        return "c10::Half";
+    case MT_BFLOAT16:
+        return "c10::BFloat16";
+    case MT_FLOAT32:
+        return "float";
+    case MT_FLOAT64:
+        return "double";
+    default:
+        return "?";
     }
 }
 
@@ -67,10 +80,14 @@ static int inplace(mt_tensor *self, mt_outspec *o) {
 
 static double dtype_max(mt_dtype dt) {
     switch (dt) {
-    case MT_FLOAT16: return 65504.0;
-    case MT_BFLOAT16: return 3.3895313892515355e38;
-    case MT_FLOAT32: return 3.4028234663852886e38;
-    default: return INFINITY;
+    case MT_FLOAT16:
+        return 65504.0;
+    case MT_BFLOAT16:
+        return 3.3895313892515355e38;
+    case MT_FLOAT32:
+        return 3.4028234663852886e38;
+    default:
+        return INFINITY;
     }
 }
 
@@ -85,13 +102,16 @@ static int meta_uniform_(mt_call *c, mt_value *a, mt_outspec *o) {
     if (!(to >= -max && to <= max) && dt != MT_FLOAT64)
         return mt_error(MT_ERR_RUNTIME, "to is out of bounds for %s", mt_random_ctype_name(dt));
     if (isinf(from) || isinf(to) || isnan(from) || isnan(to))
-        return mt_error(MT_ERR_RUNTIME, "%s is out of bounds for double", isinf(from) || isnan(from) ? "from" : "to");
+        return mt_error(MT_ERR_RUNTIME, "%s is out of bounds for double",
+                        isinf(from) || isnan(from) ? "from" : "to");
     if (from > to)
-        return mt_error(MT_ERR_RUNTIME, "uniform_ expects to return a [from, to) range, but found from=%g > to=%g",
+        return mt_error(MT_ERR_RUNTIME,
+                        "uniform_ expects to return a [from, to) range, but found from=%g > to=%g",
                         from, to);
     if (to - from > max)
         return mt_error(MT_ERR_RUNTIME,
-                        "uniform_ expects to-from <= std::numeric_limits<%s>::max(), but found to=%g and from=%g "
+                        "uniform_ expects to-from <= std::numeric_limits<%s>::max(), but found "
+                        "to=%g and from=%g "
                         "which result in to-from to exceed the limit",
                         mt_dtype_scalar_name(dt), to, from);
     return inplace(self, o);
@@ -100,17 +120,20 @@ static int meta_uniform_(mt_call *c, mt_value *a, mt_outspec *o) {
 static int meta_normal_(mt_call *c, mt_value *a, mt_outspec *o) {
     MT_UNUSED(c);
     mt_tensor *self = a[0].t;
-    if (!mt_dtype_is_floating((mt_dtype)self->dtype)) return not_implemented("normal_kernel_cpu", self);
+    if (!mt_dtype_is_floating((mt_dtype)self->dtype))
+        return not_implemented("normal_kernel_cpu", self);
     char num[32];
     if (!(a[2].d >= 0.0))
-        return mt_error(MT_ERR_RUNTIME, "normal expects std >= 0.0, but found std %s", mt_fmt_double(num, sizeof num, a[2].d));
+        return mt_error(MT_ERR_RUNTIME, "normal expects std >= 0.0, but found std %s",
+                        mt_fmt_double(num, sizeof num, a[2].d));
     return inplace(self, o);
 }
 
 static int meta_exponential_(mt_call *c, mt_value *a, mt_outspec *o) {
     MT_UNUSED(c);
     mt_tensor *self = a[0].t;
-    if (!mt_dtype_is_floating((mt_dtype)self->dtype)) return not_implemented("exponential_cpu", self);
+    if (!mt_dtype_is_floating((mt_dtype)self->dtype))
+        return not_implemented("exponential_cpu", self);
     char num[32];
     if (!(a[1].d >= 0.0))
         return mt_error(MT_ERR_RUNTIME, "exponential_ expects lambda >= 0.0, but found lambda=%s",
@@ -122,16 +145,36 @@ static int meta_exponential_(mt_call *c, mt_value *a, mt_outspec *o) {
  * their exactly representable integers, bool {0, 1}. */
 void mt_random_dtype_range(mt_dtype dt, int64_t *lo, int64_t *hi) {
     switch (dt) {
-    case MT_BOOL: *lo = 0, *hi = 1; return;
-    case MT_UINT8: *lo = 0, *hi = 255; return;
-    case MT_INT8: *lo = -128, *hi = 127; return;
-    case MT_INT16: *lo = -32768, *hi = 32767; return;
-    case MT_INT32: *lo = INT32_MIN, *hi = INT32_MAX; return;
-    case MT_INT64: *lo = INT64_MIN, *hi = INT64_MAX; return;
-    case MT_FLOAT16: *lo = -(1LL << 11), *hi = 1LL << 11; return;
-    case MT_BFLOAT16: *lo = -(1LL << 8), *hi = 1LL << 8; return;
-    case MT_FLOAT32: *lo = -(1LL << 24), *hi = 1LL << 24; return;
-    default: *lo = -(1LL << 53), *hi = 1LL << 53; return;
+    case MT_BOOL:
+        *lo = 0, *hi = 1;
+        return;
+    case MT_UINT8:
+        *lo = 0, *hi = 255;
+        return;
+    case MT_INT8:
+        *lo = -128, *hi = 127;
+        return;
+    case MT_INT16:
+        *lo = -32768, *hi = 32767;
+        return;
+    case MT_INT32:
+        *lo = INT32_MIN, *hi = INT32_MAX;
+        return;
+    case MT_INT64:
+        *lo = INT64_MIN, *hi = INT64_MAX;
+        return;
+    case MT_FLOAT16:
+        *lo = -(1LL << 11), *hi = 1LL << 11;
+        return;
+    case MT_BFLOAT16:
+        *lo = -(1LL << 8), *hi = 1LL << 8;
+        return;
+    case MT_FLOAT32:
+        *lo = -(1LL << 24), *hi = 1LL << 24;
+        return;
+    default:
+        *lo = -(1LL << 53), *hi = 1LL << 53;
+        return;
     }
 }
 
@@ -209,8 +252,10 @@ int mt_random_plan(int opid, mt_value *a, mt_dtype dt, mt_random_range *out) {
     if (to.tag == MT_V_INT) {
         int64_t t = to.i;
         if (from >= t)
-            return mt_error(MT_ERR_RUNTIME, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
-                            (long long)from, (long long)t);
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
+                (long long)from, (long long)t);
         if (floating) {
             if (check_half_bound(from, dt, "from") || check_half_bound(t - 1, dt, "to - 1"))
                 return -1;
@@ -218,14 +263,17 @@ int mt_random_plan(int opid, mt_value *a, mt_dtype dt, mt_random_range *out) {
             t = update_to(t, dt);
             if (from >= t)
                 return mt_error(MT_ERR_RUNTIME,
-                                "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got "
+                                "random_ expects 'from' casted to dtype to be less than 'to' "
+                                "casted to dtype, but got "
                                 "from=%lld >= to=%lld",
                                 (long long)from, (long long)t);
         } else { /* floats only warn (PyTorch 1.13); integers refuse */
             if (from < lo || from > hi)
-                return mt_error(MT_ERR_RUNTIME, "from is out of bounds for %s", mt_random_ctype_name(dt));
+                return mt_error(MT_ERR_RUNTIME, "from is out of bounds for %s",
+                                mt_random_ctype_name(dt));
             if (t - 1 < lo || t - 1 > hi)
-                return mt_error(MT_ERR_RUNTIME, "to - 1 is out of bounds for %s", mt_random_ctype_name(dt));
+                return mt_error(MT_ERR_RUNTIME, "to - 1 is out of bounds for %s",
+                                mt_random_ctype_name(dt));
         }
         out->from = from;
         out->range = (uint64_t)t - (uint64_t)from;
@@ -234,17 +282,20 @@ int mt_random_plan(int opid, mt_value *a, mt_dtype dt, mt_random_range *out) {
         if (floating) from = update_from(from, dt);
         if (from > hi)
             return mt_error(MT_ERR_RUNTIME,
-                            "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to "
+                            "random_ expects 'from' casted to dtype to be less than or equal to "
+                            "'to_inc' casted to "
                             "dtype, but got from=%lld > to_inc=%lld",
                             (long long)from, (long long)hi);
         if (!floating && from < lo)
-            return mt_error(MT_ERR_RUNTIME, "from is out of bounds for %s", mt_random_ctype_name(dt));
+            return mt_error(MT_ERR_RUNTIME, "from is out of bounds for %s",
+                            mt_random_ctype_name(dt));
         out->from = from;
         out->range = (uint64_t)hi - (uint64_t)from + 1;
     } else if (dt == MT_INT64 || dt == MT_FLOAT64 || dt == MT_FLOAT32 || dt == MT_BFLOAT16) {
         out->full = true; /* every 64-bit value */
     } else {
-        return mt_error(MT_ERR_RUNTIME, "random_from_to_impl handles only int64, double, float and bfloat16");
+        return mt_error(MT_ERR_RUNTIME,
+                        "random_from_to_impl handles only int64, double, float and bfloat16");
     }
     return 0;
 }
@@ -273,29 +324,34 @@ static int meta_bernoulli_(mt_call *c, mt_value *a, mt_outspec *o) {
     return inplace(self, o);
 }
 
-/* ---- randperm, multinomial --------------------------------------------------------------------- */
+/* ---- randperm, multinomial ------------------------------------------------------------------- */
 
 static int meta_randperm(mt_call *c, mt_value *a, mt_outspec *o) {
     MT_UNUSED(c);
     int64_t n = a[0].i;
     mt_dtype dt = a[2].tag == MT_V_DTYPE ? (mt_dtype)a[2].dtype : MT_INT64;
-    if (n < 0) return mt_error(MT_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: [%lld]",
-                               (long long)n, (long long)n);
+    if (n < 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "Trying to create tensor with negative dimension %lld: [%lld]",
+                        (long long)n, (long long)n);
     if (dt == MT_BOOL) return mt_error(MT_ERR_RUNTIME, "\"randperm\" not implemented for 'Bool'");
-    static const char *const int_names[] = {[MT_UINT8] = "uint8_t", [MT_INT8] = "int8_t", [MT_INT16] = "int16_t",
+    static const char *const int_names[] = {[MT_UINT8] = "uint8_t",
+                                            [MT_INT8] = "int8_t",
+                                            [MT_INT16] = "int16_t",
                                             [MT_INT32] = "int32_t"};
     int64_t lo, hi;
     mt_random_dtype_range(dt, &lo, &hi);
     if (mt_dtype_is_floating(dt)) {
         if (n > hi + 1) {
             if (dt == MT_FLOAT16 || dt == MT_BFLOAT16)
-                return mt_error(MT_ERR_RUNTIME, "n cannot be greater than %lld for %s type.", (long long)hi + 1,
-                                mt_dtype_scalar_name(dt));
+                return mt_error(MT_ERR_RUNTIME, "n cannot be greater than %lld for %s type.",
+                                (long long)hi + 1, mt_dtype_scalar_name(dt));
             return mt_error(MT_ERR_RUNTIME, "n cannot be greater than 2^%d+1 for %s type.",
                             dt == MT_FLOAT32 ? 24 : 53, mt_dtype_scalar_name(dt));
         }
     } else if (dt != MT_INT64 && n > 0 && n - 1 > hi) {
-        return mt_error(MT_ERR_RUNTIME, "value cannot be converted to type %s without overflow", int_names[dt]);
+        return mt_error(MT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
+                        int_names[dt]);
     }
     o->ndim = 1;
     o->sizes[0] = n;
@@ -310,15 +366,20 @@ static int meta_multinomial(mt_call *c, mt_value *a, mt_outspec *o) {
     bool replacement = a[2].b;
     mt_dtype dt = (mt_dtype)self->dtype;
     if (!mt_dtype_is_floating(dt))
-        return mt_error(MT_ERR_RUNTIME, "multinomial only supports floating-point dtypes for input, got: %s",
+        return mt_error(MT_ERR_RUNTIME,
+                        "multinomial only supports floating-point dtypes for input, got: %s",
                         mt_dtype_scalar_name(dt));
-    if (dt == MT_FLOAT16) return mt_error(MT_ERR_RUNTIME, "multinomial is not implemented for half on CPU");
-    if (self->ndim != 1 && self->ndim != 2) return mt_error(MT_ERR_RUNTIME, "prob_dist must be 1 or 2 dim");
+    if (dt == MT_FLOAT16)
+        return mt_error(MT_ERR_RUNTIME, "multinomial is not implemented for half on CPU");
+    if (self->ndim != 1 && self->ndim != 2)
+        return mt_error(MT_ERR_RUNTIME, "prob_dist must be 1 or 2 dim");
     if (k <= 0) return mt_error(MT_ERR_RUNTIME, "cannot sample n_sample <= 0 samples");
     int64_t ncat = self->sizes[self->ndim - 1];
     if (!replacement && k > ncat)
-        return mt_error(MT_ERR_RUNTIME, "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
-    if (ncat > (1 << 24)) return mt_error(MT_ERR_RUNTIME, "number of categories cannot exceed 2^24");
+        return mt_error(MT_ERR_RUNTIME,
+                        "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+    if (ncat > (1 << 24))
+        return mt_error(MT_ERR_RUNTIME, "number of categories cannot exceed 2^24");
     o->ndim = self->ndim;
     if (self->ndim == 2) o->sizes[0] = self->sizes[0];
     o->sizes[self->ndim - 1] = k;
@@ -326,7 +387,7 @@ static int meta_multinomial(mt_call *c, mt_value *a, mt_outspec *o) {
     return 0;
 }
 
-/* ---- compositions ------------------------------------------------------------------------------ */
+/* ---- compositions ---------------------------------------------------------------------------- */
 
 /* empty(size, dtype, device) for a factory's boxed arguments */
 static mt_tensor *new_empty(mt_value size, mt_value dtype, mt_value device) {
@@ -378,7 +439,8 @@ static int c_rand_like(mt_call *c, mt_value *a, mt_value *r) {
     if (!t) return -1;
     if (id == MT_OP_rand_like) return filled(r, t, mto_uniform_(t, 0, 1, NULL));
     if (id == MT_OP_randn_like) return filled(r, t, mto_normal_(t, 0, 1, NULL));
-    int64_t lo = id == MT_OP_randint_like ? 0 : a[1].i, hi = id == MT_OP_randint_like ? a[1].i : a[2].i;
+    int64_t lo = id == MT_OP_randint_like ? 0 : a[1].i,
+            hi = id == MT_OP_randint_like ? a[1].i : a[2].i;
     return filled(r, t, mto_random__from(t, lo, mt_vint(hi), NULL));
 }
 
@@ -397,13 +459,15 @@ static int c_normal_tensors(mt_call *c, mt_value *a, mt_value *r) {
         if (bad) return mt_error(MT_ERR_RUNTIME, "normal expects all elements of std >= 0.0");
     } else if (!(a[1].d >= 0.0)) {
         char num[32];
-        return mt_error(MT_ERR_RUNTIME, "normal expects std >= 0.0, but found std %s", mt_fmt_double(num, sizeof num, a[1].d));
+        return mt_error(MT_ERR_RUNTIME, "normal expects std >= 0.0, but found std %s",
+                        mt_fmt_double(num, sizeof num, a[1].d));
     }
     mt_tensor *shape_of = mean ? mean : std, *t;
     if (mean && std) {
         int nd;
         int64_t shape[MT_MAX_DIM];
-        if (mt_broadcast_shapes(mean->ndim, mean->sizes, std->ndim, std->sizes, &nd, shape)) return -1;
+        if (mt_broadcast_shapes(mean->ndim, mean->sizes, std->ndim, std->sizes, &nd, shape))
+            return -1;
         t = mto_empty((mt_ilist){shape, nd}, mean->dtype, mean->device, false, false);
     } else {
         t = new_empty_like(shape_of, MT_NONE, MT_NONE);
@@ -411,7 +475,9 @@ static int c_normal_tensors(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *z = t ? mto_normal_(t, 0, std ? 1 : a[1].d, gen_of(a[2])) : NULL;
     mt_tensor_decref(t);
     mt_tensor *scaled = z && std ? mto_mul_Tensor(z, std) : z, *out = NULL;
-    if (scaled) out = mean ? mto_add_Tensor(scaled, mean, mt_vint(1)) : mto_add_Scalar(scaled, a[0], mt_vint(1));
+    if (scaled)
+        out = mean ? mto_add_Tensor(scaled, mean, mt_vint(1))
+                   : mto_add_Scalar(scaled, a[0], mt_vint(1));
     if (scaled != z) mt_tensor_decref(scaled);
     mt_tensor_decref(z);
     return ret(r, out);
@@ -423,7 +489,8 @@ static int c_bernoulli(mt_call *c, mt_value *a, mt_value *r) {
         return not_implemented("bernoulli_tensor_cpu_p_", self);
     mt_tensor *t = new_empty_like(self, MT_NONE, MT_NONE);
     if (!t) return -1;
-    if (c->op->id == MT_OP_bernoulli) return filled(r, t, mto_bernoulli__Tensor(t, self, gen_of(a[1])));
+    if (c->op->id == MT_OP_bernoulli)
+        return filled(r, t, mto_bernoulli__Tensor(t, self, gen_of(a[1])));
     return filled(r, t, mto_bernoulli__float(t, a[1].d, gen_of(a[2])));
 }
 
@@ -434,7 +501,8 @@ static mt_tensor *dropout_noise(mt_tensor *input, double p) {
     mt_tensor *m = mask ? mto_bernoulli__float(mask, q, NULL) : NULL;
     mt_tensor_decref(mask);
     if (!m) return NULL;
-    mt_tensor *noise = mto_div__Scalar(m, mt_vdouble(q)); /* in the mask's dtype: float32 divides by (float)q */
+    mt_tensor *noise =
+        mto_div__Scalar(m, mt_vdouble(q)); /* in the mask's dtype: float32 divides by (float)q */
     mt_tensor_decref(m);
     return noise;
 }
@@ -451,7 +519,9 @@ static int c_dropout(mt_call *c, mt_value *a, mt_value *r) {
         mt_tensor_incref(input);
         return ret(r, input);
     }
-    if (p == 1) return ret(r, in_place ? mto_mul__Scalar(input, mt_vint(0)) : mto_mul_Scalar(input, mt_vint(0)));
+    if (p == 1)
+        return ret(r, in_place ? mto_mul__Scalar(input, mt_vint(0))
+                               : mto_mul_Scalar(input, mt_vint(0)));
     mt_tensor *noise = dropout_noise(input, p);
     if (!noise) return -1;
     mt_tensor *out = in_place ? mto_mul__Tensor(input, noise) : mto_mul_Tensor(input, noise);
@@ -491,5 +561,6 @@ void mt_random_register(void) {
         {MT_OP_dropout, c_dropout},
         {MT_OP_dropout_, c_dropout},
     };
-    for (size_t i = 0; i < MT_ARRAY_LEN(composites); i++) mt_disp_composite(composites[i].op, composites[i].k);
+    for (size_t i = 0; i < MT_ARRAY_LEN(composites); i++)
+        mt_disp_composite(composites[i].op, composites[i].k);
 }

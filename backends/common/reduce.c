@@ -7,7 +7,9 @@
 #include <math.h>
 #include <string.h>
 
-static bool integral(mt_dtype t) { return !mt_dtype_is_floating(t); }
+static bool integral(mt_dtype t) {
+    return !mt_dtype_is_floating(t);
+}
 
 /* the accumulation dtype of a result dtype */
 static mt_dtype acc_of(mt_dtype t) {
@@ -29,7 +31,8 @@ static int set_dims(const mt_tensor *self, mt_value v, mt_red *r) {
         if (mt_wrap_dim(d, n, &w)) return -1;
         if (n == 0) continue; /* a 0-d tensor reduces over its single element */
         if (r->reduce[w])
-            return mt_error(MT_ERR_RUNTIME, "dim %d appears multiple times in the list of dims", w + 1);
+            return mt_error(MT_ERR_RUNTIME, "dim %d appears multiple times in the list of dims",
+                            w + 1);
         r->reduce[w] = true;
     }
     return 0;
@@ -40,16 +43,19 @@ static int check_nonempty(const mt_tensor *self, const mt_red *r, bool dim_given
     if (self->numel != 0) return 0;
     if (!dim_given || self->ndim == 0) {
         if (r->kind == MT_R_ARGMAX || r->kind == MT_R_ARGMIN)
-            return mt_error(MT_ERR_INDEX, "%s(): Expected reduction dim to be specified for input.numel() == 0.",
+            return mt_error(MT_ERR_INDEX,
+                            "%s(): Expected reduction dim to be specified for input.numel() == 0.",
                             r->name);
-        return mt_error(MT_ERR_RUNTIME,
-                        "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-                        "reduction dim with the 'dim' argument.",
-                        r->name);
+        return mt_error(
+            MT_ERR_RUNTIME,
+            "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+            "reduction dim with the 'dim' argument.",
+            r->name);
     }
     for (int i = 0; i < self->ndim; i++)
         if (r->reduce[i] && self->sizes[i] == 0)
-            return mt_error(MT_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.", r->name, i + 1);
+            return mt_error(MT_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.",
+                            r->name, i + 1);
     return 0;
 }
 
@@ -66,7 +72,9 @@ static int red_dtypes(const mt_red_desc *d, mt_value *args, mt_dtype in, mt_red 
     mt_value dtype = arg_or_none(args, d, MT_RA_DTYPE);
     bool given = dtype.tag == MT_V_DTYPE;
     switch (d->rule) {
-    case MT_RR_SUM: r->out = given ? (mt_dtype)dtype.dtype : integral(in) ? MT_INT64 : in; break;
+    case MT_RR_SUM:
+        r->out = given ? (mt_dtype)dtype.dtype : integral(in) ? MT_INT64 : in;
+        break;
     case MT_RR_MEAN:
         if (given && integral((mt_dtype)dtype.dtype))
             return mt_error(MT_ERR_RUNTIME,
@@ -81,13 +89,27 @@ static int red_dtypes(const mt_red_desc *d, mt_value *args, mt_dtype in, mt_red 
         r->out = given ? (mt_dtype)dtype.dtype : in;
         break;
     /* these compare or test the input's values: they accumulate in the input's kind */
-    case MT_RR_SAME: r->out = in; r->compute = acc_of(in); return 0;
-    case MT_RR_INDEX: r->out = MT_INT64; r->compute = acc_of(in); return 0;
-    case MT_RR_BOOL: r->out = in == MT_UINT8 ? MT_UINT8 : MT_BOOL; r->compute = acc_of(in); return 0;
+    case MT_RR_SAME:
+        r->out = in;
+        r->compute = acc_of(in);
+        return 0;
+    case MT_RR_INDEX:
+        r->out = MT_INT64;
+        r->compute = acc_of(in);
+        return 0;
+    case MT_RR_BOOL:
+        r->out = in == MT_UINT8 ? MT_UINT8 : MT_BOOL;
+        r->compute = acc_of(in);
+        return 0;
     case MT_RR_MOMENT: {
-        if (integral(in)) return mt_error(MT_ERR_RUNTIME, "std and var only support floating point and complex dtypes");
-        mt_value corr = arg_or_none(args, d, MT_RA_CORRECTION), unb = arg_or_none(args, d, MT_RA_UNBIASED);
-        r->correction = d->arg[MT_RA_CORRECTION] >= 0 ? (corr.tag == MT_V_INT ? corr.i : 1) : unb.b ? 1 : 0;
+        if (integral(in))
+            return mt_error(MT_ERR_RUNTIME,
+                            "std and var only support floating point and complex dtypes");
+        mt_value corr = arg_or_none(args, d, MT_RA_CORRECTION),
+                 unb = arg_or_none(args, d, MT_RA_UNBIASED);
+        r->correction = d->arg[MT_RA_CORRECTION] >= 0 ? (corr.tag == MT_V_INT ? corr.i : 1)
+                        : unb.b                       ? 1
+                                                      : 0;
         r->out = in;
         r->compute = MT_FLOAT64;
         return 0;
@@ -96,14 +118,16 @@ static int red_dtypes(const mt_red_desc *d, mt_value *args, mt_dtype in, mt_red 
         mt_value p = arg_or_none(args, d, MT_RA_P);
         r->p = p.tag == MT_V_NONE ? 2.0 : mt_scalar_double(p);
         if (integral(in))
-            return mt_error(MT_ERR_RUNTIME,
-                            "norm(): input dtype should be either floating point or complex. Got %s instead.",
-                            mt_dtype_scalar_name(in));
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "norm(): input dtype should be either floating point or complex. Got %s instead.",
+                mt_dtype_scalar_name(in));
         r->out = in;
         r->compute = MT_FLOAT64;
         return 0;
     }
-    default: return mt_error(MT_ERR_RUNTIME, "not a reduction");
+    default:
+        return mt_error(MT_ERR_RUNTIME, "not a reduction");
     }
     r->compute = acc_of(r->out);
     return 0;
@@ -128,9 +152,11 @@ int mt_red_decode(const mt_call *c, mt_value *args, mt_red *r) {
     if (red_dtypes(d, args, in, r)) return -1;
     mt_dtype checked = d->rule == MT_RR_INDEX ? in : r->out;
     if (d->refused & (1u << checked))
-        return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", d->kname, mt_dtype_scalar_name(checked));
+        return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", d->kname,
+                        mt_dtype_scalar_name(checked));
     if (set_dims(self, dims, r)) return -1;
-    if ((r->kind == MT_R_MAX || r->kind == MT_R_MIN || r->kind == MT_R_ARGMAX || r->kind == MT_R_ARGMIN) &&
+    if ((r->kind == MT_R_MAX || r->kind == MT_R_MIN || r->kind == MT_R_ARGMAX ||
+         r->kind == MT_R_ARGMIN) &&
         check_nonempty(self, r, dim_given))
         return -1;
     return 0;
@@ -139,8 +165,10 @@ int mt_red_decode(const mt_call *c, mt_value *args, mt_red *r) {
 int mt_red_out_shape(const mt_tensor *self, const mt_red *r, int64_t *shape) {
     int n = 0;
     for (int i = 0; i < self->ndim; i++) {
-        if (!r->reduce[i]) shape[n++] = self->sizes[i];
-        else if (r->keepdim) shape[n++] = 1;
+        if (!r->reduce[i])
+            shape[n++] = self->sizes[i];
+        else if (r->keepdim)
+            shape[n++] = 1;
     }
     return n;
 }
@@ -179,7 +207,8 @@ int mt_dimop_decode(const mt_call *c, mt_value *args, mt_dimop *d) {
             return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'",
                             last ? (d->kind == MT_D_SOFTMAX ? "softmax_lastdim_kernel_impl"
                                                             : "log_softmax_lastdim_kernel_impl")
-                                 : (d->kind == MT_D_SOFTMAX ? "softmax_kernel_impl" : "log_softmax_kernel_impl"),
+                                 : (d->kind == MT_D_SOFTMAX ? "softmax_kernel_impl"
+                                                            : "log_softmax_kernel_impl"),
                             mt_dtype_scalar_name(d->out));
         }
     }
@@ -199,7 +228,8 @@ int mt_meta_dimop(mt_call *c, mt_value *args, mt_outspec *o) {
 
 void mt_reduce_register(void) {
     for (int i = 0; i < mt_red_ndecls; i++) red_descs[mt_red_decls[i].op] = &mt_red_decls[i].d;
-    for (int i = 0; i < mt_dimop_ndecls; i++) dimop_kinds[mt_dimop_decls[i].op] = mt_dimop_decls[i].kind;
+    for (int i = 0; i < mt_dimop_ndecls; i++)
+        dimop_kinds[mt_dimop_decls[i].op] = mt_dimop_decls[i].kind;
     mt_disp_meta_group(MT_GROUP_REDUCTION, mt_meta_reduce);
     mt_disp_meta_group(MT_GROUP_DIMOP, mt_meta_dimop);
 }

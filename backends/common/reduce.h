@@ -18,7 +18,15 @@ enum {
 enum { MT_RR_SUM, MT_RR_MEAN, MT_RR_SAME, MT_RR_INDEX, MT_RR_BOOL, MT_RR_MOMENT, MT_RR_NORM };
 
 /* the arguments a reduction overload may have, found by name in its schema */
-enum { MT_RA_DIM, MT_RA_KEEPDIM, MT_RA_DTYPE, MT_RA_UNBIASED, MT_RA_CORRECTION, MT_RA_P, MT_RA_COUNT };
+enum {
+    MT_RA_DIM,
+    MT_RA_KEEPDIM,
+    MT_RA_DTYPE,
+    MT_RA_UNBIASED,
+    MT_RA_CORRECTION,
+    MT_RA_P,
+    MT_RA_COUNT
+};
 
 /* One reduction overload as its declaration describes it (generated: build/gen/mt_red_gen.c). */
 typedef struct mt_red_desc {
@@ -39,7 +47,7 @@ extern const int mt_red_ndecls;
 
 typedef struct mt_red {
     int kind;
-    const char *name;      /* "max": for messages */
+    const char *name; /* "max": for messages */
     bool reduce[MT_MAX_DIM];
     bool keepdim;
     bool with_indices;     /* max.dim/min.dim: a second result */

@@ -30,8 +30,8 @@ int mt_check_broadcastable_to(const mt_tensor *t, int ndim, const int64_t *shape
         char a[256], b[256];
         mt_fmt_ilist(a, sizeof a, t->sizes, t->ndim);
         mt_fmt_ilist(b, sizeof b, shape, ndim);
-        return mt_error(MT_ERR_RUNTIME,
-                        "output with shape %s doesn't match the broadcast shape %s", b, a);
+        return mt_error(MT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                        b, a);
     }
     for (int i = 0; i < t->ndim; i++) {
         int j = i + ndim - t->ndim;
@@ -53,8 +53,9 @@ bool mt_is_non_overlapping_and_dense(const mt_tensor *t) {
     /* insertion sort of the dims by stride, then check they tile memory exactly */
     for (int i = 1; i < n; i++) {
         int p = perm[i], j = i - 1;
-        while (j >= 0 && (t->strides[perm[j]] > t->strides[p] ||
-                          (t->strides[perm[j]] == t->strides[p] && t->sizes[perm[j]] > t->sizes[p]))) {
+        while (j >= 0 &&
+               (t->strides[perm[j]] > t->strides[p] ||
+                (t->strides[perm[j]] == t->strides[p] && t->sizes[perm[j]] > t->sizes[p]))) {
             perm[j + 1] = perm[j];
             j--;
         }
@@ -80,7 +81,10 @@ static void byte_range(const mt_tensor *t, uintptr_t *lo, uintptr_t *hi) {
     int64_t first = t->offset, last = t->offset;
     for (int i = 0; i < t->ndim; i++) {
         int64_t span = (t->sizes[i] - 1) * t->strides[i];
-        if (span < 0) first += span; else last += span;
+        if (span < 0)
+            first += span;
+        else
+            last += span;
     }
     uintptr_t base = (uintptr_t)t->storage->data;
     *lo = base + (uintptr_t)(first * (int64_t)isz);

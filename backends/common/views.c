@@ -10,7 +10,8 @@ static int ret_view(mt_value *rets, mt_tensor *self, int ndim, const int64_t *si
                     const int64_t *strides, int64_t offset) {
     mt_tensor *t = mt_tensor_view_of(self, ndim, sizes, strides, offset);
     if (!t) return -1;
-    if (!mt_tls_get()->grad_enabled) t->flags |= MT_T_VIEW_NO_GRAD; /* for autograd's in-place checks */
+    if (!mt_tls_get()->grad_enabled)
+        t->flags |= MT_T_VIEW_NO_GRAD; /* for autograd's in-place checks */
     rets[0] = mt_vtensor(t);
     return 0;
 }
@@ -55,8 +56,8 @@ int mt_k_transpose(mt_call *c, mt_value *a, mt_value *r) {
 int mt_k_t(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *s = a[0].t;
     if (s->ndim > 2)
-        return mt_error(MT_ERR_RUNTIME, "t() expects a tensor with <= 2 dimensions, but self is %dD",
-                        s->ndim);
+        return mt_error(MT_ERR_RUNTIME,
+                        "t() expects a tensor with <= 2 dimensions, but self is %dD", s->ndim);
     if (s->ndim < 2) return ret_view(r, s, s->ndim, s->sizes, s->strides, s->offset);
     mt_value ta[3] = {a[0], mt_vint(0), mt_vint(1)};
     return mt_k_transpose(c, ta, r);
@@ -104,10 +105,11 @@ int mt_k_expand(mt_call *c, mt_value *a, mt_value *r) {
         int d = i - (n - s->ndim);
         if (d < 0) {
             if (want[i] < 0)
-                return mt_error(MT_ERR_RUNTIME,
-                                "The expanded size of the tensor (%lld) isn't allowed in a leading, "
-                                "non-existing dimension %d",
-                                (long long)want[i], i + 1);
+                return mt_error(
+                    MT_ERR_RUNTIME,
+                    "The expanded size of the tensor (%lld) isn't allowed in a leading, "
+                    "non-existing dimension %d",
+                    (long long)want[i], i + 1);
             sizes[i] = want[i];
             strides[i] = 0;
             continue;
@@ -137,7 +139,8 @@ int mt_k_expand(mt_call *c, mt_value *a, mt_value *r) {
 int mt_k_narrow(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *s = a[0].t;
-    if (s->ndim == 0) return mt_error(MT_ERR_RUNTIME, "narrow() cannot be applied to a 0-dim tensor.");
+    if (s->ndim == 0)
+        return mt_error(MT_ERR_RUNTIME, "narrow() cannot be applied to a 0-dim tensor.");
     int d;
     if (mt_wrap_dim(a[1].i, s->ndim, &d)) return -1;
     int64_t size = s->sizes[d], start = a[2].i, length = a[3].i;
@@ -152,7 +155,8 @@ int mt_k_narrow(mt_call *c, mt_value *a, mt_value *r) {
         if (start < 0) start += n;
     }
     if (length < 0 || start > size - length)
-        return mt_error(MT_ERR_RUNTIME, "start (%lld) + length (%lld) exceeds dimension size (%lld).",
+        return mt_error(MT_ERR_RUNTIME,
+                        "start (%lld) + length (%lld) exceeds dimension size (%lld).",
                         mt_user_dim(a[2].i), (long long)length, (long long)size);
     int64_t sizes[MT_MAX_DIM];
     memcpy(sizes, s->sizes, sizeof sizes);
@@ -163,7 +167,8 @@ int mt_k_narrow(mt_call *c, mt_value *a, mt_value *r) {
 int mt_k_select(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *s = a[0].t;
-    if (s->ndim == 0) return mt_error(MT_ERR_INDEX, "select() cannot be applied to a 0-dim tensor.");
+    if (s->ndim == 0)
+        return mt_error(MT_ERR_INDEX, "select() cannot be applied to a 0-dim tensor.");
     int d;
     if (mt_wrap_dim(a[1].i, s->ndim, &d)) return -1;
     int64_t size = s->sizes[d], idx = a[2].i;
@@ -268,17 +273,22 @@ int mt_k_diagonal(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *s = a[0].t;
     int d1, d2;
     if (mt_wrap_dim(a[2].i, s->ndim, &d1) || mt_wrap_dim(a[3].i, s->ndim, &d2)) return -1;
-    if (d1 == d2) return mt_error(MT_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld",
-                                  mt_user_dim(a[2].i), mt_user_dim(a[3].i));
+    if (d1 == d2)
+        return mt_error(MT_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld",
+                        mt_user_dim(a[2].i), mt_user_dim(a[3].i));
     int64_t off = a[1].i, len, offset = s->offset;
     if (off >= 0) {
         len = s->sizes[d2] - off < s->sizes[d1] ? s->sizes[d2] - off : s->sizes[d1];
-        if (len < 0) len = 0;
-        else offset += off * s->strides[d2];
+        if (len < 0)
+            len = 0;
+        else
+            offset += off * s->strides[d2];
     } else {
         len = s->sizes[d1] + off < s->sizes[d2] ? s->sizes[d1] + off : s->sizes[d2];
-        if (len < 0) len = 0;
-        else offset -= off * s->strides[d1];
+        if (len < 0)
+            len = 0;
+        else
+            offset -= off * s->strides[d1];
     }
     int64_t sizes[MT_MAX_DIM], strides[MT_MAX_DIM];
     int n = 0;

@@ -32,8 +32,9 @@ static int64_t *index_offsets(const mt_tensor *front, const mt_index_plan *p, in
             int64_t w = v < 0 && v != MT_ZERO_SENTINEL ? v + size : v;
             if (w < 0 || w >= size) {
                 free(offs);
-                mt_error(MT_ERR_INDEX, "index %lld is out of bounds for dimension %d with size %lld", mt_user_dim(v),
-                         j + 1, (long long)size);
+                mt_error(MT_ERR_INDEX,
+                         "index %lld is out of bounds for dimension %d with size %lld",
+                         mt_user_dim(v), j + 1, (long long)size);
                 return NULL;
             }
             off += w * front->strides[j];
@@ -48,8 +49,10 @@ static void block_apply(char *dst, const int64_t *dst_st, const char *src, const
                         const int64_t *sizes, int nd, mt_dtype dt, bool add) {
     size_t isz = mt_dtype_size(dt);
     if (nd == 0) {
-        if (add) add_elem(dst, src, dt, mt_vint(1));
-        else memcpy(dst, src, isz);
+        if (add)
+            add_elem(dst, src, dt, mt_vint(1));
+        else
+            memcpy(dst, src, isz);
         return;
     }
     if (nd == 1 && !add && dst_st[0] == 1 && src_st[0] == 1) {
@@ -57,8 +60,8 @@ static void block_apply(char *dst, const int64_t *dst_st, const char *src, const
         return;
     }
     for (int64_t i = 0; i < sizes[0]; i++)
-        block_apply(dst + i * dst_st[0] * (int64_t)isz, dst_st + 1, src + i * src_st[0] * (int64_t)isz, src_st + 1,
-                    sizes + 1, nd - 1, dt, add);
+        block_apply(dst + i * dst_st[0] * (int64_t)isz, dst_st + 1,
+                    src + i * src_st[0] * (int64_t)isz, src_st + 1, sizes + 1, nd - 1, dt, add);
 }
 
 static int64_t shape_numel(const int64_t *sizes, int n) {
@@ -69,7 +72,8 @@ static int64_t shape_numel(const int64_t *sizes, int n) {
 
 /* Run dst[b, rest] = src[b, rest] (+= with add) for every b: dst and src are seen with the
  * broadcast dims first (nb of them; src may be self at the picked offsets, see `gather`). */
-static int run_blocks(const mt_tensor *self, const mt_index_plan *p, const mt_tensor *other, bool gather, bool add) {
+static int run_blocks(const mt_tensor *self, const mt_index_plan *p, const mt_tensor *other,
+                      bool gather, bool add) {
     mt_tensor front, oview;
     int operm[MT_MAX_DIM];
     mt_permuted_view(self, p->perm, &front);
@@ -90,8 +94,12 @@ static int run_blocks(const mt_tensor *self, const mt_index_plan *p, const mt_te
         int64_t o = 0;
         for (int d = 0; d < p->nb; d++) o += pos[d] * oview.strides[d];
         char *s = sbase + offs[b] * (int64_t)isz, *x = obase + o * (int64_t)isz;
-        if (gather) block_apply(x, oview.strides + p->nb, s, front.strides + p->nidx, front.sizes + p->nidx, rest, dt, false);
-        else block_apply(s, front.strides + p->nidx, x, oview.strides + p->nb, front.sizes + p->nidx, rest, dt, add);
+        if (gather)
+            block_apply(x, oview.strides + p->nb, s, front.strides + p->nidx, front.sizes + p->nidx,
+                        rest, dt, false);
+        else
+            block_apply(s, front.strides + p->nidx, x, oview.strides + p->nb, front.sizes + p->nidx,
+                        rest, dt, add);
     }
     free(offs);
     return 0;

@@ -63,8 +63,10 @@ static int gemm(mt_dtype dt, mat A, mat B, char *C, mt_value alpha, mt_value bet
             if (!ca) return -1;
             for (int64_t i = 0; i < A.rows; i++)
                 for (int64_t j = 0; j < A.cols; j++)
-                    if (dt == MT_FLOAT32) ((float *)mt_tensor_raw(ca))[i * A.cols + j] = AT(A, float, i, j);
-                    else ((double *)mt_tensor_raw(ca))[i * A.cols + j] = AT(A, double, i, j);
+                    if (dt == MT_FLOAT32)
+                        ((float *)mt_tensor_raw(ca))[i * A.cols + j] = AT(A, float, i, j);
+                    else
+                        ((double *)mt_tensor_raw(ca))[i * A.cols + j] = AT(A, double, i, j);
             A = mat_of(ca, 0);
             blas_view(&A, &ta, &lda);
         }
@@ -77,8 +79,10 @@ static int gemm(mt_dtype dt, mat A, mat B, char *C, mt_value alpha, mt_value bet
             }
             for (int64_t i = 0; i < B.rows; i++)
                 for (int64_t j = 0; j < B.cols; j++)
-                    if (dt == MT_FLOAT32) ((float *)mt_tensor_raw(cb))[i * B.cols + j] = AT(B, float, i, j);
-                    else ((double *)mt_tensor_raw(cb))[i * B.cols + j] = AT(B, double, i, j);
+                    if (dt == MT_FLOAT32)
+                        ((float *)mt_tensor_raw(cb))[i * B.cols + j] = AT(B, float, i, j);
+                    else
+                        ((double *)mt_tensor_raw(cb))[i * B.cols + j] = AT(B, double, i, j);
             B = mat_of(cb, 0);
             blas_view(&B, &tb, &ldb);
         }
@@ -89,11 +93,11 @@ static int gemm(mt_dtype dt, mat A, mat B, char *C, mt_value alpha, mt_value bet
         }
         double a = mt_scalar_double(alpha), b = mt_scalar_double(beta);
         if (dt == MT_FLOAT32)
-            cblas_sgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, (float)a, (const float *)A.p, (int)lda,
-                        (const float *)B.p, (int)ldb, (float)b, (float *)C, (int)n);
+            cblas_sgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, (float)a, (const float *)A.p,
+                        (int)lda, (const float *)B.p, (int)ldb, (float)b, (float *)C, (int)n);
         else
-            cblas_dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, a, (const double *)A.p, (int)lda,
-                        (const double *)B.p, (int)ldb, b, (double *)C, (int)n);
+            cblas_dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, a, (const double *)A.p,
+                        (int)lda, (const double *)B.p, (int)ldb, b, (double *)C, (int)n);
         mt_tensor_decref(ca);
         mt_tensor_decref(cb);
         return 0;
@@ -104,7 +108,9 @@ static int gemm(mt_dtype dt, mat A, mat B, char *C, mt_value alpha, mt_value bet
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < n; j++) {
                 float s = 0;
-                for (int64_t t = 0; t < k; t++) s += mt_bf16_to_f32(AT(A, uint16_t, i, t)) * mt_bf16_to_f32(AT(B, uint16_t, t, j));
+                for (int64_t t = 0; t < k; t++)
+                    s += mt_bf16_to_f32(AT(A, uint16_t, i, t)) *
+                         mt_bf16_to_f32(AT(B, uint16_t, t, j));
                 float prev = b != 0 ? b * mt_bf16_to_f32(c[i * n + j]) : 0;
                 c[i * n + j] = mt_f32_to_bf16(prev + a * s);
             }
@@ -146,7 +152,8 @@ int mt_cpu_linalg_impl(mt_call *c, mt_value *a, mt_value *rets) {
     mt_dtype dt = (mt_dtype)out->dtype;
     mt_value one = mt_vint(1), zero = mt_vint(0);
     switch (id) {
-    case MT_OP_mm: return gemm(dt, mat_of(a[0].t, 0), mat_of(a[1].t, 0), mt_tensor_raw(out), one, zero);
+    case MT_OP_mm:
+        return gemm(dt, mat_of(a[0].t, 0), mat_of(a[1].t, 0), mt_tensor_raw(out), one, zero);
     case MT_OP_addmm:
         if (load_bias(out, a[0].t, a[3])) return -1;
         return gemm(dt, mat_of(a[1].t, 0), mat_of(a[2].t, 0), mt_tensor_raw(out), a[4],
@@ -160,7 +167,8 @@ int mt_cpu_linalg_impl(mt_call *c, mt_value *a, mt_value *rets) {
         size_t isz = mt_dtype_size(dt);
         int64_t per = out->sizes[1] * out->sizes[2];
         for (int64_t b = 0; b < out->sizes[0]; b++)
-            if (gemm(dt, mat_of(b1, b), mat_of(b2, b), mt_tensor_raw(out) + b * per * (int64_t)isz, alpha, beta))
+            if (gemm(dt, mat_of(b1, b), mat_of(b2, b), mt_tensor_raw(out) + b * per * (int64_t)isz,
+                     alpha, beta))
                 return -1;
         return 0;
     }
@@ -173,17 +181,20 @@ int mt_cpu_linalg_impl(mt_call *c, mt_value *a, mt_value *rets) {
         mat A = mat_of(m, 0);
         CBLAS_TRANSPOSE ta;
         int64_t lda;
-        if ((dt == MT_FLOAT32 || dt == MT_FLOAT64) && A.rows > 0 && A.cols > 0 && v->strides[0] > 0 &&
-            blas_view(&A, &ta, &lda)) {
+        if ((dt == MT_FLOAT32 || dt == MT_FLOAT64) && A.rows > 0 && A.cols > 0 &&
+            v->strides[0] > 0 && blas_view(&A, &ta, &lda)) {
             /* gemv sees the row-major matrix, or its transpose with rows and cols swapped */
-            int rows = (int)(ta == CblasNoTrans ? A.rows : A.cols), cols = (int)(ta == CblasNoTrans ? A.cols : A.rows);
+            int rows = (int)(ta == CblasNoTrans ? A.rows : A.cols),
+                cols = (int)(ta == CblasNoTrans ? A.cols : A.rows);
             double al = mt_scalar_double(alpha), be = mt_scalar_double(beta);
             if (dt == MT_FLOAT32)
                 cblas_sgemv(CblasRowMajor, ta, rows, cols, (float)al, (const float *)A.p, (int)lda,
-                            (const float *)mt_tensor_raw(v), (int)v->strides[0], (float)be, (float *)mt_tensor_raw(out), 1);
+                            (const float *)mt_tensor_raw(v), (int)v->strides[0], (float)be,
+                            (float *)mt_tensor_raw(out), 1);
             else
                 cblas_dgemv(CblasRowMajor, ta, rows, cols, al, (const double *)A.p, (int)lda,
-                            (const double *)mt_tensor_raw(v), (int)v->strides[0], be, (double *)mt_tensor_raw(out), 1);
+                            (const double *)mt_tensor_raw(v), (int)v->strides[0], be,
+                            (double *)mt_tensor_raw(out), 1);
             return 0;
         }
         return gemm(dt, A, col_of(v), mt_tensor_raw(out), alpha, beta);
@@ -194,26 +205,37 @@ int mt_cpu_linalg_impl(mt_call *c, mt_value *a, mt_value *rets) {
         char *o = mt_tensor_raw(out);
         bool strided = x->strides[0] > 0 && y->strides[0] > 0;
         if (dt == MT_FLOAT32 && strided) {
-            *(float *)o = n ? cblas_sdot((int)n, (const float *)mt_tensor_raw(x), (int)x->strides[0],
-                                         (const float *)mt_tensor_raw(y), (int)y->strides[0]) : 0.0f;
+            *(float *)o =
+                n ? cblas_sdot((int)n, (const float *)mt_tensor_raw(x), (int)x->strides[0],
+                               (const float *)mt_tensor_raw(y), (int)y->strides[0])
+                  : 0.0f;
             return 0;
         }
         if (dt == MT_FLOAT64 && strided) {
-            *(double *)o = n ? cblas_ddot((int)n, (const double *)mt_tensor_raw(x), (int)x->strides[0],
-                                          (const double *)mt_tensor_raw(y), (int)y->strides[0]) : 0.0;
+            *(double *)o =
+                n ? cblas_ddot((int)n, (const double *)mt_tensor_raw(x), (int)x->strides[0],
+                               (const double *)mt_tensor_raw(y), (int)y->strides[0])
+                  : 0.0;
             return 0;
         }
         mat row = {mt_tensor_raw(x), 1, n, n ? x->strides[0] * n : 1, x->strides[0]};
         return gemm(dt, row, col_of(y), o, one, zero);
     }
-    default: return mt_error(MT_ERR_RUNTIME, "not a matrix product");
+    default:
+        return mt_error(MT_ERR_RUNTIME, "not a matrix product");
     }
 }
 
 /* OpenBLAS keeps its own threads: it follows torch.set_num_threads */
-static void blas_threads(int n) { openblas_set_num_threads(n); }
+static void blas_threads(int n) {
+    openblas_set_num_threads(n);
+}
 
 /* OpenBLAS's build line ("OpenBLAS 0.3.21 DYNAMIC_ARCH ..."), for torch.__config__ */
-const char *mt_cpu_blas_config(void) { return openblas_get_config(); }
+const char *mt_cpu_blas_config(void) {
+    return openblas_get_config();
+}
 
-void mt_cpu_blas_register(void) { mt_set_num_threads_hook(blas_threads); }
+void mt_cpu_blas_register(void) {
+    mt_set_num_threads_hook(blas_threads);
+}

@@ -4,10 +4,10 @@
  * Every convolution is one of three routines over the geometry of nn_shapes.h, where the "big"
  * side is a convolution's input and the "small" side its output:
  *   big_to_small  columns of big x weight           convolution; transposed's input gradient
- *   small_to_big  weight^T x small, columns added    transposed convolution; convolution's input gradient
- *   weight_grad   small x columns of big ^T          both kinds' weight gradient
- * Samples are taken in chunks whose column buffer stays under COLS_BUDGET elements, so one gemm
- * covers many samples when the planes are small (LeNet-sized layers). */
+ *   small_to_big  weight^T x small, columns added    transposed convolution; convolution's input
+ * gradient weight_grad   small x columns of big ^T          both kinds' weight gradient Samples are
+ * taken in chunks whose column buffer stays under COLS_BUDGET elements, so one gemm covers many
+ * samples when the planes are small (LeNet-sized layers). */
 #include "cpu_kernels.h"
 #include "mt_parallel.h"
 #include "mt_ops_gen.h"
@@ -35,7 +35,9 @@ static void valid_cols(const mt_conv_geom *g, int64_t iw0, int64_t *lo, int64_t 
 }
 
 /* a BLAS leading dimension: at least 1 even for empty matrices */
-static inline int ld1(int64_t n) { return n > 0 ? (int)n : 1; }
+static inline int ld1(int64_t n) {
+    return n > 0 ? (int)n : 1;
+}
 
 /* a column routine's operands, for the thread pool */
 typedef struct {
@@ -45,153 +47,161 @@ typedef struct {
     void *dst;
 } conv_job;
 
-#define CONV_TYPED(T, SFX, GEMM)                                                                                  \
-    /* cols[K][nb * L] from samples [n0, n1) of nb of one group of big (big points at its first channel) */       \
-    static void im2col_range_##SFX(const mt_conv_geom *g, const T *big, int64_t nb, T *cols, int64_t n0,           \
-                                   int64_t n1) {                                                                   \
-        int64_t Cbg = g->Cb / g->G, L = g->Ho * g->Wo, HW = g->H * g->W, ld = nb * L;                              \
-        for (int64_t c = 0; c < Cbg; c++)                                                                          \
-            for (int64_t ki = 0; ki < g->kh; ki++)                                                                 \
-                for (int64_t kj = 0; kj < g->kw; kj++) {                                                           \
-                    T *row = cols + ((c * g->kh + ki) * g->kw + kj) * ld;                                          \
-                    int64_t iw0 = kj * g->dw - g->pw, lo, hi;                                                      \
-                    valid_cols(g, iw0, &lo, &hi);                                                                  \
-                    for (int64_t n = n0; n < n1; n++) {                                                            \
-                        const T *plane = big + (n * g->Cb + c) * HW;                                               \
-                        for (int64_t oh = 0; oh < g->Ho; oh++) {                                                   \
-                            T *d = row + n * L + oh * g->Wo;                                                       \
-                            int64_t ih = oh * g->sh - g->ph + ki * g->dh;                                          \
-                            if (ih < 0 || ih >= g->H) {                                                            \
-                                memset(d, 0, sizeof(T) * (size_t)g->Wo);                                           \
-                                continue;                                                                          \
-                            }                                                                                      \
-                            const T *src = plane + ih * g->W + iw0;                                                \
-                            for (int64_t ow = 0; ow < lo; ow++) d[ow] = 0;                                         \
-                            if (g->sw == 1) /* rows are short: a loop the compiler vectorises beats memcpy */       \
-                                for (int64_t ow = lo; ow < hi; ow++) d[ow] = src[ow];                              \
-                            else                                                                                   \
-                                for (int64_t ow = lo; ow < hi; ow++) d[ow] = src[ow * g->sw];                      \
-                            for (int64_t ow = hi; ow < g->Wo; ow++) d[ow] = 0;                                     \
-                        }                                                                                          \
-                    }                                                                                              \
-                }                                                                                                  \
-    }                                                                                                              \
-    /* big += the columns folded back (the adjoint of im2col), samples [n0, n1) */                                 \
-    static void col2im_range_##SFX(const mt_conv_geom *g, const T *cols, int64_t nb, T *big, int64_t n0,           \
-                                   int64_t n1) {                                                                   \
-        int64_t Cbg = g->Cb / g->G, L = g->Ho * g->Wo, HW = g->H * g->W, ld = nb * L;                              \
-        for (int64_t c = 0; c < Cbg; c++)                                                                          \
-            for (int64_t ki = 0; ki < g->kh; ki++)                                                                 \
-                for (int64_t kj = 0; kj < g->kw; kj++) {                                                           \
-                    const T *row = cols + ((c * g->kh + ki) * g->kw + kj) * ld;                                    \
-                    int64_t iw0 = kj * g->dw - g->pw, lo, hi;                                                      \
-                    valid_cols(g, iw0, &lo, &hi);                                                                  \
-                    for (int64_t n = n0; n < n1; n++) {                                                            \
-                        T *plane = big + (n * g->Cb + c) * HW;                                                     \
-                        for (int64_t oh = 0; oh < g->Ho; oh++) {                                                   \
-                            int64_t ih = oh * g->sh - g->ph + ki * g->dh;                                          \
-                            if (ih < 0 || ih >= g->H) continue;                                                    \
-                            const T *s = row + n * L + oh * g->Wo;                                                 \
-                            T *dst = plane + ih * g->W + iw0;                                                      \
-                            if (g->sw == 1)                                                                        \
-                                for (int64_t ow = lo; ow < hi; ow++) dst[ow] += s[ow];                             \
-                            else                                                                                   \
-                                for (int64_t ow = lo; ow < hi; ow++) dst[ow * g->sw] += s[ow];                     \
-                        }                                                                                          \
-                    }                                                                                              \
-                }                                                                                                  \
-    }                                                                                                              \
-    /* both over the samples on several threads (each sample's rows and planes are its own) */                    \
-    static void im2col_part_##SFX(void *job, int64_t n0, int64_t n1) {                                             \
-        conv_job *j = job;                                                                                         \
-        im2col_range_##SFX(j->g, j->src, j->nb, j->dst, n0, n1);                                                   \
-    }                                                                                                              \
-    static void im2col_##SFX(const mt_conv_geom *g, const T *big, int64_t nb, T *cols) {                           \
-        conv_job j = {g, big, nb, cols};                                                                           \
-        mt_parallel_range(nb, mt_threads_for(nb * g->Cb / g->G * g->kh * g->kw * g->Ho * g->Wo), im2col_part_##SFX, &j); \
-    }                                                                                                              \
-    static void col2im_part_##SFX(void *job, int64_t n0, int64_t n1) {                                             \
-        conv_job *j = job;                                                                                         \
-        col2im_range_##SFX(j->g, j->src, j->nb, j->dst, n0, n1);                                                   \
-    }                                                                                                              \
-    static void col2im_##SFX(const mt_conv_geom *g, const T *cols, int64_t nb, T *big) {                           \
-        conv_job j = {g, cols, nb, big};                                                                           \
-        mt_parallel_range(nb, mt_threads_for(nb * g->Cb / g->G * g->kh * g->kw * g->Ho * g->Wo), col2im_part_##SFX, &j); \
-    }                                                                                                              \
-    /* tmp[Csg][nb * L] <- group g of nb samples of small (the layout the gemms want) */                           \
-    static void gather_small_##SFX(const mt_conv_geom *g, const T *small, int64_t nb, T *tmp) {                    \
-        int64_t Csg = g->Cs / g->G, L = g->Ho * g->Wo;                                                             \
-        for (int64_t o = 0; o < Csg; o++)                                                                          \
-            for (int64_t n = 0; n < nb; n++)                                                                       \
-                memcpy(tmp + (o * nb + n) * L, small + (n * g->Cs + o) * L, sizeof(T) * (size_t)L);                \
-    }                                                                                                              \
-    static void big_to_small_##SFX(const mt_conv_geom *g, const T *big, const T *w, const T *bias, T *small,      \
-                                   T *cols, T *tmp) {                                                              \
-        int64_t Cbg = g->Cb / g->G, Csg = g->Cs / g->G, K = Cbg * g->kh * g->kw, L = g->Ho * g->Wo;                \
-        int64_t chunk = chunk_of(g);                                                                               \
-        for (int64_t n0 = 0; n0 < g->N; n0 += chunk) {                                                             \
-            int64_t nb = g->N - n0 < chunk ? g->N - n0 : chunk;                                                    \
-            for (int64_t gi = 0; gi < g->G; gi++) {                                                                \
-                im2col_##SFX(g, big + (n0 * g->Cb + gi * Cbg) * g->H * g->W, nb, cols);                            \
-                T *res = nb == 1 ? small + (n0 * g->Cs + gi * Csg) * L : tmp; /* one sample: straight in */        \
-                GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)Csg, (int)(nb * L), (int)K, 1,                \
-                     w + gi * Csg * K, ld1(K), cols, ld1(nb * L), 0, res,                 \
-                     ld1(nb * L));                                                                  \
-                for (int64_t o = 0; o < Csg; o++)                                                                  \
-                    for (int64_t n = 0; n < nb; n++) {                                                             \
-                        T *d = small + ((n0 + n) * g->Cs + gi * Csg + o) * L;                                      \
-                        const T *s = res + (o * nb + n) * L;                                                       \
-                        T bv = bias ? bias[gi * Csg + o] : 0;                                                      \
-                        if (d != s)                                                                                \
-                            for (int64_t l = 0; l < L; l++) d[l] = s[l] + bv;                                      \
-                        else if (bias)                                                                             \
-                            for (int64_t l = 0; l < L; l++) d[l] += bv;                                            \
-                    }                                                                                              \
-            }                                                                                                      \
-        }                                                                                                          \
-    }                                                                                                              \
-    static void small_to_big_##SFX(const mt_conv_geom *g, const T *small, const T *w, const T *bias, T *big,      \
-                                   T *cols, T *tmp) {                                                              \
-        int64_t Cbg = g->Cb / g->G, Csg = g->Cs / g->G, K = Cbg * g->kh * g->kw, L = g->Ho * g->Wo;                \
-        int64_t HW = g->H * g->W, chunk = chunk_of(g);                                                             \
-        memset(big, 0, sizeof(T) * (size_t)(g->N * g->Cb * HW));                                                   \
-        for (int64_t n0 = 0; n0 < g->N; n0 += chunk) {                                                             \
-            int64_t nb = g->N - n0 < chunk ? g->N - n0 : chunk;                                                    \
-            for (int64_t gi = 0; gi < g->G; gi++) {                                                                \
-                const T *s = small + (n0 * g->Cs + gi * Csg) * L;                                                  \
-                if (nb > 1) {                                                                                      \
-                    gather_small_##SFX(g, s, nb, tmp);                                                             \
-                    s = tmp;                                                                                       \
-                }                                                                                                  \
-                GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)K, (int)(nb * L), (int)Csg, 1, w + gi * Csg * K, \
-                     ld1(K), s, ld1(nb * L), 0, cols, ld1(nb * L));        \
-                col2im_##SFX(g, cols, nb, big + (n0 * g->Cb + gi * Cbg) * HW);                                     \
-            }                                                                                                      \
-        }                                                                                                          \
-        if (bias)                                                                                                  \
-            for (int64_t p = 0; p < g->N * g->Cb; p++) {                                                           \
-                T bv = bias[p % g->Cb], *d = big + p * HW;                                                         \
-                for (int64_t i = 0; i < HW; i++) d[i] += bv;                                                       \
-            }                                                                                                      \
-    }                                                                                                              \
-    static void weight_grad_##SFX(const mt_conv_geom *g, const T *small, const T *big, T *gw, T *cols, T *tmp) {   \
-        int64_t Cbg = g->Cb / g->G, Csg = g->Cs / g->G, K = Cbg * g->kh * g->kw, L = g->Ho * g->Wo;                \
-        int64_t chunk = chunk_of(g);                                                                               \
-        memset(gw, 0, sizeof(T) * (size_t)(g->Cs * K));                                                            \
-        for (int64_t n0 = 0; n0 < g->N; n0 += chunk) {                                                             \
-            int64_t nb = g->N - n0 < chunk ? g->N - n0 : chunk;                                                    \
-            for (int64_t gi = 0; gi < g->G; gi++) {                                                                \
-                im2col_##SFX(g, big + (n0 * g->Cb + gi * Cbg) * g->H * g->W, nb, cols);                           \
-                const T *s = small + (n0 * g->Cs + gi * Csg) * L;                                                  \
-                if (nb > 1) {                                                                                      \
-                    gather_small_##SFX(g, s, nb, tmp);                                                             \
-                    s = tmp;                                                                                       \
-                }                                                                                                  \
-                GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)Csg, (int)K, (int)(nb * L), 1, s,               \
-                     ld1(nb * L), cols, ld1(nb * L), 1, gw + gi * Csg * K,           \
-                     ld1(K));                                                                            \
-            }                                                                                                      \
-        }                                                                                                          \
+#define CONV_TYPED(T, SFX, GEMM)                                                                   \
+    /* cols[K][nb * L] from samples [n0, n1) of nb of one group of big (big points at its first    \
+     * channel) */                                                                                 \
+    static void im2col_range_##SFX(const mt_conv_geom *g, const T *big, int64_t nb, T *cols,       \
+                                   int64_t n0, int64_t n1) {                                       \
+        int64_t Cbg = g->Cb / g->G, L = g->Ho * g->Wo, HW = g->H * g->W, ld = nb * L;              \
+        for (int64_t c = 0; c < Cbg; c++)                                                          \
+            for (int64_t ki = 0; ki < g->kh; ki++)                                                 \
+                for (int64_t kj = 0; kj < g->kw; kj++) {                                           \
+                    T *row = cols + ((c * g->kh + ki) * g->kw + kj) * ld;                          \
+                    int64_t iw0 = kj * g->dw - g->pw, lo, hi;                                      \
+                    valid_cols(g, iw0, &lo, &hi);                                                  \
+                    for (int64_t n = n0; n < n1; n++) {                                            \
+                        const T *plane = big + (n * g->Cb + c) * HW;                               \
+                        for (int64_t oh = 0; oh < g->Ho; oh++) {                                   \
+                            T *d = row + n * L + oh * g->Wo;                                       \
+                            int64_t ih = oh * g->sh - g->ph + ki * g->dh;                          \
+                            if (ih < 0 || ih >= g->H) {                                            \
+                                memset(d, 0, sizeof(T) * (size_t)g->Wo);                           \
+                                continue;                                                          \
+                            }                                                                      \
+                            const T *src = plane + ih * g->W + iw0;                                \
+                            for (int64_t ow = 0; ow < lo; ow++) d[ow] = 0;                         \
+                            if (g->sw == 1) /* rows are short: a loop the compiler vectorises      \
+                                               beats memcpy */                                     \
+                                for (int64_t ow = lo; ow < hi; ow++) d[ow] = src[ow];              \
+                            else                                                                   \
+                                for (int64_t ow = lo; ow < hi; ow++) d[ow] = src[ow * g->sw];      \
+                            for (int64_t ow = hi; ow < g->Wo; ow++) d[ow] = 0;                     \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
+    }                                                                                              \
+    /* big += the columns folded back (the adjoint of im2col), samples [n0, n1) */                 \
+    static void col2im_range_##SFX(const mt_conv_geom *g, const T *cols, int64_t nb, T *big,       \
+                                   int64_t n0, int64_t n1) {                                       \
+        int64_t Cbg = g->Cb / g->G, L = g->Ho * g->Wo, HW = g->H * g->W, ld = nb * L;              \
+        for (int64_t c = 0; c < Cbg; c++)                                                          \
+            for (int64_t ki = 0; ki < g->kh; ki++)                                                 \
+                for (int64_t kj = 0; kj < g->kw; kj++) {                                           \
+                    const T *row = cols + ((c * g->kh + ki) * g->kw + kj) * ld;                    \
+                    int64_t iw0 = kj * g->dw - g->pw, lo, hi;                                      \
+                    valid_cols(g, iw0, &lo, &hi);                                                  \
+                    for (int64_t n = n0; n < n1; n++) {                                            \
+                        T *plane = big + (n * g->Cb + c) * HW;                                     \
+                        for (int64_t oh = 0; oh < g->Ho; oh++) {                                   \
+                            int64_t ih = oh * g->sh - g->ph + ki * g->dh;                          \
+                            if (ih < 0 || ih >= g->H) continue;                                    \
+                            const T *s = row + n * L + oh * g->Wo;                                 \
+                            T *dst = plane + ih * g->W + iw0;                                      \
+                            if (g->sw == 1)                                                        \
+                                for (int64_t ow = lo; ow < hi; ow++) dst[ow] += s[ow];             \
+                            else                                                                   \
+                                for (int64_t ow = lo; ow < hi; ow++) dst[ow * g->sw] += s[ow];     \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
+    }                                                                                              \
+    /* both over the samples on several threads (each sample's rows and planes are its own) */     \
+    static void im2col_part_##SFX(void *job, int64_t n0, int64_t n1) {                             \
+        conv_job *j = job;                                                                         \
+        im2col_range_##SFX(j->g, j->src, j->nb, j->dst, n0, n1);                                   \
+    }                                                                                              \
+    static void im2col_##SFX(const mt_conv_geom *g, const T *big, int64_t nb, T *cols) {           \
+        conv_job j = {g, big, nb, cols};                                                           \
+        mt_parallel_range(nb, mt_threads_for(nb * g->Cb / g->G * g->kh * g->kw * g->Ho * g->Wo),   \
+                          im2col_part_##SFX, &j);                                                  \
+    }                                                                                              \
+    static void col2im_part_##SFX(void *job, int64_t n0, int64_t n1) {                             \
+        conv_job *j = job;                                                                         \
+        col2im_range_##SFX(j->g, j->src, j->nb, j->dst, n0, n1);                                   \
+    }                                                                                              \
+    static void col2im_##SFX(const mt_conv_geom *g, const T *cols, int64_t nb, T *big) {           \
+        conv_job j = {g, cols, nb, big};                                                           \
+        mt_parallel_range(nb, mt_threads_for(nb * g->Cb / g->G * g->kh * g->kw * g->Ho * g->Wo),   \
+                          col2im_part_##SFX, &j);                                                  \
+    }                                                                                              \
+    /* tmp[Csg][nb * L] <- group g of nb samples of small (the layout the gemms want) */           \
+    static void gather_small_##SFX(const mt_conv_geom *g, const T *small, int64_t nb, T *tmp) {    \
+        int64_t Csg = g->Cs / g->G, L = g->Ho * g->Wo;                                             \
+        for (int64_t o = 0; o < Csg; o++)                                                          \
+            for (int64_t n = 0; n < nb; n++)                                                       \
+                memcpy(tmp + (o * nb + n) * L, small + (n * g->Cs + o) * L,                        \
+                       sizeof(T) * (size_t)L);                                                     \
+    }                                                                                              \
+    static void big_to_small_##SFX(const mt_conv_geom *g, const T *big, const T *w, const T *bias, \
+                                   T *small, T *cols, T *tmp) {                                    \
+        int64_t Cbg = g->Cb / g->G, Csg = g->Cs / g->G, K = Cbg * g->kh * g->kw,                   \
+                L = g->Ho * g->Wo;                                                                 \
+        int64_t chunk = chunk_of(g);                                                               \
+        for (int64_t n0 = 0; n0 < g->N; n0 += chunk) {                                             \
+            int64_t nb = g->N - n0 < chunk ? g->N - n0 : chunk;                                    \
+            for (int64_t gi = 0; gi < g->G; gi++) {                                                \
+                im2col_##SFX(g, big + (n0 * g->Cb + gi * Cbg) * g->H * g->W, nb, cols);            \
+                T *res = nb == 1 ? small + (n0 * g->Cs + gi * Csg) * L                             \
+                                 : tmp; /* one sample: straight in */                              \
+                GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)Csg, (int)(nb * L), (int)K,   \
+                     1, w + gi * Csg * K, ld1(K), cols, ld1(nb * L), 0, res, ld1(nb * L));         \
+                for (int64_t o = 0; o < Csg; o++)                                                  \
+                    for (int64_t n = 0; n < nb; n++) {                                             \
+                        T *d = small + ((n0 + n) * g->Cs + gi * Csg + o) * L;                      \
+                        const T *s = res + (o * nb + n) * L;                                       \
+                        T bv = bias ? bias[gi * Csg + o] : 0;                                      \
+                        if (d != s)                                                                \
+                            for (int64_t l = 0; l < L; l++) d[l] = s[l] + bv;                      \
+                        else if (bias)                                                             \
+                            for (int64_t l = 0; l < L; l++) d[l] += bv;                            \
+                    }                                                                              \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static void small_to_big_##SFX(const mt_conv_geom *g, const T *small, const T *w,              \
+                                   const T *bias, T *big, T *cols, T *tmp) {                       \
+        int64_t Cbg = g->Cb / g->G, Csg = g->Cs / g->G, K = Cbg * g->kh * g->kw,                   \
+                L = g->Ho * g->Wo;                                                                 \
+        int64_t HW = g->H * g->W, chunk = chunk_of(g);                                             \
+        memset(big, 0, sizeof(T) * (size_t)(g->N * g->Cb * HW));                                   \
+        for (int64_t n0 = 0; n0 < g->N; n0 += chunk) {                                             \
+            int64_t nb = g->N - n0 < chunk ? g->N - n0 : chunk;                                    \
+            for (int64_t gi = 0; gi < g->G; gi++) {                                                \
+                const T *s = small + (n0 * g->Cs + gi * Csg) * L;                                  \
+                if (nb > 1) {                                                                      \
+                    gather_small_##SFX(g, s, nb, tmp);                                             \
+                    s = tmp;                                                                       \
+                }                                                                                  \
+                GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)K, (int)(nb * L), (int)Csg, 1,  \
+                     w + gi * Csg * K, ld1(K), s, ld1(nb * L), 0, cols, ld1(nb * L));              \
+                col2im_##SFX(g, cols, nb, big + (n0 * g->Cb + gi * Cbg) * HW);                     \
+            }                                                                                      \
+        }                                                                                          \
+        if (bias)                                                                                  \
+            for (int64_t p = 0; p < g->N * g->Cb; p++) {                                           \
+                T bv = bias[p % g->Cb], *d = big + p * HW;                                         \
+                for (int64_t i = 0; i < HW; i++) d[i] += bv;                                       \
+            }                                                                                      \
+    }                                                                                              \
+    static void weight_grad_##SFX(const mt_conv_geom *g, const T *small, const T *big, T *gw,      \
+                                  T *cols, T *tmp) {                                               \
+        int64_t Cbg = g->Cb / g->G, Csg = g->Cs / g->G, K = Cbg * g->kh * g->kw,                   \
+                L = g->Ho * g->Wo;                                                                 \
+        int64_t chunk = chunk_of(g);                                                               \
+        memset(gw, 0, sizeof(T) * (size_t)(g->Cs * K));                                            \
+        for (int64_t n0 = 0; n0 < g->N; n0 += chunk) {                                             \
+            int64_t nb = g->N - n0 < chunk ? g->N - n0 : chunk;                                    \
+            for (int64_t gi = 0; gi < g->G; gi++) {                                                \
+                im2col_##SFX(g, big + (n0 * g->Cb + gi * Cbg) * g->H * g->W, nb, cols);            \
+                const T *s = small + (n0 * g->Cs + gi * Csg) * L;                                  \
+                if (nb > 1) {                                                                      \
+                    gather_small_##SFX(g, s, nb, tmp);                                             \
+                    s = tmp;                                                                       \
+                }                                                                                  \
+                GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)Csg, (int)K, (int)(nb * L), 1,  \
+                     s, ld1(nb *L), cols, ld1(nb *L), 1, gw + gi * Csg * K, ld1(K));               \
+            }                                                                                      \
+        }                                                                                          \
     }
 
 CONV_TYPED(float, f32, cblas_sgemm)
@@ -220,29 +230,41 @@ enum { BIG_TO_SMALL, SMALL_TO_BIG, WEIGHT_GRAD };
 
 /* run one routine: `a` is the routine's first operand, `w` the weight (or the second operand
  * of WEIGHT_GRAD), `out` the result (written through a compute-dtype copy when needed) */
-static int run(int routine, const mt_conv_geom *g, mt_tensor *a, mt_tensor *w, mt_tensor *bias, mt_tensor *out) {
+static int run(int routine, const mt_conv_geom *g, mt_tensor *a, mt_tensor *w, mt_tensor *bias,
+               mt_tensor *out) {
     mt_dtype dt = compute_dtype((mt_dtype)out->dtype);
     int64_t K = (g->Cb / g->G) * g->kh * g->kw, chunk = chunk_of(g), L = g->Ho * g->Wo;
     int64_t ncols = K * chunk * L, ntmp = (g->Cs / g->G) * chunk * L;
     int64_t scratch_sz[1] = {ncols + ntmp};
-    mt_tensor *ca = mt_cpu_as_dense(a, dt), *cw = mt_cpu_as_dense(w, dt), *cb = bias ? mt_cpu_as_dense(bias, dt) : NULL;
+    mt_tensor *ca = mt_cpu_as_dense(a, dt), *cw = mt_cpu_as_dense(w, dt),
+              *cb = bias ? mt_cpu_as_dense(bias, dt) : NULL;
     mt_tensor *scratch = mt_tensor_empty(1, scratch_sz, dt, MT_CPU);
-    mt_tensor *res = (out->dtype == dt && mt_tensor_is_contiguous(out)) ? out : mt_tensor_empty(out->ndim, out->sizes, dt, MT_CPU);
+    mt_tensor *res = (out->dtype == dt && mt_tensor_is_contiguous(out))
+                         ? out
+                         : mt_tensor_empty(out->ndim, out->sizes, dt, MT_CPU);
     int st = -1;
     if (ca && cw && (cb || !bias) && scratch && res) {
         st = 0;
         if (dt == MT_FLOAT32) {
-            float *sc = mt_tensor_data(scratch), *x = mt_tensor_data(ca), *y = mt_tensor_data(cw), *o = mt_tensor_data(res);
+            float *sc = mt_tensor_data(scratch), *x = mt_tensor_data(ca), *y = mt_tensor_data(cw),
+                  *o = mt_tensor_data(res);
             const float *bv = cb ? mt_tensor_data(cb) : NULL;
-            if (routine == BIG_TO_SMALL) big_to_small_f32(g, x, y, bv, o, sc, sc + ncols);
-            else if (routine == SMALL_TO_BIG) small_to_big_f32(g, x, y, bv, o, sc, sc + ncols);
-            else weight_grad_f32(g, x, y, o, sc, sc + ncols);
+            if (routine == BIG_TO_SMALL)
+                big_to_small_f32(g, x, y, bv, o, sc, sc + ncols);
+            else if (routine == SMALL_TO_BIG)
+                small_to_big_f32(g, x, y, bv, o, sc, sc + ncols);
+            else
+                weight_grad_f32(g, x, y, o, sc, sc + ncols);
         } else {
-            double *sc = mt_tensor_data(scratch), *x = mt_tensor_data(ca), *y = mt_tensor_data(cw), *o = mt_tensor_data(res);
+            double *sc = mt_tensor_data(scratch), *x = mt_tensor_data(ca), *y = mt_tensor_data(cw),
+                   *o = mt_tensor_data(res);
             const double *bv = cb ? mt_tensor_data(cb) : NULL;
-            if (routine == BIG_TO_SMALL) big_to_small_f64(g, x, y, bv, o, sc, sc + ncols);
-            else if (routine == SMALL_TO_BIG) small_to_big_f64(g, x, y, bv, o, sc, sc + ncols);
-            else weight_grad_f64(g, x, y, o, sc, sc + ncols);
+            if (routine == BIG_TO_SMALL)
+                big_to_small_f64(g, x, y, bv, o, sc, sc + ncols);
+            else if (routine == SMALL_TO_BIG)
+                small_to_big_f64(g, x, y, bv, o, sc, sc + ncols);
+            else
+                weight_grad_f64(g, x, y, o, sc, sc + ncols);
         }
         if (res != out) st = mt_cpu_copy(out, res);
     }
@@ -271,7 +293,8 @@ static int conv_weight_impl(mt_call *c, mt_value *a, mt_value *r) {
     mt_conv_geom g;
     if (mt_conv_weight_geom(a, &g)) return -1;
     bool transposed = a[6].b;
-    return run(WEIGHT_GRAD, &g, transposed ? a[1].t : a[0].t, transposed ? a[0].t : a[1].t, NULL, r[0].t);
+    return run(WEIGHT_GRAD, &g, transposed ? a[1].t : a[0].t, transposed ? a[0].t : a[1].t, NULL,
+               r[0].t);
 }
 
 void mt_cpu_conv_register(void) {

@@ -7,7 +7,7 @@
 /* ---- conversion loops: one per (destination, source) dtype pair --------------------------- */
 
 #define CONV_FN(DT, DN, ST, SN, SK)                                                                \
-    static void conv_##DN##_##SN(char **data, const int64_t *st, int64_t n, void *ctx) {         \
+    static void conv_##DN##_##SN(char **data, const int64_t *st, int64_t n, void *ctx) {           \
         (void)ctx;                                                                                 \
         char *d = data[0];                                                                         \
         const char *s = data[1];                                                                   \
@@ -17,7 +17,8 @@
             for (int64_t i = 0; i < n; i++) dp[i] = MT_STORE_##SK##_##DN(MT_LOAD_##SN(sp[i]));     \
         } else {                                                                                   \
             for (int64_t i = 0; i < n; i++)                                                        \
-                *(DT *)(d + i * st[0]) = MT_STORE_##SK##_##DN(MT_LOAD_##SN(*(const ST *)(s + i * st[1]))); \
+                *(DT *)(d + i * st[0]) =                                                           \
+                    MT_STORE_##SK##_##DN(MT_LOAD_##SN(*(const ST *)(s + i * st[1])));              \
         }                                                                                          \
     }
 
@@ -35,11 +36,11 @@
 MT_FOR_ALL_DTYPES(CONV_FOR_DST)
 
 #define CONV_ROW(DE, DT, DN, DK)                                                                   \
-    {conv_##DN##_b8,  conv_##DN##_u8,   conv_##DN##_i8,  conv_##DN##_i16, conv_##DN##_i32,         \
+    {conv_##DN##_b8,  conv_##DN##_u8,  conv_##DN##_i8,   conv_##DN##_i16, conv_##DN##_i32,         \
      conv_##DN##_i64, conv_##DN##_f16, conv_##DN##_bf16, conv_##DN##_f32, conv_##DN##_f64},
 static const mt_loop_fn conv_table[MT_NUM_DTYPES][MT_NUM_DTYPES] = {MT_FOR_ALL_DTYPES(CONV_ROW)};
 
-/* ---- same-dtype copies move bytes ------------------------------------------------------------- */
+/* ---- same-dtype copies move bytes ------------------------------------------------------------ */
 
 #define MOVE_FN(T, NAME)                                                                           \
     static void NAME(char **data, const int64_t *st, int64_t n, void *ctx) {                       \
@@ -59,10 +60,14 @@ MOVE_FN(uint64_t, move8)
 
 static mt_loop_fn move_fn(size_t itemsize) {
     switch (itemsize) {
-    case 1: return move1;
-    case 2: return move2;
-    case 4: return move4;
-    default: return move8;
+    case 1:
+        return move1;
+    case 2:
+        return move2;
+    case 4:
+        return move4;
+    default:
+        return move8;
     }
 }
 
@@ -81,7 +86,7 @@ int mt_cpu_copy(mt_tensor *dst, mt_tensor *src) {
     return 0;
 }
 
-/* ---- fill ------------------------------------------------------------------------------------- */
+/* ---- fill ------------------------------------------------------------------------------------ */
 
 #define FILL_FN(T, NAME)                                                                           \
     static void NAME(char **data, const int64_t *st, int64_t n, void *ctx) {                       \
@@ -116,7 +121,7 @@ int mt_cpu_fill(mt_tensor *t, mt_value value) {
     return 0;
 }
 
-/* ---- structured impls ------------------------------------------------------------------------- */
+/* ---- structured impls ------------------------------------------------------------------------ */
 
 int mt_cpu_copy_impl(mt_call *c, mt_value *args, mt_value *rets) {
     MT_UNUSED(c);

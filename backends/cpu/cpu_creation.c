@@ -56,7 +56,8 @@ int mt_cpu_arange_impl(mt_call *c, mt_value *args, mt_value *rets) {
     void *data = mt_tensor_raw(t);
     switch ((mt_dtype)t->dtype) {
         MT_FOR_ALL_DTYPES(ARANGE_CASE)
-    default: break;
+    default:
+        break;
     }
     return 0;
 }
@@ -83,7 +84,8 @@ int mt_cpu_linspace_impl(mt_call *c, mt_value *args, mt_value *rets) {
         float step = steps > 1 ? (end - start) / (float)(steps - 1) : 0.0f;
         for (int64_t i = 0; i < steps; i++) {
             /* fused multiply-adds, as PyTorch's vectorised CPU build computes them */
-            float v = i < halfway ? fmaf(step, (float)i, start) : fmaf(-step, (float)(steps - i - 1), end);
+            float v = i < halfway ? fmaf(step, (float)i, start)
+                                  : fmaf(-step, (float)(steps - i - 1), end);
             if (steps == 1) v = start;
             mt_store_double(p + i * (int64_t)isz, dt, v);
         }
@@ -99,7 +101,8 @@ int mt_cpu_linspace_impl(mt_call *c, mt_value *args, mt_value *rets) {
     }
     double step = steps > 1 ? (end - start) / (double)(steps - 1) : 0.0;
     for (int64_t i = 0; i < steps; i++) {
-        double v = i < halfway ? fma(step, (double)i, start) : fma(-step, (double)(steps - i - 1), end);
+        double v =
+            i < halfway ? fma(step, (double)i, start) : fma(-step, (double)(steps - i - 1), end);
         if (steps == 1) v = start;
         mt_store_double(p + i * (int64_t)isz, dt, v);
     }
@@ -115,6 +118,7 @@ int mt_cpu_eye_impl(mt_call *c, mt_value *args, mt_value *rets) {
     mt_dtype dt = (mt_dtype)t->dtype;
     char *p = mt_tensor_raw(t);
     size_t isz = mt_dtype_size(dt);
-    for (int64_t i = 0; i < n; i++) mt_store_int64(p + i * (t->strides[0] + t->strides[1]) * (int64_t)isz, dt, 1);
+    for (int64_t i = 0; i < n; i++)
+        mt_store_int64(p + i * (t->strides[0] + t->strides[1]) * (int64_t)isz, dt, 1);
     return 0;
 }

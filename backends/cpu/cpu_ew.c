@@ -12,7 +12,7 @@
 
 static const mt_loop_fn *(*loop_table)(int fam) = mt_cpu_ew_loops_base;
 
-/* ---- the generic kernel --------------------------------------------------------------------------- */
+/* ---- the generic kernel ---------------------------------------------------------------------- */
 
 /* An operand in the compute dtype: the tensor itself, a converted copy, or a 0-d tensor
  * holding a scalar. Returns a new reference (or NULL with the error set). */
@@ -30,8 +30,10 @@ static mt_tensor *operand(mt_value v, mt_dtype ct) {
     }
     mt_tensor *s = mt_tensor_empty(0, NULL, ct, MT_CPU);
     if (!s) return NULL;
-    if (v.tag == MT_V_DOUBLE) mt_store_double(mt_tensor_raw(s), ct, v.d);
-    else mt_store_int64(mt_tensor_raw(s), ct, mt_scalar_int(v));
+    if (v.tag == MT_V_DOUBLE)
+        mt_store_double(mt_tensor_raw(s), ct, v.d);
+    else
+        mt_store_int64(mt_tensor_raw(s), ct, mt_scalar_int(v));
     return s;
 }
 
@@ -53,9 +55,10 @@ static void set_param(ew_ctx *ctx, int k, mt_value v) {
  * same shape, already in the compute dtype; a scalar input is read with stride 0 from a local
  * copy in that dtype. One call of the loop over all elements when it is small enough to stay
  * on this thread. Returns whether it ran. */
-static bool run_direct(const mt_ew_desc *d, mt_value *args, int nin, mt_dtype ct, mt_tensor *out, mt_loop_fn fn,
-                       ew_ctx *ctx) {
-    if (out->numel >= MT_GRAIN_SIZE || !mt_tensor_is_contiguous(out) || d->family == MT_F_WHERE) return false;
+static bool run_direct(const mt_ew_desc *d, mt_value *args, int nin, mt_dtype ct, mt_tensor *out,
+                       mt_loop_fn fn, ew_ctx *ctx) {
+    if (out->numel >= MT_GRAIN_SIZE || !mt_tensor_is_contiguous(out) || d->family == MT_F_WHERE)
+        return false;
     char *dp[1 + MT_EW_MAX_IN];
     int64_t st[1 + MT_EW_MAX_IN];
     uint64_t scalars[MT_EW_MAX_IN];
@@ -65,14 +68,18 @@ static bool run_direct(const mt_ew_desc *d, mt_value *args, int nin, mt_dtype ct
         mt_value v = args[i];
         if (v.tag == MT_V_TENSOR) {
             mt_tensor *t = v.t;
-            if (t->dtype != ct || t->numel != out->numel || !mt_tensor_is_contiguous(t)) return false;
-            if (t->ndim != out->ndim || memcmp(t->sizes, out->sizes, sizeof(int64_t) * (size_t)out->ndim) != 0)
+            if (t->dtype != ct || t->numel != out->numel || !mt_tensor_is_contiguous(t))
+                return false;
+            if (t->ndim != out->ndim ||
+                memcmp(t->sizes, out->sizes, sizeof(int64_t) * (size_t)out->ndim) != 0)
                 return false;
             dp[1 + i] = mt_tensor_raw(t);
             st[1 + i] = (int64_t)mt_dtype_size(ct);
         } else {
-            if (v.tag == MT_V_DOUBLE) mt_store_double(&scalars[i], ct, v.d);
-            else mt_store_int64(&scalars[i], ct, mt_scalar_int(v));
+            if (v.tag == MT_V_DOUBLE)
+                mt_store_double(&scalars[i], ct, v.d);
+            else
+                mt_store_int64(&scalars[i], ct, mt_scalar_int(v));
             dp[1 + i] = (char *)&scalars[i];
             st[1 + i] = 0;
         }
@@ -146,7 +153,8 @@ int mt_cpu_ew_impl(mt_call *c, mt_value *args, mt_value *rets) {
         if (!ops[0]) return -1;
     }
     for (int i = 0; i < nin; i++) {
-        mt_dtype want = (d->family == MT_F_WHERE && i == 0) ? (mt_dtype)args[0].t->dtype : ty.compute;
+        mt_dtype want =
+            (d->family == MT_F_WHERE && i == 0) ? (mt_dtype)args[0].t->dtype : ty.compute;
         if (!(ops[nops] = operand(args[i], want))) goto done;
         nops++;
     }
@@ -167,7 +175,8 @@ done:
 
 void mt_cpu_ew_register(void) {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) loop_table = mt_cpu_ew_loops_avx2;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        loop_table = mt_cpu_ew_loops_avx2;
     for (int op = 0; op < MT_NUM_OPS; op++)
         if (mt_ew_desc_of(op)) mt_disp_impl(op, MT_KEY_CPU, mt_cpu_ew_impl);
 }

@@ -18,11 +18,25 @@
  * library's vector math (libmvec), as PyTorch's AVX2 kernels do with Sleef: within a few ulp of
  * the scalar functions the other build calls, not always the same last bit. */
 #define MT_SIMD __attribute__((simd("notinbranch")))
-#define MT_SIMD_MATH(fn) float fn##f(float) MT_SIMD; double fn(double) MT_SIMD;
-MT_SIMD_MATH(exp) MT_SIMD_MATH(exp2) MT_SIMD_MATH(expm1) MT_SIMD_MATH(log) MT_SIMD_MATH(log2)
-MT_SIMD_MATH(log10) MT_SIMD_MATH(log1p) MT_SIMD_MATH(sin) MT_SIMD_MATH(cos) MT_SIMD_MATH(tan)
-MT_SIMD_MATH(asin) MT_SIMD_MATH(acos) MT_SIMD_MATH(atan) MT_SIMD_MATH(sinh) MT_SIMD_MATH(cosh)
-MT_SIMD_MATH(tanh)
+#define MT_SIMD_MATH(fn)                                                                           \
+    float fn##f(float) MT_SIMD;                                                                    \
+    double fn(double) MT_SIMD
+MT_SIMD_MATH(exp);
+MT_SIMD_MATH(exp2);
+MT_SIMD_MATH(expm1);
+MT_SIMD_MATH(log);
+MT_SIMD_MATH(log2);
+MT_SIMD_MATH(log10);
+MT_SIMD_MATH(log1p);
+MT_SIMD_MATH(sin);
+MT_SIMD_MATH(cos);
+MT_SIMD_MATH(tan);
+MT_SIMD_MATH(asin);
+MT_SIMD_MATH(acos);
+MT_SIMD_MATH(atan);
+MT_SIMD_MATH(sinh);
+MT_SIMD_MATH(cosh);
+MT_SIMD_MATH(tanh);
 #endif
 
 #include <string.h>
@@ -32,8 +46,8 @@ MT_SIMD_MATH(tanh)
 
 /* ---- scalar helpers used by the families' expressions ------------------------------------- */
 
-#define EW_M(name, x) _Generic((x), float: name##f, default: name)(x)
-#define EW_M2(name, x, y) _Generic((x), float: name##f, default: name)(x, y)
+#define EW_M(name, x) _Generic((x), float : name##f, default : name)(x)
+#define EW_M2(name, x, y) _Generic((x), float : name##f, default : name)(x, y)
 
 static inline int64_t zerodiv(ew_ctx *ctx) {
     atomic_store_explicit(&ctx->zerodiv, 1, memory_order_relaxed);
@@ -95,7 +109,7 @@ static inline float ffloordiv(float a, float b) {
     }
     return fl;
 }
-#define EW_FFLOORDIV(a, b) _Generic((a), float: ffloordiv, default: dfloordiv)(a, b)
+#define EW_FFLOORDIV(a, b) _Generic((a), float : ffloordiv, default : dfloordiv)(a, b)
 
 static inline double dremainder(double a, double b) {
     double m = fmod(a, b);
@@ -107,7 +121,7 @@ static inline float fremainder(float a, float b) {
     if (m != 0 && ((b < 0) != (m < 0))) m += b;
     return m;
 }
-#define EW_FREMAINDER(a, b) _Generic((a), float: fremainder, default: dremainder)(a, b)
+#define EW_FREMAINDER(a, b) _Generic((a), float : fremainder, default : dremainder)(a, b)
 
 /* integer powers by squaring; negative exponents give 0 except for bases 1 and -1 */
 static inline int64_t ipow(int64_t base, int64_t e) {
@@ -122,8 +136,11 @@ static inline int64_t ipow(int64_t base, int64_t e) {
 }
 
 /* shifts as x86 does them: the count masked to the promoted type's width */
-#define EW_SHL(a, b) ((ctype)(sizeof(ctype) == 8 ? (int64_t)((uint64_t)(a) << ((b) & 63)) : (int64_t)((uint32_t)(a) << ((b) & 31))))
-#define EW_SHR(a, b) ((ctype)(sizeof(ctype) == 8 ? (int64_t)(a) >> ((b) & 63) : (int64_t)((int32_t)(a) >> ((b) & 31))))
+#define EW_SHL(a, b)                                                                               \
+    ((ctype)(sizeof(ctype) == 8 ? (int64_t)((uint64_t)(a) << ((b)&63))                             \
+                                : (int64_t)((uint32_t)(a) << ((b)&31))))
+#define EW_SHR(a, b)                                                                               \
+    ((ctype)(sizeof(ctype) == 8 ? (int64_t)(a) >> ((b)&63) : (int64_t)((int32_t)(a) >> ((b)&31))))
 
 #define EW_MAXF(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) > (b) ? (a) : (b))
 #define EW_MINF(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) < (b) ? (a) : (b))
@@ -135,25 +152,27 @@ static inline int64_t ipow(int64_t base, int64_t e) {
     static inline T NAME(T y) {                                                                    \
         T ya = M(fabs)(y);                                                                         \
         if (ya > 1) return (T)NAN;                                                                 \
-        if (ya == 1) return M(copysign)((T)INFINITY, y);                                          \
+        if (ya == 1) return M(copysign)((T)INFINITY, y);                                           \
         T x;                                                                                       \
         if (ya <= (T)0.7) {                                                                        \
             T z = y * y;                                                                           \
-            T num = (((T)-0.140543331 * z + (T)0.914624893) * z + (T)-1.645349621) * z               \
-                    + (T)0.886226899;                                                              \
-            T den = ((((T)0.012229801 * z + (T)-0.329097515) * z + (T)1.442710462) * z               \
-                     + (T)-2.118377725) * z + 1;                                                   \
+            T num = (((T)-0.140543331 * z + (T)0.914624893) * z + (T)-1.645349621) * z +           \
+                    (T)0.886226899;                                                                \
+            T den = ((((T)0.012229801 * z + (T)-0.329097515) * z + (T)1.442710462) * z +           \
+                     (T)-2.118377725) *                                                            \
+                        z +                                                                        \
+                    1;                                                                             \
             x = y * num / den;                                                                     \
         } else {                                                                                   \
             T z = M(sqrt)(-M(log)((1 - ya) / 2));                                                  \
-            T num = (((T)1.641345311 * z + (T)3.429567803) * z + (T)-1.624906493) * z               \
-                    + (T)-1.970840454;                                                             \
+            T num = (((T)1.641345311 * z + (T)3.429567803) * z + (T)-1.624906493) * z +            \
+                    (T)-1.970840454;                                                               \
             T den = ((T)1.637067800 * z + (T)3.543889200) * z + 1;                                 \
             x = M(copysign)(num, y) / den;                                                         \
         }                                                                                          \
         const T two_over_sqrt_pi = (T)2 / (T)sqrt(M_PI);                                           \
-        x = x - (M(erf)(x) - y) / (two_over_sqrt_pi * M(exp)(-x * x));                            \
-        x = x - (M(erf)(x) - y) / (two_over_sqrt_pi * M(exp)(-x * x));                            \
+        x = x - (M(erf)(x) - y) / (two_over_sqrt_pi * M(exp)(-x * x));                             \
+        x = x - (M(erf)(x) - y) / (two_over_sqrt_pi * M(exp)(-x * x));                             \
         return x;                                                                                  \
     }
 #define MF(fn) fn##f
@@ -191,7 +210,7 @@ static inline float gelu_f(float x, int mode) {
     }
     return x * 0.5f * (1 + erff(x * (float)M_SQRT1_2));
 }
-#define EW_GELU(a) _Generic((a), float: gelu_f, default: gelu_d)(a, ctx->mode)
+#define EW_GELU(a) _Generic((a), float : gelu_f, default : gelu_d)(a, ctx->mode)
 
 /* log(exp(a) + exp(b)) from the larger one: equal infinities give themselves (no inf - inf) */
 #define EW_LOGADDEXP(a, b)                                                                         \
@@ -203,7 +222,7 @@ static inline float gelu_f(float x, int mode) {
 #define EW_LO(a) ((ctx->has[0] && (a) < p0) ? p0 : (a))
 #define EW_CLAMP(a) (isnan((double)(a)) ? (a) : (ctx->has[1] && EW_LO(a) > p1) ? p1 : EW_LO(a))
 
-/* ---- the families ----------------------------------------------------------------------------- */
+/* ---- the families ---------------------------------------------------------------------------- */
 
 /* Each family's loops for every dtype of its declared set, as an expression of `a` (`b`, `c`):
  * the family list and its sets come from the op declarations (build/gen/mt_ew_gen.h); a family
@@ -213,6 +232,8 @@ static inline float gelu_f(float x, int mode) {
 #define NUMS EW_NUMS
 #define INTB EW_INTB
 
+/* one family per line, its expression as written */
+/* clang-format off */
 /* arithmetic */
 /* alpha = 1 is a plain add (vectorized); another alpha fuses the multiply-add in floating
  * types, as PyTorch's vectorized kernel does */
@@ -342,10 +363,12 @@ EW_FLOATS(EW_DEF2, LERP_S, p0 < 0.5 ? a + p0 * (b - a) : b - (b - a) * (1 - p0))
 NUMS(EW_DEF3, ADDCMUL, a + p0 * b * c)
 EW_FLOATS(EW_DEF3, ADDCDIV, a + p0 * b / c)
 ALL(EW_DEFW, WHERE, 0)
+/* clang-format on */
 
-/* ---- tables: family x dtype -> loop ------------------------------------------------------------ */
+/* ---- tables: family x dtype -> loop ---------------------------------------------------------- */
 
-#define TABLE(kind, name, ...) static const mt_loop_fn tbl_##kind##_##name[MT_NUM_DTYPES] = {__VA_ARGS__};
+#define TABLE(kind, name, ...)                                                                     \
+    static const mt_loop_fn tbl_##kind##_##name[MT_NUM_DTYPES] = {__VA_ARGS__};
 #define E(kind, fam, SET) SET(EW_ENTRY, kind, fam, 0)
 /* one table per declared family */
 #define FAMILY_TABLE(F, kind, SET) TABLE(kind, F, E(kind, F, SET))
@@ -367,7 +390,8 @@ static const mt_loop_fn *family_table(int fam) {
         return tbl_##kind##_##F;
         MT_EW_FAMILIES(CASE)
 #undef CASE
-    default: return NULL;
+    default:
+        return NULL;
     }
 }
 
@@ -389,6 +413,7 @@ const mt_loop_fn *MT_EW_VARIANT(int fam) {
         return tbl_u_POW_CUBE;
     case MT_CPU_EW_POW_INV_SQUARE:
         return tbl_u_POW_INV_SQUARE;
-    default: return family_table(fam);
+    default:
+        return family_table(fam);
     }
 }

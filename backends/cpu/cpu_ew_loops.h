@@ -17,10 +17,10 @@
 #include "mt_half.h"
 
 typedef struct ew_ctx {
-    double d[4]; /* parameters as doubles (floating compute) */
-    int64_t i[4]; /* and as integers (integral compute) */
-    bool has[4];  /* whether an optional parameter was given (clamp's bounds) */
-    int mode;     /* a string parameter, decoded (gelu's approximate) */
+    double d[4];        /* parameters as doubles (floating compute) */
+    int64_t i[4];       /* and as integers (integral compute) */
+    bool has[4];        /* whether an optional parameter was given (clamp's bounds) */
+    int mode;           /* a string parameter, decoded (gelu's approximate) */
     atomic_int zerodiv; /* set by integer division by zero */
 } ew_ctx;
 
@@ -133,7 +133,8 @@ typedef struct ew_ctx {
         }                                                                                          \
     } else {                                                                                       \
         for (int64_t i = 0; i < n; i++) {                                                          \
-            ctype a = LD(*(const T *)(dp[1] + i * st[1])), b = LD(*(const T *)(dp[2] + i * st[2])); \
+            ctype a = LD(*(const T *)(dp[1] + i * st[1])),                                         \
+                  b = LD(*(const T *)(dp[2] + i * st[2]));                                         \
             *(OUT_T *)(dp[0] + i * st[0]) = STORE(EXPR);                                           \
         }                                                                                          \
     }

@@ -14,11 +14,11 @@
 #include <string.h>
 
 static int out_of_bounds(int64_t v, int d, int64_t size) {
-    return mt_error(MT_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld", mt_user_dim(v), d + 1,
-                    (long long)size);
+    return mt_error(MT_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld",
+                    mt_user_dim(v), d + 1, (long long)size);
 }
 
-/* ---- cat, flip, repeat --------------------------------------------------------------------------- */
+/* ---- cat, flip, repeat ----------------------------------------------------------------------- */
 
 static int k_cat(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
@@ -101,7 +101,7 @@ static int k_repeat(mt_call *c, mt_value *a, mt_value *r) {
     return mt_cpu_copy(&dst, &src);
 }
 
-/* ---- gather and scatter ------------------------------------------------------------------------ */
+/* ---- gather and scatter ---------------------------------------------------------------------- */
 
 static int k_gather(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
@@ -141,13 +141,15 @@ static int k_scatter_(mt_call *c, mt_value *a, mt_value *r) {
         memcpy(dst, idx, sizeof dst);
         if (self->ndim) dst[d] = v;
         const char *from = src ? at(src, idx) : value;
-        if (id == MT_OP_scatter_add_) add_elem(at(self, dst), from, dt, mt_vint(1));
-        else memcpy(at(self, dst), from, isz);
+        if (id == MT_OP_scatter_add_)
+            add_elem(at(self, dst), from, dt, mt_vint(1));
+        else
+            memcpy(at(self, dst), from, isz);
     }
     return 0;
 }
 
-/* ---- index_select / index_add_ / index_copy_ ------------------------------------------------------ */
+/* ---- index_select / index_add_ / index_copy_ ------------------------------------------------- */
 
 static int k_index_select(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
@@ -158,20 +160,25 @@ static int k_index_select(mt_call *c, mt_value *a, mt_value *r) {
     int64_t *pos = malloc(sizeof(int64_t) * (size_t)(ni ? ni : 1));
     if (!pos) return mt_error(MT_ERR_MEMORY, "out of memory");
     for (int64_t j = 0; j < ni; j++) {
-        int64_t z = 0, v = mt_load_int64(mt_tensor_raw(index) + j * (index->ndim ? index->strides[0] : 0) *
-                                                               (int64_t)mt_dtype_size((mt_dtype)index->dtype), (mt_dtype)index->dtype);
+        int64_t z = 0, v = mt_load_int64(mt_tensor_raw(index) +
+                                             j * (index->ndim ? index->strides[0] : 0) *
+                                                 (int64_t)mt_dtype_size((mt_dtype)index->dtype),
+                                         (mt_dtype)index->dtype);
         MT_UNUSED(z);
         if (index->dtype == MT_INT32 && v == INT32_MIN) v = MT_ZERO_SENTINEL; /* the user's 0 */
         if (v < 0 || v >= size) {
             free(pos);
-            return mt_error(MT_ERR_RUNTIME, "INDICES element is out of DATA bounds, id=%lld axis_dim=%lld", mt_user_dim(v),
-                            (long long)size);
+            return mt_error(MT_ERR_RUNTIME,
+                            "INDICES element is out of DATA bounds, id=%lld axis_dim=%lld",
+                            mt_user_dim(v), (long long)size);
         }
         pos[j] = v;
     }
     if (self->ndim == 0) {
-        for (int64_t j = 0; j < ni; j++) memcpy(mt_tensor_raw(out) + j * out->strides[0] * (int64_t)mt_dtype_size((mt_dtype)out->dtype),
-                                                mt_tensor_raw(self), mt_dtype_size((mt_dtype)self->dtype));
+        for (int64_t j = 0; j < ni; j++)
+            memcpy(mt_tensor_raw(out) +
+                       j * out->strides[0] * (int64_t)mt_dtype_size((mt_dtype)out->dtype),
+                   mt_tensor_raw(self), mt_dtype_size((mt_dtype)self->dtype));
         free(pos);
         return 0;
     }
@@ -231,12 +238,16 @@ static int k_index_put_(mt_call *c, mt_value *a, mt_value *r) {
     for (int64_t k = 0; k < src.numel; k++) {
         unravel(k, src.sizes, src.ndim, idx);
         int64_t p = src.ndim ? idx[d] : 0;
-        int64_t v = mt_load_int64(mt_tensor_raw(index) + p * (index->ndim ? index->strides[0] : 0) *
-                                                      (int64_t)mt_dtype_size((mt_dtype)index->dtype), (mt_dtype)index->dtype);
+        int64_t v =
+            mt_load_int64(mt_tensor_raw(index) + p * (index->ndim ? index->strides[0] : 0) *
+                                                     (int64_t)mt_dtype_size((mt_dtype)index->dtype),
+                          (mt_dtype)index->dtype);
         if (v < 0 || v >= size) {
             if (add) return mt_error(MT_ERR_INDEX, "index out of range in self");
-            return mt_error(MT_ERR_INDEX, "index_copy_(): index %lld is out of bounds for dimension %d with size %lld",
-                            mt_user_dim(v), d + 1, (long long)size);
+            return mt_error(
+                MT_ERR_INDEX,
+                "index_copy_(): index %lld is out of bounds for dimension %d with size %lld",
+                mt_user_dim(v), d + 1, (long long)size);
         }
         memcpy(dst, idx, sizeof dst);
         if (self->ndim) dst[d] = v;
@@ -248,7 +259,7 @@ static int k_index_put_(mt_call *c, mt_value *a, mt_value *r) {
     return 0;
 }
 
-/* ---- masks --------------------------------------------------------------------------------------- */
+/* ---- masks ----------------------------------------------------------------------------------- */
 
 typedef struct {
     char value[8];
@@ -256,32 +267,40 @@ typedef struct {
 } fill_ctx;
 
 /* branch-free per element size (random masks would mispredict a branch half the time) */
-#define MASKED_FILL_TYPED(T)                                                                           \
-    do {                                                                                               \
-        T v;                                                                                           \
-        memcpy(&v, f->value, sizeof v);                                                                \
-        if (st[0] == sizeof(T) && st[1] == 1) {                                                        \
-            T *d = (T *)dp[0];                                                                         \
-            const uint8_t *m = (const uint8_t *)dp[1];                                                 \
-            for (int64_t i = 0; i < n; i++) {                                                          \
-                T keep = (T)((T)(m[i] != 0) - 1); /* all ones where the mask is false */               \
-                d[i] = (T)((d[i] & keep) | (v & (T)~keep));                                            \
-            }                                                                                          \
-        } else {                                                                                       \
-            for (int64_t i = 0; i < n; i++) {                                                          \
-                T *d = (T *)(dp[0] + i * st[0]);                                                       \
-                *d = *(const uint8_t *)(dp[1] + i * st[1]) ? v : *d;                                   \
-            }                                                                                          \
-        }                                                                                              \
+#define MASKED_FILL_TYPED(T)                                                                       \
+    do {                                                                                           \
+        T v;                                                                                       \
+        memcpy(&v, f->value, sizeof v);                                                            \
+        if (st[0] == sizeof(T) && st[1] == 1) {                                                    \
+            T *d = (T *)dp[0];                                                                     \
+            const uint8_t *m = (const uint8_t *)dp[1];                                             \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T keep = (T)((T)(m[i] != 0) - 1); /* all ones where the mask is false */           \
+                d[i] = (T)((d[i] & keep) | (v & (T)~keep));                                        \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T *d = (T *)(dp[0] + i * st[0]);                                                   \
+                *d = *(const uint8_t *)(dp[1] + i * st[1]) ? v : *d;                               \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
 static void masked_fill_loop(char **dp, const int64_t *st, int64_t n, void *vctx) {
     fill_ctx *f = vctx;
     switch (f->isz) {
-    case 1: MASKED_FILL_TYPED(uint8_t); break;
-    case 2: MASKED_FILL_TYPED(uint16_t); break;
-    case 4: MASKED_FILL_TYPED(uint32_t); break;
-    default: MASKED_FILL_TYPED(uint64_t); break;
+    case 1:
+        MASKED_FILL_TYPED(uint8_t);
+        break;
+    case 2:
+        MASKED_FILL_TYPED(uint16_t);
+        break;
+    case 4:
+        MASKED_FILL_TYPED(uint32_t);
+        break;
+    default:
+        MASKED_FILL_TYPED(uint64_t);
+        break;
     }
 }
 
@@ -294,8 +313,9 @@ static int k_masked_fill_(mt_call *c, mt_value *a, mt_value *r) {
     if (c->op->id == MT_OP_masked_fill__Tensor) {
         mt_tensor *vt = a[2].t;
         const void *p = mt_tensor_raw(vt);
-        v = mt_dtype_is_floating((mt_dtype)vt->dtype) ? mt_vdouble(mt_load_double(p, (mt_dtype)vt->dtype))
-                                                       : mt_vint(mt_load_int64(p, (mt_dtype)vt->dtype));
+        v = mt_dtype_is_floating((mt_dtype)vt->dtype)
+                ? mt_vdouble(mt_load_double(p, (mt_dtype)vt->dtype))
+                : mt_vint(mt_load_int64(p, (mt_dtype)vt->dtype));
     }
     if (mt_scalar_store_checked(v, dt, f.value, false)) return -1;
     if (self->numel == 0) return 0;
@@ -381,7 +401,8 @@ static int k_nonzero(mt_call *c, mt_value *a, mt_value *r) {
     size_t isz = mt_dtype_size(dt);
     const char *p = mt_tensor_raw(self);
     int64_t count = 0, nd = self->ndim;
-    for (int64_t i = 0; i < self->numel; i++) count += mt_load_double(p + i * (int64_t)isz, dt) != 0;
+    for (int64_t i = 0; i < self->numel; i++)
+        count += mt_load_double(p + i * (int64_t)isz, dt) != 0;
     int64_t sizes[2] = {count, nd}, strides[2] = {1, count > 0 ? count : 1};
     mt_tensor *out = mt_tensor_empty_strided(2, sizes, strides, MT_INT64, MT_CPU);
     if (!out) {
@@ -409,15 +430,17 @@ static int k_take(mt_call *c, mt_value *a, mt_value *r) {
         unravel(k, index->sizes, index->ndim, idx);
         int64_t v = index_at(index, idx), w = v < 0 && v != MT_ZERO_SENTINEL ? v + n : v;
         if (w < 0 || w >= n)
-            return mt_error(MT_ERR_INDEX, "out of range: tried to access index %lld on a tensor of %lld elements.",
-                            mt_user_dim(v), (long long)n);
+            return mt_error(
+                MT_ERR_INDEX,
+                "out of range: tried to access index %lld on a tensor of %lld elements.",
+                mt_user_dim(v), (long long)n);
         unravel(w, self->sizes, self->ndim, pos);
         memcpy(at(out, idx), at(self, pos), isz);
     }
     return 0;
 }
 
-/* ---- sort, topk, kthvalue ---------------------------------------------------------------------------- */
+/* ---- sort, topk, kthvalue -------------------------------------------------------------------- */
 
 typedef struct {
     double d;
@@ -432,13 +455,16 @@ static bool less(const key *a, const key *b, bool integral) {
     return integral ? a->i64 < b->i64 : a->d < b->d;
 }
 
-static void merge_sort(int64_t *perm, int64_t *tmp, const key *keys, int64_t n, bool desc, bool integral) {
+static void merge_sort(int64_t *perm, int64_t *tmp, const key *keys, int64_t n, bool desc,
+                       bool integral) {
     for (int64_t w = 1; w < n; w *= 2)
         for (int64_t lo = 0; lo < n; lo += 2 * w) {
-            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, i = lo, j = mid, k = lo;
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, i = lo,
+                    j = mid, k = lo;
             while (i < mid && j < hi) {
                 /* descending is the reverse order with NaN first, still stable */
-                bool take_right = desc ? less(&keys[perm[i]], &keys[perm[j]], integral) : less(&keys[perm[j]], &keys[perm[i]], integral);
+                bool take_right = desc ? less(&keys[perm[i]], &keys[perm[j]], integral)
+                                       : less(&keys[perm[j]], &keys[perm[i]], integral);
                 tmp[k++] = take_right ? perm[j++] : perm[i++];
             }
             while (i < mid) tmp[k++] = perm[i++];
@@ -449,13 +475,14 @@ static void merge_sort(int64_t *perm, int64_t *tmp, const key *keys, int64_t n, 
 
 /* Sorts each row along dim; writes the first `keep` values and indices of each row (in the
  * result's layout, whose dim has `keep` entries, or none when squeeze is set). */
-static int sort_rows(mt_tensor *self, int d, bool desc, int64_t keep, int64_t skip, mt_tensor *vals, mt_tensor *inds,
-                     bool squeeze) {
+static int sort_rows(mt_tensor *self, int d, bool desc, int64_t keep, int64_t skip, mt_tensor *vals,
+                     mt_tensor *inds, bool squeeze) {
     mt_dtype dt = (mt_dtype)self->dtype;
     bool integral = !mt_dtype_is_floating(dt);
     int64_t n = self->ndim ? self->sizes[d] : 1, rows = n ? self->numel / n : 0;
     key *keys = malloc(sizeof(key) * (size_t)(n ? n : 1));
-    int64_t *perm = malloc(sizeof(int64_t) * (size_t)(n ? n : 1)), *tmp = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    int64_t *perm = malloc(sizeof(int64_t) * (size_t)(n ? n : 1)),
+            *tmp = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
     if (!keys || !perm || !tmp) {
         free(keys), free(perm), free(tmp);
         return mt_error(MT_ERR_MEMORY, "out of memory sorting");
@@ -510,7 +537,7 @@ static int k_sortlike(mt_call *c, mt_value *a, mt_value *r) {
     return sort_rows(self, d, false, 1, a[1].i - 1, r[0].t, r[1].t, !a[3].b && self->ndim);
 }
 
-/* ---- unique ------------------------------------------------------------------------------------------ */
+/* ---- unique ---------------------------------------------------------------------------------- */
 
 /* lexicographic comparison of two rows of w elements */
 static int row_cmp(const char *x, const char *y, int64_t w, mt_dtype dt) {
@@ -550,20 +577,23 @@ static int k_unique(mt_call *c, mt_value *a, mt_value *r) {
     int64_t nrows = by_dim ? (self->ndim ? self->sizes[d] : 1) : src->numel;
     int64_t width = by_dim ? (nrows ? src->numel / nrows : 0) : 1;
     const char *p = mt_tensor_raw(src);
-    int64_t *perm = malloc(sizeof(int64_t) * (size_t)(nrows + 1)), *tmp = malloc(sizeof(int64_t) * (size_t)(nrows + 1));
+    int64_t *perm = malloc(sizeof(int64_t) * (size_t)(nrows + 1)),
+            *tmp = malloc(sizeof(int64_t) * (size_t)(nrows + 1));
     int64_t *group = malloc(sizeof(int64_t) * (size_t)(nrows + 1));
     if (!perm || !tmp || !group) {
         mt_error(MT_ERR_MEMORY, "out of memory in unique");
         goto done;
     }
     for (int64_t i = 0; i < nrows; i++) perm[i] = i;
-    /* a stable merge sort of rows, comparing element by element */
-#define ROWCMP(x, y) row_cmp(p + (x) * width * (int64_t)isz, p + (y) * width * (int64_t)isz, width, dt)
+        /* a stable merge sort of rows, comparing element by element */
+#define ROWCMP(x, y) row_cmp(p + (x)*width * (int64_t)isz, p + (y)*width * (int64_t)isz, width, dt)
     for (int64_t w = 1; w < nrows; w *= 2)
         for (int64_t lo = 0; lo < nrows; lo += 2 * w) {
-            int64_t mid = lo + w < nrows ? lo + w : nrows, hi = lo + 2 * w < nrows ? lo + 2 * w : nrows;
+            int64_t mid = lo + w < nrows ? lo + w : nrows,
+                    hi = lo + 2 * w < nrows ? lo + 2 * w : nrows;
             int64_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) tmp[k++] = ROWCMP(perm[j], perm[i]) < 0 ? perm[j++] : perm[i++];
+            while (i < mid && j < hi)
+                tmp[k++] = ROWCMP(perm[j], perm[i]) < 0 ? perm[j++] : perm[i++];
             while (i < mid) tmp[k++] = perm[i++];
             while (j < hi) tmp[k++] = perm[j++];
             memcpy(perm + lo, tmp + lo, sizeof(int64_t) * (size_t)(hi - lo));
@@ -584,7 +614,8 @@ static int k_unique(mt_call *c, mt_value *a, mt_value *r) {
     for (int64_t i = 0, g = -1; i < nrows; i++)
         if (group[perm[i]] != g) {
             g = group[perm[i]];
-            memcpy(mt_tensor_raw(o) + g * width * (int64_t)isz, p + perm[i] * width * (int64_t)isz, (size_t)width * isz);
+            memcpy(mt_tensor_raw(o) + g * width * (int64_t)isz, p + perm[i] * width * (int64_t)isz,
+                   (size_t)width * isz);
         }
     if (by_dim && d != 0) { /* move the dim back: a transposed view, as PyTorch returns */
         out = mto_transpose_int(o, 0, d);
@@ -595,8 +626,10 @@ static int k_unique(mt_call *c, mt_value *a, mt_value *r) {
     }
     int64_t ish[MT_MAX_DIM];
     int in_n = by_dim ? 1 : self->ndim;
-    if (by_dim) ish[0] = nrows;
-    else memcpy(ish, self->sizes, sizeof(int64_t) * (size_t)self->ndim);
+    if (by_dim)
+        ish[0] = nrows;
+    else
+        memcpy(ish, self->sizes, sizeof(int64_t) * (size_t)self->ndim);
     inv = mt_tensor_empty(in_n, ish, MT_INT64, MT_CPU);
     cnt = mt_tensor_empty(1, &ng, MT_INT64, MT_CPU);
     if (!inv || !cnt) goto done;
@@ -621,7 +654,7 @@ done:
     return status;
 }
 
-/* ---- tril / triu --------------------------------------------------------------------------------------- */
+/* ---- tril / triu ----------------------------------------------------------------------------- */
 
 static int k_tri(mt_call *c, mt_value *a, mt_value *r) {
     int id = c->op->id;

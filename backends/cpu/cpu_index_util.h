@@ -21,7 +21,8 @@ static inline void unravel(int64_t k, const int64_t *sizes, int n, int64_t *idx)
 }
 
 static inline char *at(const mt_tensor *t, const int64_t *idx) {
-    return (char *)t->storage->data + offset_of(t, idx) * (int64_t)mt_dtype_size((mt_dtype)t->dtype);
+    return (char *)t->storage->data +
+           offset_of(t, idx) * (int64_t)mt_dtype_size((mt_dtype)t->dtype);
 }
 
 static inline int64_t index_at(const mt_tensor *index, const int64_t *idx) {
@@ -31,18 +32,27 @@ static inline int64_t index_at(const mt_tensor *index, const int64_t *idx) {
 /* dst += alpha * src for one element of dtype dt (PyTorch's arithmetic in that dtype) */
 static inline void add_elem(char *dst, const char *src, mt_dtype dt, mt_value alpha) {
     switch (dt) {
-    case MT_FLOAT32: *(float *)dst += (float)mt_scalar_double(alpha) * *(const float *)src; return;
-    case MT_FLOAT64: *(double *)dst += mt_scalar_double(alpha) * *(const double *)src; return;
+    case MT_FLOAT32:
+        *(float *)dst += (float)mt_scalar_double(alpha) * *(const float *)src;
+        return;
+    case MT_FLOAT64:
+        *(double *)dst += mt_scalar_double(alpha) * *(const double *)src;
+        return;
     case MT_FLOAT16:
     case MT_BFLOAT16: {
-        float v = (float)mt_load_double(dst, dt) + (float)mt_scalar_double(alpha) * (float)mt_load_double(src, dt);
+        float v = (float)mt_load_double(dst, dt) +
+                  (float)mt_scalar_double(alpha) * (float)mt_load_double(src, dt);
         mt_store_double(dst, dt, v);
         return;
     }
-    case MT_BOOL: *(uint8_t *)dst = *(uint8_t *)dst || (mt_scalar_int(alpha) && *(const uint8_t *)src); return;
+    case MT_BOOL:
+        *(uint8_t *)dst = *(uint8_t *)dst || (mt_scalar_int(alpha) && *(const uint8_t *)src);
+        return;
     default:
-        mt_store_int64(dst, dt, (int64_t)((uint64_t)mt_load_int64(dst, dt) +
-                                          (uint64_t)mt_scalar_int(alpha) * (uint64_t)mt_load_int64(src, dt)));
+        mt_store_int64(
+            dst, dt,
+            (int64_t)((uint64_t)mt_load_int64(dst, dt) +
+                      (uint64_t)mt_scalar_int(alpha) * (uint64_t)mt_load_int64(src, dt)));
     }
 }
 

@@ -2,7 +2,6 @@
 #include "cpu_iter.h"
 #include "mt_parallel.h"
 
-
 #include <string.h>
 
 /* PyTorch's TensorIterator ordering rule: should dims a and b (a currently inner) swap? */

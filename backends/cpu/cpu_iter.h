@@ -18,7 +18,7 @@ typedef void (*mt_loop_fn)(char **data, const int64_t *strides, int64_t n, void 
 typedef struct mt_iter {
     int ndim, nops;
     int64_t numel;
-    int64_t shape[MT_MAX_DIM];                  /* dim 0 is the innermost */
+    int64_t shape[MT_MAX_DIM];                   /* dim 0 is the innermost */
     int64_t strides[MT_MAX_DIM][MT_ITER_MAXOPS]; /* bytes; strides[d][op] */
     char *data[MT_ITER_MAXOPS];
 } mt_iter;
@@ -30,7 +30,8 @@ void mt_iter_run(const mt_iter *it, mt_loop_fn fn, void *ctx);
 /* Run fn over the flattened element range [begin, end) only. */
 void mt_iter_run_range(const mt_iter *it, int64_t begin, int64_t end, mt_loop_fn fn, void *ctx);
 /* True when every operand's innermost stride equals its element size. */
-static inline bool mt_iter_inner_contig(const int64_t *strides, const int64_t *itemsizes, int nops) {
+static inline bool mt_iter_inner_contig(const int64_t *strides, const int64_t *itemsizes,
+                                        int nops) {
     for (int i = 0; i < nops; i++)
         if (strides[i] != itemsizes[i]) return false;
     return true;

@@ -14,7 +14,8 @@ typedef struct avg_win {
     int64_t h0, h1, w0, w1, div;
 } avg_win;
 
-static avg_win avg_window(const mt_pool_geom *g, int64_t oh, int64_t ow, bool include_pad, int64_t divisor) {
+static avg_win avg_window(const mt_pool_geom *g, int64_t oh, int64_t ow, bool include_pad,
+                          int64_t divisor) {
     int64_t h0 = oh * g->sh - g->ph, w0 = ow * g->sw - g->pw;
     int64_t h1 = h0 + g->kh < g->H + g->ph ? h0 + g->kh : g->H + g->ph;
     int64_t w1 = w0 + g->kw < g->W + g->pw ? w0 + g->kw : g->W + g->pw;
@@ -25,111 +26,124 @@ static avg_win avg_window(const mt_pool_geom *g, int64_t oh, int64_t ow, bool in
 }
 
 /* a if mask is all ones, else b, without a branch (the compiler turns ?: on floats into jumps) */
-#define PICK(T, U, SFX)                                                                                            \
-    static inline T pick_##SFX(int64_t mask, T a, T b) {                                                          \
-        U ua, ub, m = (U)mask;                                                                                     \
-        memcpy(&ua, &a, sizeof a);                                                                                 \
-        memcpy(&ub, &b, sizeof b);                                                                                 \
-        ua = (ua & m) | (ub & ~m);                                                                                 \
-        memcpy(&a, &ua, sizeof a);                                                                                 \
-        return a;                                                                                                  \
+#define PICK(T, U, SFX)                                                                            \
+    static inline T pick_##SFX(int64_t mask, T a, T b) {                                           \
+        U ua, ub, m = (U)mask;                                                                     \
+        memcpy(&ua, &a, sizeof a);                                                                 \
+        memcpy(&ub, &b, sizeof b);                                                                 \
+        ua = (ua & m) | (ub & ~m);                                                                 \
+        memcpy(&a, &ua, sizeof a);                                                                 \
+        return a;                                                                                  \
     }
 PICK(float, uint32_t, f32)
 PICK(double, uint64_t, f64)
 #undef PICK
 
-#define POOL_TYPED(T, SFX)                                                                                         \
-    /* planes [p0, p1) */                                                                                        \
-    static void max_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out, int64_t *idx, int64_t p0, int64_t p1) {  \
-        for (int64_t p = p0; p < p1; p++) {                                                                        \
-            const T *x = in + p * g->H * g->W;                                                                     \
-            T *o = out + p * g->Ho * g->Wo;                                                                        \
-            int64_t *oi = idx + p * g->Ho * g->Wo;                                                                 \
-            for (int64_t oh = 0; oh < g->Ho; oh++) {                                                               \
-                int64_t h0 = oh * g->sh - g->ph, h1 = h0 + (g->kh - 1) * g->dh + 1;                                \
-                if (h1 > g->H) h1 = g->H;                                                                          \
-                while (h0 < 0) h0 += g->dh;                                                                        \
-                for (int64_t ow = 0; ow < g->Wo; ow++) {                                                           \
-                    int64_t w0 = ow * g->sw - g->pw, w1 = w0 + (g->kw - 1) * g->dw + 1;                            \
-                    if (w1 > g->W) w1 = g->W;                                                                      \
-                    while (w0 < 0) w0 += g->dw;                                                                    \
-                    int64_t best = h0 * g->W + w0;                                                                 \
-                    T bv = -INFINITY;                                                                              \
-                    /* branch-free (random data mispredicts every other compare); NaN wins, as PyTorch */          \
-                    for (int64_t ih = h0; ih < h1; ih += g->dh)                                                    \
-                        for (int64_t iw = w0; iw < w1; iw += g->dw) {                                              \
-                            T v = x[ih * g->W + iw];                                                               \
-                            int64_t take = -(int64_t)(__builtin_isgreater(v, bv) | __builtin_isunordered(v, v));   \
-                            bv = pick_##SFX(take, v, bv);                                                          \
-                            best = (best & ~take) | ((ih * g->W + iw) & take);                                     \
-                        }                                                                                          \
-                    o[oh * g->Wo + ow] = bv;                                                                       \
-                    oi[oh * g->Wo + ow] = best;                                                                    \
-                }                                                                                                  \
-            }                                                                                                      \
-        }                                                                                                          \
-    }                                                                                                              \
-    static int max_bwd_##SFX(const mt_pool_geom *g, const T *go, const int64_t *idx, T *gin) {                     \
-        int64_t HW = g->H * g->W, L = g->Ho * g->Wo;                                                               \
-        memset(gin, 0, sizeof(T) * (size_t)(g->planes * HW));                                                      \
-        for (int64_t p = 0; p < g->planes; p++)                                                                    \
-            for (int64_t l = 0; l < L; l++) {                                                                      \
-                int64_t i = idx[p * L + l];                                                                        \
-                if (i < 0 || i >= HW)                                                                              \
-                    return mt_error(MT_ERR_INDEX, "max_pool2d_with_indices_backward: index %lld is out of bounds "  \
-                                                  "for a plane of %lld elements", (long long)i + 1, (long long)HW); \
-                gin[p * HW + i] += go[p * L + l];                                                                  \
-            }                                                                                                      \
-        return 0;                                                                                                  \
-    }                                                                                                              \
-    static void avg_bwd_##SFX(const mt_pool_geom *g, const T *go, T *gin, bool include_pad, int64_t divisor) {     \
-        int64_t HW = g->H * g->W;                                                                                  \
-        memset(gin, 0, sizeof(T) * (size_t)(g->planes * HW));                                                      \
-        for (int64_t p = 0; p < g->planes; p++)                                                                    \
-            for (int64_t oh = 0; oh < g->Ho; oh++)                                                                 \
-                for (int64_t ow = 0; ow < g->Wo; ow++) {                                                           \
-                    avg_win a = avg_window(g, oh, ow, include_pad, divisor);                                       \
-                    if (a.h0 >= a.h1 || a.w0 >= a.w1) continue;                                                    \
-                    T v = go[(p * g->Ho + oh) * g->Wo + ow] / (T)a.div;                                            \
-                    for (int64_t ih = a.h0; ih < a.h1; ih++)                                                       \
-                        for (int64_t iw = a.w0; iw < a.w1; iw++) gin[p * HW + ih * g->W + iw] += v;                \
-                }                                                                                                  \
-    }                                                                                                              \
-    static void adaptive_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out) {                                   \
-        for (int64_t p = 0; p < g->planes; p++) {                                                                  \
-            const T *x = in + p * g->H * g->W;                                                                     \
-            for (int64_t oh = 0; oh < g->Ho; oh++) {                                                               \
-                int64_t h0 = mt_adaptive_start(oh, g->Ho, g->H), h1 = mt_adaptive_end(oh, g->Ho, g->H);            \
-                for (int64_t ow = 0; ow < g->Wo; ow++) {                                                           \
-                    int64_t w0 = mt_adaptive_start(ow, g->Wo, g->W), w1 = mt_adaptive_end(ow, g->Wo, g->W);        \
-                    T s = 0;                                                                                       \
-                    for (int64_t ih = h0; ih < h1; ih++)                                                           \
-                        for (int64_t iw = w0; iw < w1; iw++) s += x[ih * g->W + iw];                               \
-                    out[(p * g->Ho + oh) * g->Wo + ow] = s / (T)((h1 - h0) * (w1 - w0));                           \
-                }                                                                                                  \
-            }                                                                                                      \
-        }                                                                                                          \
-    }                                                                                                              \
-    static void adaptive_bwd_##SFX(const mt_pool_geom *g, const T *go, T *gin) {                                   \
-        int64_t HW = g->H * g->W;                                                                                  \
-        memset(gin, 0, sizeof(T) * (size_t)(g->planes * HW));                                                      \
-        for (int64_t p = 0; p < g->planes; p++)                                                                    \
-            for (int64_t oh = 0; oh < g->Ho; oh++) {                                                               \
-                int64_t h0 = mt_adaptive_start(oh, g->Ho, g->H), h1 = mt_adaptive_end(oh, g->Ho, g->H);            \
-                for (int64_t ow = 0; ow < g->Wo; ow++) {                                                           \
-                    int64_t w0 = mt_adaptive_start(ow, g->Wo, g->W), w1 = mt_adaptive_end(ow, g->Wo, g->W);        \
-                    T v = go[(p * g->Ho + oh) * g->Wo + ow] / (T)((h1 - h0) * (w1 - w0));                          \
-                    for (int64_t ih = h0; ih < h1; ih++)                                                           \
-                        for (int64_t iw = w0; iw < w1; iw++) gin[p * HW + ih * g->W + iw] += v;                    \
-                }                                                                                                  \
-            }                                                                                                      \
+#define POOL_TYPED(T, SFX)                                                                         \
+    /* planes [p0, p1) */                                                                          \
+    static void max_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out, int64_t *idx,            \
+                              int64_t p0, int64_t p1) {                                            \
+        for (int64_t p = p0; p < p1; p++) {                                                        \
+            const T *x = in + p * g->H * g->W;                                                     \
+            T *o = out + p * g->Ho * g->Wo;                                                        \
+            int64_t *oi = idx + p * g->Ho * g->Wo;                                                 \
+            for (int64_t oh = 0; oh < g->Ho; oh++) {                                               \
+                int64_t h0 = oh * g->sh - g->ph, h1 = h0 + (g->kh - 1) * g->dh + 1;                \
+                if (h1 > g->H) h1 = g->H;                                                          \
+                while (h0 < 0) h0 += g->dh;                                                        \
+                for (int64_t ow = 0; ow < g->Wo; ow++) {                                           \
+                    int64_t w0 = ow * g->sw - g->pw, w1 = w0 + (g->kw - 1) * g->dw + 1;            \
+                    if (w1 > g->W) w1 = g->W;                                                      \
+                    while (w0 < 0) w0 += g->dw;                                                    \
+                    int64_t best = h0 * g->W + w0;                                                 \
+                    T bv = -INFINITY;                                                              \
+                    /* branch-free (random data mispredicts every other compare); NaN wins, as     \
+                     * PyTorch */                                                                  \
+                    for (int64_t ih = h0; ih < h1; ih += g->dh)                                    \
+                        for (int64_t iw = w0; iw < w1; iw += g->dw) {                              \
+                            T v = x[ih * g->W + iw];                                               \
+                            int64_t take = -(int64_t)(__builtin_isgreater(v, bv) |                 \
+                                                      __builtin_isunordered(v, v));                \
+                            bv = pick_##SFX(take, v, bv);                                          \
+                            best = (best & ~take) | ((ih * g->W + iw) & take);                     \
+                        }                                                                          \
+                    o[oh * g->Wo + ow] = bv;                                                       \
+                    oi[oh * g->Wo + ow] = best;                                                    \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static int max_bwd_##SFX(const mt_pool_geom *g, const T *go, const int64_t *idx, T *gin) {     \
+        int64_t HW = g->H * g->W, L = g->Ho * g->Wo;                                               \
+        memset(gin, 0, sizeof(T) * (size_t)(g->planes * HW));                                      \
+        for (int64_t p = 0; p < g->planes; p++)                                                    \
+            for (int64_t l = 0; l < L; l++) {                                                      \
+                int64_t i = idx[p * L + l];                                                        \
+                if (i < 0 || i >= HW)                                                              \
+                    return mt_error(                                                               \
+                        MT_ERR_INDEX,                                                              \
+                        "max_pool2d_with_indices_backward: index %lld is out of bounds "           \
+                        "for a plane of %lld elements",                                            \
+                        (long long)i + 1, (long long)HW);                                          \
+                gin[p * HW + i] += go[p * L + l];                                                  \
+            }                                                                                      \
+        return 0;                                                                                  \
+    }                                                                                              \
+    static void avg_bwd_##SFX(const mt_pool_geom *g, const T *go, T *gin, bool include_pad,        \
+                              int64_t divisor) {                                                   \
+        int64_t HW = g->H * g->W;                                                                  \
+        memset(gin, 0, sizeof(T) * (size_t)(g->planes * HW));                                      \
+        for (int64_t p = 0; p < g->planes; p++)                                                    \
+            for (int64_t oh = 0; oh < g->Ho; oh++)                                                 \
+                for (int64_t ow = 0; ow < g->Wo; ow++) {                                           \
+                    avg_win a = avg_window(g, oh, ow, include_pad, divisor);                       \
+                    if (a.h0 >= a.h1 || a.w0 >= a.w1) continue;                                    \
+                    T v = go[(p * g->Ho + oh) * g->Wo + ow] / (T)a.div;                            \
+                    for (int64_t ih = a.h0; ih < a.h1; ih++)                                       \
+                        for (int64_t iw = a.w0; iw < a.w1; iw++)                                   \
+                            gin[p * HW + ih * g->W + iw] += v;                                     \
+                }                                                                                  \
+    }                                                                                              \
+    static void adaptive_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out) {                   \
+        for (int64_t p = 0; p < g->planes; p++) {                                                  \
+            const T *x = in + p * g->H * g->W;                                                     \
+            for (int64_t oh = 0; oh < g->Ho; oh++) {                                               \
+                int64_t h0 = mt_adaptive_start(oh, g->Ho, g->H),                                   \
+                        h1 = mt_adaptive_end(oh, g->Ho, g->H);                                     \
+                for (int64_t ow = 0; ow < g->Wo; ow++) {                                           \
+                    int64_t w0 = mt_adaptive_start(ow, g->Wo, g->W),                               \
+                            w1 = mt_adaptive_end(ow, g->Wo, g->W);                                 \
+                    T s = 0;                                                                       \
+                    for (int64_t ih = h0; ih < h1; ih++)                                           \
+                        for (int64_t iw = w0; iw < w1; iw++) s += x[ih * g->W + iw];               \
+                    out[(p * g->Ho + oh) * g->Wo + ow] = s / (T)((h1 - h0) * (w1 - w0));           \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static void adaptive_bwd_##SFX(const mt_pool_geom *g, const T *go, T *gin) {                   \
+        int64_t HW = g->H * g->W;                                                                  \
+        memset(gin, 0, sizeof(T) * (size_t)(g->planes * HW));                                      \
+        for (int64_t p = 0; p < g->planes; p++)                                                    \
+            for (int64_t oh = 0; oh < g->Ho; oh++) {                                               \
+                int64_t h0 = mt_adaptive_start(oh, g->Ho, g->H),                                   \
+                        h1 = mt_adaptive_end(oh, g->Ho, g->H);                                     \
+                for (int64_t ow = 0; ow < g->Wo; ow++) {                                           \
+                    int64_t w0 = mt_adaptive_start(ow, g->Wo, g->W),                               \
+                            w1 = mt_adaptive_end(ow, g->Wo, g->W);                                 \
+                    T v = go[(p * g->Ho + oh) * g->Wo + ow] / (T)((h1 - h0) * (w1 - w0));          \
+                    for (int64_t ih = h0; ih < h1; ih++)                                           \
+                        for (int64_t iw = w0; iw < w1; iw++) gin[p * HW + ih * g->W + iw] += v;    \
+                }                                                                                  \
+            }                                                                                      \
     }
 
 POOL_TYPED(float, f32)
 POOL_TYPED(double, f64)
 
 /* max pooling forward, planes split across threads */
-typedef void (*max_fwd_fn)(const mt_pool_geom *g, const void *in, void *out, int64_t *idx, int64_t p0, int64_t p1);
+typedef void (*max_fwd_fn)(const mt_pool_geom *g, const void *in, void *out, int64_t *idx,
+                           int64_t p0, int64_t p1);
 typedef struct {
     const mt_pool_geom *g;
     const void *in;
@@ -137,10 +151,10 @@ typedef struct {
     int64_t *idx;
     max_fwd_fn fn;
 } max_job;
-#define MAX_PLANES(SFX, T)                                                                                         \
-    static void max_fwd_##SFX##_planes(const mt_pool_geom *g, const void *in, void *out, int64_t *idx, int64_t p0, \
-                                       int64_t p1) {                                                               \
-        max_fwd_##SFX(g, (const T *)in, (T *)out, idx, p0, p1);                                                    \
+#define MAX_PLANES(SFX, T)                                                                         \
+    static void max_fwd_##SFX##_planes(const mt_pool_geom *g, const void *in, void *out,           \
+                                       int64_t *idx, int64_t p0, int64_t p1) {                     \
+        max_fwd_##SFX(g, (const T *)in, (T *)out, idx, p0, p1);                                    \
     }
 MAX_PLANES(f32, float)
 MAX_PLANES(f64, double)
@@ -151,19 +165,21 @@ static void max_fwd_part(void *ctx, int64_t p0, int64_t p1) {
 }
 
 /* average pooling forward; ACC accumulates (int64 for integer inputs, truncating on division) */
-#define AVG_FWD(T, SFX)                                                                                            \
-    static void avg_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out, bool include_pad, int64_t divisor) {     \
-        for (int64_t p = 0; p < g->planes; p++) {                                                                  \
-            const T *x = in + p * g->H * g->W;                                                                     \
-            for (int64_t oh = 0; oh < g->Ho; oh++)                                                                 \
-                for (int64_t ow = 0; ow < g->Wo; ow++) {                                                           \
-                    avg_win a = avg_window(g, oh, ow, include_pad, divisor);                                       \
-                    T s = 0;                                                                                       \
-                    for (int64_t ih = a.h0; ih < a.h1; ih++)                                                       \
-                        for (int64_t iw = a.w0; iw < a.w1; iw++) s += x[ih * g->W + iw];                           \
-                    out[(p * g->Ho + oh) * g->Wo + ow] = a.h0 >= a.h1 || a.w0 >= a.w1 ? 0 : s / (T)a.div;          \
-                }                                                                                                  \
-        }                                                                                                          \
+#define AVG_FWD(T, SFX)                                                                            \
+    static void avg_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out, bool include_pad,        \
+                              int64_t divisor) {                                                   \
+        for (int64_t p = 0; p < g->planes; p++) {                                                  \
+            const T *x = in + p * g->H * g->W;                                                     \
+            for (int64_t oh = 0; oh < g->Ho; oh++)                                                 \
+                for (int64_t ow = 0; ow < g->Wo; ow++) {                                           \
+                    avg_win a = avg_window(g, oh, ow, include_pad, divisor);                       \
+                    T s = 0;                                                                       \
+                    for (int64_t ih = a.h0; ih < a.h1; ih++)                                       \
+                        for (int64_t iw = a.w0; iw < a.w1; iw++) s += x[ih * g->W + iw];           \
+                    out[(p * g->Ho + oh) * g->Wo + ow] =                                           \
+                        a.h0 >= a.h1 || a.w0 >= a.w1 ? 0 : s / (T)a.div;                           \
+                }                                                                                  \
+        }                                                                                          \
     }
 AVG_FWD(float, f32)
 AVG_FWD(double, f64)
@@ -178,33 +194,50 @@ enum { MAX_FWD, MAX_BWD, AVG_FWD_K, AVG_BWD, ADAPTIVE_FWD, ADAPTIVE_BWD };
 
 /* run a kernel over dense compute-dtype copies: x is the input (or grad_output), out the result;
  * idx the indices (max pooling) */
-static int run(int kind, const mt_pool_geom *g, mt_tensor *x, mt_tensor *out, mt_tensor *idx, bool include_pad,
-               int64_t divisor) {
+static int run(int kind, const mt_pool_geom *g, mt_tensor *x, mt_tensor *out, mt_tensor *idx,
+               bool include_pad, int64_t divisor) {
     mt_dtype dt = compute_dtype((mt_dtype)out->dtype);
     mt_tensor *cx = mt_cpu_as_dense(x, dt), *ci = NULL;
-    mt_tensor *res = (out->dtype == dt && mt_tensor_is_contiguous(out)) ? out : mt_tensor_empty(out->ndim, out->sizes, dt, MT_CPU);
+    mt_tensor *res = (out->dtype == dt && mt_tensor_is_contiguous(out))
+                         ? out
+                         : mt_tensor_empty(out->ndim, out->sizes, dt, MT_CPU);
     int st = -1;
     if (kind == MAX_BWD) ci = mt_cpu_as_dense(idx, MT_INT64);
     if (cx && res && (ci || kind != MAX_BWD)) {
         void *xi = mt_tensor_data(cx), *o = mt_tensor_data(res);
         int64_t *ix = kind == MAX_FWD ? mt_tensor_data(idx) : ci ? mt_tensor_data(ci) : NULL;
         st = 0;
-#define DISPATCH(SFX)                                                                                           \
-    switch (kind) {                                                                                                \
-    case MAX_FWD: {                                                                                                \
-        max_job j = {g, xi, o, ix, max_fwd_##SFX##_planes};                                                        \
-        mt_parallel_range(g->planes, mt_threads_for(g->planes * g->Ho * g->Wo * g->kh * g->kw), max_fwd_part, &j); \
-        break;                                                                                                     \
-    }                                                                                                              \
-    case MAX_BWD: st = max_bwd_##SFX(g, xi, ix, o); break;                                                         \
-    case AVG_FWD_K: avg_fwd_##SFX(g, xi, o, include_pad, divisor); break;                                          \
-    case AVG_BWD: avg_bwd_##SFX(g, xi, o, include_pad, divisor); break;                                            \
-    case ADAPTIVE_FWD: adaptive_fwd_##SFX(g, xi, o); break;                                                        \
-    default: adaptive_bwd_##SFX(g, xi, o); break;                                                                  \
+#define DISPATCH(SFX)                                                                              \
+    switch (kind) {                                                                                \
+    case MAX_FWD: {                                                                                \
+        max_job j = {g, xi, o, ix, max_fwd_##SFX##_planes};                                        \
+        mt_parallel_range(g->planes, mt_threads_for(g->planes * g->Ho * g->Wo * g->kh * g->kw),    \
+                          max_fwd_part, &j);                                                       \
+        break;                                                                                     \
+    }                                                                                              \
+    case MAX_BWD:                                                                                  \
+        st = max_bwd_##SFX(g, xi, ix, o);                                                          \
+        break;                                                                                     \
+    case AVG_FWD_K:                                                                                \
+        avg_fwd_##SFX(g, xi, o, include_pad, divisor);                                             \
+        break;                                                                                     \
+    case AVG_BWD:                                                                                  \
+        avg_bwd_##SFX(g, xi, o, include_pad, divisor);                                             \
+        break;                                                                                     \
+    case ADAPTIVE_FWD:                                                                             \
+        adaptive_fwd_##SFX(g, xi, o);                                                              \
+        break;                                                                                     \
+    default:                                                                                       \
+        adaptive_bwd_##SFX(g, xi, o);                                                              \
+        break;                                                                                     \
     }
-        if (dt == MT_FLOAT32) DISPATCH(f32)
-        else if (dt == MT_FLOAT64) DISPATCH(f64)
-        else avg_fwd_i64(g, xi, o, include_pad, divisor); /* integers reach only the average forward */
+        if (dt == MT_FLOAT32)
+            DISPATCH(f32)
+        else if (dt == MT_FLOAT64)
+            DISPATCH(f64)
+        else
+            avg_fwd_i64(g, xi, o, include_pad,
+                        divisor); /* integers reach only the average forward */
 #undef DISPATCH
         if (!st && res != out) st = mt_cpu_copy(out, res);
     }
@@ -228,7 +261,9 @@ static int max_pool_bw_impl(mt_call *c, mt_value *a, mt_value *r) {
     return r[0].t->numel ? run(MAX_BWD, &g, a[0].t, r[0].t, a[7].t, false, 0) : 0;
 }
 
-static int64_t divisor_of(mt_value v) { return v.tag == MT_V_NONE ? 0 : v.i; }
+static int64_t divisor_of(mt_value v) {
+    return v.tag == MT_V_NONE ? 0 : v.i;
+}
 
 static int avg_pool_impl(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
@@ -242,7 +277,8 @@ static int avg_pool_bw_impl(mt_call *c, mt_value *a, mt_value *r) {
     mt_pool_geom g;
     if (mt_avg_pool_geom(a + 1, &g)) return -1;
     if (!mt_dtype_is_floating((mt_dtype)a[0].t->dtype))
-        return mt_error(MT_ERR_RUNTIME, "\"avg_pool2d_backward_out_frame\" not implemented for '%s'",
+        return mt_error(MT_ERR_RUNTIME,
+                        "\"avg_pool2d_backward_out_frame\" not implemented for '%s'",
                         mt_dtype_scalar_name((mt_dtype)a[0].t->dtype));
     return r[0].t->numel ? run(AVG_BWD, &g, a[0].t, r[0].t, NULL, a[6].b, divisor_of(a[7])) : 0;
 }

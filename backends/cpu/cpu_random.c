@@ -15,19 +15,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- uniform primitives (section 2) ------------------------------------------------------------- */
+/* ---- uniform primitives (section 2) ---------------------------------------------------------- */
 
-static inline float u32(mt_generator *g) { return (float)(mt_gen_random(g) & 0xffffffu) * 0x1p-24f; }
+static inline float u32(mt_generator *g) {
+    return (float)(mt_gen_random(g) & 0xffffffu) * 0x1p-24f;
+}
 static inline double u64(mt_generator *g) {
     return (double)(mt_gen_random64(g) & ((1ULL << 53) - 1)) * 0x1p-53;
 }
-static inline float u_half(mt_generator *g) { return (float)(mt_gen_random(g) & 0x7ffu) * 0x1p-11f; }
-static inline float u_bf16(mt_generator *g) { return (float)(mt_gen_random(g) & 0xffu) * 0x1p-8f; }
+static inline float u_half(mt_generator *g) {
+    return (float)(mt_gen_random(g) & 0x7ffu) * 0x1p-11f;
+}
+static inline float u_bf16(mt_generator *g) {
+    return (float)(mt_gen_random(g) & 0xffu) * 0x1p-8f;
+}
 
-static inline float half_round(float v) { return mt_f16_to_f32(mt_f32_to_f16(v)); }
-static inline float bf16_round(float v) { return mt_bf16_to_f32(mt_f32_to_bf16(v)); }
+static inline float half_round(float v) {
+    return mt_f16_to_f32(mt_f32_to_f16(v));
+}
+static inline float bf16_round(float v) {
+    return mt_bf16_to_f32(mt_f32_to_bf16(v));
+}
 
-/* ---- serial element visits ------------------------------------------------------------------------ */
+/* ---- serial element visits ------------------------------------------------------------------- */
 
 typedef void (*elem_fn)(char *p, const char *q, void *ctx); /* q: a second operand or NULL */
 
@@ -82,16 +92,24 @@ static int unlock(mt_generator *g) {
     return 0;
 }
 
-/* ---- uniform_ (section 3) ---------------------------------------------------------------------- */
+/* ---- uniform_ (section 3) -------------------------------------------------------------------- */
 
 static void uniform_elem(char *p, const char *q, void *vctx) {
     MT_UNUSED(q);
     draw_ctx *c = vctx;
     switch (c->dt) {
-    case MT_FLOAT32: *(float *)p = fmaf(u32(c->g), c->fb, c->fa); break;
-    case MT_FLOAT64: *(double *)p = fma(u64(c->g), c->b, c->a); break;
-    case MT_FLOAT16: *(uint16_t *)p = mt_f32_to_f16(fmaf(u_half(c->g), c->fb, c->fa)); break;
-    default: *(uint16_t *)p = mt_f32_to_bf16(fmaf(u_bf16(c->g), c->fb, c->fa)); break;
+    case MT_FLOAT32:
+        *(float *)p = fmaf(u32(c->g), c->fb, c->fa);
+        break;
+    case MT_FLOAT64:
+        *(double *)p = fma(u64(c->g), c->b, c->a);
+        break;
+    case MT_FLOAT16:
+        *(uint16_t *)p = mt_f32_to_f16(fmaf(u_half(c->g), c->fb, c->fa));
+        break;
+    default:
+        *(uint16_t *)p = mt_f32_to_bf16(fmaf(u_bf16(c->g), c->fb, c->fa));
+        break;
     }
 }
 
@@ -118,7 +136,7 @@ static int k_uniform_(mt_call *call, mt_value *a, mt_value *r) {
     return unlock(c.g);
 }
 
-/* ---- normal_ (section 4) ----------------------------------------------------------------------- */
+/* ---- normal_ (section 4) --------------------------------------------------------------------- */
 
 /* 4B: one double normal sample, with the generator's cache */
 static double normal_scalar(mt_generator *g) {
@@ -139,7 +157,9 @@ static void normal_elem(char *p, const char *q, void *vctx) {
     mt_store_double(p, c->dt, fma(normal_scalar(c->g), c->b, c->a));
 }
 
-static inline float fb(uint32_t bits) { return mt_bits_f32(bits); }
+static inline float fb(uint32_t bits) {
+    return mt_bits_f32(bits);
+}
 
 /* PyTorch's AVX2 logf, lane by lane (4A) */
 static float logf_avx2(float a) {
@@ -169,7 +189,9 @@ static float logf_avx2(float a) {
     return invalid ? NAN : x;
 }
 
-static inline float xor_sign(float v, uint32_t sign) { return mt_bits_f32(mt_f32_bits(v) ^ sign); }
+static inline float xor_sign(float v, uint32_t sign) {
+    return mt_bits_f32(mt_f32_bits(v) ^ sign);
+}
 
 /* PyTorch's AVX2 sincosf, lane by lane (4A) */
 static void sincosf_avx2(float t, float *s_out, float *c_out) {
@@ -251,19 +273,35 @@ static void normal_block_bf16(uint16_t *d, float mean, float std) {
 /* draw uniforms for the fill path into data[from, to) */
 static void fill_uniforms(mt_generator *g, mt_dtype dt, char *data, int64_t from, int64_t to) {
     for (int64_t i = from; i < to; i++) switch (dt) {
-        case MT_FLOAT32: ((float *)data)[i] = u32(g); break;
-        case MT_FLOAT64: ((double *)data)[i] = u64(g); break;
-        case MT_FLOAT16: ((uint16_t *)data)[i] = mt_f32_to_f16(u_half(g)); break;
-        default: ((uint16_t *)data)[i] = mt_f32_to_bf16(u_bf16(g)); break;
+        case MT_FLOAT32:
+            ((float *)data)[i] = u32(g);
+            break;
+        case MT_FLOAT64:
+            ((double *)data)[i] = u64(g);
+            break;
+        case MT_FLOAT16:
+            ((uint16_t *)data)[i] = mt_f32_to_f16(u_half(g));
+            break;
+        default:
+            ((uint16_t *)data)[i] = mt_f32_to_bf16(u_bf16(g));
+            break;
         }
 }
 
 static void normal_block(mt_dtype dt, char *data, int64_t at, double mean, double std) {
     switch (dt) {
-    case MT_FLOAT32: normal_block_f32((float *)data + at, (float)mean, (float)std); break;
-    case MT_FLOAT64: normal_block_f64((double *)data + at, mean, std); break;
-    case MT_FLOAT16: normal_block_half((uint16_t *)data + at, (float)mean, (float)std); break;
-    default: normal_block_bf16((uint16_t *)data + at, (float)mean, (float)std); break;
+    case MT_FLOAT32:
+        normal_block_f32((float *)data + at, (float)mean, (float)std);
+        break;
+    case MT_FLOAT64:
+        normal_block_f64((double *)data + at, mean, std);
+        break;
+    case MT_FLOAT16:
+        normal_block_half((uint16_t *)data + at, (float)mean, (float)std);
+        break;
+    default:
+        normal_block_bf16((uint16_t *)data + at, (float)mean, (float)std);
+        break;
     }
 }
 
@@ -289,7 +327,7 @@ static int k_normal_(mt_call *call, mt_value *a, mt_value *r) {
     return unlock(c.g);
 }
 
-/* ---- exponential_ ------------------------------------------------------------------------------- */
+/* ---- exponential_ ---------------------------------------------------------------------------- */
 
 static void exponential_elem(char *p, const char *q, void *vctx) {
     MT_UNUSED(q);
@@ -308,15 +346,25 @@ static int k_exponential_(mt_call *call, mt_value *a, mt_value *r) {
     return unlock(c.g);
 }
 
-/* ---- random_ (section 5) ------------------------------------------------------------------------ */
+/* ---- random_ (section 5) --------------------------------------------------------------------- */
 
 static void store_int(char *p, mt_dtype dt, int64_t v) {
     switch (dt) {
-    case MT_FLOAT32: *(float *)p = (float)v; break; /* one rounding, as static_cast<float> */
-    case MT_FLOAT64: *(double *)p = (double)v; break;
-    case MT_FLOAT16: *(uint16_t *)p = mt_f32_to_f16((float)v); break;
-    case MT_BFLOAT16: *(uint16_t *)p = mt_f32_to_bf16((float)v); break;
-    default: mt_store_int64(p, dt, v); break;
+    case MT_FLOAT32:
+        *(float *)p = (float)v;
+        break; /* one rounding, as static_cast<float> */
+    case MT_FLOAT64:
+        *(double *)p = (double)v;
+        break;
+    case MT_FLOAT16:
+        *(uint16_t *)p = mt_f32_to_f16((float)v);
+        break;
+    case MT_BFLOAT16:
+        *(uint16_t *)p = mt_f32_to_bf16((float)v);
+        break;
+    default:
+        mt_store_int64(p, dt, v);
+        break;
     }
 }
 
@@ -347,7 +395,8 @@ static void random_default_elem(char *p, const char *q, void *vctx) {
     uint64_t v = wide ? mt_gen_random64(c->g) : mt_gen_random(c->g);
     int64_t lo, hi;
     mt_random_dtype_range(dt, &lo, &hi);
-    store_int(p, dt, (int64_t)(v % ((uint64_t)hi + 1))); /* floats: [0, 2^digits]; integers: [0, max] */
+    store_int(p, dt,
+              (int64_t)(v % ((uint64_t)hi + 1))); /* floats: [0, 2^digits]; integers: [0, max] */
 }
 
 static int k_random_(mt_call *call, mt_value *a, mt_value *r) {
@@ -358,10 +407,13 @@ static int k_random_(mt_call *call, mt_value *a, mt_value *r) {
     mt_value gen = id == MT_OP_random__from ? a[3] : id == MT_OP_random__to ? a[2] : a[1];
     mt_random_range rr;
     if (mt_random_plan(id, a, c.dt, &rr)) return -1;
-    elem_fn fn = id == MT_OP_random_ ? random_default_elem : rr.full ? random_full_elem : random_from_to_elem;
+    elem_fn fn = id == MT_OP_random_ ? random_default_elem
+                 : rr.full           ? random_full_elem
+                                     : random_from_to_elem;
     c.from = rr.from;
     c.range = rr.range;
-    bool wide_type = c.dt == MT_INT64 || c.dt == MT_FLOAT64 || c.dt == MT_FLOAT32 || c.dt == MT_BFLOAT16;
+    bool wide_type =
+        c.dt == MT_INT64 || c.dt == MT_FLOAT64 || c.dt == MT_FLOAT32 || c.dt == MT_BFLOAT16;
     c.wide = wide_type && c.range >= (1ULL << 32);
     if (self->numel == 0) return 0;
     if (!(c.g = lock_generator(gen, self))) return -1;
@@ -369,7 +421,7 @@ static int k_random_(mt_call *call, mt_value *a, mt_value *r) {
     return unlock(c.g);
 }
 
-/* ---- bernoulli_ (section 7) --------------------------------------------------------------------- */
+/* ---- bernoulli_ (section 7) ------------------------------------------------------------------ */
 
 static void bernoulli_scalar_elem(char *p, const char *q, void *vctx) {
     MT_UNUSED(q);
@@ -395,7 +447,8 @@ static int k_bernoulli_(mt_call *call, mt_value *a, mt_value *r) {
     if (tensor_p) { /* p's values are checked first, so a bad p leaves self as it was */
         p = a[1].t;
         c.pdt = (mt_dtype)p->dtype;
-        mt_tensor *lo = mto_lt_Scalar(p, mt_vint(0)), *hi = lo ? mto_gt_Scalar(p, mt_vint(1)) : NULL;
+        mt_tensor *lo = mto_lt_Scalar(p, mt_vint(0)),
+                  *hi = lo ? mto_gt_Scalar(p, mt_vint(1)) : NULL;
         mt_tensor *nan = hi ? mto_isnan(p) : NULL, *x = nan ? mto_logical_or(lo, hi) : NULL;
         mt_tensor *y = x ? mto_logical_or(x, nan) : NULL, *any = y ? mto_any(y) : NULL;
         bool bad = any && *(uint8_t *)mt_tensor_data(any);
@@ -407,9 +460,11 @@ static int k_bernoulli_(mt_call *call, mt_value *a, mt_value *r) {
         if (!any) return -1;
         mt_tensor_decref(any);
         if (bad)
-            return mt_error(MT_ERR_RUNTIME, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this "
-                                            "error message be improved?  If so, please report an enhancement request "
-                                            "to PyTorch.)");
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this "
+                "error message be improved?  If so, please report an enhancement request "
+                "to PyTorch.)");
     } else {
         c.a = a[1].d;
     }
@@ -418,7 +473,7 @@ static int k_bernoulli_(mt_call *call, mt_value *a, mt_value *r) {
     return unlock(c.g);
 }
 
-/* ---- randperm (section 6) ----------------------------------------------------------------------- */
+/* ---- randperm (section 6) -------------------------------------------------------------------- */
 
 static int k_randperm(mt_call *call, mt_value *a, mt_value *r) {
     MT_UNUSED(call);
@@ -443,16 +498,18 @@ static int k_randperm(mt_call *call, mt_value *a, mt_value *r) {
     }
     unlock(g);
     char *base = mt_tensor_data(out);
-    for (int64_t i = 0; i < n; i++) store_int(base + i * out->strides[0] * (int64_t)isz, dt, perm[i]);
+    for (int64_t i = 0; i < n; i++)
+        store_int(base + i * out->strides[0] * (int64_t)isz, dt, perm[i]);
     free(perm);
     return 0;
 }
 
-/* ---- multinomial (section 9) -------------------------------------------------------------------- */
+/* ---- multinomial (section 9) ----------------------------------------------------------------- */
 
 /* without replacement: p / q with q ~ Exp(1), then argmax or topk per row */
 static mt_tensor *gumbel_scores(mt_tensor *probs, mt_generator *g) {
-    mt_tensor *q = mto_empty_like(probs, -1, MT_NO_DEVICE, false); /* probs' layout, filled in memory order */
+    mt_tensor *q =
+        mto_empty_like(probs, -1, MT_NO_DEVICE, false); /* probs' layout, filled in memory order */
     if (!q) return NULL;
     draw_ctx c = {.g = g, .dt = (mt_dtype)q->dtype, .a = 1.0};
     visit(q, NULL, exponential_elem, &c);
@@ -463,15 +520,20 @@ static mt_tensor *gumbel_scores(mt_tensor *probs, mt_generator *g) {
 
 static int multinomial_checks(mt_tensor *self) {
     mt_tensor *bad = mto_isfinite(self), *fin = bad ? mto_all(bad) : NULL;
-    mt_tensor *neg = fin ? mto_lt_Scalar(self, mt_vint(0)) : NULL, *anyneg = neg ? mto_any(neg) : NULL;
+    mt_tensor *neg = fin ? mto_lt_Scalar(self, mt_vint(0)) : NULL,
+              *anyneg = neg ? mto_any(neg) : NULL;
     int st = anyneg ? 0 : -1;
     if (!st && (!*(uint8_t *)mt_tensor_data(fin) || *(uint8_t *)mt_tensor_data(anyneg)))
-        st = mt_error(MT_ERR_RUNTIME, "probability tensor contains either `inf`, `nan` or element < 0");
-    mt_tensor *sums = !st ? mto_sum_dim_IntList(self, (mt_ilist){(int64_t[]){-1}, 1}, false, -1) : NULL;
-    mt_tensor *zero = sums ? mto_eq_Scalar(sums, mt_vint(0)) : NULL, *anyzero = zero ? mto_any(zero) : NULL;
+        st = mt_error(MT_ERR_RUNTIME,
+                      "probability tensor contains either `inf`, `nan` or element < 0");
+    mt_tensor *sums =
+        !st ? mto_sum_dim_IntList(self, (mt_ilist){(int64_t[]){-1}, 1}, false, -1) : NULL;
+    mt_tensor *zero = sums ? mto_eq_Scalar(sums, mt_vint(0)) : NULL,
+              *anyzero = zero ? mto_any(zero) : NULL;
     if (!st && !anyzero) st = -1;
     if (!st && *(uint8_t *)mt_tensor_data(anyzero))
-        st = mt_error(MT_ERR_RUNTIME, "invalid multinomial distribution (sum of probabilities <= 0)");
+        st = mt_error(MT_ERR_RUNTIME,
+                      "invalid multinomial distribution (sum of probabilities <= 0)");
     mt_tensor_decref(bad);
     mt_tensor_decref(fin);
     mt_tensor_decref(neg);
@@ -502,12 +564,14 @@ static int with_replacement(mt_tensor *self, mt_tensor *out, mt_generator *g) {
         for (int64_t j = 0; j < ncat; j++) {
             double v = mt_load_double(base + (i * rs + j * cs) * (int64_t)isz, dt);
             if (!(v >= 0)) { /* NaN too, as PyTorch's first check */
-                st = mt_error(MT_ERR_RUNTIME, "invalid multinomial distribution (encountering probability entry < 0)");
+                st = mt_error(
+                    MT_ERR_RUNTIME,
+                    "invalid multinomial distribution (encountering probability entry < 0)");
                 break;
             }
             if (isinf(v)) {
-                st = mt_error(MT_ERR_RUNTIME,
-                              "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+                st = mt_error(MT_ERR_RUNTIME, "invalid multinomial distribution (encountering "
+                                              "probability entry = infinity or NaN)");
                 break;
             }
             if (as_float) {
@@ -521,18 +585,22 @@ static int with_replacement(mt_tensor *self, mt_tensor *out, mt_generator *g) {
         if (st) break;
         if (as_float) sum = fsum;
         if (!(sum > 0)) {
-            st = mt_error(MT_ERR_RUNTIME, "invalid multinomial distribution (sum of probabilities <= 0)");
+            st = mt_error(MT_ERR_RUNTIME,
+                          "invalid multinomial distribution (sum of probabilities <= 0)");
             break;
         }
-        for (int64_t j = 0; j < ncat; j++) cum[j] = as_float ? (double)((float)cum[j] / fsum) : cum[j] / sum;
+        for (int64_t j = 0; j < ncat; j++)
+            cum[j] = as_float ? (double)((float)cum[j] / fsum) : cum[j] / sum;
         for (int64_t s = 0; s < k; s++) {
             double u = u64(g);
             cum[ncat - 1] = 1;
             int64_t lo = 0, hi = ncat;
             while (hi - lo > 0) {
                 int64_t mid = lo + (hi - lo) / 2;
-                if (cum[mid] < u) lo = mid + 1;
-                else hi = mid;
+                if (cum[mid] < u)
+                    lo = mid + 1;
+                else
+                    hi = mid;
             }
             obase[i * ors + s * ocs] = lo;
         }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- row kernels ------------------------------------------------------------------------------ */
+/* ---- row kernels ----------------------------------------------------------------------------- */
 
 /* the contiguous inner loops, in the build the CPU can run (mt_cpu_reduce_select) */
 static const mt_reduce_loops *L = &mt_reduce_loops_base;
@@ -38,7 +38,8 @@ typedef struct {
         sum_job *j = job;                                                                          \
         const T *x = j->x;                                                                         \
         for (int64_t b = b0; b < b1; b++) {                                                        \
-            int64_t at = b * MT_SUM_BLOCK, len = j->n - at < MT_SUM_BLOCK ? j->n - at : MT_SUM_BLOCK; \
+            int64_t at = b * MT_SUM_BLOCK,                                                         \
+                    len = j->n - at < MT_SUM_BLOCK ? j->n - at : MT_SUM_BLOCK;                     \
             j->parts[b] = L->LOOP(x + at, len);                                                    \
         }                                                                                          \
     }                                                                                              \
@@ -50,7 +51,7 @@ typedef struct {
         sum_job job = {x, n, parts};                                                               \
         mt_parallel_range(nb, nt, NAME##_blocks, &job);                                            \
         double total = 0;                                                                          \
-        for (int64_t b = 0; b < nb; b++) total += parts[b];                                       \
+        for (int64_t b = 0; b < nb; b++) total += parts[b];                                        \
         free(parts);                                                                               \
         return total;                                                                              \
     }
@@ -187,15 +188,16 @@ static double norm_row(const double *x, int64_t n, double p) {
     return pow(s, 1.0 / p);
 }
 
-/* ---- arranging the input as rows ------------------------------------------------------------------ */
+/* ---- arranging the input as rows ------------------------------------------------------------- */
 
 typedef struct rows {
-    mt_tensor *src;  /* K x R contiguous in the compute dtype (a new reference) */
+    mt_tensor *src; /* K x R contiguous in the compute dtype (a new reference) */
     int64_t K, R;
-    bool columns;    /* R x K instead (reduced dims first, accumulated by columns) */
+    bool columns; /* R x K instead (reduced dims first, accumulated by columns) */
 } rows;
 
-static int arrange(mt_tensor *self, const bool *reduce, mt_dtype ct, bool allow_columns, rows *out) {
+static int arrange(mt_tensor *self, const bool *reduce, mt_dtype ct, bool allow_columns,
+                   rows *out) {
     int nd = self->ndim, nk = 0, nr = 0;
     int perm[MT_MAX_DIM], kept[MT_MAX_DIM], red[MT_MAX_DIM];
     out->K = out->R = 1;
@@ -211,7 +213,8 @@ static int arrange(mt_tensor *self, const bool *reduce, mt_dtype ct, bool allow_
     bool trailing = true, leading = true;
     for (int i = 0; i < nr; i++) trailing &= red[i] == nk + i, leading &= red[i] == i;
     out->columns = false;
-    if (self->dtype == ct && mt_tensor_is_contiguous(self) && (trailing || (allow_columns && leading))) {
+    if (self->dtype == ct && mt_tensor_is_contiguous(self) &&
+        (trailing || (allow_columns && leading))) {
         out->columns = !trailing;
         mt_tensor_incref(self);
         out->src = self;
@@ -234,23 +237,27 @@ static int arrange(mt_tensor *self, const bool *reduce, mt_dtype ct, bool allow_
     return 0;
 }
 
-/* ---- the reduction kernel ----------------------------------------------------------------------- */
+/* ---- the reduction kernel -------------------------------------------------------------------- */
 
 /* one row: writes the value (compute dtype) and possibly an index */
-static void reduce_row(const mt_red *r, mt_dtype ct, const char *row, int64_t R, char *val, int64_t *idx,
-                       double *mean) {
+static void reduce_row(const mt_red *r, mt_dtype ct, const char *row, int64_t R, char *val,
+                       int64_t *idx, double *mean) {
 #define ROW(T) ((const T *)row)
     switch (r->kind) {
     case MT_R_SUM:
     case MT_R_MEAN: {
-        double s = ct == MT_FLOAT32 ? sum_f32(ROW(float), R) : ct == MT_FLOAT64 ? sum_f64(ROW(double), R) : 0;
+        double s = ct == MT_FLOAT32   ? sum_f32(ROW(float), R)
+                   : ct == MT_FLOAT64 ? sum_f64(ROW(double), R)
+                                      : 0;
         if (ct == MT_INT64) {
             *(int64_t *)val = sum_i64(ROW(int64_t), R);
             return;
         }
         if (r->kind == MT_R_MEAN) s /= (double)R;
-        if (ct == MT_FLOAT32) *(float *)val = (float)s;
-        else *(double *)val = s;
+        if (ct == MT_FLOAT32)
+            *(float *)val = (float)s;
+        else
+            *(double *)val = s;
         return;
     }
     case MT_R_NANSUM: /* integers have no NaN: their sum */
@@ -262,25 +269,38 @@ static void reduce_row(const mt_red *r, mt_dtype ct, const char *row, int64_t R,
             *(int64_t *)val = sum_i64(ROW(int64_t), R);
         return;
     case MT_R_PROD:
-        if (ct == MT_FLOAT32) *(float *)val = prod_f32(ROW(float), R);
-        else if (ct == MT_FLOAT64) *(double *)val = prod_f64(ROW(double), R);
-        else *(int64_t *)val = prod_i64(ROW(int64_t), R);
+        if (ct == MT_FLOAT32)
+            *(float *)val = prod_f32(ROW(float), R);
+        else if (ct == MT_FLOAT64)
+            *(double *)val = prod_f64(ROW(double), R);
+        else
+            *(int64_t *)val = prod_i64(ROW(int64_t), R);
         return;
     case MT_R_MAX:
     case MT_R_ARGMAX:
-        if (!idx && ct == MT_FLOAT32) *(float *)val = amax_f32(ROW(float), R);
-        else if (!idx && ct == MT_FLOAT64) *(double *)val = amax_f64(ROW(double), R);
-        else if (ct == MT_FLOAT32) *(float *)val = max_f32(ROW(float), R, idx);
-        else if (ct == MT_FLOAT64) *(double *)val = max_f64(ROW(double), R, idx);
-        else *(int64_t *)val = max_i64(ROW(int64_t), R, idx);
+        if (!idx && ct == MT_FLOAT32)
+            *(float *)val = amax_f32(ROW(float), R);
+        else if (!idx && ct == MT_FLOAT64)
+            *(double *)val = amax_f64(ROW(double), R);
+        else if (ct == MT_FLOAT32)
+            *(float *)val = max_f32(ROW(float), R, idx);
+        else if (ct == MT_FLOAT64)
+            *(double *)val = max_f64(ROW(double), R, idx);
+        else
+            *(int64_t *)val = max_i64(ROW(int64_t), R, idx);
         return;
     case MT_R_MIN:
     case MT_R_ARGMIN:
-        if (!idx && ct == MT_FLOAT32) *(float *)val = amin_f32(ROW(float), R);
-        else if (!idx && ct == MT_FLOAT64) *(double *)val = amin_f64(ROW(double), R);
-        else if (ct == MT_FLOAT32) *(float *)val = min_f32(ROW(float), R, idx);
-        else if (ct == MT_FLOAT64) *(double *)val = min_f64(ROW(double), R, idx);
-        else *(int64_t *)val = min_i64(ROW(int64_t), R, idx);
+        if (!idx && ct == MT_FLOAT32)
+            *(float *)val = amin_f32(ROW(float), R);
+        else if (!idx && ct == MT_FLOAT64)
+            *(double *)val = amin_f64(ROW(double), R);
+        else if (ct == MT_FLOAT32)
+            *(float *)val = min_f32(ROW(float), R, idx);
+        else if (ct == MT_FLOAT64)
+            *(double *)val = min_f64(ROW(double), R, idx);
+        else
+            *(int64_t *)val = min_i64(ROW(int64_t), R, idx);
         return;
     case MT_R_ALL:
     case MT_R_ANY: {
@@ -302,13 +322,16 @@ static void reduce_row(const mt_red *r, mt_dtype ct, const char *row, int64_t R,
         *(double *)val = r->kind == MT_R_STD ? sqrt(v) : v;
         return;
     }
-    case MT_R_NORM: *(double *)val = norm_row(ROW(double), R, r->p); return;
+    case MT_R_NORM:
+        *(double *)val = norm_row(ROW(double), R, r->p);
+        return;
     }
 #undef ROW
 }
 
 /* reduced dims first: running values over K columns, one row at a time */
-static void reduce_columns(const mt_red *r, mt_dtype ct, const char *src, int64_t K, int64_t R, char *vals) {
+static void reduce_columns(const mt_red *r, mt_dtype ct, const char *src, int64_t K, int64_t R,
+                           char *vals) {
 #define COLS(T, INIT, STEP)                                                                        \
     do {                                                                                           \
         T *acc = (T *)vals;                                                                        \
@@ -337,31 +360,43 @@ static void reduce_columns(const mt_red *r, mt_dtype ct, const char *src, int64_
             double *acc = (double *)vals;
             for (int64_t k = 0; k < K; k++) acc[k] = 0;
             L->cols_sum_f64((const double *)src, K, R, acc);
-        }
-        else COLS(int64_t, 0, (int64_t)((uint64_t)a + (uint64_t)v));
+        } else
+            COLS(int64_t, 0, (int64_t)((uint64_t)a + (uint64_t)v));
         if (r->kind == MT_R_MEAN) {
             for (int64_t k = 0; k < K; k++) {
-                if (ct == MT_FLOAT32) ((float *)vals)[k] /= (float)R;
-                else ((double *)vals)[k] /= (double)R;
+                if (ct == MT_FLOAT32)
+                    ((float *)vals)[k] /= (float)R;
+                else
+                    ((double *)vals)[k] /= (double)R;
             }
         }
         return;
     case MT_R_PROD:
-        if (ct == MT_FLOAT32) COLS(float, 1, a * v);
-        else if (ct == MT_FLOAT64) COLS(double, 1, a * v);
-        else COLS(int64_t, 1, a * v);
+        if (ct == MT_FLOAT32)
+            COLS(float, 1, a *v);
+        else if (ct == MT_FLOAT64)
+            COLS(double, 1, a *v);
+        else
+            COLS(int64_t, 1, a * v);
         return;
     case MT_R_MAX: /* NaN-sticky: once NaN, comparisons keep it */
-        if (ct == MT_FLOAT32) COLS(float, -INFINITY, (v > a || v != v) ? v : a);
-        else if (ct == MT_FLOAT64) COLS(double, -INFINITY, (v > a || v != v) ? v : a);
-        else COLS(int64_t, INT64_MIN, v > a ? v : a);
+        if (ct == MT_FLOAT32)
+            COLS(float, -INFINITY, (v > a || v != v) ? v : a);
+        else if (ct == MT_FLOAT64)
+            COLS(double, -INFINITY, (v > a || v != v) ? v : a);
+        else
+            COLS(int64_t, INT64_MIN, v > a ? v : a);
         return;
     case MT_R_MIN:
-        if (ct == MT_FLOAT32) COLS(float, INFINITY, (v < a || v != v) ? v : a);
-        else if (ct == MT_FLOAT64) COLS(double, INFINITY, (v < a || v != v) ? v : a);
-        else COLS(int64_t, INT64_MAX, v < a ? v : a);
+        if (ct == MT_FLOAT32)
+            COLS(float, INFINITY, (v < a || v != v) ? v : a);
+        else if (ct == MT_FLOAT64)
+            COLS(double, INFINITY, (v < a || v != v) ? v : a);
+        else
+            COLS(int64_t, INT64_MAX, v < a ? v : a);
         return;
-    default: return;
+    default:
+        return;
     }
 #undef COLS
 }
@@ -391,8 +426,8 @@ static void run_rows(void *job, int64_t begin, int64_t end) {
             mt_store_double(dst, j->val_dt, r->identity);
             if (j->mp) j->mp[k] = NAN;
         } else {
-            reduce_row(r, j->ct, j->src + k * j->R * (int64_t)j->isz, j->R, dst, j->arg || j->ip ? &bi : NULL,
-                       j->mp ? &j->mp[k] : NULL);
+            reduce_row(r, j->ct, j->src + k * j->R * (int64_t)j->isz, j->R, dst,
+                       j->arg || j->ip ? &bi : NULL, j->mp ? &j->mp[k] : NULL);
         }
         if (j->arg) ((int64_t *)j->vp)[k] = bi;
         if (j->ip) j->ip[k] = bi;
@@ -409,12 +444,15 @@ int mt_cpu_reduce_impl(mt_call *c, mt_value *args, mt_value *rets) {
     rows rw;
     if (arrange(self, r.reduce, ct, columns_ok, &rw)) return -1;
     int64_t K = rw.K, R = rw.R;
-    mt_dtype val_dt = (r.kind == MT_R_ALL || r.kind == MT_R_ANY || r.kind == MT_R_ARGMAX || r.kind == MT_R_ARGMIN)
-                          ? MT_INT64 : ct;
+    mt_dtype val_dt =
+        (r.kind == MT_R_ALL || r.kind == MT_R_ANY || r.kind == MT_R_ARGMAX || r.kind == MT_R_ARGMIN)
+            ? MT_INT64
+            : ct;
     /* the values go straight into the result when it is contiguous in their dtype */
     mt_tensor *out = rets[0].t;
     bool direct = out->dtype == val_dt && mt_tensor_is_contiguous(out);
-    mt_tensor *vals = direct ? (mt_tensor_incref(out), out) : mt_tensor_empty(1, &K, val_dt, MT_CPU);
+    mt_tensor *vals =
+        direct ? (mt_tensor_incref(out), out) : mt_tensor_empty(1, &K, val_dt, MT_CPU);
     mt_tensor *idx = NULL, *means = NULL;
     int status = -1;
     if (!vals) goto done;
@@ -463,7 +501,7 @@ done:
     return status;
 }
 
-/* ---- ops along a dim ------------------------------------------------------------------------------ */
+/* ---- ops along a dim ------------------------------------------------------------------------- */
 
 static void dimop_row(int kind, mt_dtype ct, char *p, int64_t n) {
     if (ct == MT_FLOAT32 || ct == MT_FLOAT64) {
@@ -471,8 +509,10 @@ static void dimop_row(int kind, mt_dtype ct, char *p, int64_t n) {
 #define AT(i) (f ? (double)((float *)p)[i] : ((double *)p)[i])
 #define SET(i, v)                                                                                  \
     do {                                                                                           \
-        if (f) ((float *)p)[i] = (float)(v);                                                       \
-        else ((double *)p)[i] = (v);                                                               \
+        if (f)                                                                                     \
+            ((float *)p)[i] = (float)(v);                                                          \
+        else                                                                                       \
+            ((double *)p)[i] = (v);                                                                \
     } while (0)
         if (kind == MT_D_CUMSUM || kind == MT_D_CUMPROD) {
             /* accumulate in double (PyTorch's accumulate type on the CPU), store each step */
@@ -530,7 +570,8 @@ typedef struct {
 
 static void dimop_rows(void *job, int64_t begin, int64_t end) {
     dimop_job *j = job;
-    for (int64_t k = begin; k < end; k++) dimop_row(j->kind, j->ct, j->p + k * j->R * (int64_t)j->isz, j->R);
+    for (int64_t k = begin; k < end; k++)
+        dimop_row(j->kind, j->ct, j->p + k * j->R * (int64_t)j->isz, j->R);
 }
 
 int mt_cpu_dimop_impl(mt_call *c, mt_value *args, mt_value *rets) {

@@ -127,5 +127,5 @@ static void cols_sum_f64(const double *x, int64_t K, int64_t R, double *acc) {
     }
 }
 
-const mt_reduce_loops MT_REDUCE_LOOPS = {sum_f32, sum_f64, amax_f32, amin_f32, amax_f64, amin_f64, cols_sum_f32,
-                                         cols_sum_f64};
+const mt_reduce_loops MT_REDUCE_LOOPS = {sum_f32,  sum_f64,  amax_f32,     amin_f32,
+                                         amax_f64, amin_f64, cols_sum_f32, cols_sum_f64};

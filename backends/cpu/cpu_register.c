@@ -27,7 +27,8 @@ void mt_cpu_register(void) {
         {MT_OP_fill__Scalar, mt_cpu_fill_scalar_impl},
         {MT_OP_fill__Tensor, mt_cpu_fill_tensor_impl},
     };
-    for (size_t i = 0; i < MT_ARRAY_LEN(impls); i++) mt_disp_impl(impls[i].op, MT_KEY_CPU, impls[i].fn);
+    for (size_t i = 0; i < MT_ARRAY_LEN(impls); i++)
+        mt_disp_impl(impls[i].op, MT_KEY_CPU, impls[i].fn);
     mt_cpu_ew_register(); /* every op with an element-wise description */
     mt_cpu_index_register();
     mt_cpu_adv_index_register();

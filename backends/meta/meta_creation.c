@@ -7,8 +7,9 @@
 
 static int set_sizes(mt_outspec *o, mt_value size, mt_dtype dtype) {
     if (size.n > MT_MAX_DIM)
-        return mt_error(MT_ERR_RUNTIME, "mindtorch supports tensors of at most %d dimensions, got %d",
-                        MT_MAX_DIM, size.n);
+        return mt_error(MT_ERR_RUNTIME,
+                        "mindtorch supports tensors of at most %d dimensions, got %d", MT_MAX_DIM,
+                        size.n);
     if (mt_check_sizes(size.n, size.il) < 0) return -1;
     o->ndim = (int8_t)size.n;
     memcpy(o->sizes, size.il, sizeof(int64_t) * (size_t)size.n);
@@ -74,8 +75,10 @@ int mt_meta_linspace(mt_call *c, mt_value *args, mt_outspec *o) {
 int mt_meta_eye(mt_call *c, mt_value *args, mt_outspec *o) {
     bool has_m = c->op->id == MT_OP_eye_m;
     int64_t n = args[0].i, m = has_m ? args[1].i : n;
-    if (n < 0) return mt_error(MT_ERR_RUNTIME, "n must be greater or equal to 0, got %lld", (long long)n);
-    if (m < 0) return mt_error(MT_ERR_RUNTIME, "m must be greater or equal to 0, got %lld", (long long)m);
+    if (n < 0)
+        return mt_error(MT_ERR_RUNTIME, "n must be greater or equal to 0, got %lld", (long long)n);
+    if (m < 0)
+        return mt_error(MT_ERR_RUNTIME, "m must be greater or equal to 0, got %lld", (long long)m);
     o->ndim = 2;
     o->sizes[0] = n;
     o->sizes[1] = m;

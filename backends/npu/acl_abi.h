@@ -40,7 +40,8 @@ enum {
     ACL_ERROR_RT_AICORE_EXCEPTION = 507015,
 };
 
-enum { /* aclnnStatus */
+/* aclnnStatus */
+enum {
     ACLNN_SUCCESS = 0,
     ACLNN_ERR_PARAM_NULLPTR = 161001,
     ACLNN_ERR_PARAM_INVALID = 161002,
@@ -74,9 +75,15 @@ typedef enum aclrtMemcpyKind {
     ACL_MEMCPY_DEVICE_TO_DEVICE = 3,
 } aclrtMemcpyKind;
 
-typedef enum aclrtMemMallocPolicy { ACL_MEM_MALLOC_HUGE_FIRST = 0, ACL_MEM_MALLOC_NORMAL_ONLY = 2 } aclrtMemMallocPolicy;
+typedef enum aclrtMemMallocPolicy {
+    ACL_MEM_MALLOC_HUGE_FIRST = 0,
+    ACL_MEM_MALLOC_NORMAL_ONLY = 2
+} aclrtMemMallocPolicy;
 typedef enum aclrtMemAttr { ACL_DDR_MEM = 0, ACL_HBM_MEM = 1 } aclrtMemAttr;
-typedef enum aclrtStreamStatus { ACL_STREAM_STATUS_COMPLETE = 0, ACL_STREAM_STATUS_NOT_READY = 1 } aclrtStreamStatus;
+typedef enum aclrtStreamStatus {
+    ACL_STREAM_STATUS_COMPLETE = 0,
+    ACL_STREAM_STATUS_NOT_READY = 1
+} aclrtStreamStatus;
 /* note the order: NOT_READY is 0 here, unlike the stream status */
 typedef enum aclrtEventRecordedStatus {
     ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
@@ -146,100 +153,116 @@ typedef enum aclDeviceInfo {
       (uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t * value))
 
 /* libnnopbase.so: operator arguments and executors */
-#define MT_ACLNN_BASE_FUNCS(X)                                                                                       \
-    X(aclTensor *, aclCreateTensor,                                                                                  \
-      (const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType, const int64_t *stride, int64_t offset,   \
-       aclFormat format, const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData))                     \
-    X(aclnnStatus, aclDestroyTensor, (const aclTensor *tensor))                                                      \
-    X(aclScalar *, aclCreateScalar, (void *value, aclDataType dataType))                                             \
-    X(aclnnStatus, aclDestroyScalar, (const aclScalar *scalar))                                                      \
-    X(aclIntArray *, aclCreateIntArray, (const int64_t *value, uint64_t size))                                       \
-    X(aclnnStatus, aclDestroyIntArray, (const aclIntArray *array))                                                  \
+#define MT_ACLNN_BASE_FUNCS(X)                                                                     \
+    X(aclTensor *, aclCreateTensor,                                                                \
+      (const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType, const int64_t *stride, \
+       int64_t offset, aclFormat format, const int64_t *storageDims, uint64_t storageDimsNum,      \
+       void *tensorData))                                                                          \
+    X(aclnnStatus, aclDestroyTensor, (const aclTensor *tensor))                                    \
+    X(aclScalar *, aclCreateScalar, (void *value, aclDataType dataType))                           \
+    X(aclnnStatus, aclDestroyScalar, (const aclScalar *scalar))                                    \
+    X(aclIntArray *, aclCreateIntArray, (const int64_t *value, uint64_t size))                     \
+    X(aclnnStatus, aclDestroyIntArray, (const aclIntArray *array))                                 \
     X(aclnnStatus, aclDestroyAclOpExecutor, (aclOpExecutor * executor))
 
 /* The operators (libopapi.so, or libaclnn_math/ops_infer/ops_train.so), each two calls:
- *     aclnnStatus aclnn<Name>GetWorkspaceSize(<parameters>, uint64_t *workspaceSize, aclOpExecutor **executor);
- *     aclnnStatus aclnn<Name>(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
- * The first checks the arguments and plans the work, the second launches it on the stream (the
- * executor is used up by it). Listed here: X(Name, (<parameters>)). */
-typedef aclnnStatus (*aclnn_launch_fn)(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                       aclrtStream stream);
+ *     aclnnStatus aclnn<Name>GetWorkspaceSize(<parameters>, uint64_t *workspaceSize, aclOpExecutor
+ * **executor); aclnnStatus aclnn<Name>(void *workspace, uint64_t workspaceSize, aclOpExecutor
+ * *executor, aclrtStream stream); The first checks the arguments and plans the work, the second
+ * launches it on the stream (the executor is used up by it). Listed here: X(Name, (<parameters>)).
+ */
+typedef aclnnStatus (*aclnn_launch_fn)(void *workspace, uint64_t workspaceSize,
+                                       aclOpExecutor *executor, aclrtStream stream);
 
-#define MT_ACLNN_OPS(X)                                                                                              \
-    X(Add, (const aclTensor *self, const aclTensor *other, const aclScalar *alpha, aclTensor *out))                 \
-    X(Adds, (const aclTensor *self, const aclScalar *other, const aclScalar *alpha, aclTensor *out))                \
-    X(InplaceAdd, (const aclTensor *selfRef, const aclTensor *other, const aclScalar *alpha))                       \
-    X(InplaceAdds, (const aclTensor *selfRef, const aclScalar *other, const aclScalar *alpha))                      \
-    X(Sub, (const aclTensor *self, const aclTensor *other, const aclScalar *alpha, aclTensor *out))                 \
-    X(Subs, (const aclTensor *self, const aclScalar *other, const aclScalar *alpha, aclTensor *out))                \
-    X(InplaceSub, (aclTensor *selfRef, const aclTensor *other, const aclScalar *alpha))                             \
-    X(InplaceSubs, (aclTensor *selfRef, const aclScalar *other, const aclScalar *alpha))                            \
-    X(Rsub, (const aclTensor *self, const aclTensor *other, const aclScalar *alpha, aclTensor *out))                \
-    X(Rsubs, (const aclTensor *self, const aclScalar *other, const aclScalar *alpha, aclTensor *out))               \
-    X(Mul, (const aclTensor *self, const aclTensor *other, aclTensor *out))                                         \
-    X(Muls, (const aclTensor *self, const aclScalar *other, aclTensor *out))                                        \
-    X(InplaceMul, (aclTensor *selfRef, const aclTensor *other))                                                     \
-    X(InplaceMuls, (aclTensor *selfRef, const aclScalar *other))                                                    \
-    X(Div, (const aclTensor *self, const aclTensor *other, aclTensor *out))                                         \
-    X(Divs, (const aclTensor *self, const aclScalar *other, aclTensor *out))                                        \
-    X(InplaceDiv, (aclTensor *selfRef, const aclTensor *other))                                                     \
-    X(InplaceDivs, (aclTensor *selfRef, const aclScalar *other))                                                    \
-    X(EqTensor, (const aclTensor *self, const aclTensor *other, aclTensor *out))                                    \
-    X(NeTensor, (const aclTensor *self, const aclTensor *other, aclTensor *out))                                    \
-    X(LtTensor, (const aclTensor *self, const aclTensor *other, aclTensor *out))                                    \
-    X(LeTensor, (const aclTensor *self, const aclTensor *other, aclTensor *out))                                    \
-    X(GtTensor, (const aclTensor *self, const aclTensor *other, aclTensor *out))                                    \
-    X(GeTensor, (const aclTensor *self, const aclTensor *other, aclTensor *out))                                    \
-    X(EqScalar, (const aclTensor *self, const aclScalar *other, aclTensor *out))                                    \
-    X(NeScalar, (const aclTensor *self, const aclScalar *other, aclTensor *out))                                    \
-    X(LtScalar, (const aclTensor *self, const aclScalar *other, aclTensor *out))                                    \
-    X(LeScalar, (const aclTensor *self, const aclScalar *other, aclTensor *out))                                    \
-    X(GtScalar, (const aclTensor *self, const aclScalar *other, aclTensor *out))                                    \
-    X(GeScalar, (const aclTensor *self, const aclScalar *other, aclTensor *out))                                    \
-    X(Neg, (const aclTensor *self, aclTensor *out))                                                                 \
-    X(InplaceNeg, (aclTensor *selfRef))                                                                             \
-    X(Exp, (const aclTensor *self, aclTensor *out))                                                                 \
-    X(InplaceExp, (aclTensor *selfRef))                                                                             \
-    X(Log, (const aclTensor *self, aclTensor *out))                                                                 \
-    X(InplaceLog, (aclTensor *selfRef))                                                                             \
-    X(Relu, (const aclTensor *self, aclTensor *out))                                                                \
-    X(InplaceRelu, (aclTensor *selfRef))                                                                            \
-    X(Sigmoid, (const aclTensor *self, aclTensor *out))                                                             \
-    X(InplaceSigmoid, (aclTensor *selfRef))                                                                         \
-    X(Tanh, (const aclTensor *self, aclTensor *out))                                                                \
-    X(InplaceTanh, (aclTensor *selfRef))                                                                            \
-    X(LogicalNot, (const aclTensor *self, aclTensor *out))                                                          \
-    X(InplaceLogicalNot, (aclTensor *selfRef))                                                                      \
-    X(Sqrt, (const aclTensor *self, aclTensor *out))                                                                \
-    X(InplaceSqrt, (aclTensor *selfRef))                                                                            \
-    X(Maximum, (const aclTensor *self, const aclTensor *other, aclTensor *out))                                     \
-    X(Addcmul, (const aclTensor *self, const aclTensor *tensor1, const aclTensor *tensor2, const aclScalar *value,  \
-                aclTensor *out))                                                                                    \
-    X(InplaceAddcmul, (aclTensor *selfRef, const aclTensor *tensor1, const aclTensor *tensor2,                      \
-                       const aclScalar *value))                                                                     \
-    X(Addcdiv, (const aclTensor *self, const aclTensor *tensor1, const aclTensor *tensor2, const aclScalar *value,  \
-                aclTensor *out))                                                                                    \
-    X(InplaceAddcdiv, (aclTensor *selfRef, const aclTensor *tensor1, const aclTensor *tensor2,                      \
-                       const aclScalar *value))                                                                     \
-    X(SWhere, (const aclTensor *condition, const aclTensor *self, const aclTensor *other, aclTensor *out))          \
-    X(Cast, (const aclTensor *self, aclDataType dtype, aclTensor *out))                                             \
-    X(InplaceCopy, (aclTensor *selfRef, const aclTensor *src))                                                      \
-    X(InplaceFillScalar, (aclTensor *selfRef, const aclScalar *value))                                              \
-    X(InplaceZero, (aclTensor *selfRef))                                                                            \
-    X(Arange, (const aclScalar *start, const aclScalar *end, const aclScalar *step, aclTensor *out))               \
-    X(InplaceMaskedFillScalar, (aclTensor *selfRef, const aclTensor *mask, const aclScalar *value))                 \
-    X(ReduceSum, (const aclTensor *self, const aclIntArray *dims, bool keepDims, aclDataType dtype, aclTensor *out)) \
-    X(Mean, (const aclTensor *self, const aclIntArray *dim, bool keepDim, aclDataType dtype, aclTensor *out))       \
-    X(Softmax, (const aclTensor *self, int64_t dim, aclTensor *out))                                                \
-    X(LogSoftmax, (const aclTensor *self, int64_t dim, aclTensor *out))                                             \
-    X(Mm, (const aclTensor *self, const aclTensor *mat2, aclTensor *out, int8_t cubeMathType))                      \
-    X(BatchMatMul, (const aclTensor *self, const aclTensor *mat2, aclTensor *out, int8_t cubeMathType))             \
-    X(Matmul, (const aclTensor *self, const aclTensor *mat2, aclTensor *out, int8_t cubeMathType))                  \
-    X(Addmm, (const aclTensor *self, const aclTensor *mat1, const aclTensor *mat2, const aclScalar *beta,            \
-              const aclScalar *alpha, aclTensor *out, int8_t cubeMathType))                                         \
-    X(Gather, (const aclTensor *self, int64_t dim, const aclTensor *index, aclTensor *out))                         \
-    X(ScatterAdd, (const aclTensor *self, int64_t dim, const aclTensor *index, const aclTensor *src, aclTensor *out)) \
-    X(InplaceScatter, (aclTensor *selfRef, int64_t dim, const aclTensor *index, const aclTensor *src, int64_t reduce))
+#define MT_ACLNN_OPS(X)                                                                            \
+    X(Add,                                                                                         \
+      (const aclTensor *self, const aclTensor *other, const aclScalar *alpha, aclTensor *out))     \
+    X(Adds,                                                                                        \
+      (const aclTensor *self, const aclScalar *other, const aclScalar *alpha, aclTensor *out))     \
+    X(InplaceAdd, (const aclTensor *selfRef, const aclTensor *other, const aclScalar *alpha))      \
+    X(InplaceAdds, (const aclTensor *selfRef, const aclScalar *other, const aclScalar *alpha))     \
+    X(Sub,                                                                                         \
+      (const aclTensor *self, const aclTensor *other, const aclScalar *alpha, aclTensor *out))     \
+    X(Subs,                                                                                        \
+      (const aclTensor *self, const aclScalar *other, const aclScalar *alpha, aclTensor *out))     \
+    X(InplaceSub, (aclTensor * selfRef, const aclTensor *other, const aclScalar *alpha))           \
+    X(InplaceSubs, (aclTensor * selfRef, const aclScalar *other, const aclScalar *alpha))          \
+    X(Rsub,                                                                                        \
+      (const aclTensor *self, const aclTensor *other, const aclScalar *alpha, aclTensor *out))     \
+    X(Rsubs,                                                                                       \
+      (const aclTensor *self, const aclScalar *other, const aclScalar *alpha, aclTensor *out))     \
+    X(Mul, (const aclTensor *self, const aclTensor *other, aclTensor *out))                        \
+    X(Muls, (const aclTensor *self, const aclScalar *other, aclTensor *out))                       \
+    X(InplaceMul, (aclTensor * selfRef, const aclTensor *other))                                   \
+    X(InplaceMuls, (aclTensor * selfRef, const aclScalar *other))                                  \
+    X(Div, (const aclTensor *self, const aclTensor *other, aclTensor *out))                        \
+    X(Divs, (const aclTensor *self, const aclScalar *other, aclTensor *out))                       \
+    X(InplaceDiv, (aclTensor * selfRef, const aclTensor *other))                                   \
+    X(InplaceDivs, (aclTensor * selfRef, const aclScalar *other))                                  \
+    X(EqTensor, (const aclTensor *self, const aclTensor *other, aclTensor *out))                   \
+    X(NeTensor, (const aclTensor *self, const aclTensor *other, aclTensor *out))                   \
+    X(LtTensor, (const aclTensor *self, const aclTensor *other, aclTensor *out))                   \
+    X(LeTensor, (const aclTensor *self, const aclTensor *other, aclTensor *out))                   \
+    X(GtTensor, (const aclTensor *self, const aclTensor *other, aclTensor *out))                   \
+    X(GeTensor, (const aclTensor *self, const aclTensor *other, aclTensor *out))                   \
+    X(EqScalar, (const aclTensor *self, const aclScalar *other, aclTensor *out))                   \
+    X(NeScalar, (const aclTensor *self, const aclScalar *other, aclTensor *out))                   \
+    X(LtScalar, (const aclTensor *self, const aclScalar *other, aclTensor *out))                   \
+    X(LeScalar, (const aclTensor *self, const aclScalar *other, aclTensor *out))                   \
+    X(GtScalar, (const aclTensor *self, const aclScalar *other, aclTensor *out))                   \
+    X(GeScalar, (const aclTensor *self, const aclScalar *other, aclTensor *out))                   \
+    X(Neg, (const aclTensor *self, aclTensor *out))                                                \
+    X(InplaceNeg, (aclTensor * selfRef))                                                           \
+    X(Exp, (const aclTensor *self, aclTensor *out))                                                \
+    X(InplaceExp, (aclTensor * selfRef))                                                           \
+    X(Log, (const aclTensor *self, aclTensor *out))                                                \
+    X(InplaceLog, (aclTensor * selfRef))                                                           \
+    X(Relu, (const aclTensor *self, aclTensor *out))                                               \
+    X(InplaceRelu, (aclTensor * selfRef))                                                          \
+    X(Sigmoid, (const aclTensor *self, aclTensor *out))                                            \
+    X(InplaceSigmoid, (aclTensor * selfRef))                                                       \
+    X(Tanh, (const aclTensor *self, aclTensor *out))                                               \
+    X(InplaceTanh, (aclTensor * selfRef))                                                          \
+    X(LogicalNot, (const aclTensor *self, aclTensor *out))                                         \
+    X(InplaceLogicalNot, (aclTensor * selfRef))                                                    \
+    X(Sqrt, (const aclTensor *self, aclTensor *out))                                               \
+    X(InplaceSqrt, (aclTensor * selfRef))                                                          \
+    X(Maximum, (const aclTensor *self, const aclTensor *other, aclTensor *out))                    \
+    X(Addcmul, (const aclTensor *self, const aclTensor *tensor1, const aclTensor *tensor2,         \
+                const aclScalar *value, aclTensor *out))                                           \
+    X(InplaceAddcmul, (aclTensor * selfRef, const aclTensor *tensor1, const aclTensor *tensor2,    \
+                       const aclScalar *value))                                                    \
+    X(Addcdiv, (const aclTensor *self, const aclTensor *tensor1, const aclTensor *tensor2,         \
+                const aclScalar *value, aclTensor *out))                                           \
+    X(InplaceAddcdiv, (aclTensor * selfRef, const aclTensor *tensor1, const aclTensor *tensor2,    \
+                       const aclScalar *value))                                                    \
+    X(SWhere,                                                                                      \
+      (const aclTensor *condition, const aclTensor *self, const aclTensor *other, aclTensor *out)) \
+    X(Cast, (const aclTensor *self, aclDataType dtype, aclTensor *out))                            \
+    X(InplaceCopy, (aclTensor * selfRef, const aclTensor *src))                                    \
+    X(InplaceFillScalar, (aclTensor * selfRef, const aclScalar *value))                            \
+    X(InplaceZero, (aclTensor * selfRef))                                                          \
+    X(Arange,                                                                                      \
+      (const aclScalar *start, const aclScalar *end, const aclScalar *step, aclTensor *out))       \
+    X(InplaceMaskedFillScalar,                                                                     \
+      (aclTensor * selfRef, const aclTensor *mask, const aclScalar *value))                        \
+    X(ReduceSum, (const aclTensor *self, const aclIntArray *dims, bool keepDims,                   \
+                  aclDataType dtype, aclTensor *out))                                              \
+    X(Mean, (const aclTensor *self, const aclIntArray *dim, bool keepDim, aclDataType dtype,       \
+             aclTensor *out))                                                                      \
+    X(Softmax, (const aclTensor *self, int64_t dim, aclTensor *out))                               \
+    X(LogSoftmax, (const aclTensor *self, int64_t dim, aclTensor *out))                            \
+    X(Mm, (const aclTensor *self, const aclTensor *mat2, aclTensor *out, int8_t cubeMathType))     \
+    X(BatchMatMul,                                                                                 \
+      (const aclTensor *self, const aclTensor *mat2, aclTensor *out, int8_t cubeMathType))         \
+    X(Matmul, (const aclTensor *self, const aclTensor *mat2, aclTensor *out, int8_t cubeMathType)) \
+    X(Addmm, (const aclTensor *self, const aclTensor *mat1, const aclTensor *mat2,                 \
+              const aclScalar *beta, const aclScalar *alpha, aclTensor *out, int8_t cubeMathType)) \
+    X(Gather, (const aclTensor *self, int64_t dim, const aclTensor *index, aclTensor *out))        \
+    X(ScatterAdd, (const aclTensor *self, int64_t dim, const aclTensor *index,                     \
+                   const aclTensor *src, aclTensor *out))                                          \
+    X(InplaceScatter, (aclTensor * selfRef, int64_t dim, const aclTensor *index,                   \
+                       const aclTensor *src, int64_t reduce))
 
 /* (parameters) -> (parameters, uint64_t *workspaceSize, aclOpExecutor **executor) */
 #define MT_ACLNN_WS_PARAMS(...) (__VA_ARGS__, uint64_t * workspaceSize, aclOpExecutor * *executor)

@@ -58,7 +58,9 @@ static void storage_free(mt_allocator *self, void *p, size_t n, mt_device dev) {
 
 static mt_allocator storage_allocator = {"npu-caching", storage_alloc, storage_free};
 
-mt_allocator *npu_storage_allocator(void) { return &storage_allocator; }
+mt_allocator *npu_storage_allocator(void) {
+    return &storage_allocator;
+}
 
 static void *host_alloc(mt_allocator *self, size_t n, mt_device dev) {
     (void)self;

@@ -19,8 +19,12 @@ static int sync_device(mt_device d) {
     return 0;
 }
 
-static int count(void) { return npu_device_count(); }
-static int current(void) { return npu_current_device(); }
+static int count(void) {
+    return npu_device_count();
+}
+static int current(void) {
+    return npu_current_device();
+}
 
 static mt_backend backend = {
     .name = "npu",

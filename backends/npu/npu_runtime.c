@@ -46,7 +46,8 @@ static bool find_root(void) {
             return true;
         }
     }
-    const char *std_places[] = {"/usr/local/Ascend/ascend-toolkit/latest", "/usr/local/Ascend/latest"};
+    const char *std_places[] = {"/usr/local/Ascend/ascend-toolkit/latest",
+                                "/usr/local/Ascend/latest"};
     for (size_t i = 0; i < 2; i++)
         if (is_dir(std_places[i])) {
             snprintf(cann_root, sizeof cann_root, "%s", std_places[i]);
@@ -66,40 +67,43 @@ static void *open_lib(const char *name) {
 
 static bool load_symbols(void) {
     if (!(lib_acl = open_lib("libascendcl.so"))) {
-        snprintf(why_not, sizeof why_not, "cannot open %s/lib64/libascendcl.so: %s", cann_root, dlerror());
+        snprintf(why_not, sizeof why_not, "cannot open %s/lib64/libascendcl.so: %s", cann_root,
+                 dlerror());
         return false;
     }
     if (!(lib_nnopbase = open_lib("libnnopbase.so"))) {
-        snprintf(why_not, sizeof why_not, "cannot open %s/lib64/libnnopbase.so: %s", cann_root, dlerror());
+        snprintf(why_not, sizeof why_not, "cannot open %s/lib64/libnnopbase.so: %s", cann_root,
+                 dlerror());
         return false;
     }
     /* the operators: libopapi.so, or else the per-area libraries of older toolkits */
     npu_acl.opapi = open_lib("libopapi.so");
     if (!npu_acl.opapi) {
-        const char *areas[] = {"libaclnn_ops_infer.so", "libaclnn_ops_train.so", "libaclnn_math.so"};
+        const char *areas[] = {"libaclnn_ops_infer.so", "libaclnn_ops_train.so",
+                               "libaclnn_math.so"};
         int n = 0;
         for (size_t i = 0; i < 3; i++)
             if ((npu_acl.op_libs[n] = open_lib(areas[i]))) n++;
         if (n == 0) {
-            snprintf(why_not, sizeof why_not, "no operator library in %s/lib64 (libopapi.so or libaclnn_*.so)",
-                     cann_root);
+            snprintf(why_not, sizeof why_not,
+                     "no operator library in %s/lib64 (libopapi.so or libaclnn_*.so)", cann_root);
             return false;
         }
     }
-#define X(ret, name, params)                                                                                        \
-    if (!(*(void **)&npu_acl.name = dlsym(lib_acl, #name))) {                                                       \
-        snprintf(why_not, sizeof why_not, "libascendcl.so has no %s", #name);                                       \
-        return false;                                                                                               \
+#define X(ret, name, params)                                                                       \
+    if (!(*(void **)&npu_acl.name = dlsym(lib_acl, #name))) {                                      \
+        snprintf(why_not, sizeof why_not, "libascendcl.so has no %s", #name);                      \
+        return false;                                                                              \
     }
     MT_ACL_RUNTIME_FUNCS(X)
 #undef X
 #define X(ret, name, params) *(void **)&npu_acl.name = dlsym(lib_acl, #name);
     MT_ACL_RUNTIME_OPTIONAL_FUNCS(X)
 #undef X
-#define X(ret, name, params)                                                                                        \
-    if (!(*(void **)&npu_acl.name = dlsym(lib_nnopbase, #name))) {                                                  \
-        snprintf(why_not, sizeof why_not, "libnnopbase.so has no %s", #name);                                       \
-        return false;                                                                                               \
+#define X(ret, name, params)                                                                       \
+    if (!(*(void **)&npu_acl.name = dlsym(lib_nnopbase, #name))) {                                 \
+        snprintf(why_not, sizeof why_not, "libnnopbase.so has no %s", #name);                      \
+        return false;                                                                              \
     }
     MT_ACLNN_BASE_FUNCS(X)
 #undef X
@@ -120,22 +124,23 @@ static void init(void) {
     snprintf(opp_dir, sizeof opp_dir, "%s/opp", cann_root);
     if (opp && *opp) snprintf(opp_dir, sizeof opp_dir, "%s", opp);
     if (!is_dir(opp_dir)) {
-        snprintf(why_not, sizeof why_not, "the operator package directory %s does not exist (ASCEND_OPP_PATH)",
-                 opp_dir);
+        snprintf(why_not, sizeof why_not,
+                 "the operator package directory %s does not exist (ASCEND_OPP_PATH)", opp_dir);
         return;
     }
     aclError e = npu_acl.aclInit(NULL);
-    if (e != ACL_SUCCESS && e != ACL_ERROR_REPEAT_INITIALIZE) { /* repeated: someone else initialised it */
+    if (e != ACL_SUCCESS &&
+        e != ACL_ERROR_REPEAT_INITIALIZE) { /* repeated: someone else initialised it */
         const char *msg = npu_acl.aclGetRecentErrMsg();
-        snprintf(why_not, sizeof why_not, "aclInit failed with error code %d%s%s", e, msg ? ": " : "",
-                 msg ? msg : "");
+        snprintf(why_not, sizeof why_not, "aclInit failed with error code %d%s%s", e,
+                 msg ? ": " : "", msg ? msg : "");
         return;
     }
     uint32_t n = 0;
     e = npu_acl.aclrtGetDeviceCount(&n);
     if (e != ACL_SUCCESS || n == 0) {
-        snprintf(why_not, sizeof why_not, e ? "aclrtGetDeviceCount failed with error code %d" : "no NPU device found",
-                 e);
+        snprintf(why_not, sizeof why_not,
+                 e ? "aclrtGetDeviceCount failed with error code %d" : "no NPU device found", e);
         return;
     }
     device_count = n > NPU_MAX_DEVICES ? NPU_MAX_DEVICES : (int)n;
@@ -160,7 +165,9 @@ int npu_ensure(void) {
     return mt_error(MT_ERR_RUNTIME, "NPU is not available: %s", why_not);
 }
 
-int npu_device_count(void) { return npu_available(NULL) ? device_count : 0; }
+int npu_device_count(void) {
+    return npu_available(NULL) ? device_count : 0;
+}
 
 bool npu_initialized(void) {
     return atomic_load(&used);
@@ -178,7 +185,9 @@ int npu_check_device(int device) {
     return 0;
 }
 
-int npu_current_device(void) { return thread_device < 0 ? 0 : thread_device; }
+int npu_current_device(void) {
+    return thread_device < 0 ? 0 : thread_device;
+}
 
 int npu_set_device(int device) {
     if (npu_check_device(device)) return -1;
@@ -208,11 +217,13 @@ void npu_set_current_stream(int device, aclrtStream s) {
 
 int npu_acl_error(aclError code, const char *what) {
     const char *msg = npu_acl.aclGetRecentErrMsg ? npu_acl.aclGetRecentErrMsg() : NULL;
-    return mt_error(MT_ERR_RUNTIME, "%s failed: NPU function error: error code is %d%s%s", what, code,
-                    msg && *msg ? "\n" : "", msg && *msg ? msg : "");
+    return mt_error(MT_ERR_RUNTIME, "%s failed: NPU function error: error code is %d%s%s", what,
+                    code, msg && *msg ? "\n" : "", msg && *msg ? msg : "");
 }
 
-void *npu_runtime_symbol(const char *name) { return lib_acl ? dlsym(lib_acl, name) : NULL; }
+void *npu_runtime_symbol(const char *name) {
+    return lib_acl ? dlsym(lib_acl, name) : NULL;
+}
 
 void *npu_op_symbol(const char *name) {
     if (npu_acl.opapi) return dlsym(npu_acl.opapi, name);

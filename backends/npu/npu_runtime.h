@@ -13,8 +13,8 @@ typedef struct npu_api {
     MT_ACL_RUNTIME_OPTIONAL_FUNCS(X) /* NULL when the toolkit lacks them */
     MT_ACLNN_BASE_FUNCS(X)
 #undef X
-    void *opapi;        /* the operator library (libopapi.so), for npu_op_symbol */
-    void *op_libs[4];   /* or the per-area libaclnn_*.so */
+    void *opapi;      /* the operator library (libopapi.so), for npu_op_symbol */
+    void *op_libs[4]; /* or the per-area libaclnn_*.so */
 } npu_api;
 
 extern npu_api npu_acl;
@@ -51,10 +51,10 @@ void npu_set_current_stream(int device, aclrtStream s);
 /* Sets mindtorch's error from an ACL status: "<what> failed: NPU function error: error code
  * is N" and aclGetRecentErrMsg()'s text; returns -1. */
 int npu_acl_error(aclError code, const char *what);
-#define NPU_CHECK(call, what)                                                                                       \
-    do {                                                                                                            \
-        aclError e_ = (call);                                                                                       \
-        if (e_ != ACL_SUCCESS) return npu_acl_error(e_, what);                                                      \
+#define NPU_CHECK(call, what)                                                                      \
+    do {                                                                                           \
+        aclError e_ = (call);                                                                      \
+        if (e_ != ACL_SUCCESS) return npu_acl_error(e_, what);                                     \
     } while (0)
 
 /* A symbol of libascendcl.so itself (the stand-in's test controls), or NULL. */

@@ -10,17 +10,17 @@
 
 /* ---- saved variables (PyTorch's SavedVariable) ------------------------------------------- */
 typedef struct mt_saved {
-    mt_tensor *t;       /* the data (an alias without autograd history), or NULL when packed */
-    void *packed;       /* what a saved_tensors_hooks pack returned */
+    mt_tensor *t; /* the data (an alias without autograd history), or NULL when packed */
+    void *packed; /* what a saved_tensors_hooks pack returned */
     mt_saved_hooks hooks;
-    int64_t version;    /* of the tensor when saved */
-    mt_version *vc;     /* its version counter (held) */
+    int64_t version; /* of the tensor when saved */
+    mt_version *vc;  /* its version counter (held) */
     bool defined;
-    bool is_output;     /* an output of the node that saves it: re-linked to it when unpacked */
-    bool is_leaf_req;   /* a leaf that requires grad: unpacked with requires_grad set */
+    bool is_output;   /* an output of the node that saves it: re-linked to it when unpacked */
+    bool is_leaf_req; /* a leaf that requires grad: unpacked with requires_grad set */
     int output_nr;
-    mt_node *grad_fn;   /* the tensor's grad_fn when saved (held; NULL for outputs) */
-    mt_tensor *leaf;    /* a leaf that requires grad (held), unpacked as itself */
+    mt_node *grad_fn;    /* the tensor's grad_fn when saved (held; NULL for outputs) */
+    mt_tensor *leaf;     /* a leaf that requires grad (held), unpacked as itself */
     char type_name[160]; /* "torch.FloatTensor [2, 2]", for the modified-in-place error */
 } mt_saved;
 
@@ -53,7 +53,7 @@ typedef struct mt_node_kind {
 
 typedef struct mt_hook_entry {
     int64_t handle;
-    int slot;    /* tensor hooks: the node input (the tensor's output_nr); -1 for node hooks */
+    int slot; /* tensor hooks: the node input (the tensor's output_nr); -1 for node hooks */
     bool pre;
     bool retain; /* retain_grad's hook: runs after the other tensor hooks */
     mt_callback cb;
@@ -75,16 +75,16 @@ struct mt_node {
     /* formula nodes */
     const struct mt_derivative *d;
     const mt_op *op;
-    mt_value *args; /* copies of the forward's non-tensor arguments (lists and strings owned) */
-    uint32_t save_mask;      /* the arguments saved (those a needed gradient reads) */
-    uint8_t save_results;    /* the results saved */
-    uint32_t transposed;     /* 2-d arguments laid out as a transposed contiguous matrix (t() of a
-                                contiguous one): matrix-product formulas give their gradients the
-                                same layout, so accumulation needs no copy (PyTorch does the same) */
+    mt_value *args;     /* copies of the forward's non-tensor arguments (lists and strings owned) */
+    uint32_t save_mask; /* the arguments saved (those a needed gradient reads) */
+    uint8_t save_results; /* the results saved */
+    uint32_t transposed;  /* 2-d arguments laid out as a transposed contiguous matrix (t() of a
+                             contiguous one): matrix-product formulas give their gradients the
+                             same layout, so accumulation needs no copy (PyTorch does the same) */
     int nargs;
     mt_saved *saved; /* per tensor argument (by arg index, args then outputs) */
     int nsaved;
-    int *edge_of;    /* first edge of each argument (-1: none) */
+    int *edge_of; /* first edge of each argument (-1: none) */
     bool released;
     /* hooks */
     mt_hook_entry *hooks;
@@ -107,9 +107,9 @@ uint64_t mt_next_sequence_nr(void);
 /* ---- tensors' autograd data ----------------------------------------------------------------- */
 typedef struct mt_ag_meta {
     mt_tensor *grad;
-    mt_node *grad_fn;       /* owned */
+    mt_node *grad_fn; /* owned */
     int output_nr;
-    mt_node *accumulator;   /* weak: the AccumulateGrad node of a leaf, while it lives */
+    mt_node *accumulator; /* weak: the AccumulateGrad node of a leaf, while it lives */
     bool retains_grad;
     int64_t retain_handle;
     /* tensor hooks (leaves: run before accumulation; others: registered on grad_fn) */
@@ -135,7 +135,7 @@ typedef struct mt_bw {
     mt_tensor **grads; /* per output */
     mt_value *args;    /* per argument */
     mt_tensor **results;
-    mt_tensor **out;   /* per edge */
+    mt_tensor **out; /* per edge */
     const int *edge_of;
     jmp_buf jump;
     mt_tensor **tmp; /* temporaries released after the formula */
@@ -145,7 +145,7 @@ typedef struct mt_bw {
 typedef void (*mt_bw_fn)(mt_bw *b);
 
 enum {
-    MT_D_SELF_GEOMETRY = 1 << 0, /* keep self's strides and offset (as_strided's formula) */
+    MT_D_SELF_GEOMETRY = 1 << 0,   /* keep self's strides and offset (as_strided's formula) */
     MT_D_NOT_IMPLEMENTED = 1 << 1, /* a node whose backward says the derivative is missing */
 };
 
@@ -171,9 +171,9 @@ typedef struct mt_derivative {
     /* the node's name when the result is a copy, not a view of self (reshape) */
     const char *copy_name;
     /* from `uses`, at registration */
-    uint32_t diff;                                   /* arguments with a gradient */
-    uint32_t arg_deps[MT_DERIV_MAX_ARGS];            /* per argument: arguments its formula reads */
-    uint8_t result_deps[MT_DERIV_MAX_ARGS];          /* per argument: results its formula reads */
+    uint32_t diff;                          /* arguments with a gradient */
+    uint32_t arg_deps[MT_DERIV_MAX_ARGS];   /* per argument: arguments its formula reads */
+    uint8_t result_deps[MT_DERIV_MAX_ARGS]; /* per argument: results its formula reads */
 } mt_derivative;
 
 /* the geometry the gradient of argument `arg` must have (NULL: no edge) */

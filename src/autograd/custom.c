@@ -41,8 +41,8 @@ static int output_index(mt_tensor **outputs, int noutputs, mt_tensor *t) {
 }
 
 mt_node *mt_custom_node(const char *name, mt_callback backward, mt_tensor **inputs, int ninputs,
-                        mt_tensor **outputs, int noutputs, const bool *non_differentiable, const bool *dirty,
-                        mt_tensor **save, int nsave) {
+                        mt_tensor **outputs, int noutputs, const bool *non_differentiable,
+                        const bool *dirty, mt_tensor **save, int nsave) {
     mt_node *n = mt_node_new(&custom_kind, NULL, ninputs, noutputs);
     if (!n) {
         if (backward.release) backward.release(backward.ctx);
@@ -79,7 +79,9 @@ mt_node *mt_custom_node(const char *name, mt_callback backward, mt_tensor **inpu
             if (mt_is_diff_view(t) ? mt_rebase_view(t, n) : mt_set_history(t, n, i)) goto fail;
             continue;
         }
-        if ((non_differentiable && non_differentiable[i]) || !mt_dtype_is_floating((mt_dtype)t->dtype)) continue;
+        if ((non_differentiable && non_differentiable[i]) ||
+            !mt_dtype_is_floating((mt_dtype)t->dtype))
+            continue;
         if (mt_set_history(t, n, i)) goto fail;
     }
     /* saved after the outputs have their history: saved outputs are stored without it */

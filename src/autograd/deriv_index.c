@@ -2,7 +2,9 @@
  * in-place ops (whose inputs get zero gradients, as in PyTorch). Index tensors are 0-based here. */
 #include "formula.h"
 
-static void gather_bw(mt_bw *b) { SET(0, K(mto_scatter_add(mt_bw_grad_zeros(b, 0), V(1).i, A(2), G(0)))); }
+static void gather_bw(mt_bw *b) {
+    SET(0, K(mto_scatter_add(mt_bw_grad_zeros(b, 0), V(1).i, A(2), G(0))));
+}
 
 static void scatter_bw(mt_bw *b) {
     if (NEEDS(0)) SET(0, K(mto_scatter_value(G(0), V(1).i, A(2), SD(0))));
@@ -57,12 +59,14 @@ static void masked_fill_bw(mt_bw *b) {
 
 static void masked_fill_tensor_bw(mt_bw *b) {
     masked_fill_bw(b);
-    if (NEEDS(2)) SET(2, K(mto_sum(K(mto_masked_fill_Scalar(G(0), K(mto_logical_not(A(1))), SD(0))), -1)));
+    if (NEEDS(2))
+        SET(2, K(mto_sum(K(mto_masked_fill_Scalar(G(0), K(mto_logical_not(A(1))), SD(0))), -1)));
 }
 
 static void masked_select_bw(mt_bw *b) {
     /* zeros of the shape self and mask broadcast to (the engine sums back to self's) */
-    mt_tensor *zm = K(mto_mul_Scalar(K(mto_to_dtype(A(1), (mt_dtype)G(0)->dtype, false, false)), SI(0)));
+    mt_tensor *zm =
+        K(mto_mul_Scalar(K(mto_to_dtype(A(1), (mt_dtype)G(0)->dtype, false, false)), SI(0)));
     mt_tensor *z = K(mto_add_Tensor(zm, mt_bw_grad_zeros(b, 0), SI(1)));
     SET(0, K(mto_masked_scatter(z, A(1), G(0))));
 }
@@ -75,7 +79,8 @@ static void masked_scatter_bw(mt_bw *b) {
         for (int i = 0; i < m->ndim; i++) n *= m->sizes[i];
         mt_tensor *used = K(mto_masked_select(G(0), A(1)));
         int64_t rest = n - used->sizes[0];
-        mt_tensor *pad = K(mto_zeros((mt_ilist){&rest, 1}, G(0)->dtype, G(0)->device, false, false));
+        mt_tensor *pad =
+            K(mto_zeros((mt_ilist){&rest, 1}, G(0)->dtype, G(0)->device, false, false));
         mt_tensor *parts[2] = {used, pad};
         SET(2, K(mto_reshape(K(mto_cat(parts, 2, 0)), (mt_ilist){m->sizes, m->ndim})));
     }
@@ -99,9 +104,15 @@ static void chosen_bw(mt_bw *b, int64_t dim) {
     }
     SET(0, K(mto_scatter_src(mt_bw_grad_zeros(b, 0), mt_wrap(dim, m->ndim), R(1), G(0))));
 }
-static void sort_bw(mt_bw *b) { chosen_bw(b, V(1).i); }
-static void sort_stable_bw(mt_bw *b) { chosen_bw(b, V(2).i); }
-static void topk_bw(mt_bw *b) { chosen_bw(b, V(2).i); }
+static void sort_bw(mt_bw *b) {
+    chosen_bw(b, V(1).i);
+}
+static void sort_stable_bw(mt_bw *b) {
+    chosen_bw(b, V(2).i);
+}
+static void topk_bw(mt_bw *b) {
+    chosen_bw(b, V(2).i);
+}
 
 static mt_derivative table[] = {
     D(gather, "GatherBackward0", gather_bw, "self: index"),
@@ -144,4 +155,6 @@ static mt_derivative table[] = {
     D(normal_Tensor_Tensor, "NormalBackward3", mt_bw_zero_grads, "mean:; std:"),
 };
 
-void mt_deriv_index_register(void) { mt_derivatives_register(table, (int)MT_ARRAY_LEN(table)); }
+void mt_deriv_index_register(void) {
+    mt_derivatives_register(table, (int)MT_ARRAY_LEN(table));
+}

@@ -5,7 +5,9 @@ static mt_tensor *scaled(mt_bw *b, mt_tensor *t, mt_value s) {
     return mt_scalar_double(s) == 1 ? t : K(mto_mul_Scalar(t, s));
 }
 
-static mt_tensor *bt(mt_bw *b, mt_tensor *t) { return K(mto_transpose_int(t, 1, 2)); }
+static mt_tensor *bt(mt_bw *b, mt_tensor *t) {
+    return K(mto_transpose_int(t, 1, 2));
+}
 
 /* x @ y as the transpose of y^T @ x^T when the argument it is the gradient of was laid out
  * transposed (the result then has that layout too) */
@@ -53,8 +55,12 @@ static void baddbmm_bw(mt_bw *b) {
     if (NEEDS(2)) SET(2, scaled(b, K(mto_bmm(bt(b, A(1)), G(0))), V(4)));
 }
 
-static void tril_bw(mt_bw *b) { SET(0, K(mto_tril(G(0), V(1).i))); }
-static void triu_bw(mt_bw *b) { SET(0, K(mto_triu(G(0), V(1).i))); }
+static void tril_bw(mt_bw *b) {
+    SET(0, K(mto_tril(G(0), V(1).i)));
+}
+static void triu_bw(mt_bw *b) {
+    SET(0, K(mto_triu(G(0), V(1).i)));
+}
 
 /* the diagonal's gradient written into zeros of the input's shape */
 static void diagonal_bw(mt_bw *b) {
@@ -80,4 +86,6 @@ static mt_derivative table[] = {
     D(diagonal, "DiagonalBackward0", diagonal_bw, "self:"),
 };
 
-void mt_deriv_linalg_register(void) { mt_derivatives_register(table, (int)MT_ARRAY_LEN(table)); }
+void mt_deriv_linalg_register(void) {
+    mt_derivatives_register(table, (int)MT_ARRAY_LEN(table));
+}

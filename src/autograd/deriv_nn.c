@@ -4,9 +4,12 @@
 #include "formula.h"
 
 /* entry i of a stride/padding/... list of one value or one per spatial dim */
-static int64_t at(mt_value v, int i) { return v.il[v.n == 1 ? 0 : i]; }
+static int64_t at(mt_value v, int i) {
+    return v.il[v.n == 1 ? 0 : i];
+}
 
-/* convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups) */
+/* convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+ */
 static void convolution_bw(mt_bw *b) {
     bool transposed = V(6).b;
     if (NEEDS(0)) {
@@ -20,13 +23,14 @@ static void convolution_bw(mt_bw *b) {
             int64_t s = at(V(3), i), p = at(V(4), i), d = at(V(5), i), k = w->sizes[2 + i];
             opad[i] = mi->sizes[2 + i] - ((G(0)->sizes[2 + i] - 1) * s - 2 * p + d * (k - 1) + 1);
         }
-        SET(0, K(mto_convolution(G(0), w, NULL, mt_vlist(V(3)), mt_vlist(V(4)), mt_vlist(V(5)), !transposed, (mt_ilist){opad, sp},
-                                 V(8).i)));
+        SET(0, K(mto_convolution(G(0), w, NULL, mt_vlist(V(3)), mt_vlist(V(4)), mt_vlist(V(5)),
+                                 !transposed, (mt_ilist){opad, sp}, V(8).i)));
     }
     if (NEEDS(1)) {
         const mt_input_meta *mw = META(1);
-        SET(1, K(mto_convolution_backward_weight(G(0), A(0), mt_meta_sizes(mw), mt_vlist(V(3)), mt_vlist(V(4)),
-                                                 mt_vlist(V(5)), transposed, V(8).i)));
+        SET(1,
+            K(mto_convolution_backward_weight(G(0), A(0), mt_meta_sizes(mw), mt_vlist(V(3)),
+                                              mt_vlist(V(4)), mt_vlist(V(5)), transposed, V(8).i)));
     }
     if (NEEDS(2)) {
         int64_t dims[MT_MAX_DIM];
@@ -39,26 +43,32 @@ static void convolution_bw(mt_bw *b) {
 
 /* max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode) */
 static void max_pool_bw(mt_bw *b) {
-    SET(0, K(mto_max_pool2d_with_indices_backward(G(0), A(0), mt_vlist(V(1)), mt_vlist(V(2)), mt_vlist(V(3)), mt_vlist(V(4)), V(5).b, R(1))));
+    SET(0, K(mto_max_pool2d_with_indices_backward(G(0), A(0), mt_vlist(V(1)), mt_vlist(V(2)),
+                                                  mt_vlist(V(3)), mt_vlist(V(4)), V(5).b, R(1))));
 }
 
 /* the backward's own gradient: grad picked at the maxima */
 static void max_pool_bw_bw(mt_bw *b) {
-    mt_tensor *g = K(mto_flatten_using_ints(G(0), -2, -1)), *idx = K(mto_flatten_using_ints(A(7), -2, -1));
+    mt_tensor *g = K(mto_flatten_using_ints(G(0), -2, -1)),
+              *idx = K(mto_flatten_using_ints(A(7), -2, -1));
     const mt_input_meta *m = META(0);
     SET(0, K(mto_view(K(mto_gather(g, -1, idx, false)), mt_meta_sizes(m))));
 }
 
 /* avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) */
 static void avg_pool_bw(mt_bw *b) {
-    SET(0, K(mto_avg_pool2d_backward(G(0), A(0), mt_vlist(V(1)), mt_vlist(V(2)), mt_vlist(V(3)), V(4).b, V(5).b, V(6))));
+    SET(0, K(mto_avg_pool2d_backward(G(0), A(0), mt_vlist(V(1)), mt_vlist(V(2)), mt_vlist(V(3)),
+                                     V(4).b, V(5).b, V(6))));
 }
 
 static void avg_pool_bw_bw(mt_bw *b) {
-    SET(0, K(mto_avg_pool2d(G(0), mt_vlist(V(2)), mt_vlist(V(3)), mt_vlist(V(4)), V(5).b, V(6).b, V(7))));
+    SET(0, K(mto_avg_pool2d(G(0), mt_vlist(V(2)), mt_vlist(V(3)), mt_vlist(V(4)), V(5).b, V(6).b,
+                            V(7))));
 }
 
-static void adaptive_bw(mt_bw *b) { SET(0, K(mto_adaptive_avg_pool2d_backward(G(0), A(0)))); }
+static void adaptive_bw(mt_bw *b) {
+    SET(0, K(mto_adaptive_avg_pool2d_backward(G(0), A(0))));
+}
 
 static void adaptive_bw_bw(mt_bw *b) {
     const mt_input_meta *m = META(0);
@@ -67,15 +77,18 @@ static void adaptive_bw_bw(mt_bw *b) {
 
 static mt_derivative table[] = {
     D(convolution, "ConvolutionBackward0", convolution_bw, "input: weight; weight: input; bias:"),
-    D_NOT_IMPLEMENTED(convolution_backward_weight, "ConvolutionBackwardWeightBackward0", "grad_output:; input:",
-                      "convolution_backward_weight"),
+    D_NOT_IMPLEMENTED(convolution_backward_weight, "ConvolutionBackwardWeightBackward0",
+                      "grad_output:; input:", "convolution_backward_weight"),
     D(max_pool2d_with_indices, "MaxPool2DWithIndicesBackward0", max_pool_bw, "self: self, result1"),
     D(max_pool2d_with_indices_backward, "MaxPool2DWithIndicesBackwardBackward0", max_pool_bw_bw,
       "grad_output: indices"),
     D(avg_pool2d, "AvgPool2DBackward0", avg_pool_bw, "self: self"),
     D(avg_pool2d_backward, "AvgPool2DBackwardBackward0", avg_pool_bw_bw, "grad_output:"),
     D(adaptive_avg_pool2d, "AdaptiveAvgPool2DBackward0", adaptive_bw, "self: self"),
-    D(adaptive_avg_pool2d_backward, "AdaptiveAvgPool2DBackwardBackward0", adaptive_bw_bw, "grad_output:"),
+    D(adaptive_avg_pool2d_backward, "AdaptiveAvgPool2DBackwardBackward0", adaptive_bw_bw,
+      "grad_output:"),
 };
 
-void mt_deriv_nn_register(void) { mt_derivatives_register(table, (int)MT_ARRAY_LEN(table)); }
+void mt_deriv_nn_register(void) {
+    mt_derivatives_register(table, (int)MT_ARRAY_LEN(table));
+}

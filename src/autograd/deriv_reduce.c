@@ -76,7 +76,8 @@ static mt_tensor *prod_of_others(mt_bw *b, mt_tensor *x, int64_t dim) {
     mt_tensor *r[2] = {K(mto_narrow(x, dim, 1, n - 1)), one};
     int64_t d = dim;
     mt_ilist flip = {&d, 1};
-    mt_tensor *right = K(mto_flip(K(mto_cumprod(K(mto_flip(K(mto_cat(r, 2, dim)), flip)), dim, -1)), flip));
+    mt_tensor *right =
+        K(mto_flip(K(mto_cumprod(K(mto_flip(K(mto_cat(r, 2, dim)), flip)), dim, -1)), flip));
     return K(mto_mul_Tensor(left, right));
 }
 
@@ -106,14 +107,16 @@ void mt_d_prod_dim(mt_bw *b) {
 /* max()/min() of everything: the gradient shared evenly by the elements equal to the result */
 void mt_d_extreme_all(mt_bw *b) {
     mt_tensor *x = A(0), *r = R(0);
-    mt_tensor *mask = K(mto_logical_or(K(mto_eq_Tensor(x, r)), K(mto_logical_and(K(mto_isnan(x)), K(mto_isnan(r))))));
+    mt_tensor *mask = K(mto_logical_or(K(mto_eq_Tensor(x, r)),
+                                       K(mto_logical_and(K(mto_isnan(x)), K(mto_isnan(r))))));
     mt_tensor *count = K(mto_sum(mask, -1));
     mt_tensor *share = K(mto_div_Tensor(G(0), count));
     SET(0, K(mto_mul_Tensor(K(mto_to_dtype(mask, (mt_dtype)x->dtype, false, false)), share)));
 }
 
 /* values picked by indices along dim (max.dim, kthvalue): the gradient scattered back */
-static mt_tensor *scatter_back(mt_bw *b, mt_tensor *g, mt_tensor *idx, int64_t dim, bool keepdim, const mt_input_meta *m) {
+static mt_tensor *scatter_back(mt_bw *b, mt_tensor *g, mt_tensor *idx, int64_t dim, bool keepdim,
+                               const mt_input_meta *m) {
     if (m->ndim == 0) return g;
     dim = mt_wrap(dim, m->ndim);
     if (!keepdim) {
@@ -138,13 +141,14 @@ void mt_d_amax(mt_bw *b) { /* evenly among the extremes of each slice */
     int64_t buf[MT_MAX_DIM];
     reduced_dims(V(1), x->ndim, red);
     bool keep = V(2).b;
-    mt_tensor *r = unreduce(b, R(0), red, x->ndim, keep), *g = unreduce(b, G(0), red, x->ndim, keep);
+    mt_tensor *r = unreduce(b, R(0), red, x->ndim, keep),
+              *g = unreduce(b, G(0), red, x->ndim, keep);
     mt_tensor *mask = K(mto_to_dtype(K(mto_eq_Tensor(x, r)), (mt_dtype)x->dtype, false, false));
     mt_tensor *count = K(mto_sum_dim_IntList(mask, dim_list(red, x->ndim, buf), true, -1));
     SET(0, K(mto_mul_Tensor(K(mto_div_Tensor(g, count)), mask)));
 }
 
-/* ---- variance and standard deviation ---------------------------------------------------------- */
+/* ---- variance and standard deviation --------------------------------------------------------- */
 
 typedef struct moments {
     bool red[MT_MAX_DIM];
@@ -180,12 +184,14 @@ static mt_tensor *var_grad(mt_bw *b, const moments *mo, mt_tensor *g) {
     int64_t n = reduced_count(META(0), mo->red);
     g = unreduce(b, g, mo->red, x->ndim, mo->keepdim);
     mt_tensor *centered = K(mto_sub_Tensor(x, K(mto_mean_dim(x, dims, true, -1)), SI(1)));
-    return K(mto_mul_Tensor(K(mto_mul_Scalar(g, SD(2.0 / ((double)n - mo->correction)))), centered));
+    return K(
+        mto_mul_Tensor(K(mto_mul_Scalar(g, SD(2.0 / ((double)n - mo->correction)))), centered));
 }
 
 static mt_tensor *std_grad(mt_bw *b, const moments *mo, mt_tensor *g, mt_tensor *result) {
     mt_tensor *r = unreduce(b, result, mo->red, A(0)->ndim, mo->keepdim);
-    mt_tensor *half = K(mto_div_Tensor(unreduce(b, g, mo->red, A(0)->ndim, mo->keepdim), K(mto_mul_Scalar(r, SI(2)))));
+    mt_tensor *half = K(mto_div_Tensor(unreduce(b, g, mo->red, A(0)->ndim, mo->keepdim),
+                                       K(mto_mul_Scalar(r, SI(2)))));
     moments keep = *mo;
     keep.keepdim = true;
     return var_grad(b, &keep, half);
@@ -239,12 +245,15 @@ static void norm_common(mt_bw *b, double p, mt_value dims, bool keepdim) {
     }
     mt_tensor *r = unreduce(b, R(0), red, x->ndim, keepdim);
     if (isinf(p)) { /* shared evenly by the elements whose magnitude is the norm */
-        mt_tensor *mask = K(mto_to_dtype(K(mto_eq_Tensor(K(mto_abs(x)), r)), (mt_dtype)x->dtype, false, false));
+        mt_tensor *mask =
+            K(mto_to_dtype(K(mto_eq_Tensor(K(mto_abs(x)), r)), (mt_dtype)x->dtype, false, false));
         mt_tensor *count = K(mto_sum_dim_IntList(mask, dim_list(red, x->ndim, buf), true, -1));
-        SET(0, K(mto_mul_Tensor(K(mto_mul_Tensor(K(mto_sign(x)), mask)), K(mto_div_Tensor(g, count)))));
+        SET(0, K(mto_mul_Tensor(K(mto_mul_Tensor(K(mto_sign(x)), mask)),
+                                K(mto_div_Tensor(g, count)))));
         return;
     }
-    mt_tensor *num = p == 2 ? x : K(mto_mul_Tensor(x, K(mto_pow_Tensor_Scalar(K(mto_abs(x)), SD(p - 2)))));
+    mt_tensor *num =
+        p == 2 ? x : K(mto_mul_Tensor(x, K(mto_pow_Tensor_Scalar(K(mto_abs(x)), SD(p - 2)))));
     mt_tensor *den = p == 2 ? r : K(mto_pow_Tensor_Scalar(r, SD(p - 1)));
     mt_tensor *out = K(mto_div_Tensor(K(mto_mul_Tensor(num, g)), den));
     SET(0, K(mto_masked_fill_Scalar(out, K(mto_eq_Scalar(r, SI(0))), SD(0))));
@@ -262,7 +271,8 @@ void mt_d_logsumexp(mt_bw *b) {
     bool red[MT_MAX_DIM];
     reduced_dims(V(1), x->ndim, red);
     bool keep = V(2).b;
-    mt_tensor *r = unreduce(b, R(0), red, x->ndim, keep), *g = unreduce(b, G(0), red, x->ndim, keep);
+    mt_tensor *r = unreduce(b, R(0), red, x->ndim, keep),
+              *g = unreduce(b, G(0), red, x->ndim, keep);
     SET(0, K(mto_mul_Tensor(g, K(mto_exp(K(mto_sub_Tensor(x, r, SI(1))))))));
 }
 
@@ -304,14 +314,18 @@ void mt_d_cumprod(mt_bw *b) {
     /* with zeros: each position's gradient from the scan with that element set to one */
     int64_t shape[MT_MAX_DIM];
     for (int i = 0; i < x->ndim; i++) shape[i] = i == dim ? n : 1;
-    mt_tensor *pos = K(mto_view(K(mto_arange(SI(n), MT_INT64, x->device, false, false)), (mt_ilist){shape, x->ndim}));
+    mt_tensor *pos = K(mto_view(K(mto_arange(SI(n), MT_INT64, x->device, false, false)),
+                                (mt_ilist){shape, x->ndim}));
     mt_tensor *g = mt_bw_zeros(b, 0);
     for (int64_t k = 0; k < n; k++) {
         mt_tensor *at_k = K(mto_eq_Scalar(pos, SI(k)));
         mt_tensor *scan = K(mto_cumprod(K(mto_masked_fill_Scalar(x, at_k, SD(1))), dim, -1));
-        mt_tensor *contrib = K(mto_masked_fill_Scalar(K(mto_mul_Tensor(G(0), scan)), K(mto_lt_Scalar(pos, SI(k))), SD(0)));
+        mt_tensor *contrib = K(mto_masked_fill_Scalar(K(mto_mul_Tensor(G(0), scan)),
+                                                      K(mto_lt_Scalar(pos, SI(k))), SD(0)));
         mt_tensor *sum = K(mto_sum_dim_IntList(contrib, (mt_ilist){&dim, 1}, true, -1));
-        g = K(mto_add_Tensor(g, K(mto_mul_Tensor(sum, K(mto_to_dtype(at_k, (mt_dtype)sum->dtype, false, false)))), SI(1)));
+        g = K(mto_add_Tensor(
+            g, K(mto_mul_Tensor(sum, K(mto_to_dtype(at_k, (mt_dtype)sum->dtype, false, false)))),
+            SI(1)));
     }
     SET(0, g);
 }

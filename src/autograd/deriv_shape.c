@@ -4,11 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void reshape_bw(mt_bw *b) {
+    SET(0, K(mto_reshape(G(0), mt_meta_sizes(META(0)))));
+}
 
-static void reshape_bw(mt_bw *b) { SET(0, K(mto_reshape(G(0), mt_meta_sizes(META(0))))); }
-
-static void transpose_bw(mt_bw *b) { SET(0, K(mto_transpose_int(G(0), V(1).i, V(2).i))); }
-static void t_bw(mt_bw *b) { SET(0, K(mto_t(G(0)))); }
+static void transpose_bw(mt_bw *b) {
+    SET(0, K(mto_transpose_int(G(0), V(1).i, V(2).i)));
+}
+static void t_bw(mt_bw *b) {
+    SET(0, K(mto_t(G(0))));
+}
 
 static void permute_bw(mt_bw *b) {
     int n = V(1).n;
@@ -22,8 +27,12 @@ static void expand_bw(mt_bw *b) {
     SET(0, K(mt_sum_to(G(0), m->sizes, m->ndim)));
 }
 
-static void squeeze_bw(mt_bw *b) { SET(0, K(mto_reshape(G(0), mt_meta_sizes(META(0))))); }
-static void unsqueeze_bw(mt_bw *b) { SET(0, K(mto_squeeze_dim(G(0), mt_wrap(V(1).i, G(0)->ndim)))); }
+static void squeeze_bw(mt_bw *b) {
+    SET(0, K(mto_reshape(G(0), mt_meta_sizes(META(0)))));
+}
+static void unsqueeze_bw(mt_bw *b) {
+    SET(0, K(mto_squeeze_dim(G(0), mt_wrap(V(1).i, G(0)->ndim))));
+}
 
 static void narrow_bw(mt_bw *b) {
     mt_tensor *z = mt_bw_grad_zeros(b, 0);
@@ -48,15 +57,19 @@ static void as_strided_bw(mt_bw *b) {
     for (int i = 0; i < in->ndim; i++) {
         if (in->sizes[i] == 0) lo = hi + 1;
         int64_t e = (in->sizes[i] - 1) * in->strides[i];
-        if (e > 0) hi += e;
-        else lo += e;
+        if (e > 0)
+            hi += e;
+        else
+            lo += e;
     }
     bool out_empty = false;
     for (int i = 0; i < size->n; i++) {
         if (size->il[i] == 0) out_empty = true;
         int64_t e = (size->il[i] - 1) * stride->il[i];
-        if (e > 0) ohi += e;
-        else olo += e;
+        if (e > 0)
+            ohi += e;
+        else
+            olo += e;
     }
     if (lo > hi || out_empty) {
         SET(0, mt_bw_grad_zeros(b, 0));
@@ -65,7 +78,8 @@ static void as_strided_bw(mt_bw *b) {
     int64_t base = lo < olo ? lo : olo, top = hi > ohi ? hi : ohi, span = top - base + 1;
     mt_tensor *flat = K(mto_zeros((mt_ilist){&span, 1}, G(0)->dtype, G(0)->device, false, false));
     /* each output element's position in `flat` */
-    mt_tensor *pos = K(mto_full(MT_ILIST(), SI(out_off - base), MT_INT64, G(0)->device, false, false));
+    mt_tensor *pos =
+        K(mto_full(MT_ILIST(), SI(out_off - base), MT_INT64, G(0)->device, false, false));
     for (int i = 0; i < size->n; i++) {
         int64_t shape[MT_MAX_DIM];
         for (int k = 0; k < size->n; k++) shape[k] = k == i ? size->il[i] : 1;
@@ -74,11 +88,12 @@ static void as_strided_bw(mt_bw *b) {
         pos = K(mto_add_Tensor(pos, r, SI(1)));
     }
     int64_t all = -1;
-    mt_tensor *idx[1] = {K(mto_reshape(K(mto_expand(pos, (mt_ilist){size->il, size->n}, false)), (mt_ilist){&all, 1}))};
+    mt_tensor *idx[1] = {K(mto_reshape(K(mto_expand(pos, (mt_ilist){size->il, size->n}, false)),
+                                       (mt_ilist){&all, 1}))};
     mt_tensor *vals = K(mto_reshape(G(0), (mt_ilist){&all, 1}));
     flat = K(mto_index_put(flat, idx, 1, vals, true));
-    SET(0, K(mto_as_strided(flat, (mt_ilist){in->sizes, in->ndim}, (mt_ilist){in->strides, in->ndim},
-                            SI(in->offset - base))));
+    SET(0, K(mto_as_strided(flat, (mt_ilist){in->sizes, in->ndim},
+                            (mt_ilist){in->strides, in->ndim}, SI(in->offset - base))));
 }
 
 static void copy_bw(mt_bw *b) {
@@ -98,7 +113,8 @@ static void cat_bw(mt_bw *b) {
     int64_t dim = mt_wrap(V(1).i, G(0)->ndim), at = 0;
     for (int k = 0; k < n; k++) {
         const mt_input_meta *m = &b->node->next_meta[e0 + k];
-        if (m->ndim == 1 && m->sizes[0] == 0 && G(0)->ndim != 1) { /* skipped by cat (legacy empty) */
+        if (m->ndim == 1 && m->sizes[0] == 0 &&
+            G(0)->ndim != 1) { /* skipped by cat (legacy empty) */
             if (b->node->next[e0 + k].fn) mt_bw_set_entry(b, 0, k, K(mt_zeros_meta(m)));
             continue;
         }
@@ -126,8 +142,12 @@ static void split_bw_at(mt_bw *b, int64_t dim_arg) {
     int64_t dim = mt_wrap(dim_arg, m->ndim);
     SET(0, K(mto_cat(b->grads, n, dim)));
 }
-static void split_bw(mt_bw *b) { split_bw_at(b, V(2).i); }
-static void chunk_bw(mt_bw *b) { split_bw_at(b, V(2).i); }
+static void split_bw(mt_bw *b) {
+    split_bw_at(b, V(2).i);
+}
+static void chunk_bw(mt_bw *b) {
+    split_bw_at(b, V(2).i);
+}
 
 static void unbind_bw(mt_bw *b) {
     int n = b->node->ninputs;
@@ -138,7 +158,9 @@ static void unbind_bw(mt_bw *b) {
     SET(0, K(mto_stack(b->grads, n, mt_wrap(V(1).i, META(0)->ndim))));
 }
 
-static void flip_bw(mt_bw *b) { SET(0, K(mto_flip(G(0), mt_vlist(V(1))))); }
+static void flip_bw(mt_bw *b) {
+    SET(0, K(mto_flip(G(0), mt_vlist(V(1)))));
+}
 
 static void roll_bw(mt_bw *b) {
     int64_t neg[MT_MAX_DIM * 2];
@@ -196,4 +218,6 @@ static mt_derivative table[] = {
     D(repeat, "RepeatBackward0", repeat_bw, "self:"),
 };
 
-void mt_deriv_shape_register(void) { mt_derivatives_register(table, (int)MT_ARRAY_LEN(table)); }
+void mt_deriv_shape_register(void) {
+    mt_derivatives_register(table, (int)MT_ARRAY_LEN(table));
+}

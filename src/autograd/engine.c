@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a map node -> its state in this pass ------------------------------------------------------ */
+/* ---- a map node -> its state in this pass ---------------------------------------------------- */
 
 typedef struct task_node {
     mt_node *node; /* borrowed: the graph holds it */
@@ -74,14 +74,16 @@ static void map_free(node_map *m) {
     free(m->slots);
 }
 
-/* ---- the ready queue: a max-heap on sequence numbers ---------------------------------------------- */
+/* ---- the ready queue: a max-heap on sequence numbers ----------------------------------------- */
 
 typedef struct heap {
     task_node **v;
     size_t n, cap;
 } heap;
 
-static bool before(const task_node *a, const task_node *b) { return a->node->sequence_nr > b->node->sequence_nr; }
+static bool before(const task_node *a, const task_node *b) {
+    return a->node->sequence_nr > b->node->sequence_nr;
+}
 
 static int heap_push(heap *h, task_node *t) {
     if (h->n == h->cap) {
@@ -120,7 +122,7 @@ static task_node *heap_pop(heap *h) {
     return top;
 }
 
-/* ---- gradients checked against what the edge expects ------------------------------------------ */
+/* ---- gradients checked against what the edge expects ----------------------------------------- */
 
 static bool same_sizes(const mt_input_meta *m, const mt_tensor *g) {
     return m->ndim == g->ndim && memcmp(m->sizes, g->sizes, sizeof(int64_t) * (size_t)g->ndim) == 0;
@@ -145,7 +147,8 @@ static mt_tensor *fit(mt_node *n, int i, mt_tensor *g) {
             mt_fmt_ilist(b, sizeof b, m->sizes, m->ndim);
             mt_tensor_decref(g);
             mt_error(MT_ERR_RUNTIME,
-                     "Function %s returned an invalid gradient at index %d - got %s but expected shape compatible "
+                     "Function %s returned an invalid gradient at index %d - got %s but expected "
+                     "shape compatible "
                      "with %s",
                      n->name, i, a, b);
             return NULL;
@@ -179,10 +182,11 @@ static bool has_nan(mt_tensor *g) {
     return r;
 }
 
-/* ---- running a node: its hooks around its formula --------------------------------------------------- */
+/* ---- running a node: its hooks around its formula -------------------------------------------- */
 
 /* tensor hooks of the tensors whose gradient this is (slot = the node input) */
-static int run_tensor_hooks(mt_hook_entry *hooks, int nhooks, int slot, mt_tensor **g, bool retains) {
+static int run_tensor_hooks(mt_hook_entry *hooks, int nhooks, int slot, mt_tensor **g,
+                            bool retains) {
     for (int h = 0; h < nhooks; h++) {
         if (hooks[h].slot != slot || hooks[h].retain != retains || !*g) continue;
         mt_tensor *repl = NULL;
@@ -207,13 +211,13 @@ int mt_node_call(mt_node *n, mt_tensor **grads, mt_tensor **out) {
             return -1;
     if (n->kind->apply(n, grads, out)) return -1;
     for (int h = 0; h < n->nhooks; h++) /* post-hooks see both */
-        if (!n->hooks[h].pre && ((mt_node_hook_fn)n->hooks[h].cb.fn)(n->hooks[h].cb.ctx, n, n->ninputs, grads,
-                                                                        n->nnext, out))
+        if (!n->hooks[h].pre && ((mt_node_hook_fn)n->hooks[h].cb.fn)(
+                                    n->hooks[h].cb.ctx, n, n->ninputs, grads, n->nnext, out))
             return -1;
     return 0;
 }
 
-/* ---- the pass ---------------------------------------------------------------------------------------- */
+/* ---- the pass -------------------------------------------------------------------------------- */
 
 typedef struct capture {
     mt_node *node;
@@ -265,7 +269,8 @@ static bool is_capture(mt_node *n, capture *caps, int ncaps) {
     return false;
 }
 
-static int mark_needed(node_map *map, mt_node **roots, int nroots, capture *caps, int ncaps, bool run_captures) {
+static int mark_needed(node_map *map, mt_node **roots, int nroots, capture *caps, int ncaps,
+                       bool run_captures) {
     /* post-order over the reachable nodes: a node is needed when a child is a capture or needed */
     size_t cap = 64, top = 0;
     typedef struct frame {
@@ -317,7 +322,8 @@ static int mark_needed(node_map *map, mt_node **roots, int nroots, capture *caps
     return 0;
 }
 
-static int deliver(node_map *map, heap *ready, mt_node *to, int input_nr, mt_tensor *g, capture *caps, int ncaps) {
+static int deliver(node_map *map, heap *ready, mt_node *to, int input_nr, mt_tensor *g,
+                   capture *caps, int ncaps) {
     for (int c = 0; c < ncaps; c++) /* autograd.grad: the gradient of a requested input */
         if (caps[c].node == to && caps[c].input_nr == input_nr) {
             if (!caps[c].grad) {
@@ -359,7 +365,8 @@ static int arrive(heap *ready, task_node *t) {
     return 0;
 }
 
-static int run(node_map *map, heap *ready, const mt_backward_opts *o, capture *caps, int ncaps, bool restrict_to_needed) {
+static int run(node_map *map, heap *ready, const mt_backward_opts *o, capture *caps, int ncaps,
+               bool restrict_to_needed) {
     task_node *t;
     while ((t = heap_pop(ready))) {
         mt_node *n = t->node;
@@ -371,7 +378,8 @@ static int run(node_map *map, heap *ready, const mt_backward_opts *o, capture *c
             mt_ag_meta *m = n->variable->autograd;
             if (m && run_tensor_hooks(m->hooks, m->nhooks, 0, &grads[0], false)) return -1;
         }
-        mt_tensor *stack_out[16], **out = n->nnext <= 16 ? stack_out : calloc((size_t)n->nnext, sizeof *out);
+        mt_tensor *stack_out[16],
+            **out = n->nnext <= 16 ? stack_out : calloc((size_t)n->nnext, sizeof *out);
         if (!out) return mt_error(MT_ERR_MEMORY, "out of memory in backward");
         memset(out, 0, sizeof *out * (size_t)(n->nnext <= 16 ? 16 : n->nnext));
         int st = mt_node_call(n, grads, out);
@@ -379,7 +387,9 @@ static int run(node_map *map, heap *ready, const mt_backward_opts *o, capture *c
         if (st == 0 && mt_anomaly_enabled())
             for (int e = 0; e < n->nnext; e++)
                 if (out[e] && has_nan(out[e])) {
-                    st = mt_error(MT_ERR_RUNTIME, "Function '%s' returned nan values in its %dth output.", n->name, e);
+                    st = mt_error(MT_ERR_RUNTIME,
+                                  "Function '%s' returned nan values in its %dth output.", n->name,
+                                  e);
                     break;
                 }
         for (int e = 0; e < n->nnext && st == 0; e++) {
@@ -398,8 +408,11 @@ static int run(node_map *map, heap *ready, const mt_backward_opts *o, capture *c
             }
             if (st == 0 && c) st = arrive(ready, c);
         }
-        if (st && n->trace) /* anomaly mode: where the failing node's forward ran (PyTorch warns the same) */
-            fprintf(stderr, "UserWarning: Error detected in %s. Traceback of forward call that caused the error:\n%s\n",
+        if (st && n->trace) /* anomaly mode: where the failing node's forward ran (PyTorch warns the
+                               same) */
+            fprintf(stderr,
+                    "UserWarning: Error detected in %s. Traceback of forward call that caused the "
+                    "error:\n%s\n",
                     n->name, n->trace);
         for (int e = 0; e < n->nnext; e++) mt_tensor_decref(out[e]);
         if (out != stack_out) free(out);
@@ -426,7 +439,8 @@ static mt_node *entry_of(mt_tensor *t, int *input_nr) {
     return mt_tensor_requires_grad(t) ? mt_grad_accumulator(t) : NULL;
 }
 
-int mt_backward(mt_tensor **roots, mt_tensor **grads, int n, const mt_backward_opts *opts, mt_tensor **results) {
+int mt_backward(mt_tensor **roots, mt_tensor **grads, int n, const mt_backward_opts *opts,
+                mt_tensor **results) {
     mt_backward_opts o = opts ? *opts : (mt_backward_opts){0};
     if (o.create_graph) o.retain_graph = true;
     node_map map = {0};
@@ -445,7 +459,8 @@ int mt_backward(mt_tensor **roots, mt_tensor **grads, int n, const mt_backward_o
     for (int i = 0; i < n; i++) {
         mt_tensor *r = roots[i];
         if (!mt_tensor_requires_grad(r)) {
-            mt_error(MT_ERR_RUNTIME, "element %d of tensors does not require grad and does not have a grad_fn", i);
+            mt_error(MT_ERR_RUNTIME,
+                     "element %d of tensors does not require grad and does not have a grad_fn", i);
             goto done;
         }
         mt_tensor *g = grads ? grads[i] : NULL;
@@ -457,12 +472,14 @@ int mt_backward(mt_tensor **roots, mt_tensor **grads, int n, const mt_backward_o
             g = mto_ones_like(r, -1, MT_NO_DEVICE, false);
             if (!g) goto done;
         } else {
-            if (g->ndim != r->ndim || memcmp(g->sizes, r->sizes, sizeof(int64_t) * (size_t)r->ndim) != 0) {
+            if (g->ndim != r->ndim ||
+                memcmp(g->sizes, r->sizes, sizeof(int64_t) * (size_t)r->ndim) != 0) {
                 char a[256], b[256];
                 mt_fmt_ilist(a, sizeof a, g->sizes, g->ndim);
                 mt_fmt_ilist(b, sizeof b, r->sizes, r->ndim);
                 mt_error(MT_ERR_RUNTIME,
-                         "Mismatch in shape: grad_output[%d] has a shape of torch.Size(%s) and output[%d] has a shape "
+                         "Mismatch in shape: grad_output[%d] has a shape of torch.Size(%s) and "
+                         "output[%d] has a shape "
                          "of torch.Size(%s).",
                          i, a, i, b);
                 goto done;
@@ -478,7 +495,8 @@ int mt_backward(mt_tensor **roots, mt_tensor **grads, int n, const mt_backward_o
             mt_error(MT_ERR_RUNTIME, "One of the differentiated Tensors does not require grad");
             goto done;
         }
-        if (o.accumulate && !mt_is_leaf(t) && mt_retain_grad(t)) goto done; /* its .grad is filled */
+        if (o.accumulate && !mt_is_leaf(t) && mt_retain_grad(t))
+            goto done; /* its .grad is filled */
         caps[i].node = entry_of(t, &caps[i].input_nr);
     }
     int ncaps = is_grad ? o.ninputs : 0; /* gradients captured for autograd.grad */
@@ -508,8 +526,9 @@ int mt_backward(mt_tensor **roots, mt_tensor **grads, int n, const mt_backward_o
     if (st == 0 && is_grad) {
         for (int i = 0; i < o.ninputs; i++) {
             if (!caps[i].grad && !o.allow_unused) {
-                st = mt_error(MT_ERR_RUNTIME, "One of the differentiated Tensors appears to not have been used in "
-                                              "the graph. Set allow_unused=True if this is the desired behavior.");
+                st = mt_error(MT_ERR_RUNTIME,
+                              "One of the differentiated Tensors appears to not have been used in "
+                              "the graph. Set allow_unused=True if this is the desired behavior.");
                 break;
             }
             results[i] = caps[i].grad;

@@ -55,22 +55,51 @@ mt_tensor *mt_f_sum_backward(mt_bw *b, mt_tensor *g, const mt_input_meta *m, mt_
 #define NODEV ((mt_device){-1, -1})
 
 /* an int-list argument, and a meta's sizes, as the typed op wrappers take them */
-static inline mt_ilist mt_vlist(mt_value v) { return (mt_ilist){v.il, v.n}; }
-static inline mt_ilist mt_meta_sizes(const mt_input_meta *m) { return (mt_ilist){m->sizes, m->ndim}; }
+static inline mt_ilist mt_vlist(mt_value v) {
+    return (mt_ilist){v.il, v.n};
+}
+static inline mt_ilist mt_meta_sizes(const mt_input_meta *m) {
+    return (mt_ilist){m->sizes, m->ndim};
+}
 
 /* a dim argument wrapped into [0, ndim) (formulas see dims as the op was called) */
-static inline int64_t mt_wrap(int64_t d, int ndim) { return d < 0 ? d + (ndim > 0 ? ndim : 1) : d; }
+static inline int64_t mt_wrap(int64_t d, int ndim) {
+    return d < 0 ? d + (ndim > 0 ? ndim : 1) : d;
+}
 
 /* a table entry: the op, PyTorch's node name, the formula, what each gradient reads */
-#define D(opname, nodename, fn, uses) {MT_OP_##opname, nodename, fn, uses, 0, NULL, NULL, 0, {0}, {0}}
-#define DF(opname, nodename, fn, uses, flags) {MT_OP_##opname, nodename, fn, uses, flags, NULL, NULL, 0, {0}, {0}}
+#define D(opname, nodename, fn, uses)                                                              \
+    {                                                                                              \
+        MT_OP_##opname, nodename, fn, uses, 0, NULL, NULL, 0, {0}, {                               \
+            0                                                                                      \
+        }                                                                                          \
+    }
+#define DF(opname, nodename, fn, uses, flags)                                                      \
+    {                                                                                              \
+        MT_OP_##opname, nodename, fn, uses, flags, NULL, NULL, 0, {0}, {                           \
+            0                                                                                      \
+        }                                                                                          \
+    }
 /* a node whose backward says "the derivative for '<fwd>' is not implemented." */
-#define D_NOT_IMPLEMENTED(opname, nodename, uses, fwd)                                                      \
-    {MT_OP_##opname, nodename, NULL, uses, MT_D_NOT_IMPLEMENTED, fwd, NULL, 0, {0}, {0}}
+#define D_NOT_IMPLEMENTED(opname, nodename, uses, fwd)                                             \
+    {                                                                                              \
+        MT_OP_##opname, nodename, NULL, uses, MT_D_NOT_IMPLEMENTED, fwd, NULL, 0, {0}, {           \
+            0                                                                                      \
+        }                                                                                          \
+    }
 /* an op that refuses inputs that require grad, with PyTorch's message */
-#define D_REFUSE(opname, uses, msg) {MT_OP_##opname, NULL, NULL, uses, 0, msg, NULL, 0, {0}, {0}}
+#define D_REFUSE(opname, uses, msg)                                                                \
+    {                                                                                              \
+        MT_OP_##opname, NULL, NULL, uses, 0, msg, NULL, 0, {0}, {                                  \
+            0                                                                                      \
+        }                                                                                          \
+    }
 /* a view-or-copy op: its node's name depends on which one the call made */
-#define D_VIEW_OR_COPY(opname, viewname, copyname, fn, uses)                                               \
-    {MT_OP_##opname, viewname, fn, uses, 0, NULL, copyname, 0, {0}, {0}}
+#define D_VIEW_OR_COPY(opname, viewname, copyname, fn, uses)                                       \
+    {                                                                                              \
+        MT_OP_##opname, viewname, fn, uses, 0, NULL, copyname, 0, {0}, {                           \
+            0                                                                                      \
+        }                                                                                          \
+    }
 
 #endif

@@ -17,7 +17,9 @@ static bool is_tensor_type(int type) {
            type == MT_A_INDEXTENSORLIST;
 }
 
-static bool is_list_type(int type) { return type == MT_A_TENSORLIST || type == MT_A_INDEXTENSORLIST; }
+static bool is_list_type(int type) {
+    return type == MT_A_TENSORLIST || type == MT_A_INDEXTENSORLIST;
+}
 
 /* ---- `uses` strings: which saved tensors each gradient reads --------------------------------- */
 
@@ -35,7 +37,8 @@ static int name_index(const mt_schema *s, const char *name, size_t len, bool *is
 }
 
 static void bad_uses(const mt_schema *s, const char *uses, const char *why) {
-    fprintf(stderr, "mindtorch: derivative of %s.%s: %s in \"%s\"\n", s->name, s->overload, why, uses);
+    fprintf(stderr, "mindtorch: derivative of %s.%s: %s in \"%s\"\n", s->name, s->overload, why,
+            uses);
     abort(); /* a table entry is wrong: caught by every test run, never by a user */
 }
 
@@ -53,7 +56,8 @@ static void parse_uses(mt_derivative *d) {
         while (klen && key[klen - 1] == ' ') klen--;
         bool res;
         int k = name_index(s, key, klen, &res);
-        if (k < 0 || res || !is_tensor_type(s->args[k].type)) bad_uses(s, d->uses, "not a tensor argument");
+        if (k < 0 || res || !is_tensor_type(s->args[k].type))
+            bad_uses(s, d->uses, "not a tensor argument");
         d->diff |= 1u << k;
         p++;
         while (*p && *p != ';') {
@@ -64,8 +68,10 @@ static void parse_uses(mt_derivative *d) {
             int j = name_index(s, dep, (size_t)(p - dep), &res);
             if (j < 0 || (res && j >= s->nrets) || (!res && !is_tensor_type(s->args[j].type)))
                 bad_uses(s, d->uses, "unknown name");
-            if (res) d->result_deps[k] |= (uint8_t)(1u << j);
-            else d->arg_deps[k] |= 1u << j;
+            if (res)
+                d->result_deps[k] |= (uint8_t)(1u << j);
+            else
+                d->arg_deps[k] |= 1u << j;
         }
     }
 }
@@ -77,7 +83,8 @@ void mt_derivatives_register(mt_derivative *table, int n) {
     }
 }
 
-/* ---- saved-slot layout: saved arguments' tensors in order (a list's entries each), then results */
+/* ---- saved-slot layout: saved arguments' tensors in order (a list's entries each), then results
+ */
 
 typedef struct layout {
     int start[MAX_ARGS], count[MAX_ARGS];
@@ -98,7 +105,7 @@ static void layout_of(const mt_node *n, const mt_value *args, layout *l) {
     l->total = at + s->nrets;
 }
 
-/* ---- helpers formulas use ------------------------------------------------------------------------- */
+/* ---- helpers formulas use -------------------------------------------------------------------- */
 
 mt_tensor *mt_bw_keep(mt_bw *b, mt_tensor *t) {
     if (!t) longjmp(b->jump, 1);
@@ -121,7 +128,9 @@ void mt_bw_check(mt_bw *b, int status) {
     if (status) longjmp(b->jump, 1);
 }
 
-_Noreturn void mt_bw_fail(mt_bw *b) { longjmp(b->jump, 1); }
+_Noreturn void mt_bw_fail(mt_bw *b) {
+    longjmp(b->jump, 1);
+}
 
 void mt_bw_set_entry(mt_bw *b, int arg, int k, mt_tensor *grad) {
     int e = b->edge_of[arg];
@@ -132,7 +141,9 @@ void mt_bw_set_entry(mt_bw *b, int arg, int k, mt_tensor *grad) {
     *slot = grad;
 }
 
-void mt_bw_set(mt_bw *b, int arg, mt_tensor *grad) { mt_bw_set_entry(b, arg, 0, grad); }
+void mt_bw_set(mt_bw *b, int arg, mt_tensor *grad) {
+    mt_bw_set_entry(b, arg, 0, grad);
+}
 
 const mt_input_meta *mt_bw_meta(const mt_bw *b, int arg) {
     int e = b->edge_of[arg];
@@ -143,7 +154,9 @@ mt_tensor *mt_zeros_meta(const mt_input_meta *m) {
     return mto_zeros((mt_ilist){m->sizes, m->ndim}, m->dtype, m->device, false, false);
 }
 
-mt_tensor *mt_bw_zeros(mt_bw *b, int arg) { return K(mt_zeros_meta(META(arg))); }
+mt_tensor *mt_bw_zeros(mt_bw *b, int arg) {
+    return K(mt_zeros_meta(META(arg)));
+}
 
 mt_tensor *mt_bw_grad_zeros(mt_bw *b, int arg) {
     mt_tensor *z = mt_bw_zeros(b, arg);
@@ -155,7 +168,9 @@ void mt_bw_zero_grads(mt_bw *b) {
         if (NEEDS(i)) SET(i, mt_bw_zeros(b, i));
 }
 
-void mt_bw_pass(mt_bw *b) { SET(0, G(0)); }
+void mt_bw_pass(mt_bw *b) {
+    SET(0, G(0));
+}
 
 mt_tensor *mt_sum_to(mt_tensor *grad, const int64_t *sizes, int ndim) {
     int lead = grad->ndim - ndim;
@@ -177,7 +192,7 @@ mt_tensor *mt_sum_to(mt_tensor *grad, const int64_t *sizes, int ndim) {
     return v;
 }
 
-/* ---- formula nodes ------------------------------------------------------------------------------- */
+/* ---- formula nodes --------------------------------------------------------------------------- */
 
 static int formula_apply(mt_node *n, mt_tensor **grads, mt_tensor **out) {
     const mt_schema *s = n->op->schema;
@@ -198,7 +213,8 @@ static int formula_apply(mt_node *n, mt_tensor **grads, mt_tensor **out) {
     mt_value args[MAX_ARGS];
     mt_tensor *results[MAX_RETS] = {0};
     mt_tensor *zero_grads[MAX_RETS] = {0};
-    mt_tensor *stack_grads[MAX_RETS], **g = n->ninputs <= MAX_RETS ? stack_grads : calloc((size_t)n->ninputs, sizeof *g);
+    mt_tensor *stack_grads[MAX_RETS],
+        **g = n->ninputs <= MAX_RETS ? stack_grads : calloc((size_t)n->ninputs, sizeof *g);
     bool unpacked[MAX_ARGS] = {0};
     int st = -1;
     mt_bw b = {.node = n, .args = args, .results = results, .out = out, .edge_of = n->edge_of};
@@ -210,8 +226,10 @@ static int formula_apply(mt_node *n, mt_tensor **grads, mt_tensor **out) {
         if (!g[r] && mt_dtype_is_floating((mt_dtype)n->in_meta[r].dtype)) {
             mt_tensor *z = mt_zeros_meta(&n->in_meta[r]);
             if (!z) goto done;
-            if (r < MAX_RETS) zero_grads[r] = z;
-            else mt_tensor_decref(z); /* only lists are this long: their grads are all defined */
+            if (r < MAX_RETS)
+                zero_grads[r] = z;
+            else
+                mt_tensor_decref(z); /* only lists are this long: their grads are all defined */
             g[r] = z;
         }
     }
@@ -283,8 +301,10 @@ static void formula_destroy(mt_node *n) {
         const mt_schema *s = n->op->schema;
         for (int i = 0; i < s->nargs; i++) {
             mt_value *v = &n->args[i];
-            if (v->tag == MT_V_INTLIST || v->tag == MT_V_DOUBLELIST) free((void *)v->il);
-            else if (v->tag == MT_V_STR) free((void *)v->s);
+            if (v->tag == MT_V_INTLIST || v->tag == MT_V_DOUBLELIST)
+                free((void *)v->il);
+            else if (v->tag == MT_V_STR)
+                free((void *)v->s);
         }
     }
     free(n->args);
@@ -304,16 +324,28 @@ static int copy_arg(mt_value *dst, const mt_value *src) {
         size_t bytes = (size_t)(src->n ? src->n : 1) * 8;
         void *v = malloc(bytes);
         if (!v) return mt_error(MT_ERR_MEMORY, "out of memory");
-        if (src->n) memcpy(v, src->tag == MT_V_INTLIST ? (const void *)src->il : (const void *)src->dl, bytes);
-        if (src->tag == MT_V_INTLIST) dst->il = v;
-        else dst->dl = v;
+        if (src->n)
+            memcpy(v, src->tag == MT_V_INTLIST ? (const void *)src->il : (const void *)src->dl,
+                   bytes);
+        if (src->tag == MT_V_INTLIST)
+            dst->il = v;
+        else
+            dst->dl = v;
         return 0;
     }
-    case MT_V_STR: return (dst->s = strdup(src->s)) ? 0 : mt_error(MT_ERR_MEMORY, "out of memory");
-    case MT_V_TENSOR: dst->t = NULL; return 0;
-    case MT_V_TENSORLIST: dst->tl = NULL; return 0;
-    case MT_V_GENERATOR: dst->tag = MT_V_NONE; return 0;
-    default: return 0;
+    case MT_V_STR:
+        return (dst->s = strdup(src->s)) ? 0 : mt_error(MT_ERR_MEMORY, "out of memory");
+    case MT_V_TENSOR:
+        dst->t = NULL;
+        return 0;
+    case MT_V_TENSORLIST:
+        dst->tl = NULL;
+        return 0;
+    case MT_V_GENERATOR:
+        dst->tag = MT_V_NONE;
+        return 0;
+    default:
+        return 0;
     }
 }
 
@@ -350,7 +382,8 @@ static mt_node *make_node(const mt_op *op, const mt_derivative *d, mt_value *arg
         if (!(d->diff & (1u << i))) continue;
         if (args[i].tag == MT_V_TENSOR) {
             const mt_tensor *t = args[i].t;
-            if (t->ndim == 2 && t->strides[0] == 1 && t->strides[1] == t->sizes[0] && t->sizes[0] > 1 && t->sizes[1] > 1)
+            if (t->ndim == 2 && t->strides[0] == 1 && t->strides[1] == t->sizes[0] &&
+                t->sizes[0] > 1 && t->sizes[1] > 1)
                 n->transposed |= 1u << i;
             n->edge_of[i] = e;
             if (mt_node_set_edge(n, e++, args[i].t)) goto fail;
@@ -366,7 +399,8 @@ static mt_node *make_node(const mt_op *op, const mt_derivative *d, mt_value *arg
             n->save_results |= d->result_deps[i];
         }
     for (int i = 0; i < s->nargs; i++) /* only tensors that are there */
-        if ((n->save_mask & (1u << i)) && args[i].tag != MT_V_TENSOR && args[i].tag != MT_V_TENSORLIST)
+        if ((n->save_mask & (1u << i)) && args[i].tag != MT_V_TENSOR &&
+            args[i].tag != MT_V_TENSORLIST)
             n->save_mask &= ~(1u << i);
     layout l;
     layout_of(n, args, &l);
@@ -442,7 +476,9 @@ static int link_outputs(mt_node *n, mt_value *rets, int nrets) {
     for (int r = 0; r < nrets; r++) {
         int k = rets[r].tag == MT_V_TENSORLIST ? rets[r].n : 1;
         for (int j = 0; j < k; j++, at++) {
-            mt_tensor *t = rets[r].tag == MT_V_TENSORLIST ? rets[r].tl[j] : rets[r].tag == MT_V_TENSOR ? rets[r].t : NULL;
+            mt_tensor *t = rets[r].tag == MT_V_TENSORLIST ? rets[r].tl[j]
+                           : rets[r].tag == MT_V_TENSOR   ? rets[r].t
+                                                          : NULL;
             if (!t) continue;
             mt_meta_of(&n->in_meta[at], t);
             if (!mt_dtype_is_floating((mt_dtype)t->dtype)) continue; /* indices carry no gradient */
@@ -452,7 +488,7 @@ static int link_outputs(mt_node *n, mt_value *rets, int nrets) {
     return 0;
 }
 
-/* ---- the kernel -------------------------------------------------------------------------------- */
+/* ---- the kernel ------------------------------------------------------------------------------ */
 
 /* run the op below autograd: its kernels' inner ops record nothing */
 static int below(mt_call *c, mt_value *args, mt_value *rets, bool composite) {
@@ -468,7 +504,8 @@ static int below(mt_call *c, mt_value *args, mt_value *rets, bool composite) {
  * dispatcher leaves calls that reached this key to it) */
 static void bump_written(const mt_schema *s, mt_value *args) {
     for (int i = 0; i < s->nargs; i++)
-        if (s->args[i].alias == MT_ALIAS_WRITE && args[i].tag == MT_V_TENSOR) mt_tensor_bump_version(args[i].t);
+        if (s->args[i].alias == MT_ALIAS_WRITE && args[i].tag == MT_V_TENSOR)
+            mt_tensor_bump_version(args[i].t);
 }
 
 static bool requires_grad_arg(const mt_value *v) {
@@ -486,7 +523,8 @@ static int autograd_run(mt_call *c, mt_value *args, mt_value *rets, bool composi
     bool inplace = s->flags & MT_S_INPLACE, any = false;
     if (!(s->flags & MT_S_NONDIFF))
         for (int i = 0; i < s->nargs && !any; i++)
-            if (is_tensor_type(s->args[i].type) && (!d || (d->diff & (1u << i))) && requires_grad_arg(&args[i]))
+            if (is_tensor_type(s->args[i].type) && (!d || (d->diff & (1u << i))) &&
+                requires_grad_arg(&args[i]))
                 any = true;
     if (!any) {
         int st = below(c, args, rets, composite);
@@ -494,7 +532,8 @@ static int autograd_run(mt_call *c, mt_value *args, mt_value *rets, bool composi
         return st;
     }
     if (!d) return mt_error(MT_ERR_RUNTIME, "the derivative for '%s' is not implemented.", s->name);
-    if (!d->fn && !(d->flags & MT_D_NOT_IMPLEMENTED)) return mt_error(MT_ERR_RUNTIME, "%s", d->message);
+    if (!d->fn && !(d->flags & MT_D_NOT_IMPLEMENTED))
+        return mt_error(MT_ERR_RUNTIME, "%s", d->message);
     if (inplace && mt_check_inplace(args[0].t)) return -1;
     mt_node *n = make_node(op, d, args);
     if (!n) return -1;
@@ -515,7 +554,8 @@ static int autograd_run(mt_call *c, mt_value *args, mt_value *rets, bool composi
     if (inplace) {
         mt_tensor *self = args[0].t;
         mt_meta_of(&n->in_meta[0], self);
-        if (mt_is_diff_view(self) ? mt_rebase_view(self, n) : mt_set_history(self, n, 0)) goto fail_all;
+        if (mt_is_diff_view(self) ? mt_rebase_view(self, n) : mt_set_history(self, n, 0))
+            goto fail_all;
     } else {
         if (d->copy_name && rets[0].tag == MT_V_TENSOR && rets[0].t->storage != args[0].t->storage)
             n->name = d->copy_name;
@@ -532,10 +572,14 @@ fail_node:
     return -1;
 }
 
-static int autograd_kernel(mt_call *c, mt_value *args, mt_value *rets) { return autograd_run(c, args, rets, false); }
+static int autograd_kernel(mt_call *c, mt_value *args, mt_value *rets) {
+    return autograd_run(c, args, rets, false);
+}
 
 /* mt_call_op's way into autograd for a composition with formulas of its own */
-int mt_autograd_composite(mt_call *c, mt_value *args, mt_value *rets) { return autograd_run(c, args, rets, true); }
+int mt_autograd_composite(mt_call *c, mt_value *args, mt_value *rets) {
+    return autograd_run(c, args, rets, true);
+}
 
 bool mt_op_has_derivative(int opid) {
     if (opid < 0 || opid >= MT_NUM_OPS) return false;

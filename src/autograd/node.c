@@ -9,22 +9,36 @@
 
 static _Thread_local bool anomaly;
 
-bool mt_grad_enabled(void) { return mt_tls_get()->grad_enabled; }
-void mt_set_grad_enabled(bool on) { mt_tls_get()->grad_enabled = on; }
-bool mt_inference_mode(void) { return mt_tls_get()->inference_mode; }
+bool mt_grad_enabled(void) {
+    return mt_tls_get()->grad_enabled;
+}
+void mt_set_grad_enabled(bool on) {
+    mt_tls_get()->grad_enabled = on;
+}
+bool mt_inference_mode(void) {
+    return mt_tls_get()->inference_mode;
+}
 void mt_set_inference_mode(bool on) {
     mt_tls *s = mt_tls_get();
     s->inference_mode = on;
     mt_tensor_set_inference_tls(on);
 }
-bool mt_anomaly_enabled(void) { return anomaly; }
-void mt_set_anomaly_enabled(bool on) { anomaly = on; }
+bool mt_anomaly_enabled(void) {
+    return anomaly;
+}
+void mt_set_anomaly_enabled(bool on) {
+    anomaly = on;
+}
 
 static char *(*trace_hook)(void);
-void mt_set_trace_hook(char *(*hook)(void)) { trace_hook = hook; }
+void mt_set_trace_hook(char *(*hook)(void)) {
+    trace_hook = hook;
+}
 
 static atomic_ullong sequence;
-uint64_t mt_next_sequence_nr(void) { return atomic_fetch_add(&sequence, 1); }
+uint64_t mt_next_sequence_nr(void) {
+    return atomic_fetch_add(&sequence, 1);
+}
 
 /* ---- tensors' autograd data ------------------------------------------------------------------ */
 
@@ -40,7 +54,8 @@ static void free_meta(mt_tensor *t) {
     mt_ag_meta *m = t->autograd;
     t->autograd = NULL;
     if (!m) return;
-    if (m->retains_grad && m->grad_fn) remove_hook(m->grad_fn->hooks, &m->grad_fn->nhooks, m->retain_handle);
+    if (m->retains_grad && m->grad_fn)
+        remove_hook(m->grad_fn->hooks, &m->grad_fn->nhooks, m->retain_handle);
     mt_tensor_decref(m->grad);
     mt_node_decref(m->grad_fn);
     release_hooks(m->hooks, m->nhooks);
@@ -60,8 +75,8 @@ mt_ag_meta *mt_ag_meta_of(mt_tensor *t, bool create) {
 }
 
 static int retain_fn(void *ctx, mt_tensor *grad, mt_tensor **replacement);
-static int add_hook(mt_hook_entry **hooks, int *n, int64_t *next, mt_callback cb, int slot, bool pre, bool retain,
-                    int64_t *handle);
+static int add_hook(mt_hook_entry **hooks, int *n, int64_t *next, mt_callback cb, int slot,
+                    bool pre, bool retain, int64_t *handle);
 
 int mt_set_history(mt_tensor *t, mt_node *fn, int output_nr) {
     mt_ag_meta *m = mt_ag_meta_of(t, true);
@@ -76,14 +91,19 @@ int mt_set_history(mt_tensor *t, mt_node *fn, int output_nr) {
     t->flags |= MT_T_REQUIRES_GRAD;
     if (move_retain) { /* retain_grad follows the tensor to its new history */
         mt_callback cb = {(void *)retain_fn, t, NULL};
-        return add_hook(&fn->hooks, &fn->nhooks, &fn->next_handle, cb, output_nr, true, true, &m->retain_handle);
+        return add_hook(&fn->hooks, &fn->nhooks, &fn->next_handle, cb, output_nr, true, true,
+                        &m->retain_handle);
     }
     return 0;
 }
 
-bool mt_is_leaf(mt_tensor *t) { return mt_current_grad_fn(t) == NULL; }
+bool mt_is_leaf(mt_tensor *t) {
+    return mt_current_grad_fn(t) == NULL;
+}
 
-mt_node *mt_grad_fn(mt_tensor *t) { return mt_current_grad_fn(t); }
+mt_node *mt_grad_fn(mt_tensor *t) {
+    return mt_current_grad_fn(t);
+}
 
 int mt_output_nr(const mt_tensor *t) {
     mt_ag_meta *m = t->autograd;
@@ -98,16 +118,22 @@ mt_tensor *mt_grad(const mt_tensor *t) {
 int mt_set_requires_grad(mt_tensor *t, bool on) {
     if (!mt_is_leaf(t)) {
         if (on) return 0;
-        return mt_error(MT_ERR_RUNTIME,
-                        "you can only change requires_grad flags of leaf variables. If you want to use a computed "
-                        "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+        return mt_error(MT_ERR_RUNTIME, "you can only change requires_grad flags of leaf "
+                                        "variables. If you want to use a computed "
+                                        "variable in a subgraph that doesn't require "
+                                        "differentiation use var_no_grad = var.detach().");
     }
     if (on && !mt_dtype_is_floating((mt_dtype)t->dtype))
-        return mt_error(MT_ERR_RUNTIME, "only Tensors of floating point and complex dtype can require gradients");
+        return mt_error(MT_ERR_RUNTIME,
+                        "only Tensors of floating point and complex dtype can require gradients");
     if (on && (t->flags & MT_T_INFERENCE) && !mt_inference_mode())
-        return mt_error(MT_ERR_RUNTIME, "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
-    if (on) t->flags |= MT_T_REQUIRES_GRAD;
-    else t->flags &= (uint16_t)~MT_T_REQUIRES_GRAD;
+        return mt_error(
+            MT_ERR_RUNTIME,
+            "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
+    if (on)
+        t->flags |= MT_T_REQUIRES_GRAD;
+    else
+        t->flags &= (uint16_t)~MT_T_REQUIRES_GRAD;
     return 0;
 }
 
@@ -121,7 +147,8 @@ int mt_set_grad(mt_tensor *t, mt_tensor *grad) {
             return mt_error(MT_ERR_RUNTIME, "assigned grad has data of a different type");
         if (!mt_device_eq(grad->device, t->device))
             return mt_error(MT_ERR_RUNTIME, "assigned grad has data located on a different device");
-        if (!same_geometry(grad, t)) return mt_error(MT_ERR_RUNTIME, "assigned grad has data of a different size");
+        if (!same_geometry(grad, t))
+            return mt_error(MT_ERR_RUNTIME, "assigned grad has data of a different size");
     }
     mt_ag_meta *m = mt_ag_meta_of(t, grad != NULL);
     if (!m) return grad ? -1 : 0;
@@ -180,13 +207,21 @@ void mt_node_decref(mt_node *n) {
     free(n);
 }
 
-const char *mt_node_name(const mt_node *n) { return n->name; }
-int mt_node_num_next(const mt_node *n) { return n->nnext; }
+const char *mt_node_name(const mt_node *n) {
+    return n->name;
+}
+int mt_node_num_next(const mt_node *n) {
+    return n->nnext;
+}
 uint64_t mt_node_sequence_nr(const mt_node *n) {
     return n->sequence_nr;
 }
-int mt_node_op(const mt_node *n) { return n->op ? n->op->id : -1; }
-mt_tensor *mt_node_variable(const mt_node *n) { return n->kind == &mt_accumulate_kind ? n->variable : NULL; }
+int mt_node_op(const mt_node *n) {
+    return n->op ? n->op->id : -1;
+}
+mt_tensor *mt_node_variable(const mt_node *n) {
+    return n->kind == &mt_accumulate_kind ? n->variable : NULL;
+}
 
 mt_node *mt_node_next(const mt_node *n, int i, int *input_nr) {
     if (i < 0 || i >= n->nnext) return NULL;
@@ -210,7 +245,8 @@ static void accumulate_destroy(mt_node *n) {
 }
 
 static bool is_sole_owner(mt_tensor *g) {
-    return atomic_load(&g->refcount) == 1 && !(g->flags & MT_T_VIEW) && atomic_load(&g->storage->refcount) == 1;
+    return atomic_load(&g->refcount) == 1 && !(g->flags & MT_T_VIEW) &&
+           atomic_load(&g->storage->refcount) == 1;
 }
 
 /* dense and non-overlapping: its strides are a permutation of contiguous ones */
@@ -243,8 +279,8 @@ static bool same_strides(const mt_tensor *a, const mt_tensor *b) {
  * dense, contiguous ones otherwise */
 static mt_tensor *clone_for(mt_tensor *g, mt_tensor *v) {
     if (!dense_non_overlapping(v)) return mto_clone(g, "contiguous_format");
-    mt_tensor *r = mto_empty_strided((mt_ilist){v->sizes, v->ndim}, (mt_ilist){v->strides, v->ndim}, g->dtype,
-                                     g->device, false, false);
+    mt_tensor *r = mto_empty_strided((mt_ilist){v->sizes, v->ndim}, (mt_ilist){v->strides, v->ndim},
+                                     g->dtype, g->device, false, false);
     if (!r) return NULL;
     mt_tensor *w = mto_copy_(r, g, false);
     if (!w) {
@@ -265,7 +301,8 @@ static int accumulate_apply(mt_node *n, mt_tensor **grads, mt_tensor **out) {
     bool graph = mt_grad_enabled(); /* create_graph: the gradient stays differentiable */
     if (!m->grad) {
         mt_tensor *stored;
-        if (!graph && is_sole_owner(g) && mt_is_leaf(g) && (!dense_non_overlapping(v) || same_strides(v, g))) {
+        if (!graph && is_sole_owner(g) && mt_is_leaf(g) &&
+            (!dense_non_overlapping(v) || same_strides(v, g))) {
             mt_tensor_incref(g); /* nothing else sees it: kept as it is */
             stored = g;
         } else {
@@ -328,8 +365,8 @@ int mt_node_set_edge(mt_node *n, int i, mt_tensor *t) {
 
 /* ---- hooks ----------------------------------------------------------------------------------- */
 
-static int add_hook(mt_hook_entry **hooks, int *n, int64_t *next, mt_callback cb, int slot, bool pre, bool retain,
-                    int64_t *handle) {
+static int add_hook(mt_hook_entry **hooks, int *n, int64_t *next, mt_callback cb, int slot,
+                    bool pre, bool retain, int64_t *handle) {
     mt_hook_entry *h = realloc(*hooks, sizeof **hooks * (size_t)(*n + 1));
     if (!h) return mt_error(MT_ERR_MEMORY, "out of memory");
     *hooks = h;
@@ -356,13 +393,16 @@ static void remove_hook(mt_hook_entry *hooks, int *n, int64_t handle) {
 int mt_register_hook(mt_tensor *t, mt_callback hook, int64_t *handle) {
     if (!mt_tensor_requires_grad(t)) {
         if (hook.release) hook.release(hook.ctx);
-        return mt_error(MT_ERR_RUNTIME, "cannot register a hook on a tensor that doesn't require gradient");
+        return mt_error(MT_ERR_RUNTIME,
+                        "cannot register a hook on a tensor that doesn't require gradient");
     }
     mt_ag_meta *m = mt_ag_meta_of(t, true);
     if (!m) return -1;
     if (m->grad_fn) {
         mt_node *fn = m->grad_fn;
-        if (add_hook(&fn->hooks, &fn->nhooks, &fn->next_handle, hook, m->output_nr, true, false, handle)) return -1;
+        if (add_hook(&fn->hooks, &fn->nhooks, &fn->next_handle, hook, m->output_nr, true, false,
+                     handle))
+            return -1;
         if (handle) *handle = -*handle;
         return 0;
     }
@@ -372,15 +412,19 @@ int mt_register_hook(mt_tensor *t, mt_callback hook, int64_t *handle) {
 void mt_remove_hook(mt_tensor *t, int64_t handle) {
     mt_ag_meta *m = t->autograd;
     if (!m) return;
-    if (handle < 0 && m->grad_fn) remove_hook(m->grad_fn->hooks, &m->grad_fn->nhooks, -handle);
-    else remove_hook(m->hooks, &m->nhooks, handle);
+    if (handle < 0 && m->grad_fn)
+        remove_hook(m->grad_fn->hooks, &m->grad_fn->nhooks, -handle);
+    else
+        remove_hook(m->hooks, &m->nhooks, handle);
 }
 
 int mt_node_register_hook(mt_node *n, mt_callback hook, bool pre, int64_t *handle) {
     return add_hook(&n->hooks, &n->nhooks, &n->next_handle, hook, -1, pre, false, handle);
 }
 
-void mt_node_remove_hook(mt_node *n, int64_t handle) { remove_hook(n->hooks, &n->nhooks, handle); }
+void mt_node_remove_hook(mt_node *n, int64_t handle) {
+    remove_hook(n->hooks, &n->nhooks, handle);
+}
 
 /* retain_grad: a last hook on grad_fn's output stores the gradient in .grad; it refers to the
  * tensor weakly (the tensor removes it when it goes) */
@@ -413,7 +457,9 @@ int mt_retain_grad(mt_tensor *t) {
     if (!m->grad_fn || m->retains_grad) return 0; /* leaves keep their .grad anyway */
     mt_node *fn = m->grad_fn;
     mt_callback cb = {(void *)retain_fn, t, NULL};
-    if (add_hook(&fn->hooks, &fn->nhooks, &fn->next_handle, cb, m->output_nr, true, true, &m->retain_handle)) return -1;
+    if (add_hook(&fn->hooks, &fn->nhooks, &fn->next_handle, cb, m->output_nr, true, true,
+                 &m->retain_handle))
+        return -1;
     m->retains_grad = true;
     return 0;
 }
@@ -439,15 +485,18 @@ void mt_pop_saved_hooks(void) {
 static void describe_saved(mt_saved *s, const mt_tensor *t) {
     char tn[32], sz[256];
     mt_fmt_ilist(sz, sizeof sz, t->sizes, t->ndim);
-    snprintf(s->type_name, sizeof s->type_name, "%.31s %.120s", mt_tensor_type_name(t, tn, sizeof tn), sz);
+    snprintf(s->type_name, sizeof s->type_name, "%.31s %.120s",
+             mt_tensor_type_name(t, tn, sizeof tn), sz);
 }
 
 int mt_saved_init(mt_saved *s, mt_tensor *t, bool is_output, int output_nr) {
     memset(s, 0, sizeof *s);
     if (!t) return 0;
     if ((t->flags & MT_T_INFERENCE) && !mt_inference_mode())
-        return mt_error(MT_ERR_RUNTIME, "Inference tensors cannot be saved for backward. To work around you can make "
-                                        "a clone to get a normal tensor and use it in autograd.");
+        return mt_error(
+            MT_ERR_RUNTIME,
+            "Inference tensors cannot be saved for backward. To work around you can make "
+            "a clone to get a normal tensor and use it in autograd.");
     s->defined = true;
     s->is_output = is_output;
     s->output_nr = output_nr;
@@ -457,7 +506,8 @@ int mt_saved_init(mt_saved *s, mt_tensor *t, bool is_output, int output_nr) {
     describe_saved(s, t);
     mt_tensor *data;
     if (is_output) { /* its data only: the node it belongs to re-links it (no reference cycle) */
-        data = mt_tensor_from_storage(t->storage, t->offset, t->ndim, t->sizes, t->strides, (mt_dtype)t->dtype);
+        data = mt_tensor_from_storage(t->storage, t->offset, t->ndim, t->sizes, t->strides,
+                                      (mt_dtype)t->dtype);
         if (!data) return -1;
     } else {
         mt_tensor_incref(t);
@@ -491,11 +541,13 @@ void mt_saved_release(mt_saved *s) {
     s->vc = NULL;
 }
 
-static const char *freed_message =
-    "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
-    "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
-    "Specify retain_graph=True if you need to backward through the graph a second time or if you need to access "
-    "saved tensors after calling backward.";
+static const char *freed_message = "Trying to backward through the graph a second time (or "
+                                   "directly access saved tensors after they have already "
+                                   "been freed). Saved intermediate values of the graph are freed "
+                                   "when you call .backward() or autograd.grad(). "
+                                   "Specify retain_graph=True if you need to backward through the "
+                                   "graph a second time or if you need to access "
+                                   "saved tensors after calling backward.";
 
 mt_tensor *mt_saved_unpack(mt_saved *s, mt_node *owner) {
     if (!s->defined) return NULL;
@@ -512,24 +564,30 @@ mt_tensor *mt_saved_unpack(mt_saved *s, mt_node *owner) {
         if (now != s->version) {
             char which[160] = "";
             const char *fn_name = s->is_output ? owner->name : s->grad_fn ? s->grad_fn->name : NULL;
-            if (fn_name) snprintf(which, sizeof which, ", which is output %d of %s,", s->output_nr, fn_name);
-            mt_error(MT_ERR_RUNTIME,
-                     "one of the variables needed for gradient computation has been modified by an inplace "
-                     "operation: [%s]%s is at version %lld; expected version %lld instead. Hint: %s",
-                     s->type_name, which, (long long)now, (long long)s->version,
-                     mt_anomaly_enabled()
-                         ? "the backtrace further above shows the operation that failed to compute its gradient. "
-                           "The variable in question was changed in there or anywhere later. Good luck!"
-                         : "enable anomaly detection to find the operation that failed to compute its gradient, "
-                           "with torch.autograd.set_detect_anomaly(True).");
+            if (fn_name)
+                snprintf(which, sizeof which, ", which is output %d of %s,", s->output_nr, fn_name);
+            mt_error(
+                MT_ERR_RUNTIME,
+                "one of the variables needed for gradient computation has been modified by an "
+                "inplace "
+                "operation: [%s]%s is at version %lld; expected version %lld instead. Hint: %s",
+                s->type_name, which, (long long)now, (long long)s->version,
+                mt_anomaly_enabled()
+                    ? "the backtrace further above shows the operation that failed to compute its "
+                      "gradient. "
+                      "The variable in question was changed in there or anywhere later. Good luck!"
+                    : "enable anomaly detection to find the operation that failed to compute its "
+                      "gradient, "
+                      "with torch.autograd.set_detect_anomaly(True).");
             return NULL;
         }
         mt_tensor_incref(s->t);
         data = s->t;
     }
-    if (s->is_output && mt_grad_enabled()) { /* create_graph: the output, linked to its node again */
-        mt_tensor *o = mt_tensor_from_storage(data->storage, data->offset, data->ndim, data->sizes, data->strides,
-                                              (mt_dtype)data->dtype);
+    if (s->is_output &&
+        mt_grad_enabled()) { /* create_graph: the output, linked to its node again */
+        mt_tensor *o = mt_tensor_from_storage(data->storage, data->offset, data->ndim, data->sizes,
+                                              data->strides, (mt_dtype)data->dtype);
         mt_tensor_decref(data);
         if (!o) return NULL;
         if (mt_set_history(o, owner, s->output_nr)) {
@@ -541,4 +599,6 @@ mt_tensor *mt_saved_unpack(mt_saved *s, mt_node *owner) {
     return data;
 }
 
-void mt_autograd_register_meta(void) { mt_tensor_set_autograd_free_hook(free_meta); }
+void mt_autograd_register_meta(void) {
+    mt_tensor_set_autograd_free_hook(free_meta);
+}

@@ -11,15 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- regenerated view histories ----------------------------------------------------------------- */
+/* ---- regenerated view histories -------------------------------------------------------------- */
 
 mt_node *mt_current_grad_fn(mt_tensor *t) {
     if (MT_UNLIKELY(mt_is_diff_view(t)) && t->attr_version != mt_tensor_version(t)) {
         mt_tensor *base = t->base;
         t->attr_version = mt_tensor_version(t);
         if (mt_tensor_requires_grad(base)) {
-            mt_value args[4] = {mt_vtensor(base), mt_vilist(t->sizes, t->ndim), mt_vilist(t->strides, t->ndim),
-                                mt_vint(t->offset)};
+            mt_value args[4] = {mt_vtensor(base), mt_vilist(t->sizes, t->ndim),
+                                mt_vilist(t->strides, t->ndim), mt_vint(t->offset)};
             mt_node *n = mt_formula_node(MT_OP_as_strided, args);
             if (n) { /* out of memory otherwise: the old history stays */
                 mt_meta_of(&n->in_meta[0], t);
@@ -32,13 +32,14 @@ mt_node *mt_current_grad_fn(mt_tensor *t) {
     return m ? m->grad_fn : NULL;
 }
 
-/* ---- checks before an in-place op (PyTorch's check_inplace) -------------------------------------- */
+/* ---- checks before an in-place op (PyTorch's check_inplace) ---------------------------------- */
 
 static const char *no_grad_view =
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled.";
-static const char *multi_view =
-    "This view is the output of a function that returns multiple views. Such functions do not allow the output "
-    "views to be modified inplace. You should replace the inplace operation by an out-of-place one.";
+static const char *multi_view = "This view is the output of a function that returns multiple "
+                                "views. Such functions do not allow the output "
+                                "views to be modified inplace. You should replace the inplace "
+                                "operation by an out-of-place one.";
 
 int mt_check_inplace(mt_tensor *self) {
     if (!mt_grad_enabled()) return 0;
@@ -46,27 +47,33 @@ int mt_check_inplace(mt_tensor *self) {
         if (self->flags & MT_T_VIEW_MULTI) {
             mt_node *fn = mt_current_grad_fn(self);
             if (fn)
-                return mt_error(MT_ERR_RUNTIME, "Output %d of %s is a view and is being modified inplace. %s",
+                return mt_error(MT_ERR_RUNTIME,
+                                "Output %d of %s is a view and is being modified inplace. %s",
                                 mt_output_nr(self), fn->name, multi_view);
             return mt_error(MT_ERR_RUNTIME, "%s %s", no_grad_view, multi_view);
         }
         if (self->flags & MT_T_VIEW_NO_GRAD)
-            return mt_error(MT_ERR_RUNTIME,
-                            "%s Given that this use case is ambiguous and error-prone, it is forbidden. You can "
-                            "clarify your code by moving both the view and the inplace either both inside the "
-                            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
-                            "want the inplace to be tracked).",
-                            no_grad_view);
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "%s Given that this use case is ambiguous and error-prone, it is forbidden. You "
+                "can "
+                "clarify your code by moving both the view and the inplace either both inside the "
+                "no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+                "you "
+                "want the inplace to be tracked).",
+                no_grad_view);
         if (mt_tensor_requires_grad(self) && mt_is_leaf(self->base))
-            return mt_error(MT_ERR_RUNTIME,
-                            "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+            return mt_error(MT_ERR_RUNTIME, "a view of a leaf Variable that requires grad is being "
+                                            "used in an in-place operation.");
     }
     if (mt_tensor_requires_grad(self) && mt_is_leaf(self))
-        return mt_error(MT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an in-place operation.");
+        return mt_error(
+            MT_ERR_RUNTIME,
+            "a leaf Variable that requires grad is being used in an in-place operation.");
     return 0;
 }
 
-/* ---- CopySlices ----------------------------------------------------------------------------------- */
+/* ---- CopySlices ------------------------------------------------------------------------------ */
 
 typedef struct copy_slices {
     mt_node *fn; /* the in-place op's node (owned) */
@@ -81,16 +88,18 @@ static int copy_slices_apply(mt_node *n, mt_tensor **grads, mt_tensor **out) {
     mt_tensor *grad = grads[0];
     if (!grad) return 0;
     mt_node *fn = cs->fn;
-    mt_tensor *stack_res[16] = {0}, **res = fn->nnext <= 16 ? stack_res : calloc((size_t)fn->nnext, sizeof *res);
+    mt_tensor *stack_res[16] = {0},
+              **res = fn->nnext <= 16 ? stack_res : calloc((size_t)fn->nnext, sizeof *res);
     mt_tensor *result = NULL, *slice = NULL, *slice_grad = NULL, *w = NULL;
     int st = -1;
     if (!res) return mt_error(MT_ERR_MEMORY, "out of memory in backward");
-    result = mto_empty_strided((mt_ilist){cs->sizes, cs->ndim}, (mt_ilist){cs->strides, cs->ndim}, grad->dtype,
-                               grad->device, false, false);
+    result = mto_empty_strided((mt_ilist){cs->sizes, cs->ndim}, (mt_ilist){cs->strides, cs->ndim},
+                               grad->dtype, grad->device, false, false);
     if (!result || !(w = mto_copy_(result, grad, false))) goto done;
     mt_tensor_decref(w);
     slice = mto_as_strided(result, (mt_ilist){cs->view_sizes, cs->view_ndim},
-                           (mt_ilist){cs->view_strides, cs->view_ndim}, mt_vint(cs->view_offset - cs->offset));
+                           (mt_ilist){cs->view_strides, cs->view_ndim},
+                           mt_vint(cs->view_offset - cs->offset));
     if (!slice || !(slice_grad = mto_clone(slice, NULL))) goto done;
     if (fn->kind->apply(fn, &slice_grad, res)) goto done;
     w = res[0] ? mto_copy_(slice, res[0], false) : mto_zero_(slice);
@@ -124,13 +133,15 @@ static void copy_slices_destroy(mt_node *n) {
     free(cs);
 }
 
-static const mt_node_kind copy_slices_kind = {copy_slices_apply, copy_slices_release, copy_slices_destroy};
+static const mt_node_kind copy_slices_kind = {copy_slices_apply, copy_slices_release,
+                                              copy_slices_destroy};
 
 int mt_rebase_view(mt_tensor *view, mt_node *fn) {
     mt_tensor *base = view->base;
     /* a custom function's node has no edge_of: its edge i is its input i */
     if (fn->nnext < 1 || (fn->edge_of && fn->edge_of[0] != 0))
-        return mt_error(MT_ERR_RUNTIME, "in-place %s on a view: its first argument has no gradient", fn->name);
+        return mt_error(MT_ERR_RUNTIME, "in-place %s on a view: its first argument has no gradient",
+                        fn->name);
     mt_node *n = mt_node_new(&copy_slices_kind, "CopySlices", fn->nnext, 1);
     if (!n) return -1;
     copy_slices *cs = calloc(1, sizeof *cs);

@@ -11,7 +11,7 @@
 
 #include <stdlib.h>
 
-#define MAX_SIZE 256     /* bytes: the sizes cached (userdata, tables, closures, short strings) */
+#define MAX_SIZE 256      /* bytes: the sizes cached (userdata, tables, closures, short strings) */
 #define MAX_PER_SIZE 8192 /* blocks kept per size */
 
 typedef struct free_block {
@@ -28,7 +28,8 @@ typedef struct cache {
 static void *cached_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     cache *c = ud;
     if (nsize == 0) { /* free */
-        if (ptr && osize >= sizeof(free_block) && osize <= MAX_SIZE && c->counts[osize] < MAX_PER_SIZE) {
+        if (ptr && osize >= sizeof(free_block) && osize <= MAX_SIZE &&
+            c->counts[osize] < MAX_PER_SIZE) {
             free_block *b = ptr;
             b->next = c->lists[osize];
             c->lists[osize] = b;
@@ -37,7 +38,8 @@ static void *cached_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         }
         return c->orig(c->orig_ud, ptr, osize, nsize);
     }
-    if (!ptr && nsize >= sizeof(free_block) && nsize <= MAX_SIZE && c->lists[nsize]) { /* new block */
+    if (!ptr && nsize >= sizeof(free_block) && nsize <= MAX_SIZE &&
+        c->lists[nsize]) { /* new block */
         free_block *b = c->lists[nsize];
         c->lists[nsize] = b->next;
         c->counts[nsize]--;

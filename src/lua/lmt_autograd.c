@@ -60,7 +60,7 @@ static void push_tensor_ref(lua_State *L, mt_tensor *t) {
     lmt_push_tensor(L, t);
 }
 
-/* ---- nodes -------------------------------------------------------------------------------------- */
+/* ---- nodes ----------------------------------------------------------------------------------- */
 
 typedef struct lmt_node {
     mt_node *n;
@@ -208,7 +208,8 @@ static int take_replacements(lua_State *L, int n, mt_tensor **g) {
     return 0;
 }
 
-static int node_hook_fn(void *ctx, mt_node *n, int ngin, mt_tensor **gin, int ngout, mt_tensor **gout) {
+static int node_hook_fn(void *ctx, mt_node *n, int ngin, mt_tensor **gin, int ngout,
+                        mt_tensor **gout) {
     (void)n;
     lua_State *L = push_cb(ctx);
     int top = lua_gettop(L) - 1;
@@ -229,8 +230,8 @@ static int node_hook_fn(void *ctx, mt_node *n, int ngin, mt_tensor **gin, int ng
 
 /* handles: h:remove() */
 typedef struct lmt_handle {
-    mt_node *node;   /* node hooks */
-    mt_tensor *t;    /* tensor hooks */
+    mt_node *node; /* node hooks */
+    mt_tensor *t;  /* tensor hooks */
     int64_t id;
 } lmt_handle;
 
@@ -264,12 +265,17 @@ static int node_register_hook_impl(lua_State *L, bool pre) {
     mt_node *n = check_node(L, 1);
     luaL_checktype(L, 2, LUA_TFUNCTION);
     int64_t id;
-    if (mt_node_register_hook(n, make_callback(L, 2, (void *)node_hook_fn), pre, &id)) return lmt_error(L);
+    if (mt_node_register_hook(n, make_callback(L, 2, (void *)node_hook_fn), pre, &id))
+        return lmt_error(L);
     push_handle(L, n, NULL, id);
     return 1;
 }
-static int node_register_hook(lua_State *L) { return node_register_hook_impl(L, false); }
-static int node_register_prehook(lua_State *L) { return node_register_hook_impl(L, true); }
+static int node_register_hook(lua_State *L) {
+    return node_register_hook_impl(L, false);
+}
+static int node_register_prehook(lua_State *L) {
+    return node_register_hook_impl(L, true);
+}
 
 static int node_index(lua_State *L) {
     mt_node *n = check_node(L, 1);
@@ -285,8 +291,10 @@ static int node_index(lua_State *L) {
             lua_pushnil(L);
         } else {
             const mt_schema *s = mt_op_get(op)->schema;
-            if (*s->overload) lua_pushfstring(L, "%s.%s", s->name, s->overload);
-            else lua_pushstring(L, s->name);
+            if (*s->overload)
+                lua_pushfstring(L, "%s.%s", s->name, s->overload);
+            else
+                lua_pushstring(L, s->name);
         }
         return 1;
     }
@@ -300,7 +308,7 @@ static int node_index(lua_State *L) {
     return 1;
 }
 
-/* ---- tensor fields ---------------------------------------------------------------------------------- */
+/* ---- tensor fields --------------------------------------------------------------------------- */
 
 int lmt_g_grad(lua_State *L, mt_tensor *t) {
     push_tensor_ref(L, mt_grad(t));
@@ -319,7 +327,8 @@ int lmt_g_retains_grad(lua_State *L, mt_tensor *t) {
     return 1;
 }
 int lmt_g_version(lua_State *L, mt_tensor *t) {
-    if (t->flags & MT_T_INFERENCE) return lmt_errorf(L, "Inference tensors do not track version counter.");
+    if (t->flags & MT_T_INFERENCE)
+        return lmt_errorf(L, "Inference tensors do not track version counter.");
     lua_pushinteger(L, (lua_Integer)mt_tensor_version(t));
     return 1;
 }
@@ -347,7 +356,10 @@ int lmt_set_grad(lua_State *L, mt_tensor *t, int idx) {
     mt_tensor *g = NULL;
     if (!lua_isnil(L, idx)) {
         g = lmt_to_tensor(L, idx);
-        if (!g) return lmt_errorf(L, "assigned grad expected to be a Tensor or None but got grad of type %s", luaL_typename(L, idx));
+        if (!g)
+            return lmt_errorf(
+                L, "assigned grad expected to be a Tensor or None but got grad of type %s",
+                luaL_typename(L, idx));
     }
     if (mt_set_grad(t, g)) return lmt_error(L);
     return 0;
@@ -358,7 +370,7 @@ int lmt_set_requires_grad(lua_State *L, mt_tensor *t, bool on) {
     return 0;
 }
 
-/* ---- tensor methods ------------------------------------------------------------------------------------ */
+/* ---- tensor methods -------------------------------------------------------------------------- */
 
 static int tensor_hook_fn(void *ctx, mt_tensor *grad, mt_tensor **replacement) {
     lua_State *L = push_cb(ctx);
@@ -401,7 +413,7 @@ static int t_retain_grad(lua_State *L) {
     return 1;
 }
 
-/* ---- backward and grad --------------------------------------------------------------------------------- */
+/* ---- backward and grad ----------------------------------------------------------------------- */
 
 /* tensors from a table (or one tensor) at idx; entries may be nil up to n when allow_nil */
 static mt_tensor **tensor_array(lua_State *L, int idx, int *n, bool allow_nil, const char *what) {
@@ -412,7 +424,8 @@ static mt_tensor **tensor_array(lua_State *L, int idx, int *n, bool allow_nil, c
         return a;
     }
     if (!lua_istable(L, idx)) {
-        lmt_errorf(L, "%s must be a Tensor or a table of Tensors, not %s", what, luaL_typename(L, idx));
+        lmt_errorf(L, "%s must be a Tensor or a table of Tensors, not %s", what,
+                   luaL_typename(L, idx));
         return NULL;
     }
     lua_getfield(L, idx, "n");
@@ -431,8 +444,8 @@ static mt_tensor **tensor_array(lua_State *L, int idx, int *n, bool allow_nil, c
     return a;
 }
 
-static int run_backward(lua_State *L, mt_tensor **roots, mt_tensor **grads, int n, mt_backward_opts *o,
-                        mt_tensor **results) {
+static int run_backward(lua_State *L, mt_tensor **roots, mt_tensor **grads, int n,
+                        mt_backward_opts *o, mt_tensor **results) {
     lua_State *prev = running_L;
     running_L = L;
     int st = mt_backward(roots, grads, n, o, results);
@@ -449,7 +462,9 @@ static int ag_backward(lua_State *L) {
     if (!lua_isnil(L, 2)) {
         ng = n;
         grads = tensor_array(L, 2, &ng, true, "grad_tensors");
-        if (ng != n) return lmt_errorf(L, "grad_tensors should have the same length as tensors (%d), got %d", n, ng);
+        if (ng != n)
+            return lmt_errorf(L, "grad_tensors should have the same length as tensors (%d), got %d",
+                              n, ng);
     }
     mt_backward_opts o = {.retain_graph = lua_toboolean(L, 3), .create_graph = lua_toboolean(L, 4)};
     if (!lua_isnoneornil(L, 5)) {
@@ -473,7 +488,9 @@ static int ag_grad(lua_State *L) {
         ng = n;
         grads = tensor_array(L, 3, &ng, true, "grad_outputs");
         if (ng != n)
-            return lmt_errorf(L, "grad requires one grad_output per output: got %d grad_outputs and %d outputs", ng, n);
+            return lmt_errorf(
+                L, "grad requires one grad_output per output: got %d grad_outputs and %d outputs",
+                ng, n);
     }
     bool create = lua_toboolean(L, 5);
     mt_backward_opts o = {.retain_graph = lua_isnil(L, 4) ? create : lua_toboolean(L, 4),
@@ -489,8 +506,10 @@ static int ag_grad(lua_State *L) {
     if (run_backward(L, outs, grads, n, &o, res)) return lmt_error(L);
     lua_createtable(L, ni, 1);
     for (int i = 0; i < ni; i++) {
-        if (res[i]) lmt_push_tensor(L, res[i]); /* takes the reference */
-        else lua_pushnil(L);
+        if (res[i])
+            lmt_push_tensor(L, res[i]); /* takes the reference */
+        else
+            lua_pushnil(L);
         lua_rawseti(L, -2, i + 1);
     }
     lua_pushinteger(L, ni);
@@ -498,7 +517,7 @@ static int ag_grad(lua_State *L) {
     return 1;
 }
 
-/* ---- modes ------------------------------------------------------------------------------------------------- */
+/* ---- modes ----------------------------------------------------------------------------------- */
 
 static int ag_is_grad_enabled(lua_State *L) {
     lua_pushboolean(L, mt_grad_enabled());
@@ -542,7 +561,7 @@ static int ag_set_anomaly_enabled(lua_State *L) {
     return 0;
 }
 
-/* ---- saved-tensor hooks (autograd.graph.saved_tensors_hooks) ------------------------------------------------ */
+/* ---- saved-tensor hooks (autograd.graph.saved_tensors_hooks) --------------------------------- */
 
 typedef struct saved_hooks_ctx {
     lua_State *L;
@@ -608,7 +627,8 @@ static int ag_push_saved_hooks(lua_State *L) {
     /* keep the context alive for good: packed values may outlive the with-block */
     lua_pushvalue(L, -1);
     luaL_ref(L, LUA_REGISTRYINDEX);
-    if (mt_push_saved_hooks((mt_saved_hooks){sh_pack, sh_unpack, sh_release, c})) return lmt_error(L);
+    if (mt_push_saved_hooks((mt_saved_hooks){sh_pack, sh_unpack, sh_release, c}))
+        return lmt_error(L);
     return 0;
 }
 
@@ -618,10 +638,11 @@ static int ag_pop_saved_hooks(lua_State *L) {
     return 0;
 }
 
-/* ---- custom functions ----------------------------------------------------------------------------------------- */
+/* ---- custom functions ------------------------------------------------------------------------ */
 
 /* the engine calls the Lua backward wrapper: fn(node, n_grads, grad1, ...) -> {n = ninputs, ...} */
-static int custom_backward_fn(void *ctx, mt_node *n, int ngrads, mt_tensor **grads, int ninputs, mt_tensor **out) {
+static int custom_backward_fn(void *ctx, mt_node *n, int ngrads, mt_tensor **grads, int ninputs,
+                              mt_tensor **out) {
     lua_State *L = push_cb(ctx);
     int top = lua_gettop(L) - 1;
     if (!lua_checkstack(L, ngrads + 4)) {
@@ -673,16 +694,18 @@ static bool *bool_slots(lua_State *L, int idx, int n) {
 static int ag_custom_node(lua_State *L) {
     const char *name = luaL_checkstring(L, 1);
     luaL_checktype(L, 2, LUA_TFUNCTION);
-    int ni = (int)luaL_checkinteger(L, 4), no = (int)luaL_checkinteger(L, 6), ns = (int)luaL_checkinteger(L, 10);
+    int ni = (int)luaL_checkinteger(L, 4), no = (int)luaL_checkinteger(L, 6),
+        ns = (int)luaL_checkinteger(L, 10);
     luaL_checktype(L, 3, LUA_TTABLE);
     luaL_checktype(L, 5, LUA_TTABLE);
     luaL_checktype(L, 7, LUA_TTABLE);
     luaL_checktype(L, 8, LUA_TTABLE);
     luaL_checktype(L, 9, LUA_TTABLE);
-    mt_tensor **ins = tensor_slots(L, 3, ni), **outs = tensor_slots(L, 5, no), **save = tensor_slots(L, 9, ns);
+    mt_tensor **ins = tensor_slots(L, 3, ni), **outs = tensor_slots(L, 5, no),
+              **save = tensor_slots(L, 9, ns);
     bool *nd = bool_slots(L, 7, no), *dirty = bool_slots(L, 8, no);
-    mt_node *n = mt_custom_node(name, make_callback(L, 2, (void *)custom_backward_fn), ins, ni, outs, no, nd, dirty,
-                                save, ns);
+    mt_node *n = mt_custom_node(name, make_callback(L, 2, (void *)custom_backward_fn), ins, ni,
+                                outs, no, nd, dirty, save, ns);
     if (!n) return lmt_error(L);
     push_node(L, n);
     mt_node_decref(n);
@@ -698,8 +721,10 @@ static int ag_custom_saved(lua_State *L) {
     if (mt_custom_saved(n, ts, &count)) return lmt_error(L);
     lua_createtable(L, count, 1);
     for (int i = 0; i < count; i++) {
-        if (ts[i]) lmt_push_tensor(L, ts[i]);
-        else lua_pushnil(L);
+        if (ts[i])
+            lmt_push_tensor(L, ts[i]);
+        else
+            lua_pushnil(L);
         lua_rawseti(L, -2, i + 1);
     }
     lua_pushinteger(L, count);
@@ -714,20 +739,24 @@ static int ag_differentiable_ops(lua_State *L) {
     for (int i = 0; i < MT_NUM_OPS; i++) {
         if (!mt_op_has_derivative(i)) continue;
         const mt_schema *s = mt_op_get(i)->schema;
-        if (*s->overload) lua_pushfstring(L, "%s.%s", s->name, s->overload);
-        else lua_pushstring(L, s->name);
+        if (*s->overload)
+            lua_pushfstring(L, "%s.%s", s->name, s->overload);
+        else
+            lua_pushstring(L, s->name);
         lua_rawseti(L, -2, ++k);
     }
     return 1;
 }
 
-/* ---- registration -------------------------------------------------------------------------------------------- */
+/* ---- registration ---------------------------------------------------------------------------- */
 
 void lmt_open_autograd(lua_State *L) {
     /* the module is at -1 */
     luaL_newmetatable(L, LMT_NODE);
-    static const luaL_Reg node_meta[] = {{"__gc", node_gc},       {"__tostring", node_tostring},
-                                         {"__eq", node_eq},       {"__index", node_index},
+    static const luaL_Reg node_meta[] = {{"__gc", node_gc},
+                                         {"__tostring", node_tostring},
+                                         {"__eq", node_eq},
+                                         {"__index", node_index},
                                          {NULL, NULL}};
     luaL_setfuncs(L, node_meta, 0);
     static const luaL_Reg node_methods[] = {{"name", node_name},

@@ -18,7 +18,8 @@ static int infer_shape(lua_State *L, int idx, nest_info *ni) {
     while (lua_type(L, -1) == LUA_TTABLE && !lmt_to_tensor(L, -1)) {
         if (ni->ndim >= MT_MAX_DIM) {
             lua_settop(L, top);
-            return mt_error(MT_ERR_VALUE, "too many dimensions: mindtorch supports at most %d", MT_MAX_DIM);
+            return mt_error(MT_ERR_VALUE, "too many dimensions: mindtorch supports at most %d",
+                            MT_MAX_DIM);
         }
         /* raw lengths and entries: a user's __len (-1, 2^40) never sizes the tensor */
         lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
@@ -41,8 +42,10 @@ static int scan(lua_State *L, int idx, int d, nest_info *ni) {
     if (d == ni->ndim) {
         int t = lua_type(L, idx);
         if (t == LUA_TNUMBER) {
-            if (lua_isinteger(L, idx)) ni->any_int = true;
-            else ni->any_float = true;
+            if (lua_isinteger(L, idx))
+                ni->any_int = true;
+            else
+                ni->any_float = true;
             return 0;
         }
         if (t == LUA_TBOOLEAN) {
@@ -52,16 +55,22 @@ static int scan(lua_State *L, int idx, int d, nest_info *ni) {
         mt_tensor *x = lmt_to_tensor(L, idx);
         if (x) {
             if (x->numel != 1)
-                return mt_error(MT_ERR_VALUE, "only one element tensors can be converted to Lua scalars");
-            if (mt_dtype_is_floating((mt_dtype)x->dtype)) ni->any_float = true;
-            else if (x->dtype == MT_BOOL) ni->any_bool = true;
-            else ni->any_int = true;
+                return mt_error(MT_ERR_VALUE,
+                                "only one element tensors can be converted to Lua scalars");
+            if (mt_dtype_is_floating((mt_dtype)x->dtype))
+                ni->any_float = true;
+            else if (x->dtype == MT_BOOL)
+                ni->any_bool = true;
+            else
+                ni->any_int = true;
             return 0;
         }
-        if (t == LUA_TTABLE) return mt_error(MT_ERR_TYPE, "'table' object cannot be interpreted as a number");
+        if (t == LUA_TTABLE)
+            return mt_error(MT_ERR_TYPE, "'table' object cannot be interpreted as a number");
         return mt_error(MT_ERR_TYPE, "new(): invalid data type '%s'", value_type(L, idx));
     }
-    if (lua_type(L, idx) != LUA_TTABLE || lmt_to_tensor(L, idx)) return mt_error(MT_ERR_TYPE, "not a sequence");
+    if (lua_type(L, idx) != LUA_TTABLE || lmt_to_tensor(L, idx))
+        return mt_error(MT_ERR_TYPE, "not a sequence");
     lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
     if (n != ni->sizes[d])
         return mt_error(MT_ERR_VALUE, "expected sequence of length %lld at dim %d (got %lld)",
@@ -79,16 +88,18 @@ static int store(lua_State *L, int idx, mt_dtype dt, char *p) {
     mt_value v;
     int t = lua_type(L, idx);
     if (t == LUA_TNUMBER)
-        v = lua_isinteger(L, idx) ? mt_vint(lua_tointeger(L, idx)) : mt_vdouble(lua_tonumber(L, idx));
+        v = lua_isinteger(L, idx) ? mt_vint(lua_tointeger(L, idx))
+                                  : mt_vdouble(lua_tonumber(L, idx));
     else if (t == LUA_TBOOLEAN)
         v = mt_vbool(lua_toboolean(L, idx));
     else { /* a one-element tensor */
         mt_tensor *x = lmt_to_tensor(L, idx);
-        mt_tensor *c = x->device.type == MT_DEV_CPU ? (mt_tensor_incref(x), x) : mto__to_copy(x, -1, MT_CPU, false);
+        mt_tensor *c = x->device.type == MT_DEV_CPU ? (mt_tensor_incref(x), x)
+                                                    : mto__to_copy(x, -1, MT_CPU, false);
         if (!c) return -1;
         const void *q = mt_tensor_data(c);
         mt_dtype xd = (mt_dtype)c->dtype;
-        v = xd == MT_BOOL ? mt_vbool(*(const uint8_t *)q != 0)
+        v = xd == MT_BOOL              ? mt_vbool(*(const uint8_t *)q != 0)
             : mt_dtype_is_floating(xd) ? mt_vdouble(mt_load_double(q, xd))
                                        : mt_vint(mt_load_int64(q, xd));
         mt_tensor_decref(c);
@@ -120,12 +131,14 @@ static int l_tensor(lua_State *L) {
     bool rg = false;
     if (lua_istable(L, 2)) {
         if (lua_getfield(L, 2, "dtype") != LUA_TNIL) dt_given = (int)lmt_check_dtype(L, -1);
-        if (lua_getfield(L, 2, "device") != LUA_TNIL && lmt_to_device(L, -1, &dev)) return lmt_error(L);
+        if (lua_getfield(L, 2, "device") != LUA_TNIL && lmt_to_device(L, -1, &dev))
+            return lmt_error(L);
         if (lua_getfield(L, 2, "requires_grad") != LUA_TNIL) rg = lua_toboolean(L, -1);
         lua_pushnil(L);
         while (lua_next(L, 2)) {
             const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
-            if (strcmp(k, "dtype") && strcmp(k, "device") && strcmp(k, "requires_grad") && strcmp(k, "pin_memory"))
+            if (strcmp(k, "dtype") && strcmp(k, "device") && strcmp(k, "requires_grad") &&
+                strcmp(k, "pin_memory"))
                 return lmt_errorf(L, "tensor() got an unexpected keyword argument '%s'", k);
             lua_pop(L, 1);
         }
@@ -138,9 +151,10 @@ static int l_tensor(lua_State *L) {
         if (!t) return lmt_error(L);
     } else {
         nest_info ni = {0};
-        if (lua_isnoneornil(L, 1)) return lmt_errorf(L, "tensor() missing 1 required positional arguments: \"data\"");
+        if (lua_isnoneornil(L, 1))
+            return lmt_errorf(L, "tensor() missing 1 required positional arguments: \"data\"");
         if (infer_shape(L, 1, &ni) || scan(L, 1, 0, &ni)) return lmt_error(L);
-        mt_dtype dt = dt_given >= 0 ? (mt_dtype)dt_given
+        mt_dtype dt = dt_given >= 0  ? (mt_dtype)dt_given
                       : ni.any_float ? mt_default_dtype()
                       : ni.any_int   ? MT_INT64
                       : ni.any_bool  ? MT_BOOL
@@ -162,7 +176,8 @@ static int l_tensor(lua_State *L) {
     lmt_gc_hint(L);
     if (rg) {
         if (!mt_dtype_is_floating((mt_dtype)t->dtype))
-            return lmt_errorf(L, "Only Tensors of floating point and complex dtype can require gradients");
+            return lmt_errorf(
+                L, "Only Tensors of floating point and complex dtype can require gradients");
         t->flags |= MT_T_REQUIRES_GRAD;
     }
     return 1;

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ---- dtype: one userdata per dtype, so identity is equality ------------------------------------- */
+/* ---- dtype: one userdata per dtype, so identity is equality ---------------------------------- */
 
 typedef struct {
     int dtype;
@@ -36,16 +36,22 @@ static int dtype_index(lua_State *L) {
     mt_dtype dt = lmt_check_dtype(L, 1);
     const char *k = luaL_checkstring(L, 2);
     const mt_dtype_info *i = mt_dtype_get(dt);
-    if (strcmp(k, "is_floating_point") == 0) lua_pushboolean(L, i->is_floating);
-    else if (strcmp(k, "is_signed") == 0) lua_pushboolean(L, i->is_signed);
-    else if (strcmp(k, "is_complex") == 0) lua_pushboolean(L, 0);
-    else if (strcmp(k, "itemsize") == 0) lua_pushinteger(L, i->itemsize);
-    else if (strcmp(k, "name") == 0) lua_pushstring(L, i->name);
-    else lua_pushnil(L);
+    if (strcmp(k, "is_floating_point") == 0)
+        lua_pushboolean(L, i->is_floating);
+    else if (strcmp(k, "is_signed") == 0)
+        lua_pushboolean(L, i->is_signed);
+    else if (strcmp(k, "is_complex") == 0)
+        lua_pushboolean(L, 0);
+    else if (strcmp(k, "itemsize") == 0)
+        lua_pushinteger(L, i->itemsize);
+    else if (strcmp(k, "name") == 0)
+        lua_pushstring(L, i->name);
+    else
+        lua_pushnil(L);
     return 1;
 }
 
-/* ---- device ------------------------------------------------------------------------------------- */
+/* ---- device ---------------------------------------------------------------------------------- */
 
 void lmt_push_device(lua_State *L, mt_device d) {
     mt_device *p = lua_newuserdatauv(L, sizeof *p, 0);
@@ -60,7 +66,8 @@ int lmt_to_device(lua_State *L, int idx, mt_device *out) {
         return 0;
     }
     if (lua_type(L, idx) == LUA_TSTRING) return mt_device_parse(lua_tostring(L, idx), out);
-    return mt_error(MT_ERR_TYPE, "expected a torch.device or a string, got %s", luaL_typename(L, idx));
+    return mt_error(MT_ERR_TYPE, "expected a torch.device or a string, got %s",
+                    luaL_typename(L, idx));
 }
 
 static int device_new(lua_State *L) {
@@ -68,8 +75,9 @@ static int device_new(lua_State *L) {
     if (lmt_to_device(L, 1, &d)) return lmt_error(L);
     if (!lua_isnoneornil(L, 2)) {
         if (d.index >= 0)
-            return lmt_errorf(L, "device string must not include an index because index was passed "
-                                 "explicitly: %s",
+            return lmt_errorf(L,
+                              "device string must not include an index because index was passed "
+                              "explicitly: %s",
                               lua_tostring(L, 1));
         lua_Integer i = luaL_checkinteger(L, 2);
         if (i < 0) return lmt_errorf(L, "Device index must not be negative");
@@ -108,7 +116,7 @@ static int device_index(lua_State *L) {
     return 1;
 }
 
-/* ---- Size: a Lua sequence with a metatable ------------------------------------------------------- */
+/* ---- Size: a Lua sequence with a metatable --------------------------------------------------- */
 
 void lmt_push_size(lua_State *L, const int64_t *sizes, int n) {
     lua_createtable(L, n, 0);

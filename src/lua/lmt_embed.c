@@ -46,7 +46,8 @@ static int open_protected(lua_State *L) {
         lua_pop(L, 1);
     }
     lua_getglobal(L, "require");
-    if (!lua_isfunction(L, -1)) return luaL_error(L, "the package library is not open in this lua_State (luaL_openlibs)");
+    if (!lua_isfunction(L, -1))
+        return luaL_error(L, "the package library is not open in this lua_State (luaL_openlibs)");
     lua_pushliteral(L, "mindtorch");
     lua_call(L, 1, 1);
     lua_setglobal(L, "torch");
@@ -105,16 +106,20 @@ static int push_protected(lua_State *L) {
     return 1;
 }
 
-MT_API int mt_push_tensor_from_buffer(lua_State *L, void *data, mt_dtype dtype, int ndim, const int64_t *sizes,
-                                      const int64_t *strides, mt_release_fn release, void *ctx) {
+MT_API int mt_push_tensor_from_buffer(lua_State *L, void *data, mt_dtype dtype, int ndim,
+                                      const int64_t *sizes, const int64_t *strides,
+                                      mt_release_fn release, void *ctx) {
     if (!L) return mt_error(MT_ERR_VALUE, "mt_push_tensor_from_buffer: no lua_State");
-    if ((int)dtype < 0 || dtype >= MT_NUM_DTYPES) return mt_error(MT_ERR_VALUE, "invalid dtype %d", (int)dtype);
+    if ((int)dtype < 0 || dtype >= MT_NUM_DTYPES)
+        return mt_error(MT_ERR_VALUE, "invalid dtype %d", (int)dtype);
     if (ndim < 0 || ndim > MT_MAX_DIM)
         return mt_error(MT_ERR_VALUE, "a tensor has 0 to %d dimensions, not %d", MT_MAX_DIM, ndim);
-    if (ndim > 0 && !sizes) return mt_error(MT_ERR_VALUE, "sizes must be given for %d dimensions", ndim);
+    if (ndim > 0 && !sizes)
+        return mt_error(MT_ERR_VALUE, "sizes must be given for %d dimensions", ndim);
     int64_t st[MT_MAX_DIM];
     for (int i = 0; i < ndim; i++) {
-        if (sizes[i] < 0) return mt_error(MT_ERR_VALUE, "negative dimension %lld", (long long)sizes[i]);
+        if (sizes[i] < 0)
+            return mt_error(MT_ERR_VALUE, "negative dimension %lld", (long long)sizes[i]);
         if (strides && strides[i] < 0)
             return mt_error(MT_ERR_VALUE, "negative stride %lld", (long long)strides[i]);
         st[i] = strides ? strides[i] : 0;
@@ -164,7 +169,9 @@ MT_API int mt_push_tensor_from_buffer(lua_State *L, void *data, mt_dtype dtype, 
 MT_API int mt_get_tensor_info(lua_State *L, int idx, mt_tensor_info *info) {
     if (!L || !info) return mt_error(MT_ERR_VALUE, "mt_get_tensor_info: no lua_State or no info");
     mt_tensor *t = lua_type(L, idx) == LUA_TUSERDATA ? lmt_to_tensor(L, idx) : NULL;
-    if (!t) return mt_error(MT_ERR_TYPE, "expected a tensor at stack index %d, got %s", idx, luaL_typename(L, idx));
+    if (!t)
+        return mt_error(MT_ERR_TYPE, "expected a tensor at stack index %d, got %s", idx,
+                        luaL_typename(L, idx));
     memset(info, 0, sizeof *info);
     info->dtype = (mt_dtype)t->dtype;
     info->itemsize = mt_dtype_size((mt_dtype)t->dtype);

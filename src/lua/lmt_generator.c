@@ -41,7 +41,8 @@ static uint64_t check_seed(lua_State *L, int idx, const char *who) {
 static int generator_new(lua_State *L) {
     mt_device dev = MT_CPU;
     if (!lua_isnoneornil(L, 1) && lmt_to_device(L, 1, &dev)) return lmt_error(L);
-    if (dev.type == MT_DEV_META) return lmt_errorf(L, "Device type META is not supported for torch.Generator() api.");
+    if (dev.type == MT_DEV_META)
+        return lmt_errorf(L, "Device type META is not supported for torch.Generator() api.");
     mt_generator *g = mt_generator_new(dev);
     if (!g) return lmt_error(L);
     push_generator(L, g);
@@ -96,7 +97,8 @@ static int push_state(lua_State *L, mt_generator *g) {
 static void set_state(lua_State *L, mt_generator *g, int idx) {
     settle(L);
     mt_tensor *t = lmt_to_tensor(L, idx);
-    if (!t || t->dtype != MT_UINT8 || t->device.type != MT_DEV_CPU) lmt_errorf(L, "RNG state must be a torch.ByteTensor");
+    if (!t || t->dtype != MT_UINT8 || t->device.type != MT_DEV_CPU)
+        lmt_errorf(L, "RNG state must be a torch.ByteTensor");
     mt_tensor *c = mto_contiguous(t);
     if (!c) lmt_error(L);
     int st = mt_generator_set_state(g, mt_tensor_data(c), (size_t)c->numel);
@@ -104,7 +106,9 @@ static void set_state(lua_State *L, mt_generator *g, int idx) {
     if (st) lmt_error(L);
 }
 
-static int generator_get_state(lua_State *L) { return push_state(L, check_generator(L, 1)); }
+static int generator_get_state(lua_State *L) {
+    return push_state(L, check_generator(L, 1));
+}
 
 static int generator_set_state(lua_State *L) {
     set_state(L, check_generator(L, 1), 2);
@@ -131,14 +135,17 @@ static int generator_tostring(lua_State *L) {
 }
 
 static int generator_eq(lua_State *L) {
-    lmt_generator *a = luaL_testudata(L, 1, LMT_GENERATOR), *b = luaL_testudata(L, 2, LMT_GENERATOR);
+    lmt_generator *a = luaL_testudata(L, 1, LMT_GENERATOR),
+                  *b = luaL_testudata(L, 2, LMT_GENERATOR);
     lua_pushboolean(L, a && b && a->g == b->g);
     return 1;
 }
 
-/* ---- module functions: the default CPU generator ----------------------------------------------- */
+/* ---- module functions: the default CPU generator --------------------------------------------- */
 
-static mt_generator *cpu_default(void) { return mt_default_generator(MT_DEV_CPU); }
+static mt_generator *cpu_default(void) {
+    return mt_default_generator(MT_DEV_CPU);
+}
 
 /* torch.default_generator: one userdata per state, kept in the registry */
 static void push_default(lua_State *L) {
@@ -175,7 +182,9 @@ static int initial_seed(lua_State *L) {
     return generator_initial_seed(L);
 }
 
-static int get_rng_state(lua_State *L) { return push_state(L, cpu_default()); }
+static int get_rng_state(lua_State *L) {
+    return push_state(L, cpu_default());
+}
 
 static int set_rng_state(lua_State *L) {
     set_state(L, cpu_default(), 1);
@@ -186,8 +195,11 @@ void lmt_open_generator(lua_State *L) {
     /* stack: module table */
     luaL_newmetatable(L, LMT_GENERATOR);
     static const luaL_Reg meta[] = {
-        {"__gc", generator_gc},       {"__index", generator_index}, {"__tostring", generator_tostring},
-        {"__eq", generator_eq},       {NULL, NULL},
+        {"__gc", generator_gc},
+        {"__index", generator_index},
+        {"__tostring", generator_tostring},
+        {"__eq", generator_eq},
+        {NULL, NULL},
     };
     luaL_setfuncs(L, meta, 0);
     static const luaL_Reg methods[] = {
@@ -202,9 +214,12 @@ void lmt_open_generator(lua_State *L) {
     lua_pop(L, 1);
 
     static const luaL_Reg fns[] = {
-        {"Generator", generator_new},         {"manual_seed", manual_seed},
-        {"seed", seed},                       {"initial_seed", initial_seed},
-        {"get_rng_state", get_rng_state},     {"set_rng_state", set_rng_state},
+        {"Generator", generator_new},
+        {"manual_seed", manual_seed},
+        {"seed", seed},
+        {"initial_seed", initial_seed},
+        {"get_rng_state", get_rng_state},
+        {"set_rng_state", set_rng_state},
         {NULL, NULL},
     };
     luaL_setfuncs(L, fns, 0);

@@ -11,14 +11,18 @@
 #include <string.h>
 
 static int invalid_entry(lua_State *L, int idx) {
-    const char *what = lua_type(L, idx) == LUA_TNUMBER ? (lua_isinteger(L, idx) ? "integer" : "float")
-                                                        : luaL_typename(L, idx);
-    return lmt_errorf(L, "only integers, ranges ({a, b}), \":\", \"...\" and long or bool tensors are valid indices (got %s)",
+    const char *what = lua_type(L, idx) == LUA_TNUMBER
+                           ? (lua_isinteger(L, idx) ? "integer" : "float")
+                           : luaL_typename(L, idx);
+    return lmt_errorf(L,
+                      "only integers, ranges ({a, b}), \":\", \"...\" and long or bool tensors are "
+                      "valid indices (got %s)",
                       what);
 }
 
 static int out_of_bounds(lua_State *L, lua_Integer i, int dim, int64_t size) {
-    return lmt_errorf(L, "index %I is out of bounds for dimension %d with size %I", i, dim, (lua_Integer)size);
+    return lmt_errorf(L, "index %I is out of bounds for dimension %d with size %I", i, dim,
+                      (lua_Integer)size);
 }
 
 static bool get_int(lua_State *L, int idx, lua_Integer *out) {
@@ -72,7 +76,9 @@ static void range_dim(lua_State *L, view *v, int d, int idx) {
     v->strides[d] *= step;
 }
 
-static bool is_tensor_entry(lua_State *L, int idx) { return lmt_to_tensor(L, idx) != NULL; }
+static bool is_tensor_entry(lua_State *L, int idx) {
+    return lmt_to_tensor(L, idx) != NULL;
+}
 
 static int index_view(lua_State *L) {
     mt_tensor *t = lmt_check_tensor(L, 1);
@@ -81,7 +87,8 @@ static int index_view(lua_State *L) {
     memcpy(v.strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
     if (lua_isinteger(L, 2)) {
         if (t->ndim == 0)
-            return lmt_errorf(L, "invalid index of a 0-dim tensor. Use `tensor:item()` to convert a 0-dim tensor to a number");
+            return lmt_errorf(L, "invalid index of a 0-dim tensor. Use `tensor:item()` to convert "
+                                 "a 0-dim tensor to a number");
         select_dim(L, &v, 0, lua_tointeger(L, 2), 1);
     } else if (lua_type(L, 2) == LUA_TTABLE && !lua_getmetatable(L, 2)) {
         int n = (int)lua_rawlen(L, 2), used = 0;
@@ -97,7 +104,8 @@ static int index_view(lua_State *L) {
             }
             lua_pop(L, 1);
         }
-        if (used > t->ndim) return lmt_errorf(L, "too many indices for tensor of dimension %d", t->ndim);
+        if (used > t->ndim)
+            return lmt_errorf(L, "too many indices for tensor of dimension %d", t->ndim);
         int d = 0, selected = 0;
         bool ellipsis = false;
         for (int i = 1; i <= n; i++) {
@@ -109,7 +117,8 @@ static int index_view(lua_State *L) {
             } else if (s && strcmp(s, ":") == 0) {
                 d++;
             } else if (lua_isinteger(L, -1)) {
-                select_dim(L, &v, d, lua_tointeger(L, -1), d + selected + 1); /* messages name t's dim */
+                select_dim(L, &v, d, lua_tointeger(L, -1),
+                           d + selected + 1); /* messages name t's dim */
                 selected++;
             } else if (ty == LUA_TTABLE && !lmt_to_tensor(L, -1)) {
                 range_dim(L, &v, d, lua_gettop(L));
@@ -131,11 +140,13 @@ static int index_view(lua_State *L) {
             lua_Integer i = lua_tointeger(L, 2);
             out = mto_select_int(t, 0, i < 0 ? i : i - 1);
         } else {
-            out = mto_as_strided(t, (mt_ilist){v.sizes, v.ndim}, (mt_ilist){v.strides, v.ndim}, mt_vint(v.offset));
+            out = mto_as_strided(t, (mt_ilist){v.sizes, v.ndim}, (mt_ilist){v.strides, v.ndim},
+                                 mt_vint(v.offset));
         }
     } else {
         out = mt_tensor_view_of(t, v.ndim, v.sizes, v.strides, v.offset);
-        if (out && !mt_grad_enabled()) out->flags |= MT_T_VIEW_NO_GRAD; /* as every view made without grad */
+        if (out && !mt_grad_enabled())
+            out->flags |= MT_T_VIEW_NO_GRAD; /* as every view made without grad */
     }
     if (!out) return lmt_error(L);
     lmt_push_tensor(L, out);

@@ -9,7 +9,8 @@
  * thread pool's idle workers, and OpenBLAS's, run code that must not be unmapped). */
 static void pin_library(void) {
     Dl_info info;
-    if (dladdr((void *)mt_lua_open, &info) && info.dli_fname) dlopen(info.dli_fname, RTLD_NOW | RTLD_NODELETE);
+    if (dladdr((void *)mt_lua_open, &info) && info.dli_fname)
+        dlopen(info.dli_fname, RTLD_NOW | RTLD_NODELETE);
 }
 
 MT_API int mt_lua_open(lua_State *L) {

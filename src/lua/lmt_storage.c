@@ -26,8 +26,12 @@ static lmt_storage_box *check_box(lua_State *L, int idx) {
     return b;
 }
 
-static size_t elem_size(const lmt_storage_box *b) { return b->dtype < 0 ? 1 : mt_dtype_size((mt_dtype)b->dtype); }
-static mt_dtype elem_dtype(const lmt_storage_box *b) { return b->dtype < 0 ? MT_UINT8 : (mt_dtype)b->dtype; }
+static size_t elem_size(const lmt_storage_box *b) {
+    return b->dtype < 0 ? 1 : mt_dtype_size((mt_dtype)b->dtype);
+}
+static mt_dtype elem_dtype(const lmt_storage_box *b) {
+    return b->dtype < 0 ? MT_UINT8 : (mt_dtype)b->dtype;
+}
 
 static int st_gc(lua_State *L) {
     lmt_storage_box *b = lua_touserdata(L, 1);
@@ -86,16 +90,20 @@ static int st_resize(lua_State *L) {
 
 static const char *host_data(lua_State *L, lmt_storage_box *b) {
     if (b->s->device.type == MT_DEV_META) lmt_errorf(L, "cannot read the data of a meta storage");
-    if (b->s->device.type != MT_DEV_CPU) lmt_errorf(L, "storage data lives on %s: copy it to the CPU first",
-                                                    mt_devtype_name(b->s->device.type));
+    if (b->s->device.type != MT_DEV_CPU)
+        lmt_errorf(L, "storage data lives on %s: copy it to the CPU first",
+                   mt_devtype_name(b->s->device.type));
     if (mt_storage_sync(b->s)) lmt_error(L);
     return b->s->data;
 }
 
 static void push_elem(lua_State *L, const char *p, mt_dtype dt) {
-    if (dt == MT_BOOL) lua_pushboolean(L, *p != 0);
-    else if (mt_dtype_is_floating(dt)) lua_pushnumber(L, mt_load_double(p, dt));
-    else lua_pushinteger(L, mt_load_int64(p, dt));
+    if (dt == MT_BOOL)
+        lua_pushboolean(L, *p != 0);
+    else if (mt_dtype_is_floating(dt))
+        lua_pushnumber(L, mt_load_double(p, dt));
+    else
+        lua_pushinteger(L, mt_load_int64(p, dt));
 }
 
 static int st_tolist(lua_State *L) {
@@ -112,9 +120,12 @@ static int st_tolist(lua_State *L) {
 
 static int store_value(lua_State *L, int idx, lmt_storage_box *b, char *p) {
     mt_value v;
-    if (lua_isboolean(L, idx)) v = mt_vbool(lua_toboolean(L, idx));
-    else if (lua_isinteger(L, idx)) v = mt_vint(lua_tointeger(L, idx));
-    else v = mt_vdouble(luaL_checknumber(L, idx));
+    if (lua_isboolean(L, idx))
+        v = mt_vbool(lua_toboolean(L, idx));
+    else if (lua_isinteger(L, idx))
+        v = mt_vint(lua_tointeger(L, idx));
+    else
+        v = mt_vdouble(luaL_checknumber(L, idx));
     if (mt_scalar_store_checked(v, elem_dtype(b), p, false)) return lmt_error(L);
     return 0;
 }
@@ -222,16 +233,21 @@ static int st_newindex(lua_State *L) {
     return store_value(L, 3, b, p + (size_t)k * isz);
 }
 
-static int st_len(lua_State *L) { return st_size(L); }
+static int st_len(lua_State *L) {
+    return st_size(L);
+}
 
-/* torch.UntypedStorage(n | {bytes...} [, {device=}]) and torch.TypedStorage(n | {...}, {dtype=, device=}) */
+/* torch.UntypedStorage(n | {bytes...} [, {device=}]) and torch.TypedStorage(n | {...}, {dtype=,
+ * device=}) */
 static int new_storage(lua_State *L, bool typed) {
     int dtype = typed ? (int)mt_default_dtype() : -1;
     mt_device dev = MT_CPU;
     int opts = lua_istable(L, 2) ? 2 : 0;
     if (opts) {
-        if (lua_getfield(L, opts, "device") != LUA_TNIL && lmt_to_device(L, -1, &dev)) return lmt_error(L);
-        if (typed && lua_getfield(L, opts, "dtype") != LUA_TNIL) dtype = (int)lmt_check_dtype(L, -1);
+        if (lua_getfield(L, opts, "device") != LUA_TNIL && lmt_to_device(L, -1, &dev))
+            return lmt_error(L);
+        if (typed && lua_getfield(L, opts, "dtype") != LUA_TNIL)
+            dtype = (int)lmt_check_dtype(L, -1);
     }
     size_t isz = dtype < 0 ? 1 : mt_dtype_size((mt_dtype)dtype);
     bool from_list = lua_istable(L, 1);
@@ -277,7 +293,7 @@ static int typed_from_file(lua_State *L) {
     return lmt_errorf(L, "from_file can only be called on derived classes");
 }
 
-/* ---- tensor methods that reach the storage ----------------------------------------------------- */
+/* ---- tensor methods that reach the storage --------------------------------------------------- */
 
 static int t_untyped_storage(lua_State *L) {
     mt_tensor *t = lmt_check_tensor(L, 1);
@@ -319,7 +335,8 @@ static int t_pin_memory(lua_State *L) {
     }
     mt_storage *p = mt_storage_pin_memory(t->storage);
     if (!p) return lmt_error(L);
-    mt_tensor *r = mt_tensor_from_storage(p, t->offset, t->ndim, t->sizes, t->strides, (mt_dtype)t->dtype);
+    mt_tensor *r =
+        mt_tensor_from_storage(p, t->offset, t->ndim, t->sizes, t->strides, (mt_dtype)t->dtype);
     mt_storage_decref(p);
     if (!r) return lmt_error(L);
     lmt_push_tensor(L, r);
@@ -341,8 +358,10 @@ static void make_class(lua_State *L, const char *tname, const char *pyname, lua_
     lua_setfield(L, -2, "__call");
     lua_setmetatable(L, -2);
     lua_setfield(L, -3, pyname); /* module[pyname] = class */
-    static const luaL_Reg meta[] = {{"__gc", st_gc},       {"__index", st_index},
-                                    {"__newindex", st_newindex}, {"__len", st_len},
+    static const luaL_Reg meta[] = {{"__gc", st_gc},
+                                    {"__index", st_index},
+                                    {"__newindex", st_newindex},
+                                    {"__len", st_len},
                                     {NULL, NULL}};
     luaL_setfuncs(L, meta, 0);
     lua_pushfstring(L, "torch.%s", pyname);
@@ -352,11 +371,20 @@ static void make_class(lua_State *L, const char *tname, const char *pyname, lua_
 
 void lmt_open_storage(lua_State *L) {
     static const luaL_Reg methods[] = {
-        {"size", st_size},         {"nbytes", st_nbytes},       {"element_size", st_element_size},
-        {"data_ptr", st_data_ptr}, {"resize_", st_resize},      {"tolist", st_tolist},
-        {"fill_", st_fill},        {"copy_", st_copy},          {"clone", st_clone},
-        {"is_shared", st_is_shared}, {"share_memory_", st_share_memory},
-        {"is_pinned", st_is_pinned}, {"pin_memory", st_pin_memory}, {"untyped", st_untyped},
+        {"size", st_size},
+        {"nbytes", st_nbytes},
+        {"element_size", st_element_size},
+        {"data_ptr", st_data_ptr},
+        {"resize_", st_resize},
+        {"tolist", st_tolist},
+        {"fill_", st_fill},
+        {"copy_", st_copy},
+        {"clone", st_clone},
+        {"is_shared", st_is_shared},
+        {"share_memory_", st_share_memory},
+        {"is_pinned", st_is_pinned},
+        {"pin_memory", st_pin_memory},
+        {"untyped", st_untyped},
         {NULL, NULL},
     };
     make_class(L, LMT_STORAGE, "UntypedStorage", untyped_new, untyped_from_file, methods);
@@ -364,9 +392,12 @@ void lmt_open_storage(lua_State *L) {
 
     lmt_push_registry(L, "Tensor");
     static const luaL_Reg tmethods[] = {
-        {"untyped_storage", t_untyped_storage}, {"storage", t_storage},
-        {"is_shared", t_is_shared},             {"share_memory_", t_share_memory},
-        {"is_pinned", t_is_pinned},             {"pin_memory", t_pin_memory},
+        {"untyped_storage", t_untyped_storage},
+        {"storage", t_storage},
+        {"is_shared", t_is_shared},
+        {"share_memory_", t_share_memory},
+        {"is_pinned", t_is_pinned},
+        {"pin_memory", t_pin_memory},
         {NULL, NULL},
     };
     luaL_setfuncs(L, tmethods, 0);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ---- errors ----------------------------------------------------------------------------------- */
+/* ---- errors ---------------------------------------------------------------------------------- */
 
 int lmt_error(lua_State *L) {
     lua_pushstring(L, mt_error_msg());
@@ -30,7 +30,7 @@ void lmt_push_registry(lua_State *L, const char *field) {
     }
 }
 
-/* ---- identity and lifetime --------------------------------------------------------------------- */
+/* ---- identity and lifetime ------------------------------------------------------------------- */
 
 /* The Tensor metatable lives in the registry under this address (a lookup by pointer, cheaper
  * than luaL_checkudata's lookup by name on every call). */
@@ -70,7 +70,9 @@ void lmt_push_tensor(lua_State *L, mt_tensor *t) {
     lua_setmetatable(L, -2);
 }
 
-mt_tensor *lmt_to_tensor(lua_State *L, int idx) { return lmt_box_tensor(L, idx); }
+mt_tensor *lmt_to_tensor(lua_State *L, int idx) {
+    return lmt_box_tensor(L, idx);
+}
 
 bool lmt_is_released_tensor(lua_State *L, int idx) {
     lmt_box *b = lua_touserdata(L, idx);
@@ -131,7 +133,7 @@ static int tensor_close(lua_State *L) {
     return 0;
 }
 
-/* ---- reading values ------------------------------------------------------------------------------- */
+/* ---- reading values -------------------------------------------------------------------------- */
 
 /* A CPU tensor with t's values (t itself when already on the CPU): a new reference. */
 static mt_tensor *cpu_values(lua_State *L, mt_tensor *t, const char *what) {
@@ -196,11 +198,12 @@ static int t_tolist(lua_State *L) {
     return 1;
 }
 
-/* ---- geometry methods ------------------------------------------------------------------------------ */
+/* ---- geometry methods ------------------------------------------------------------------------ */
 
 static int check_dim_arg(lua_State *L, int idx, int ndim) {
     int64_t d;
-    if (lmt_to_int(L, idx, &d)) lmt_errorf(L, "dim must be an integer, got %s", luaL_typename(L, idx));
+    if (lmt_to_int(L, idx, &d))
+        lmt_errorf(L, "dim must be an integer, got %s", luaL_typename(L, idx));
     int64_t internal = d > 0 ? d - 1 : d == 0 ? MT_ZERO_SENTINEL : d;
     int w;
     if (mt_wrap_dim(internal, ndim, &w)) lmt_error(L);
@@ -213,8 +216,9 @@ static int t_size(lua_State *L) {
         lmt_push_size(L, t->sizes, t->ndim);
         return 1;
     }
-    if (t->ndim == 0) return lmt_errorf(L, "Dimension specified as %d but tensor has no dimensions",
-                                        (int)luaL_checkinteger(L, 2));
+    if (t->ndim == 0)
+        return lmt_errorf(L, "Dimension specified as %d but tensor has no dimensions",
+                          (int)luaL_checkinteger(L, 2));
     lua_pushinteger(L, t->sizes[check_dim_arg(L, 2, t->ndim)]);
     return 1;
 }
@@ -225,8 +229,9 @@ static int t_stride(lua_State *L) {
         lmt_push_int_tuple(L, t->strides, t->ndim);
         return 1;
     }
-    if (t->ndim == 0) return lmt_errorf(L, "Dimension specified as %d but tensor has no dimensions",
-                                        (int)luaL_checkinteger(L, 2));
+    if (t->ndim == 0)
+        return lmt_errorf(L, "Dimension specified as %d but tensor has no dimensions",
+                          (int)luaL_checkinteger(L, 2));
     lua_pushinteger(L, t->strides[check_dim_arg(L, 2, t->ndim)]);
     return 1;
 }
@@ -289,7 +294,8 @@ static int t_type(lua_State *L) {
 static int t_requires_grad_(lua_State *L) {
     mt_tensor *t = lmt_check_tensor(L, 1);
     bool on = lua_isnoneornil(L, 2) ? true : lua_toboolean(L, 2);
-    if (on && !mt_dtype_is_floating((mt_dtype)t->dtype)) /* requires_grad_()'s wording (the setter's differs) */
+    if (on && !mt_dtype_is_floating(
+                  (mt_dtype)t->dtype)) /* requires_grad_()'s wording (the setter's differs) */
         return lmt_errorf(L, "only Tensors of floating point dtype can require gradients");
     lmt_set_requires_grad(L, t, on);
     lua_settop(L, 1);
@@ -303,7 +309,7 @@ static int t_len(lua_State *L) {
     return 1;
 }
 
-/* ---- fields ------------------------------------------------------------------------------------------ */
+/* ---- fields ---------------------------------------------------------------------------------- */
 
 typedef int (*getter)(lua_State *L, mt_tensor *t);
 
@@ -388,7 +394,7 @@ static const struct {
     {"_base", lmt_g_base},
 };
 
-/* ---- __index / __newindex ------------------------------------------------------------------------ */
+/* ---- __index / __newindex -------------------------------------------------------------------- */
 
 /* upvalue 1: torch.Tensor (methods); upvalue 2: getters (name -> lightuserdata fn) */
 static int tensor_index(lua_State *L) {

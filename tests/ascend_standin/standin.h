@@ -21,7 +21,8 @@
  * that fails returns an ACL error code (its message set with standin_set_error on the worker):
  * the stream keeps the first such error and the next aclrtSynchronizeStream/Device of it
  * returns that code and message, as a device reports a failed kernel. */
-STANDIN_API aclError standin_enqueue(aclrtStream stream, int (*fn)(void *ctx), void *ctx, void (*free_ctx)(void *));
+STANDIN_API aclError standin_enqueue(aclrtStream stream, int (*fn)(void *ctx), void *ctx,
+                                     void (*free_ctx)(void *));
 /* the error code an entry point must fail with now (0: none), counting its calls */
 STANDIN_API int standin_fault(const char *entry);
 /* the message aclGetRecentErrMsg returns next on this thread */

@@ -40,21 +40,35 @@ struct aclOpExecutor {
     int nscalars;
     aclScalar s[STANDIN_EXEC_SCALARS];
     aclIntArray dims;
-    int64_t dim, mode;     /* an operator's integer parameters (dim, scatter reduce, function) */
+    int64_t dim, mode; /* an operator's integer parameters (dim, scatter reduce, function) */
     int flags;
-    bool keep;             /* keepDims */
-    aclDataType dtype;     /* a requested result type (Cast, ReduceSum, Mean) */
+    bool keep;         /* keepDims */
+    aclDataType dtype; /* a requested result type (Cast, ReduceSum, Mean) */
     uint64_t workspace_size;
     void *workspace;
 };
 
 static inline size_t standin_dtype_size(aclDataType t) {
     switch (t) {
-    case ACL_BOOL: case ACL_INT8: case ACL_UINT8: return 1;
-    case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: case ACL_UINT16: return 2;
-    case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: return 4;
-    case ACL_DOUBLE: case ACL_INT64: case ACL_UINT64: return 8;
-    default: return 0;
+    case ACL_BOOL:
+    case ACL_INT8:
+    case ACL_UINT8:
+        return 1;
+    case ACL_FLOAT16:
+    case ACL_BF16:
+    case ACL_INT16:
+    case ACL_UINT16:
+        return 2;
+    case ACL_FLOAT:
+    case ACL_INT32:
+    case ACL_UINT32:
+        return 4;
+    case ACL_DOUBLE:
+    case ACL_INT64:
+    case ACL_UINT64:
+        return 8;
+    default:
+        return 0;
     }
 }
 

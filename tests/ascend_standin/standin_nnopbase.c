@@ -9,10 +9,11 @@
 MT_ACLNN_BASE_FUNCS(X)
 #undef X
 
-aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType, const int64_t *stride,
-                           int64_t offset, aclFormat format, const int64_t *storageDims, uint64_t storageDimsNum,
-                           void *tensorData) {
-    if ((!viewDims && viewDimsNum > 0) || (!storageDims && storageDimsNum > 0) || viewDimsNum > STANDIN_MAX_DIM)
+aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                           const int64_t *stride, int64_t offset, aclFormat format,
+                           const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData) {
+    if ((!viewDims && viewDimsNum > 0) || (!storageDims && storageDimsNum > 0) ||
+        viewDimsNum > STANDIN_MAX_DIM)
         return NULL;
     if (standin_dtype_size(dataType) == 0) return NULL;
     aclTensor *t = calloc(1, sizeof *t);

@@ -53,8 +53,9 @@ static void mixed_devices_are_refused(void **state) {
     mt_keyset ks;
     mt_device dev;
     assert_int_equal(mt_disp_keyset(op, a, &ks, &dev), -1);
-    assert_string_equal(mt_error_msg(), "Expected all tensors to be on the same device, but found at "
-                                        "least two devices, meta and cpu!");
+    assert_string_equal(mt_error_msg(),
+                        "Expected all tensors to be on the same device, but found at "
+                        "least two devices, meta and cpu!");
     mt_tensor *s = mt_tensor_scalar_double(1.0, MT_FLOAT32); /* CPU scalars mix with anything */
     a[1] = mt_vtensor(s);
     assert_int_equal(mt_disp_keyset(op, a, &ks, &dev), 0);
@@ -108,7 +109,8 @@ static void missing_kernel_names_op_and_backend(void **state) {
     op->impls[MT_KEY_CPU] = NULL;
     int64_t s[1] = {2};
     assert_null(mto_zeros((mt_ilist){s, 1}, -1, MT_CPU, false, false));
-    assert_non_null(strstr(mt_error_msg(), "Could not run 'aten::zeros' with arguments from the 'CPU' backend."));
+    assert_non_null(strstr(mt_error_msg(),
+                           "Could not run 'aten::zeros' with arguments from the 'CPU' backend."));
     assert_non_null(strstr(mt_error_msg(), "only available for these backends: [Meta]"));
     op->impls[MT_KEY_CPU] = saved;
 }
@@ -139,7 +141,8 @@ static void inplace_bumps_version_once(void **state) {
 static void every_op_has_a_meta_path(void **state) {
     (void)state;
     static const char *const data_dependent[] = {"nonzero", "masked_select", "unique", "equal"};
-    for (size_t k = 0; k < sizeof data_dependent / sizeof *data_dependent; k++) { /* the list stays true */
+    for (size_t k = 0; k < sizeof data_dependent / sizeof *data_dependent;
+         k++) { /* the list stays true */
         const mt_op *op = mt_op_find(data_dependent[k]);
         assert_non_null(op);
         assert_true(!op->composite && !op->meta && !op->kernels[MT_KEY_META]);

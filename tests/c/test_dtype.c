@@ -86,7 +86,8 @@ static void default_dtype_rejects_integers(void **state) {
     (void)state;
     assert_int_equal(mt_default_dtype(), MT_FLOAT32);
     assert_int_equal(mt_set_default_dtype(MT_INT64), -1);
-    assert_string_equal(mt_error_msg(), "only floating-point types are supported as the default type");
+    assert_string_equal(mt_error_msg(),
+                        "only floating-point types are supported as the default type");
     assert_int_equal(mt_set_default_dtype(MT_FLOAT64), 0);
     assert_int_equal(mt_default_dtype(), MT_FLOAT64);
     mt_set_default_dtype(MT_FLOAT32);

@@ -45,7 +45,8 @@ static void buffer_shared_without_copy(void **state) {
     int64_t sizes[2] = {2, 3};
     int one = 1;
     releases = 0;
-    assert_int_equal(mt_push_tensor_from_buffer(L, pixels, MT_FLOAT32, 2, sizes, NULL, count_release, &one), 0);
+    assert_int_equal(
+        mt_push_tensor_from_buffer(L, pixels, MT_FLOAT32, 2, sizes, NULL, count_release, &one), 0);
     lua_setglobal(L, "image");
     /* Lua writes through to the host's memory and computes a result the host reads */
     assert_int_equal(run(L, "image:mul_(2); result = image:t():contiguous():sum(1)", 0), 0);
@@ -64,7 +65,8 @@ static void buffer_shared_without_copy(void **state) {
     lua_pop(L, 1);
     /* a strided view of the host buffer: every other element */
     int64_t half[1] = {3}, step[1] = {2};
-    assert_int_equal(mt_push_tensor_from_buffer(L, pixels, MT_FLOAT32, 1, half, step, count_release, &one), 0);
+    assert_int_equal(
+        mt_push_tensor_from_buffer(L, pixels, MT_FLOAT32, 1, half, step, count_release, &one), 0);
     lua_setglobal(L, "odd");
     assert_int_equal(run(L, "return odd:sum():item()", 1), 0);
     assert_true(lua_tonumber(L, -1) == 2 + 6 + 10);
@@ -85,11 +87,14 @@ static void errors_are_return_codes(void **state) {
     assert_int_equal(mt_open(L), 0);
     assert_int_equal(mt_push_tensor_from_buffer(L, x, MT_FLOAT32, 1, bad, NULL, NULL, NULL), -1);
     assert_non_null(strstr(mt_error_msg(), "negative dimension"));
-    assert_int_equal(mt_push_tensor_from_buffer(L, x, MT_FLOAT32, 1, sizes, neg_stride, NULL, NULL), -1);
-    assert_int_equal(mt_push_tensor_from_buffer(L, x, (mt_dtype)99, 1, sizes, NULL, NULL, NULL), -1);
+    assert_int_equal(mt_push_tensor_from_buffer(L, x, MT_FLOAT32, 1, sizes, neg_stride, NULL, NULL),
+                     -1);
+    assert_int_equal(mt_push_tensor_from_buffer(L, x, (mt_dtype)99, 1, sizes, NULL, NULL, NULL),
+                     -1);
     assert_non_null(strstr(mt_error_msg(), "invalid dtype"));
     assert_int_equal(mt_push_tensor_from_buffer(L, x, MT_FLOAT32, 17, sizes, NULL, NULL, NULL), -1);
-    assert_int_equal(mt_push_tensor_from_buffer(L, NULL, MT_FLOAT32, 1, sizes, NULL, NULL, NULL), -1);
+    assert_int_equal(mt_push_tensor_from_buffer(L, NULL, MT_FLOAT32, 1, sizes, NULL, NULL, NULL),
+                     -1);
     /* geometry whose element count, strides or extent overflow int64 (they used to wrap into a
      * small tensor over a buffer it then read past) */
     int64_t wrap[2] = {(1LL << 62) + 3, 4}, wide[3] = {0, 1LL << 40, 1LL << 40}, one_by[2] = {2, 2};
@@ -223,7 +228,8 @@ static void four_threads_train_concurrently(void **state) {
     assert_false(isnan(alone));
     pthread_t t[4];
     double loss[4];
-    for (int i = 0; i < 4; i++) assert_int_equal(pthread_create(&t[i], NULL, train_in_own_state, &loss[i]), 0);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, train_in_own_state, &loss[i]), 0);
     for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
     for (int i = 0; i < 4; i++) assert_true(fabs(loss[i] - alone) <= 1e-6 * fabs(alone));
 }

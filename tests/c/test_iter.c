@@ -19,7 +19,8 @@ static uint32_t rnd(uint32_t n) {
 static double at(const mt_tensor *t, const int64_t *idx) {
     int64_t off = 0;
     for (int i = 0; i < t->ndim; i++) off += idx[i] * t->strides[i];
-    return mt_load_double(mt_tensor_raw(t) + off * (int64_t)mt_dtype_size((mt_dtype)t->dtype), (mt_dtype)t->dtype);
+    return mt_load_double(mt_tensor_raw(t) + off * (int64_t)mt_dtype_size((mt_dtype)t->dtype),
+                          (mt_dtype)t->dtype);
 }
 
 /* copy_ between random layouts (permuted, sliced, broadcast) and dtypes equals a naive copy */
@@ -53,7 +54,8 @@ static void copy_matches_naive_for_random_layouts(void **state) {
         mt_tensor *cur = p;
         mt_tensor_incref(cur);
         for (int i = 0; i < nd; i++) {
-            mt_tensor *nx = mto_narrow(cur, i, (int64_t)rnd((uint32_t)(p->sizes[i] - want[i] + 1)), want[i]);
+            mt_tensor *nx =
+                mto_narrow(cur, i, (int64_t)rnd((uint32_t)(p->sizes[i] - want[i] + 1)), want[i]);
             mt_tensor_decref(cur);
             cur = nx;
         }
@@ -85,13 +87,17 @@ static void copy_matches_naive_for_random_layouts(void **state) {
         for (int i = 0; i < nd; i++) total *= want[i];
         for (int64_t k = 0; k < total; k++) {
             int64_t rem = k;
-            for (int i = nd - 1; i >= 0; i--) { idx[i] = rem % want[i]; rem /= want[i]; }
+            for (int i = nd - 1; i >= 0; i--) {
+                idx[i] = rem % want[i];
+                rem /= want[i];
+            }
             double s = at(cur, idx), d = at(dst, idx);
             /* reference conversion through the same C semantics */
             char one[8];
             mt_store_double(one, dt, s);
             double expect = mt_load_double(one, dt);
-            if (d != expect) fail_msg("trial %d element %lld: %g != %g", trial, (long long)k, d, expect);
+            if (d != expect)
+                fail_msg("trial %d element %lld: %g != %g", trial, (long long)k, d, expect);
         }
         mt_tensor_decref(dst);
         mt_tensor_decref(dst0);
@@ -107,7 +113,8 @@ static void overlapping_copy_is_refused(void **state) {
     mt_tensor *t = mto_arange(mt_vint(4), -1, MT_NO_DEVICE, false, false);
     mt_tensor *a = mto_narrow(t, 0, 1, 3), *b = mto_narrow(t, 0, 0, 3);
     assert_null(mto_copy_(a, b, false));
-    assert_non_null(strstr(mt_error_msg(), "some elements of the input tensor and the written-to tensor"));
+    assert_non_null(
+        strstr(mt_error_msg(), "some elements of the input tensor and the written-to tensor"));
     mt_tensor *one = mto_narrow(t, 0, 0, 1);
     int64_t s[1] = {3};
     mt_tensor *ex = mto_expand(one, (mt_ilist){s, 1}, false);

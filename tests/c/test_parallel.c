@@ -30,7 +30,8 @@ static void check_once(int64_t n, int nt) {
     mt_parallel_range(n, nt, count_body, &j);
     for (int64_t i = 0; i < n; i++) assert_int_equal(atomic_load(&j.hits[i]), 1);
     assert_true(atomic_load(&j.calls) <= (nt > 1 ? nt : 1));
-    if (nt > 1 && n > 1) assert_int_equal(atomic_load(&j.inner_threads), 0); /* a split loop's bodies */
+    if (nt > 1 && n > 1)
+        assert_int_equal(atomic_load(&j.inner_threads), 0); /* a split loop's bodies */
     free(j.hits);
 }
 
@@ -46,7 +47,9 @@ typedef struct {
     atomic_int total;
 } nest_job;
 
-static void inner_body(void *ctx, int64_t begin, int64_t end) { atomic_fetch_add(&((nest_job *)ctx)->total, (int)(end - begin)); }
+static void inner_body(void *ctx, int64_t begin, int64_t end) {
+    atomic_fetch_add(&((nest_job *)ctx)->total, (int)(end - begin));
+}
 
 static void outer_body(void *ctx, int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; i++) mt_parallel_range(100, 4, inner_body, ctx);

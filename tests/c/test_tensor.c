@@ -20,14 +20,21 @@ static void contiguous_strides_skip_size_one(void **state) {
 }
 
 /* Brute force: is `new` a view of `old`, element by element in row-major order? */
-static bool is_view(int on, const int64_t *os, const int64_t *ost, int nn, const int64_t *ns, const int64_t *nst) {
+static bool is_view(int on, const int64_t *os, const int64_t *ost, int nn, const int64_t *ns,
+                    const int64_t *nst) {
     int64_t numel = 1;
     for (int i = 0; i < on; i++) numel *= os[i];
     for (int64_t k = 0; k < numel; k++) {
         int64_t r = k, oa = 0, na = 0;
-        for (int i = on - 1; i >= 0; i--) { oa += (r % os[i]) * ost[i]; r /= os[i]; }
+        for (int i = on - 1; i >= 0; i--) {
+            oa += (r % os[i]) * ost[i];
+            r /= os[i];
+        }
         r = k;
-        for (int i = nn - 1; i >= 0; i--) { na += (r % ns[i]) * nst[i]; r /= ns[i]; }
+        for (int i = nn - 1; i >= 0; i--) {
+            na += (r % ns[i]) * nst[i];
+            r /= ns[i];
+        }
         if (oa != na) return false;
     }
     return true;
@@ -42,7 +49,10 @@ static void view_strides_agree_with_brute_force(void **state) {
     int tn[5] = {1, 2, 2, 2, 4};
     for (int p = 0; p < 6; p++) {
         int64_t os[3], ost[3];
-        for (int i = 0; i < 3; i++) { os[i] = base[perms[p][i]]; ost[i] = bst[perms[p][i]]; }
+        for (int i = 0; i < 3; i++) {
+            os[i] = base[perms[p][i]];
+            ost[i] = bst[perms[p][i]];
+        }
         for (int t = 0; t < 5; t++) {
             int64_t nst[4];
             bool ok = mt_view_strides(3, os, ost, tn[t], targets[t], nst);
@@ -69,9 +79,11 @@ static void wrap_dim_speaks_one_based(void **state) {
     assert_int_equal(mt_wrap_dim(-1, 3, &d), 0);
     assert_int_equal(d, 2);
     assert_int_equal(mt_wrap_dim(3, 3, &d), -1); /* internal 3 is the user's 4 */
-    assert_string_equal(mt_error_msg(), "Dimension out of range (expected to be in range of [-3, 3], but got 4)");
+    assert_string_equal(mt_error_msg(),
+                        "Dimension out of range (expected to be in range of [-3, 3], but got 4)");
     assert_int_equal(mt_wrap_dim(MT_ZERO_SENTINEL, 3, &d), -1);
-    assert_string_equal(mt_error_msg(), "Dimension out of range (expected to be in range of [-3, 3], but got 0)");
+    assert_string_equal(mt_error_msg(),
+                        "Dimension out of range (expected to be in range of [-3, 3], but got 0)");
     assert_int_equal(mt_wrap_dim(0, 0, &d), 0); /* a 0-d tensor accepts dim 1 */
 }
 
