@@ -40,7 +40,7 @@ static mt_tensor *snapshot(mt_tensor *t) {
 }
 
 static int copy_value(mt_value *dst, const mt_value *src) {
-    *dst = *src;
+    if (mt_value_copy_owned(dst, src, "recording an op")) return -1;
     switch (src->tag) {
     case MT_V_TENSOR:
         return (dst->t = snapshot(src->t)) ? 0 : -1;
@@ -54,26 +54,6 @@ static int copy_value(mt_value *dst, const mt_value *src) {
                 return -1;
             }
         dst->tl = v;
-        return 0;
-    }
-    case MT_V_INTLIST:
-    case MT_V_DOUBLELIST: {
-        size_t bytes = (size_t)(src->n ? src->n : 1) * 8;
-        void *v = malloc(bytes);
-        if (!v) return mt_error(MT_ERR_MEMORY, "out of memory recording an op");
-        if (src->n)
-            memcpy(v, src->tag == MT_V_INTLIST ? (const void *)src->il : (const void *)src->dl,
-                   bytes);
-        if (src->tag == MT_V_INTLIST)
-            dst->il = v;
-        else
-            dst->dl = v;
-        return 0;
-    }
-    case MT_V_STR: {
-        char *s = strdup(src->s);
-        if (!s) return mt_error(MT_ERR_MEMORY, "out of memory recording an op");
-        dst->s = s;
         return 0;
     }
     case MT_V_GENERATOR:

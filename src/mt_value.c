@@ -1,7 +1,9 @@
-/* mt_value.c: releasing what boxed results own. */
+/* mt_value.c: boxed values: releasing what results own, owned copies, and checked stores of
+ * scalars into a dtype. */
 #include "mt_value.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void mt_value_release(mt_value *v) {
     if (v->tag == MT_V_TENSOR) {
@@ -11,6 +13,25 @@ void mt_value_release(mt_value *v) {
         free(v->tl);
     }
     v->tag = MT_V_NONE;
+}
+
+int mt_value_copy_owned(mt_value *dst, const mt_value *src, const char *what) {
+    *dst = *src;
+    if (src->tag == MT_V_INTLIST || src->tag == MT_V_DOUBLELIST) {
+        size_t bytes = (size_t)(src->n ? src->n : 1) * 8; /* both element types are 8 bytes */
+        void *v = malloc(bytes);
+        if (!v) return mt_error(MT_ERR_MEMORY, "out of memory %s", what);
+        if (src->n)
+            memcpy(v, src->tag == MT_V_INTLIST ? (const void *)src->il : (const void *)src->dl,
+                   bytes);
+        if (src->tag == MT_V_INTLIST)
+            dst->il = v;
+        else
+            dst->dl = v;
+    } else if (src->tag == MT_V_STR) {
+        if (!(dst->s = strdup(src->s))) return mt_error(MT_ERR_MEMORY, "out of memory %s", what);
+    }
+    return 0;
 }
 
 #include <float.h>

@@ -90,6 +90,11 @@ static inline mt_dtype mt_scalar_dtype(mt_value v) {
 /* Release what a result owns (tensor refs, tensor-list arrays); leaves it NONE. */
 MT_API void mt_value_release(mt_value *v);
 
+/* *dst = *src, with a list's or a string's memory copied so that dst owns it (for a value kept
+ * past the call: autograd's saved arguments, the pipeline's recorded ones); other tags are
+ * copied as they are. 0, or -1 with an out-of-memory error saying `what` ran out. */
+int mt_value_copy_owned(mt_value *dst, const mt_value *src, const char *what);
+
 /* Int lists as the typed C wrappers take them: n < 0 means "None". */
 typedef struct mt_ilist {
     const int64_t *v;

@@ -317,24 +317,8 @@ const mt_node_kind mt_formula_kind = {formula_apply, formula_release_saved, form
 /* a copy of a forward argument the node keeps: numbers, lists and strings (tensors reach
  * formulas through saved variables; a list keeps only its length) */
 static int copy_arg(mt_value *dst, const mt_value *src) {
-    *dst = *src;
+    if (mt_value_copy_owned(dst, src, "saving an op's arguments")) return -1;
     switch (src->tag) {
-    case MT_V_INTLIST:
-    case MT_V_DOUBLELIST: {
-        size_t bytes = (size_t)(src->n ? src->n : 1) * 8;
-        void *v = malloc(bytes);
-        if (!v) return mt_error(MT_ERR_MEMORY, "out of memory");
-        if (src->n)
-            memcpy(v, src->tag == MT_V_INTLIST ? (const void *)src->il : (const void *)src->dl,
-                   bytes);
-        if (src->tag == MT_V_INTLIST)
-            dst->il = v;
-        else
-            dst->dl = v;
-        return 0;
-    }
-    case MT_V_STR:
-        return (dst->s = strdup(src->s)) ? 0 : mt_error(MT_ERR_MEMORY, "out of memory");
     case MT_V_TENSOR:
         dst->t = NULL;
         return 0;
