@@ -22,6 +22,7 @@
 typedef struct lmt_arg_plan {
     int8_t self_index; /* the parameter a method's receiver fills (-1 for functions) */
     int8_t npos;       /* positional parameters (after the receiver) */
+    bool factory_opts; /* takes pin_memory= or requires_grad= (lmt_result_options applies them) */
     int8_t pos[LMT_MAX_ARGS];
 } lmt_arg_plan;
 

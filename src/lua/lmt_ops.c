@@ -45,7 +45,7 @@ static int call_set(lua_State *L, const lmt_opset *set, int first) {
         lmt_gc_hint(L);
         int n = nout ? lmt_push_outs(L, op->schema, opts, nout)
                      : lmt_push_results(L, op->schema, rets, first, last);
-        lmt_result_options(L, op, args, n);
+        if (set->plans[i].factory_opts) lmt_result_options(L, op, args, n);
         return n;
     }
     return lmt_overload_error(L, set, set->method, first, last, opts, mms);
@@ -129,8 +129,13 @@ static lmt_opset *new_opset(lua_State *L, const char *name, bool method) {
                 if (strcmp(s->args[k].name, "self") == 0) p->self_index = (int8_t)k;
         }
         p->npos = 0;
-        for (int k = 0; k < s->nargs && k < LMT_MAX_ARGS; k++)
+        p->factory_opts = false;
+        for (int k = 0; k < s->nargs && k < LMT_MAX_ARGS; k++) {
             if (!s->args[k].kwonly && k != p->self_index) p->pos[p->npos++] = (int8_t)k;
+            if (strcmp(s->args[k].name, "pin_memory") == 0 ||
+                strcmp(s->args[k].name, "requires_grad") == 0)
+                p->factory_opts = true;
+        }
     }
     return set;
 }
