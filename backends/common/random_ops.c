@@ -141,6 +141,65 @@ static int meta_exponential_(mt_call *c, mt_value *a, mt_outspec *o) {
     return inplace(self, o);
 }
 
+static int meta_cauchy_(mt_call *c, mt_value *a, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_tensor *self = a[0].t;
+    if (!mt_dtype_is_floating((mt_dtype)self->dtype)) return not_implemented("cauchy_cpu", self);
+    return inplace(self, o);
+}
+
+static int meta_log_normal_(mt_call *c, mt_value *a, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_tensor *self = a[0].t;
+    if (!mt_dtype_is_floating((mt_dtype)self->dtype))
+        return not_implemented("log_normal_cpu", self);
+    char num[32];
+    if (!(a[2].d > 0.0))
+        return mt_error(MT_ERR_RUNTIME, "log_normal_ expects std > 0.0, but found std=%s",
+                        mt_fmt_double(num, sizeof num, a[2].d));
+    return inplace(self, o);
+}
+
+static int meta_geometric_(mt_call *c, mt_value *a, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_tensor *self = a[0].t;
+    char num[32];
+    if (!(a[1].d > 0.0 && a[1].d < 1.0))
+        return mt_error(MT_ERR_RUNTIME, "geometric_ expects p to be in (0, 1), but got p=%s",
+                        mt_fmt_double(num, sizeof num, a[1].d));
+    if (self->dtype == MT_BOOL) return not_implemented("geometric_cpu", self);
+    return inplace(self, o);
+}
+
+/* poisson and binomial write a new contiguous tensor in float32 or float64 */
+static int meta_poisson(mt_call *c, mt_value *a, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_tensor *self = a[0].t;
+    if (self->dtype != MT_FLOAT32 && self->dtype != MT_FLOAT64)
+        return not_implemented("poisson_cpu", self);
+    o->ndim = (int8_t)self->ndim;
+    memcpy(o->sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim);
+    o->dtype = self->dtype;
+    return 0;
+}
+
+static int meta_binomial(mt_call *c, mt_value *a, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_tensor *count = a[0].t, *prob = a[1].t;
+    int nd;
+    if (mt_broadcast_shapes(count->ndim, count->sizes, prob->ndim, prob->sizes, &nd, o->sizes))
+        return -1;
+    if (prob->dtype != count->dtype) /* the result takes count's dtype; prob must have it too */
+        return mt_error(MT_ERR_RUNTIME, "Found dtype %s but expected %s",
+                        mt_dtype_scalar_name((mt_dtype)prob->dtype),
+                        mt_dtype_scalar_name((mt_dtype)count->dtype));
+    if (count->dtype != MT_FLOAT32 && count->dtype != MT_FLOAT64)
+        return not_implemented("binomial_cpu", count);
+    o->ndim = (int8_t)nd;
+    o->dtype = count->dtype;
+    return 0;
+}
+
 /* The [from, to] an integer draw may take for a dtype: integers take their range, floats
  * their exactly representable integers, bool {0, 1}. */
 void mt_random_dtype_range(mt_dtype dt, int64_t *lo, int64_t *hi) {
@@ -533,6 +592,11 @@ void mt_random_register(void) {
     mt_disp_meta(MT_OP_uniform_, meta_uniform_);
     mt_disp_meta(MT_OP_normal_, meta_normal_);
     mt_disp_meta(MT_OP_exponential_, meta_exponential_);
+    mt_disp_meta(MT_OP_cauchy_, meta_cauchy_);
+    mt_disp_meta(MT_OP_log_normal_, meta_log_normal_);
+    mt_disp_meta(MT_OP_geometric_, meta_geometric_);
+    mt_disp_meta(MT_OP_poisson, meta_poisson);
+    mt_disp_meta(MT_OP_binomial, meta_binomial);
     mt_disp_meta(MT_OP_random__from, meta_random_);
     mt_disp_meta(MT_OP_random__to, meta_random_);
     mt_disp_meta(MT_OP_random_, meta_random_);

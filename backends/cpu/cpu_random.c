@@ -346,6 +346,188 @@ static int k_exponential_(mt_call *call, mt_value *a, mt_value *r) {
     return unlock(c.g);
 }
 
+/* ---- cauchy_, log_normal_, geometric_ (sections 11-13) ----------------------------------------
+ */
+
+static void cauchy_elem(char *p, const char *q, void *vctx) {
+    MT_UNUSED(q);
+    draw_ctx *c = vctx;
+    double t = tan(3.141592653589793 * (u64(c->g) - 0.5));
+    mt_store_double(p, c->dt, fma(c->b, t, c->a));
+}
+
+static void log_normal_elem(char *p, const char *q, void *vctx) {
+    MT_UNUSED(q);
+    draw_ctx *c = vctx;
+    mt_store_double(p, c->dt, exp(fma(normal_scalar(c->g), c->b, c->a)));
+}
+
+static void geometric_elem(char *p, const char *q, void *vctx) {
+    MT_UNUSED(q);
+    draw_ctx *c = vctx;
+    mt_store_double(p, c->dt, ceil(log(u64(c->g)) / c->b));
+}
+
+/* cauchy_(median, sigma), log_normal_(mean, std), geometric_(p): a per-element sampler */
+static int k_sampler_(mt_call *call, mt_value *a, mt_value *r) {
+    MT_UNUSED(r);
+    mt_tensor *self = a[0].t;
+    int id = call->op->id;
+    draw_ctx c = {.dt = (mt_dtype)self->dtype, .a = a[1].d};
+    elem_fn fn;
+    mt_value gen;
+    if (id == MT_OP_geometric_) {
+        c.b = log1p(-a[1].d);
+        fn = geometric_elem;
+        gen = a[2];
+    } else {
+        c.b = a[2].d;
+        fn = id == MT_OP_cauchy_ ? cauchy_elem : log_normal_elem;
+        gen = a[3];
+    }
+    if (self->numel == 0) return 0;
+    if (!(c.g = lock_generator(gen, self))) return -1;
+    visit(self, NULL, fn, &c);
+    return unlock(c.g);
+}
+
+/* ---- poisson (section 14) -------------------------------------------------------------------- */
+
+static int64_t poisson_sample(mt_generator *g, double lambda) {
+    if (lambda >= 10) { /* transformed rejection (Hoermann 1993, PTRS) */
+        double slam = sqrt(lambda), loglam = log(lambda);
+        double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+        double invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
+        for (;;) {
+            double u = u64(g) - 0.5, v = u64(g), us = 0.5 - fabs(u);
+            int64_t k = (int64_t)floor((2 * a / us + b) * u + lambda + 0.43);
+            if (us >= 0.07 && v <= vr) return k;
+            if (k < 0 || (us < 0.013 && v > us)) continue;
+            if (log(v) + log(invalpha) - log(a / (us * us) + b) <=
+                -lambda + (double)k * loglam - lgamma((double)k + 1))
+                return k;
+        }
+    }
+    if (lambda == 0) return 0;
+    double limit = exp(-lambda), prod = 1.0; /* multiply uniforms until below e^-lambda */
+    int64_t n = 0;
+    for (;;) {
+        prod *= u64(g);
+        if (!(prod > limit)) return n;
+        n++;
+    }
+}
+
+/* ---- binomial (section 15): T is the element type, the draws and sums double ----------------- */
+
+static double stirling_tail(double k) { /* log k! - its Stirling approximation */
+    static const double small[10] = {0.0810614667953272,  0.0413406959554092, 0.0276779256849983,
+                                     0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                                     0.0118967099458917,  0.0104112652619720, 0.00925546218271273,
+                                     0.00833056343336287};
+    if (k <= 9) return small[(size_t)k];
+    double kp1sq = (k + 1) * (k + 1);
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1);
+}
+
+#define BINOMIAL_FNS(T, SFX, SQRT, LOG1P)                                                          \
+    static T inversion_##SFX(mt_generator *g, T count, T prob) { /* sum of geometric gaps */       \
+        double sum = 0, logq = (double)LOG1P(-prob);                                               \
+        T n = 0;                                                                                   \
+        for (;;) {                                                                                 \
+            sum += ceil(log(u64(g)) / logq);                                                       \
+            if (sum > count) return n;                                                             \
+            n = n + 1;                                                                             \
+        }                                                                                          \
+    }                                                                                              \
+    static T btrs_##SFX(mt_generator *g, T count, T prob) { /* Hoermann's BTRS */                  \
+        double sd = (double)SQRT(count * prob * (1 - prob));                                       \
+        double b = 1.15 + 2.53 * sd, a = -0.0873 + 0.0248 * b + 0.01 * prob;                       \
+        double c = count * prob + 0.5, vr = 0.92 - 4.2 / b, r = (T)(prob / (1 - prob));            \
+        double alpha = (2.83 + 5.1 / b) * sd, m = floor((count + 1) * prob);                       \
+        for (;;) {                                                                                 \
+            double u = u64(g) - 0.5, v = u64(g), us = 0.5 - fabs(u);                               \
+            T k = (T)floor((2 * a / us + b) * u + c);                                              \
+            if (k < 0 || k > count) continue;                                                      \
+            if (us >= 0.07 && v <= vr) return k;                                                   \
+            v = log(v * alpha / (a / (us * us) + b));                                              \
+            double bound = (m + 0.5) * log((m + 1) / (r * (count - m + 1))) +                      \
+                           (count + 1) * log((count - m + 1) / (count - k + 1)) +                  \
+                           (k + 0.5) * log(r * (count - k + 1) / (k + 1)) + stirling_tail(m) +     \
+                           stirling_tail(count - m) - stirling_tail(k) -                           \
+                           stirling_tail((double)(count - k));                                     \
+            if (v <= bound) return k;                                                              \
+        }                                                                                          \
+    }                                                                                              \
+    static T binomial_##SFX(mt_generator *g, T count, T prob) {                                    \
+        if (count <= 0.0 || prob <= 0.0) return 0;                                                 \
+        if (prob >= 1.0) return count;                                                             \
+        if (prob <= 0.5)                                                                           \
+            return count * prob >= 10.0 ? btrs_##SFX(g, count, prob)                               \
+                                        : inversion_##SFX(g, count, prob);                         \
+        if (prob > 0.5) {                                                                          \
+            T q = (T)(1.0 - prob);                                                                 \
+            return count -                                                                         \
+                   (count * q >= 10.0 ? btrs_##SFX(g, count, q) : inversion_##SFX(g, count, q));   \
+        }                                                                                          \
+        return (T)NAN;                                                                             \
+    }
+BINOMIAL_FNS(float, f32, sqrtf, log1pf)
+BINOMIAL_FNS(double, f64, sqrt, log1p)
+
+/* poisson(rate) and binomial(count, prob): the result is new and contiguous; the inputs are
+ * read broadcast to it, in its (row-major) order */
+static mt_tensor *broadcast_contiguous(mt_tensor *t, const mt_tensor *out) {
+    mt_tensor *e = mto_expand(t, (mt_ilist){out->sizes, out->ndim}, false);
+    mt_tensor *c = e ? mto_contiguous(e) : NULL;
+    mt_tensor_decref(e);
+    return c;
+}
+
+static int k_poisson_binomial(mt_call *call, mt_value *a, mt_value *r) {
+    mt_tensor *out = r[0].t;
+    bool binomial = call->op->id == MT_OP_binomial;
+    if (out->numel == 0) return 0;
+    mt_tensor *x = broadcast_contiguous(a[0].t, out);
+    mt_tensor *p = x && binomial ? broadcast_contiguous(a[1].t, out) : NULL;
+    if (!x || (binomial && !p)) {
+        mt_tensor_decref(x);
+        return -1;
+    }
+    mt_generator *g = lock_generator(binomial ? a[2] : a[1], out);
+    int st = -1;
+    if (g) {
+        bool f32 = out->dtype == MT_FLOAT32;
+        const char *xd = mt_tensor_data(x), *pd = p ? mt_tensor_data(p) : NULL;
+        char *od = mt_tensor_data(out);
+        st = 0;
+        for (int64_t i = 0; i < out->numel; i++) {
+            if (!binomial) {
+                double lambda = f32 ? ((const float *)xd)[i] : ((const double *)xd)[i];
+                if (!(lambda >= 0)) {
+                    st = mt_error(MT_ERR_RUNTIME,
+                                  "invalid Poisson rate, expected rate to be non-negative");
+                    break;
+                }
+                int64_t k = poisson_sample(g, lambda);
+                if (f32)
+                    ((float *)od)[i] = (float)k;
+                else
+                    ((double *)od)[i] = (double)k;
+            } else if (f32) {
+                ((float *)od)[i] = binomial_f32(g, ((const float *)xd)[i], ((const float *)pd)[i]);
+            } else {
+                ((double *)od)[i] =
+                    binomial_f64(g, ((const double *)xd)[i], ((const double *)pd)[i]);
+            }
+        }
+        unlock(g);
+    }
+    mt_tensor_decref(x);
+    mt_tensor_decref(p);
+    return st;
+}
+
 /* ---- random_ (section 5) --------------------------------------------------------------------- */
 
 static void store_int(char *p, mt_dtype dt, int64_t v) {
@@ -648,6 +830,11 @@ void mt_cpu_random_register(void) {
     mt_disp_impl(MT_OP_uniform_, MT_KEY_CPU, k_uniform_);
     mt_disp_impl(MT_OP_normal_, MT_KEY_CPU, k_normal_);
     mt_disp_impl(MT_OP_exponential_, MT_KEY_CPU, k_exponential_);
+    mt_disp_impl(MT_OP_cauchy_, MT_KEY_CPU, k_sampler_);
+    mt_disp_impl(MT_OP_log_normal_, MT_KEY_CPU, k_sampler_);
+    mt_disp_impl(MT_OP_geometric_, MT_KEY_CPU, k_sampler_);
+    mt_disp_impl(MT_OP_poisson, MT_KEY_CPU, k_poisson_binomial);
+    mt_disp_impl(MT_OP_binomial, MT_KEY_CPU, k_poisson_binomial);
     mt_disp_impl(MT_OP_random__from, MT_KEY_CPU, k_random_);
     mt_disp_impl(MT_OP_random__to, MT_KEY_CPU, k_random_);
     mt_disp_impl(MT_OP_random_, MT_KEY_CPU, k_random_);

@@ -56,3 +56,20 @@ op { "multinomial(Tensor self, int num_samples, bool replacement=False, " .. gen
 op { "dropout(Tensor input, float p, bool train) -> Tensor",
      doc = "Zeroes elements with probability p and scales the rest by 1/(1-p) (train); input itself otherwise." }
 op { "dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", doc = "dropout in place." }
+
+-- more distributions (doc/rng.md, sections 11-14): each draws per element in memory order
+local zero_grad = { fn = "mt_bw_zero_grads", uses = "self:" }
+op { "cauchy_(Tensor(a!) self, float median=0, float sigma=1, " .. gen .. ") -> Tensor(a!)", variants = "method",
+     doc = "Fills self with numbers drawn from the Cauchy distribution of the given median and scale.",
+     grad = zero_grad }
+op { "log_normal_(Tensor(a!) self, float mean=1, float std=2, " .. gen .. ") -> Tensor(a!)", variants = "method",
+     doc = "Fills self with exp of numbers drawn from N(mean, std^2).", grad = zero_grad }
+op { "geometric_(Tensor(a!) self, float p, " .. gen .. ") -> Tensor(a!)", variants = "method",
+     doc = "Fills self with the number of Bernoulli(p) trials up to the first success (1, 2, ...).",
+     grad = zero_grad }
+op { "poisson(Tensor self, Generator? generator=None) -> Tensor",
+     doc = "A number drawn from the Poisson distribution of rate self, per element.", grad = zero_grad }
+op { "binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor",
+     doc = "The number of successes of count Bernoulli(prob) trials, per element.",
+     grad = { node = "torch::autograd::NotImplemented", fn = "mt_bw_zero_grads", uses = "count:; prob:",
+              flags = "MT_D_NOT_IMPLEMENTED" } }

@@ -242,6 +242,10 @@ zero_case("bernoulli", function(x) return torch.bernoulli(x:sigmoid(), fixed(1))
 zero_case("normal.Tensor_float", function(m) return torch.normal(m, 1.0, fixed(1)) end, function() return { r(3) } end)
 zero_case("normal.float_Tensor", function(s) return torch.normal(1.0, s, fixed(1)) end, function() return { pos(3) } end)
 zero_case("normal.Tensor_Tensor", function(m, s) return torch.normal(m, s, fixed(1)) end, function() return { r(3), pos(3) } end)
+zero_case("cauchy_", function(x) return x:clone():cauchy_(0, 1, fixed(1)) end, function() return { r(3) } end)
+zero_case("log_normal_", function(x) return x:clone():log_normal_(0, 1, fixed(1)) end, function() return { r(3) } end)
+zero_case("geometric_", function(x) return x:clone():geometric_(0.5, fixed(1)) end, function() return { r(3) } end)
+zero_case("poisson", function(x) return torch.poisson(x:exp(), fixed(1)) end, function() return { r(3) } end)
 
 -- reductions
 case("sum", function(x) return x:sum() end, function() return { r(2, 3) } end, true)

@@ -149,3 +149,42 @@ add("multinomial_replacement_inf", call("multinomial", V([1.0, float("inf")]), 2
 add("multinomial_replacement_zero_sum", call("multinomial", V([0.0, 0.0]), 2, True))
 add("dropout_bad_p", call("dropout", T("float32", [3]), 1.5, True))
 add("dropout_int", call("dropout", T("int64", [3]), 0.5, True, seed=1))
+
+# cauchy_, log_normal_, geometric_, poisson, binomial (doc/rng.md, sections 11-15)
+for dt in FLOATS:
+    add("cauchy_%s" % dt, call("cauchy_", T(dt, [7]), 0.5, 2.0, method=True, seed=6))
+    add("log_normal_%s" % dt, call("log_normal_", T(dt, [7]), 0.3, 0.7, method=True, seed=6))
+    add("log_normal_defaults_%s" % dt, call("log_normal_", T(dt, [3]), method=True, seed=6))
+for dt in ALL:
+    if dt != "bool":
+        add("geometric_%s" % dt, call("geometric_", T(dt, [9]), 0.3, method=True, seed=6))
+add("cauchy_transposed", call("cauchy_", T("float64", [4, 5], "t"), method=True, seed=6))
+add("cauchy_negative_sigma", call("cauchy_", T("float32", [3]), 0, -1, method=True, seed=6))
+add("cauchy_int", call("cauchy_", T("int64", [3]), method=True))
+add("log_normal_zero_std", call("log_normal_", T("float32", [3]), 1, 0, method=True))
+add("log_normal_nan_std", call("log_normal_", T("float32", [3]), 0, float("nan"), method=True))
+add("log_normal_int", call("log_normal_", T("int32", [3]), method=True))
+add("geometric_small_p", call("geometric_", T("int64", [6]), 0.001, method=True, seed=6))
+add("geometric_p_zero", call("geometric_", T("float32", [3]), 0, method=True))
+add("geometric_p_one", call("geometric_", T("float32", [3]), 1, method=True))
+add("geometric_bool", call("geometric_", T("bool", [3]), 0.5, method=True))
+add("geometric_generator", call("geometric_", T("float32", [5]), 0.5, kw={"generator": G(5)}, method=True, seed=1))
+RATES = [0, 0.5, 3, 9.9, 10, 30, 1000, 1e6]
+for dt in ["float32", "float64"]:
+    add("poisson_%s" % dt, call("poisson", V(RATES, dt), seed=6))
+    add("poisson_2d_%s" % dt, call("poisson", V([[1.0, 20.0], [5.0, 50.0]], dt), seed=6))
+    add("binomial_%s" % dt, call("binomial", V([0, 5, 10, 100, 1000, 1e6, 50, 7, 20, 3], dt),
+                                 V([0.5, 0.3, 0.9, 0.5, 0.02, 0.7, 1, 0.999, 0, 0.5], dt), seed=6))
+    add("binomial_broadcast_%s" % dt, call("binomial", V([[10.0], [40.0]], dt), V([0.2, 0.5, 0.8], dt), seed=6))
+add("poisson_transposed", call("poisson", T("float32", [4, 3], "t", domain="pos"), seed=6))
+add("poisson_empty", call("poisson", T("float32", [0, 3]), seed=6))
+add("poisson_negative", call("poisson", V([1.0, -1.0])))
+add("poisson_int", call("poisson", T("int64", [3])))
+add("poisson_half", call("poisson", T("float16", [3])))
+add("poisson_generator", call("poisson", V([4.0, 40.0]), kw={"generator": G(5)}, seed=1))
+add("binomial_int", call("binomial", T("int64", [3]), T("int64", [3])))
+add("binomial_dtype_mismatch", call("binomial", T("float32", [3]), T("float64", [3])))
+add("binomial_long_count", call("binomial", T("int64", [3]), T("float32", [3])))
+add("binomial_bad_shapes", call("binomial", T("float32", [2]), T("float32", [3]), expect=["dims"]))
+add("binomial_nan_prob", call("binomial", V([10.0]), V([float("nan")]), seed=6))
+add("binomial_many", call("binomial", V([37.0] * 64), V([0.41] * 64), seed=6))
