@@ -51,3 +51,38 @@ int mt_arange_args(const mt_call *c, mt_value *args, mt_range *r) {
     r->size = (int64_t)size_d;
     return 0;
 }
+
+int mt_range_args(mt_value *args, mt_range *r) {
+    r->start = args[0];
+    r->end = args[1];
+    r->step = args[2];
+    r->dtype = mt_factory_dtype(args[3], mt_default_dtype());
+    if (r->dtype == MT_FLOAT16 || r->dtype == MT_BOOL)
+        return mt_error(MT_ERR_RUNTIME, "\"range_cpu\" not implemented for '%s'",
+                        mt_dtype_scalar_name(r->dtype));
+    if (!mt_dtype_is_floating(r->dtype)) {
+        int64_t s = mt_scalar_int(r->start), e = mt_scalar_int(r->end), st = mt_scalar_int(r->step);
+        if (st == 0) return mt_error(MT_ERR_RUNTIME, "step must be nonzero");
+        if (!((st > 0 && e >= s) || (st < 0 && e <= s)))
+            return mt_error(MT_ERR_RUNTIME,
+                            "upper bound and lower bound inconsistent with step sign");
+        r->size = (e - s) / st + 1;
+        return 0;
+    }
+    double xstart = mt_scalar_double(r->start), xend = mt_scalar_double(r->end),
+           xstep = mt_scalar_double(r->step), size;
+    if (r->dtype == MT_BFLOAT16) { /* float arithmetic */
+        xstart = (float)xstart, xend = (float)xend, xstep = (float)xstep;
+    }
+    if (!(xstep > 0 || xstep < 0)) return mt_error(MT_ERR_RUNTIME, "step must be nonzero");
+    if (!isfinite(xstart) || !isfinite(xend))
+        return mt_error(MT_ERR_RUNTIME, "unsupported range: %g -> %g", xstart, xend);
+    if (!((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart)))
+        return mt_error(MT_ERR_RUNTIME, "upper bound and lower bound inconsistent with step sign");
+    size = r->dtype == MT_BFLOAT16
+               ? (double)((float)((float)xend - (float)xstart) / (float)xstep + 1.0f)
+               : (xend - xstart) / xstep + 1;
+    if (!(size <= 9.2e18)) return mt_error(MT_ERR_RUNTIME, "invalid size, possible overflow?");
+    r->size = (int64_t)size;
+    return 0;
+}

@@ -17,5 +17,8 @@ typedef struct mt_range {
     int64_t size;
 } mt_range;
 int mt_arange_args(const mt_call *c, mt_value *args, mt_range *r);
+/* torch.range's (start, end, step, *, dtype ...): the end included, computed in the dtype's
+ * accumulation type (double for float32/64, float for bfloat16, int64 for integers). */
+int mt_range_args(mt_value *args, mt_range *r);
 
 #endif

@@ -122,3 +122,74 @@ int mt_cpu_eye_impl(mt_call *c, mt_value *args, mt_value *rets) {
         mt_store_int64(p + i * (t->strides[0] + t->strides[1]) * (int64_t)isz, dt, 1);
     return 0;
 }
+
+/* PyTorch's logspace: base^x with x counted up from start for the first half and down from end
+ * for the second, in double; the bounds first take the result's dtype, and their difference is
+ * computed in it. */
+int mt_cpu_logspace_impl(mt_call *c, mt_value *args, mt_value *rets) {
+    MT_UNUSED(c);
+    mt_tensor *t = rets[0].t;
+    int64_t steps = t->numel, halfway = steps / 2;
+    mt_dtype dt = (mt_dtype)t->dtype;
+    char *p = mt_tensor_raw(t);
+    size_t isz = mt_dtype_size(dt);
+    double base = args[3].d;
+    if (steps == 0) return 0;
+    if (steps == 1) { /* fill_(base^start) */
+        mt_store_double(p, dt, pow(base, mt_scalar_double(args[0])));
+        return 0;
+    }
+    double start, end, diff;
+    if (mt_dtype_is_floating(dt)) {
+        uint64_t b[2]; /* the bounds in the dtype */
+        mt_store_double(&b[0], dt, mt_scalar_double(args[0]));
+        mt_store_double(&b[1], dt, mt_scalar_double(args[1]));
+        start = mt_load_double(&b[0], dt);
+        end = mt_load_double(&b[1], dt);
+        if (dt == MT_FLOAT64) {
+            diff = end - start;
+        } else { /* the difference in float, rounded to the dtype */
+            float d = (float)end - (float)start;
+            mt_store_double(&b[0], dt, d);
+            diff = mt_load_double(&b[0], dt);
+        }
+    } else {
+        int64_t s = mt_scalar_int(args[0]), e = mt_scalar_int(args[1]);
+        uint64_t b[2];
+        mt_store_int64(&b[0], dt, s); /* the bounds in the integer type; their difference in int */
+        mt_store_int64(&b[1], dt, e);
+        start = (double)mt_load_int64(&b[0], dt);
+        end = (double)mt_load_int64(&b[1], dt);
+        diff = end - start;
+    }
+    double step = diff / (double)(steps - 1);
+    for (int64_t i = 0; i < steps; i++) { /* unfused, as PyTorch's scalar loop */
+        double x = i < halfway ? start + step * (double)i : end - step * (double)(steps - i - 1);
+        mt_store_double(p + i * (int64_t)isz, dt, pow(base, x));
+    }
+    return 0;
+}
+
+/* torch.range: start + i * step in the dtype's accumulation type (factory.c, mt_range_args) */
+int mt_cpu_range_impl(mt_call *c, mt_value *args, mt_value *rets) {
+    MT_UNUSED(c);
+    mt_tensor *t = rets[0].t;
+    mt_dtype dt = (mt_dtype)t->dtype;
+    char *p = mt_tensor_raw(t);
+    size_t isz = mt_dtype_size(dt);
+    if (!mt_dtype_is_floating(dt)) {
+        int64_t s = mt_scalar_int(args[0]), st = mt_scalar_int(args[2]);
+        for (int64_t i = 0; i < t->numel; i++)
+            mt_store_int64(p + i * (int64_t)isz, dt,
+                           (int64_t)((uint64_t)s + (uint64_t)i * (uint64_t)st));
+        return 0;
+    }
+    double s = mt_scalar_double(args[0]), st = mt_scalar_double(args[2]);
+    for (int64_t i = 0; i < t->numel; i++) {
+        /* unfused, as PyTorch's build computes this loop */
+        double v =
+            dt == MT_BFLOAT16 ? (double)((float)s + (float)i * (float)st) : s + (double)i * st;
+        mt_store_double(p + i * (int64_t)isz, dt, v);
+    }
+    return 0;
+}

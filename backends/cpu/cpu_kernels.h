@@ -24,6 +24,8 @@ int mt_cpu_ones_impl(mt_call *c, mt_value *args, mt_value *rets);
 int mt_cpu_full_impl(mt_call *c, mt_value *args, mt_value *rets);
 int mt_cpu_arange_impl(mt_call *c, mt_value *args, mt_value *rets);
 int mt_cpu_linspace_impl(mt_call *c, mt_value *args, mt_value *rets);
+int mt_cpu_logspace_impl(mt_call *c, mt_value *args, mt_value *rets);
+int mt_cpu_range_impl(mt_call *c, mt_value *args, mt_value *rets);
 int mt_cpu_eye_impl(mt_call *c, mt_value *args, mt_value *rets);
 
 int mt_cpu_ew_impl(mt_call *c, mt_value *args, mt_value *rets);

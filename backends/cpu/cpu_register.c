@@ -20,6 +20,8 @@ void mt_cpu_register(void) {
         {MT_OP_arange_start, mt_cpu_arange_impl},
         {MT_OP_arange_start_step, mt_cpu_arange_impl},
         {MT_OP_linspace, mt_cpu_linspace_impl},
+        {MT_OP_logspace, mt_cpu_logspace_impl},
+        {MT_OP_range_step, mt_cpu_range_impl},
         {MT_OP_eye, mt_cpu_eye_impl},
         {MT_OP_eye_m, mt_cpu_eye_impl},
         {MT_OP_copy_, mt_cpu_copy_impl},

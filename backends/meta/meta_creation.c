@@ -72,6 +72,25 @@ int mt_meta_linspace(mt_call *c, mt_value *args, mt_outspec *o) {
     return 0;
 }
 
+int mt_meta_logspace(mt_call *c, mt_value *args, mt_outspec *o) {
+    if (mt_meta_linspace(c, args, o)) return -1; /* the same checks and size */
+    o->dtype = (uint8_t)mt_factory_dtype(args[4], mt_default_dtype());
+    if (o->dtype == MT_FLOAT16 || o->dtype == MT_BOOL)
+        return mt_error(MT_ERR_RUNTIME, "\"logspace_cpu\" not implemented for '%s'",
+                        mt_dtype_scalar_name((mt_dtype)o->dtype));
+    return 0;
+}
+
+int mt_meta_range(mt_call *c, mt_value *args, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_range r;
+    if (mt_range_args(args, &r)) return -1;
+    o->ndim = 1;
+    o->sizes[0] = r.size;
+    o->dtype = (uint8_t)r.dtype;
+    return 0;
+}
+
 int mt_meta_eye(mt_call *c, mt_value *args, mt_outspec *o) {
     bool has_m = c->op->id == MT_OP_eye_m;
     int64_t n = args[0].i, m = has_m ? args[1].i : n;

@@ -12,6 +12,8 @@ int mt_meta_empty_strided(mt_call *c, mt_value *args, mt_outspec *o);
 int mt_meta_scalar_tensor(mt_call *c, mt_value *args, mt_outspec *o);
 int mt_meta_arange(mt_call *c, mt_value *args, mt_outspec *o);
 int mt_meta_linspace(mt_call *c, mt_value *args, mt_outspec *o);
+int mt_meta_logspace(mt_call *c, mt_value *args, mt_outspec *o);
+int mt_meta_range(mt_call *c, mt_value *args, mt_outspec *o);
 int mt_meta_eye(mt_call *c, mt_value *args, mt_outspec *o);
 
 int mt_meta_copy_(mt_call *c, mt_value *args, mt_outspec *o);

@@ -14,6 +14,8 @@ void mt_meta_register(void) {
     mt_disp_meta(MT_OP_arange_start, mt_meta_arange);
     mt_disp_meta(MT_OP_arange_start_step, mt_meta_arange);
     mt_disp_meta(MT_OP_linspace, mt_meta_linspace);
+    mt_disp_meta(MT_OP_logspace, mt_meta_logspace);
+    mt_disp_meta(MT_OP_range_step, mt_meta_range);
     mt_disp_meta(MT_OP_eye, mt_meta_eye);
     mt_disp_meta(MT_OP_eye_m, mt_meta_eye);
 

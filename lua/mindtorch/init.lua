@@ -138,6 +138,15 @@ torch.random = {
   get_rng_state = torch.get_rng_state, set_rng_state = torch.set_rng_state,
 }
 
+-- torch.range is deprecated in PyTorch (its end is included, unlike arange's and Lua's for):
+-- every call says so through Lua's warn() (shown when warnings are on: lua -W, warn("@on"))
+local range_op = torch.range
+function torch.range(...)
+  warn("torch.range is deprecated and will be removed in a future release because its behavior is ",
+    "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in [start, end).")
+  return range_op(...)
+end
+
 -- torch.broadcast_tensors(a, b, ...) as PyTorch writes it, or with one list of tensors
 local broadcast_list = torch.broadcast_tensors
 function torch.broadcast_tensors(...)

@@ -27,3 +27,7 @@ op { "zeros_like(Tensor self, " .. like .. ") -> Tensor", doc = "zeros shaped li
 op { "ones_like(Tensor self, " .. like .. ") -> Tensor", doc = "ones shaped like self." }
 op { "full_like(Tensor self, Scalar fill_value, " .. like .. ") -> Tensor",
      doc = "fill_value shaped like self." }
+op { "logspace(Scalar start, Scalar end, int steps, float base=10.0, " .. fac .. ") -> Tensor",
+     doc = "steps values base^x for x evenly spaced from start to end inclusive." }
+op { "range.step(Scalar start, Scalar end, Scalar step=1, " .. fac .. ") -> Tensor",
+     doc = "start, start+step, ... up to and including end (deprecated in PyTorch: use arange)." }
