@@ -36,4 +36,48 @@ for _, dt in ipairs(DTYPES) do
   cases["range_down_" .. dt] = function() return torch.range(1, 0.3, -0.1, { dtype = d }) end
   cases["range_int_step_" .. dt] = function() return torch.range(2, 11, 3, { dtype = d }) end
 end
+
+-- cos may differ from PyTorch's vectorised one in the last bits (as cases/creation2.py says)
+local TOL = { float32 = 2e-6, float64 = 1e-13, bfloat16 = 8e-3 }
+local windows = {}
+for _, w in ipairs { "hann_window", "hamming_window", "bartlett_window", "blackman_window" } do
+  local f = torch[w]
+  for _, dt in ipairs { "float32", "float64", "bfloat16" } do
+    windows[w .. "_" .. dt] = { function() return f(7, { dtype = torch[dt] }) end, tol = TOL[dt] }
+    windows[w .. "_symmetric_" .. dt] = { function() return f(8, false, { dtype = torch[dt] }) end, tol = TOL[dt] }
+  end
+  windows[w .. "_one"] = function() return f(1) end
+  windows[w .. "_zero"] = function() return f(0) end
+  windows[w .. "_long"] = { function() return f(100) end, tol = TOL.float32 }
+  windows[w .. "_negative"] = function() return f(-1) end
+  windows[w .. "_int"] = function() return f(4, { dtype = torch.int64 }) end
+  windows[w .. "_requires_grad"] = function() return f(3, { requires_grad = true }) end
+end
+windows.hamming_window_alpha = { function() return torch.hamming_window(6, true, 0.6) end, tol = TOL.float32 }
+windows.hamming_window_alpha_beta = { function() return torch.hamming_window(6, true, 0.6, 0.3) end, tol = TOL.float32 }
+windows.hann_window_half = function() return torch.hann_window(6, { dtype = torch.float16 }) end
+
+local function aliases(f)
+  return function()
+    local x = torch.arange(4.0)
+    local y = f(x)
+    return { rawequal(y, x), y:data_ptr() == x:data_ptr(), y.dtype == x.dtype }
+  end
+end
+windows.as_tensor_same = aliases(function(x) return torch.as_tensor(x) end)
+windows.as_tensor_same_dtype = aliases(function(x) return torch.as_tensor(x, { dtype = torch.float32 }) end)
+windows.as_tensor_other_dtype = aliases(function(x) return torch.as_tensor(x, { dtype = torch.float64 }) end)
+windows.as_tensor_list = function() return torch.as_tensor({ 1, 2.5 }) end
+windows.as_tensor_list_dtype = function() return torch.as_tensor({ { 1, 2 }, { 3, 4 } }, { dtype = torch.int16 }) end
+windows.as_tensor_number = function() return torch.as_tensor(3) end
+windows.asarray_same = aliases(function(x) return torch.asarray(x) end)
+windows.asarray_copy = aliases(function(x) return torch.asarray(x, { copy = true }) end)
+windows.asarray_other_dtype = aliases(function(x) return torch.asarray(x, { dtype = torch.int32 }) end)
+windows.asarray_no_copy_dtype = function() return torch.asarray(torch.ones(2), { dtype = torch.float64, copy = false }) end
+windows.asarray_no_copy_device = function() return torch.asarray(torch.ones(2), { device = "meta", copy = false }) end
+windows.asarray_list = function() return torch.asarray({ 1, 2 }) end
+windows.asarray_list_no_copy = function() return torch.asarray({ 1, 2 }, { copy = false }) end
+windows.asarray_number = function() return torch.asarray(3.5) end
+windows.asarray_requires_grad = function() return torch.asarray({ 1.0, 2.0 }, { requires_grad = true }) end
+for k, v in pairs(windows) do cases[k] = v end
 H.run("creation2", cases)

@@ -40,3 +40,49 @@ CASES.update({
     "range_half": lambda: torch.range(0, 1, dtype=torch.float16),
     "range_bool": lambda: torch.range(0, 1, dtype=torch.bool),
 })
+
+# the signal windows: the same op sequence as PyTorch's; cos may differ from PyTorch's vectorised
+# one in the last bits
+TOL = {"float32": 2e-6, "float64": 1e-13, "bfloat16": 8e-3}
+WINDOWS = ["hann_window", "hamming_window", "bartlett_window", "blackman_window"]
+for w in WINDOWS:
+    f = getattr(torch, w)
+    for dt in ["float32", "float64", "bfloat16"]:
+        CASES["%s_%s" % (w, dt)] = {"make": lambda f=f, dt=dt: f(7, dtype=getattr(torch, dt)), "tol": TOL}
+        CASES["%s_symmetric_%s" % (w, dt)] = {"make": lambda f=f, dt=dt: f(8, False, dtype=getattr(torch, dt)),
+                                              "tol": TOL}
+    CASES["%s_one" % w] = lambda f=f: f(1)
+    CASES["%s_zero" % w] = lambda f=f: f(0)
+    CASES["%s_long" % w] = {"make": lambda f=f: f(100), "tol": TOL}
+    CASES["%s_negative" % w] = lambda f=f: f(-1)
+    CASES["%s_int" % w] = lambda f=f: f(4, dtype=torch.int64)
+    CASES["%s_requires_grad" % w] = lambda f=f: f(3, requires_grad=True)
+CASES["hamming_window_alpha"] = {"make": lambda: torch.hamming_window(6, True, 0.6), "tol": TOL}
+CASES["hamming_window_alpha_beta"] = {"make": lambda: torch.hamming_window(6, True, 0.6, 0.3), "tol": TOL}
+CASES["hann_window_half"] = lambda: torch.hann_window(6, dtype=torch.float16)
+
+# as_tensor and asarray: aliasing where PyTorch aliases
+def _aliases(f):
+    def run():
+        x = torch.arange(4.0)
+        y = f(x)
+        return [y is x, y.data_ptr() == x.data_ptr(), y.dtype == x.dtype]
+    return run
+
+CASES.update({
+    "as_tensor_same": _aliases(lambda x: torch.as_tensor(x)),
+    "as_tensor_same_dtype": _aliases(lambda x: torch.as_tensor(x, dtype=torch.float32)),
+    "as_tensor_other_dtype": _aliases(lambda x: torch.as_tensor(x, dtype=torch.float64)),
+    "as_tensor_list": lambda: torch.as_tensor([1, 2.5]),
+    "as_tensor_list_dtype": lambda: torch.as_tensor([[1, 2], [3, 4]], dtype=torch.int16),
+    "as_tensor_number": lambda: torch.as_tensor(3),
+    "asarray_same": _aliases(lambda x: torch.asarray(x)),
+    "asarray_copy": _aliases(lambda x: torch.asarray(x, copy=True)),
+    "asarray_other_dtype": _aliases(lambda x: torch.asarray(x, dtype=torch.int32)),
+    "asarray_no_copy_dtype": lambda: torch.asarray(torch.ones(2), dtype=torch.float64, copy=False),
+    "asarray_no_copy_device": lambda: torch.asarray(torch.ones(2), device="meta", copy=False),
+    "asarray_list": lambda: torch.asarray([1, 2]),
+    "asarray_list_no_copy": lambda: torch.asarray([1, 2], copy=False),
+    "asarray_number": lambda: torch.asarray(3.5),
+    "asarray_requires_grad": lambda: torch.asarray([1.0, 2.0], requires_grad=True),
+})
