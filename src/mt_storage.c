@@ -250,6 +250,27 @@ int mt_storage_share_memory(mt_storage *s) {
     return 0;
 }
 
+mt_storage *mt_storage_new_pinned(size_t nbytes, const mt_backend *b) {
+    mt_allocator *ha = b->host_allocator;
+    if (!ha)
+        return mt_error_null(MT_ERR_RUNTIME, "the %s backend has no pinned host memory", b->name);
+    void *p = nbytes ? ha->alloc(ha, nbytes, MT_CPU) : NULL;
+    if (nbytes && !p) return NULL;
+    mt_storage *ps = mt_pool_alloc(MT_POOL_STORAGE, sizeof *ps);
+    if (!ps) {
+        if (p) ha->free(ha, p, nbytes, MT_CPU);
+        return mt_error_null(MT_ERR_MEMORY, "out of memory allocating a storage");
+    }
+    memset(ps, 0, sizeof *ps);
+    atomic_init(&ps->refcount, 1);
+    ps->data = p;
+    ps->nbytes = nbytes;
+    ps->device = MT_CPU;
+    ps->allocator = ha;
+    ps->flags = MT_STORAGE_PINNED;
+    return ps;
+}
+
 mt_storage *mt_storage_pin_memory(mt_storage *s) {
     const mt_backend *b = mt_default_accelerator();
     if (!b) return NULL;
@@ -259,22 +280,8 @@ mt_storage *mt_storage_pin_memory(mt_storage *s) {
                              "be pinned",
                              mt_devtype_name(s->device.type));
     if (mt_storage_sync(s)) return NULL;
-    mt_allocator *ha = b->host_allocator;
-    void *p = s->nbytes ? ha->alloc(ha, s->nbytes, MT_CPU) : NULL;
-    if (s->nbytes && !p) return NULL;
-    mt_storage *ps = mt_pool_alloc(MT_POOL_STORAGE, sizeof *ps);
-    if (!ps) {
-        if (p) ha->free(ha, p, s->nbytes, MT_CPU);
-        return mt_error_null(MT_ERR_MEMORY, "out of memory allocating a storage");
-    }
-    memset(ps, 0, sizeof *ps);
-    atomic_init(&ps->refcount, 1);
-    ps->data = p;
-    ps->nbytes = s->nbytes;
-    ps->device = MT_CPU;
-    ps->allocator = ha;
-    ps->flags = MT_STORAGE_PINNED;
-    if (s->nbytes) memcpy(p, s->data, s->nbytes);
+    mt_storage *ps = mt_storage_new_pinned(s->nbytes, b);
+    if (ps && s->nbytes) memcpy(ps->data, s->data, s->nbytes);
     return ps;
 }
 

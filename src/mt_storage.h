@@ -53,6 +53,8 @@ MT_API mt_storage *mt_storage_from_file(const char *path, bool shared, size_t nb
 MT_API int mt_storage_share_memory(mt_storage *s);
 /* A pinned copy (a device backend's host allocator); errors when no accelerator is present. */
 MT_API mt_storage *mt_storage_pin_memory(mt_storage *s);
+/* A new CPU storage of nbytes (contents undefined) in backend b's pinned host memory. */
+MT_API mt_storage *mt_storage_new_pinned(size_t nbytes, const mt_backend *b);
 /* Copy src's bytes into dst (same sizes; any devices). */
 MT_API int mt_storage_copy(mt_storage *dst, mt_storage *src);
 /* Bring a pending storage up to date (runs the deferred ops that write it). */

@@ -175,6 +175,24 @@ static int c_to_other(mt_call *c, mt_value *a, mt_value *r) {
     return to_common(a[0].t, mt_vdevice(o->device), mt_vdtype(o->dtype), a[2].b, a[3].b, r);
 }
 
+/* A non_blocking copy from an accelerator to the CPU lands in the accelerator's pinned host
+ * memory, as PyTorch's, so that the copy can stay queued. *out stays NULL where that does not
+ * apply (a CPU or meta source, a backend without pinned memory); -1 on an error. */
+static int pinned_like(mt_tensor *s, const int64_t *strides, mt_dtype dt, mt_tensor **out) {
+    *out = NULL;
+    if (s->device.type == MT_DEV_CPU || s->device.type == MT_DEV_META) return 0;
+    const mt_backend *b = mt_backend_get(s->device.type);
+    if (!b) return -1;
+    if (!b->host_allocator) return 0;
+    int64_t nbytes = mt_required_nbytes(s->ndim, s->sizes, strides, 0, mt_dtype_size(dt));
+    if (nbytes < 0) return mt_error(MT_ERR_RUNTIME, "tensor size overflows");
+    mt_storage *st = mt_storage_new_pinned((size_t)nbytes, b);
+    if (!st) return -1;
+    *out = mt_tensor_from_storage(st, 0, s->ndim, s->sizes, strides, dt);
+    mt_storage_decref(st);
+    return *out ? 0 : -1;
+}
+
 /* _to_copy: an empty tensor on the target device (dense layouts kept), then copy_, so every
  * device and mode (meta, pipeline, autograd) sees the two ops it is made of */
 static int c_to_copy(mt_call *c, mt_value *a, mt_value *r) {
@@ -187,8 +205,10 @@ static int c_to_copy(mt_call *c, mt_value *a, mt_value *r) {
         return mt_error(MT_ERR_NOT_IMPLEMENTED, "Cannot copy out of meta tensor; no data!");
     int64_t strides[MT_MAX_DIM];
     mt_preserve_strides(s, strides);
-    mt_tensor *out =
-        mto_empty_strided(sizes_of(s), (mt_ilist){strides, s->ndim}, dt, dev, false, false);
+    mt_tensor *out = NULL;
+    if (a[3].b && dev.type == MT_DEV_CPU && pinned_like(s, strides, dt, &out)) return -1;
+    if (!out)
+        out = mto_empty_strided(sizes_of(s), (mt_ilist){strides, s->ndim}, dt, dev, false, false);
     if (!out) return -1;
     mt_tensor *w = mto_copy_(out, s, a[3].b);
     if (!w) {

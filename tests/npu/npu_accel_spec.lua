@@ -110,6 +110,21 @@ describe("pinned memory", function()
     local pageable = torch.arange(4096.0)
     d:copy_(pageable, true)
     assert.is_true(npu.current_stream():query())
+    -- to("cpu") with non_blocking lands in pinned memory and stays queued, as PyTorch's
+    for _ = 1, 4 do torch.zeros(16, { device = "npu" }) end
+    local h = (d * 3):to("cpu", { non_blocking = true })
+    assert.is_true(h:is_pinned())
+    assert.is_false(npu.current_stream():query())
+    npu.synchronize()
+    assert.is_true(h:equal(pageable * 3))
+    assert.is_false(d:to("cpu"):is_pinned())
+    -- a transposed source and a new dtype: pinned too, with the source's strides
+    local m = torch.arange(12.0, { device = "npu" }):view(3, 4):t()
+    local hm = m:to("cpu", { non_blocking = true, dtype = torch.float64 })
+    assert.is_true(hm:is_pinned())
+    npu.synchronize()
+    assert.is_true(hm:equal(torch.arange(12.0, { dtype = torch.float64 }):view(3, 4):t()))
+    assert.are.same({ 1, 4 }, { hm:stride(1), hm:stride(2) })
   end)
 
   it("reuses a block only after the copies that read it", function()
