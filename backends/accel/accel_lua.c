@@ -1,6 +1,7 @@
 /* accel_lua.c: the raw torch.<dev> functions over an accel_module (accel_lua.h). Every function
  * has the module as its upvalue; errors are mindtorch's message as a Lua error. */
 #include <lauxlib.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "accel_lua.h"
@@ -293,6 +294,12 @@ static int l_set_stream(lua_State *L) {
     return 0;
 }
 
+/* a stream's handle as an integer (torch.cuda.Stream.cuda_stream's value) */
+static int l_stream_address(lua_State *L) {
+    lua_pushinteger(L, (lua_Integer)(uintptr_t)check_stream(L, 1));
+    return 1;
+}
+
 static int l_stream_query(lua_State *L) {
     bool done = false;
     check(L, mod(L)->drv->stream_query(check_stream(L, 1), &done));
@@ -402,6 +409,7 @@ void accel_lua_register(lua_State *L, accel_module *m) {
         {"default_stream", l_default_stream},
         {"set_stream", l_set_stream},
         {"stream_query", l_stream_query},
+        {"stream_address", l_stream_address},
         {"stream_synchronize", l_stream_synchronize},
         {"record_stream", l_record_stream},
         {"event_new", l_event_new},

@@ -122,6 +122,7 @@ return function(C, spec)
     local st = class.alloc(cls or Stream)
     st._s, st.device_index, st.priority = s, i, priority or 0
     st.device = torch.device(("%s:%d"):format(dev_type, i))
+    st[dev_type .. "_stream"] = C.stream_address(s) -- the runtime's handle (torch.cuda's cuda_stream)
     return st
   end
 
@@ -147,8 +148,8 @@ return function(C, spec)
   function Stream.priority_range() return 0, -1 end
   Stream.__eq = function(a, b) return rawequal(a._s, b._s) and a.device_index == b.device_index end
   Stream.__tostring = function(s)
-    return ("<torch.%s.Stream device=%s %s_stream=%s>"):format(dev_type, tostring(s.device), dev_type,
-      tostring(s._s):match("0x%x+") or "?")
+    return ("<torch.%s.Stream device=%s %s_stream=0x%x>"):format(dev_type, tostring(s.device), dev_type,
+      s[dev_type .. "_stream"])
   end
 
   function M.current_stream(d)
