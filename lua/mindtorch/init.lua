@@ -166,6 +166,8 @@ torch.__config__ = {
 -- submodules load on first use: torch.nn, torch.optim, torch.utils
 package.loaded.mindtorch = torch -- they require "mindtorch" themselves
 require "mindtorch._factories" -- as_tensor, asarray, the signal windows
+require "mindtorch._dtype_info" -- finfo, iinfo
+require "mindtorch._compositions" -- *_copy views, addmm_ ..., apply_, fill, conj on reals
 local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils" }
 
 -- torch.<dev> for an accelerator type the device registry knows (src/mt_device.c): the

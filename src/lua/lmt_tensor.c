@@ -368,6 +368,32 @@ static int g_T(lua_State *L, mt_tensor *t) {
     return 1;
 }
 
+/* x.mT, x.mH (the conjugate is the identity on real dtypes): the last two dims swapped */
+static int matrix_transpose(lua_State *L, mt_tensor *t, const char *what) {
+    if (t->ndim == 1)
+        return lmt_errorf(
+            L, "tensor.%s is only supported on matrices or batches of matrices. Got 1-D tensor.",
+            what);
+    mt_tensor *r = t->ndim == 0 ? mto_alias(t) : mto_transpose_int(t, t->ndim - 2, t->ndim - 1);
+    if (!r) return lmt_error(L);
+    lmt_push_tensor(L, r);
+    return 1;
+}
+static int g_mT(lua_State *L, mt_tensor *t) {
+    return matrix_transpose(L, t, "mT");
+}
+static int g_mH(lua_State *L, mt_tensor *t) {
+    return matrix_transpose(L, t, "mH");
+}
+/* x.H: a matrix's (conjugate) transpose */
+static int g_H(lua_State *L, mt_tensor *t) {
+    if (t->ndim != 0 && t->ndim != 2)
+        return lmt_errorf(
+            L, "tensor.H is only supported on matrices (2-D tensors). Got %d-D tensor.%s", t->ndim,
+            t->ndim > 2 ? " For batches of matrices, consider using tensor.mH" : "");
+    return matrix_transpose(L, t, "H");
+}
+
 static const struct {
     const char *name;
     getter get;
@@ -384,6 +410,9 @@ static const struct {
     {"layout", g_layout},
     {"data", g_data},
     {"T", g_T},
+    {"mT", g_mT},
+    {"mH", g_mH},
+    {"H", g_H},
     /* autograd (lmt_autograd.c) */
     {"grad", lmt_g_grad},
     {"grad_fn", lmt_g_grad_fn},

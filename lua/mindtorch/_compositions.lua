@@ -1,0 +1,87 @@
+-- _compositions.lua: PyTorch names that are compositions of existing ops, written once here:
+-- the *_copy forms of the views, the in-place forms of addmm/addmv/baddbmm/cumsum/cumprod, the
+-- complex-number queries that are identities on real dtypes, Lua callbacks over elements
+-- (apply_, map_, map2_), torch.fill, and the warn-always switch.
+local torch = require "mindtorch"
+local Tensor = torch.Tensor
+
+-- ---- x_copy: the view's values in a tensor of their own (PyTorch's *_copy ops) ---------------
+local function cloned(r)
+  if torch.is_tensor(r) then return r:clone() end
+  local out = {} -- split/unbind: a list of views
+  for i, t in ipairs(r) do out[i] = t:clone() end
+  return out
+end
+
+for _, name in ipairs { "as_strided", "detach", "diagonal", "expand", "permute", "select", "squeeze", "t",
+  "transpose", "unsqueeze", "view", "unfold", "split", "split_with_sizes", "unbind", "narrow" } do
+  torch[name .. "_copy"] = function(self, ...)
+    local view = Tensor[name]
+    if view == nil then error(("torch.%s_copy: Tensor.%s is not available"):format(name, name), 2) end
+    return cloned(view(self, ...))
+  end
+end
+torch.alias_copy = function(self) return self:clone() end
+Tensor.narrow_copy = torch.narrow_copy
+
+-- ---- in-place forms of ops that have only their functional one ---------------------------------
+for _, name in ipairs { "addmm", "addmv", "baddbmm", "cumsum", "cumprod" } do
+  Tensor[name .. "_"] = function(self, ...)
+    return self:copy_(torch[name](self, ...))
+  end
+end
+
+-- ---- complex numbers on real tensors: identities, as PyTorch's ------------------------------
+local function itself(self) return self end
+for _, name in ipairs { "conj", "resolve_conj", "resolve_neg", "conj_physical", "conj_physical_" } do
+  Tensor[name] = itself
+  torch[name] = itself
+end
+function Tensor:is_conj() return false end
+function Tensor:is_neg() return false end
+torch.is_conj, torch.is_neg = Tensor.is_conj, Tensor.is_neg
+
+-- x:adjoint(): the last two dims swapped (the conjugate is the identity on real dtypes)
+function Tensor:adjoint()
+  if self:dim() == 1 then
+    error("tensor.adjoint() is only supported on matrices or batches of matrices. Got 1-D tensor.", 2)
+  end
+  return self.mT
+end
+torch.adjoint = Tensor.adjoint
+
+-- ---- Lua callbacks over elements (CPU, outside autograd, as PyTorch's) ----------------------
+-- fn(elements...) for every element of self in order, the results written back into self
+local function map_into(self, what, fn, ...)
+  if self.device.type ~= "cpu" then error(what .. " is only implemented on CPU tensors", 3) end
+  if self.requires_grad then
+    error(("Can't call %s on Variable that requires grad. Use var.detach().%s instead."):format(what, what), 3)
+  end
+  local others = { ... }
+  local lists = { self:flatten():tolist() }
+  for i, o in ipairs(others) do lists[i + 1] = o:expand_as(self):flatten():tolist() end
+  local out, n = {}, #lists[1]
+  local args = {}
+  for k = 1, n do
+    for i = 1, #lists do args[i] = lists[i][k] end
+    out[k] = fn(table.unpack(args, 1, #lists))
+  end
+  if n > 0 then self:copy_(torch.tensor(out, { dtype = self.dtype }):view(self.shape)) end
+  return self
+end
+
+function Tensor:apply_(fn) return map_into(self, "apply_()", fn) end
+function Tensor:map_(other, fn) return map_into(self, "map_()", fn, other) end
+function Tensor:map2_(x, y, fn) return map_into(self, "map2_()", fn, x, y) end
+
+-- torch.fill(x, value): a new tensor shaped like x, filled with value (a number or a 0-d tensor)
+function torch.fill(self, value)
+  return self:clone():fill_(value)
+end
+
+-- ---- warnings ------------------------------------------------------------------------------------
+local warn_always = false
+function torch.set_warn_always(b) warn_always = not not b end
+function torch.is_warn_always_enabled() return warn_always end
+
+return torch

@@ -1,0 +1,71 @@
+"""Names written as compositions of other ops (lua/mindtorch/_compositions.lua, _dtype_info.lua)."""
+import torch
+
+CASES = {}
+
+
+def info(i):
+    keys = ["bits", "eps", "max", "min", "resolution", "smallest_normal", "tiny"]
+    d = {k: getattr(i, k) for k in keys if hasattr(i, k)}
+    d["dtype"] = i.dtype
+    d["str"] = str(i)
+    return d
+
+
+for dt in ["float16", "bfloat16", "float32", "float64"]:
+    CASES["finfo_%s" % dt] = lambda dt=dt: info(torch.finfo(getattr(torch, dt)))
+for dt in ["uint8", "int8", "int16", "int32", "int64"]:
+    CASES["iinfo_%s" % dt] = lambda dt=dt: info(torch.iinfo(getattr(torch, dt)))
+CASES.update({
+    "finfo_default": lambda: info(torch.finfo()),
+    "finfo_int": lambda: torch.finfo(torch.int32),
+    "iinfo_float": lambda: torch.iinfo(torch.float32),
+    "iinfo_bool": lambda: torch.iinfo(torch.bool),
+})
+
+
+def m():
+    return torch.arange(24.0).view(2, 3, 4)
+
+
+CASES.update({
+    "mT": lambda: m().mT,
+    "mT_2d": lambda: m()[0].mT,
+    "mT_0d": lambda: torch.tensor(2.0).mT,
+    "mT_1d": lambda: torch.ones(3).mT,
+    "mH": lambda: m().mH,
+    "mH_1d": lambda: torch.ones(3).mH,
+    "H": lambda: m()[0].H,
+    "H_1d": lambda: torch.ones(3).H,
+    "H_3d": lambda: m().H,
+    "adjoint": lambda: m().adjoint(),
+    "adjoint_fn": lambda: torch.adjoint(m()[1]),
+    "adjoint_1d": lambda: torch.ones(3).adjoint(),
+    "t_copy": lambda: torch.t_copy(m()[0]),
+    "transpose_copy": lambda: torch.transpose_copy(m(), 0, 2),
+    "permute_copy": lambda: torch.permute_copy(m(), (2, 0, 1)),
+    "expand_copy": lambda: torch.expand_copy(m()[:, :1], (2, 5, 4)),
+    "diagonal_copy": lambda: torch.diagonal_copy(m()[0]),
+    "as_strided_copy": lambda: torch.as_strided_copy(m(), (2, 2), (1, 2)),
+    "view_copy": lambda: torch.view_copy(m(), (4, 6)),
+    "select_copy": lambda: torch.select_copy(m(), 1, 2),
+    "squeeze_copy": lambda: torch.squeeze_copy(m()[None]),
+    "unsqueeze_copy": lambda: torch.unsqueeze_copy(m(), 1),
+    "detach_copy": lambda: torch.detach_copy(m()),
+    "alias_copy": lambda: torch.alias_copy(m()),
+    "split_copy": lambda: tuple(torch.split_copy(m(), 2, 2)),
+    "unbind_copy": lambda: tuple(torch.unbind_copy(m(), 1)),
+    "narrow_copy": lambda: torch.narrow_copy(m(), 2, 1, 2),
+    "narrow_copy_method": lambda: m()[0].narrow_copy(0, 1, 2),
+    "addmm_": lambda: torch.ones(2, 2).addmm_(torch.arange(6.0).view(2, 3), torch.arange(6.0).view(3, 2), beta=2, alpha=0.5),
+    "addmv_": lambda: torch.ones(2).addmv_(torch.arange(6.0).view(2, 3), torch.arange(3.0)),
+    "baddbmm_": lambda: torch.ones(2, 2, 2).baddbmm_(torch.ones(2, 2, 3), torch.ones(2, 3, 2), alpha=3),
+    "cumsum_": lambda: torch.arange(6.0).view(2, 3).cumsum_(1),
+    "cumprod_": lambda: torch.arange(1.0, 7.0).view(2, 3).cumprod_(0),
+    "cumsum_int": lambda: torch.arange(6).cumsum_(0),
+    "conj_real": lambda: (lambda x: [x.conj() is x, torch.conj(x) is x, x.resolve_conj() is x, x.resolve_neg() is x,
+                                     x.conj_physical() is x, x.is_conj(), torch.is_neg(x)])(torch.ones(2)),
+    "fill": lambda: torch.fill(torch.ones(2, 3), 2.5),
+    "fill_tensor": lambda: torch.fill(torch.ones(2, dtype=torch.int32), torch.tensor(7)),
+    "apply_requires_grad": lambda: torch.ones(2, requires_grad=True).apply_(lambda v: v),
+})

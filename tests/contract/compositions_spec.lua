@@ -1,0 +1,85 @@
+-- Names written as compositions of other ops, against PyTorch (cases/compositions.py).
+local torch = require "mindtorch"
+local H = assert(loadfile("tests/contract/harness.lua", "t", _ENV))()
+
+local function info(i)
+  local d = { bits = i.bits, eps = i.eps, max = i.max, min = i.min, resolution = i.resolution,
+    smallest_normal = i.smallest_normal, tiny = i.tiny, dtype = i.dtype, str = tostring(i) }
+  return d
+end
+local function m() return torch.arange(24.0):view(2, 3, 4) end
+
+local cases = {
+  finfo_default = function() return info(torch.finfo()) end,
+  finfo_int = function() return torch.finfo(torch.int32) end,
+  iinfo_float = function() return torch.iinfo(torch.float32) end,
+  iinfo_bool = function() return torch.iinfo(torch.bool) end,
+  mT = function() return m().mT end,
+  mT_2d = function() return m()[1].mT end,
+  mT_0d = function() return torch.tensor(2.0).mT end,
+  mT_1d = function() return torch.ones(3).mT end,
+  mH = function() return m().mH end,
+  mH_1d = function() return torch.ones(3).mH end,
+  H = function() return m()[1].H end,
+  H_1d = function() return torch.ones(3).H end,
+  H_3d = function() return m().H end,
+  adjoint = function() return m():adjoint() end,
+  adjoint_fn = function() return torch.adjoint(m()[2]) end,
+  adjoint_1d = function() return torch.ones(3):adjoint() end,
+  t_copy = function() return torch.t_copy(m()[1]) end,
+  transpose_copy = function() return torch.transpose_copy(m(), 1, 3) end,
+  permute_copy = function() return torch.permute_copy(m(), { 3, 1, 2 }) end,
+  expand_copy = function() return torch.expand_copy(m()[{ {}, { 1, 1 } }], { 2, 5, 4 }) end,
+  diagonal_copy = function() return torch.diagonal_copy(m()[1]) end,
+  as_strided_copy = function() return torch.as_strided_copy(m(), { 2, 2 }, { 1, 2 }) end,
+  view_copy = function() return torch.view_copy(m(), { 4, 6 }) end,
+  select_copy = function() return torch.select_copy(m(), 2, 3) end,
+  squeeze_copy = function() return torch.squeeze_copy(m():unsqueeze(1)) end,
+  unsqueeze_copy = function() return torch.unsqueeze_copy(m(), 2) end,
+  detach_copy = function() return torch.detach_copy(m()) end,
+  alias_copy = function() return torch.alias_copy(m()) end,
+  split_copy = function() return torch.split_copy(m(), 2, 3) end,
+  unbind_copy = function() return torch.unbind_copy(m(), 2) end,
+  narrow_copy = function() return torch.narrow_copy(m(), 3, 2, 2) end,
+  narrow_copy_method = function() return m()[1]:narrow_copy(1, 2, 2) end,
+  addmm_ = function()
+    return torch.ones(2, 2):addmm_(torch.arange(6.0):view(2, 3), torch.arange(6.0):view(3, 2), { beta = 2, alpha = 0.5 })
+  end,
+  addmv_ = function() return torch.ones(2):addmv_(torch.arange(6.0):view(2, 3), torch.arange(3.0)) end,
+  baddbmm_ = function() return torch.ones(2, 2, 2):baddbmm_(torch.ones(2, 2, 3), torch.ones(2, 3, 2), { alpha = 3 }) end,
+  cumsum_ = function() return torch.arange(6.0):view(2, 3):cumsum_(2) end,
+  cumprod_ = function() return torch.arange(1.0, 7.0):view(2, 3):cumprod_(1) end,
+  cumsum_int = function() return torch.arange(6):cumsum_(1) end,
+  conj_real = function()
+    local x = torch.ones(2)
+    return { x:conj() == x, torch.conj(x) == x, x:resolve_conj() == x, x:resolve_neg() == x,
+      x:conj_physical() == x, x:is_conj(), torch.is_neg(x) }
+  end,
+  fill = function() return torch.fill(torch.ones(2, 3), 2.5) end,
+  fill_tensor = function() return torch.fill(torch.ones(2, { dtype = torch.int32 }), torch.tensor(7)) end,
+  apply_requires_grad = function() return torch.ones(2, { requires_grad = true }):apply_(function(v) return v end) end,
+}
+for _, dt in ipairs { "float16", "bfloat16", "float32", "float64" } do
+  cases["finfo_" .. dt] = function() return info(torch.finfo(torch[dt])) end
+end
+for _, dt in ipairs { "uint8", "int8", "int16", "int32", "int64" } do
+  cases["iinfo_" .. dt] = function() return info(torch.iinfo(torch[dt])) end
+end
+H.run("compositions", cases)
+
+describe("Lua callbacks over elements", function()
+  it("apply_, map_ and map2_ write fn's results in place, in order", function()
+    local x = torch.arange(6.0):view(2, 3):t() -- not contiguous
+    local seen = {}
+    assert.are.equal(x, x:apply_(function(v) seen[#seen + 1] = v return v * 10 end))
+    assert.are.same({ 0, 3, 1, 4, 2, 5 }, seen) -- x's element order
+    assert.is_true(x:equal(torch.arange(0.0, 60, 10):view(2, 3):t()))
+    local y = torch.zeros(2, 3)
+    y:map_(torch.tensor({ 1.0, 2.0, 3.0 }), function(a, b) return a + b end) -- broadcast
+    assert.is_true(y:equal(torch.tensor({ { 1.0, 2.0, 3.0 }, { 1.0, 2.0, 3.0 } })))
+    y:map2_(y, torch.ones(2, 3), function(a, b, c) return a * b + c end)
+    assert.is_true(y:equal(torch.tensor({ { 2.0, 5.0, 10.0 }, { 2.0, 5.0, 10.0 } })))
+    local i = torch.arange(4, { dtype = torch.int32 }):apply_(function(v) return v * v end)
+    assert.are.same({ 0, 1, 4, 9 }, i:tolist())
+  end)
+end)
