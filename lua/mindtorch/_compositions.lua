@@ -1,7 +1,8 @@
 -- _compositions.lua: PyTorch names that are compositions of existing ops, written once here:
 -- the *_copy forms of the views, the in-place forms of addmm/addmv/baddbmm/cumsum/cumprod, the
 -- complex-number queries that are identities on real dtypes, Lua callbacks over elements
--- (apply_, map_, map2_), torch.fill, and the warn-always switch.
+-- (apply_, map_, map2_), torch.fill, the torch.* forms of functional ops (torch.layer_norm ...),
+-- and the warn-always switch.
 local torch = require "mindtorch"
 local Tensor = torch.Tensor
 
@@ -77,6 +78,49 @@ function Tensor:map2_(x, y, fn) return map_into(self, "map2_()", fn, x, y) end
 -- torch.fill(x, value): a new tensor shaped like x, filled with value (a number or a 0-d tensor)
 function torch.fill(self, value)
   return self:clone():fill_(value)
+end
+
+-- ---- torch.* forms of functional ops, in ATen's argument order --------------------------------
+local REDUCTIONS = { [0] = "none", [1] = "mean", [2] = "sum" } -- ATen's reduction enum
+
+local function F() return torch.nn.functional end
+-- (torch.kl_div and torch.binary_cross_entropy_with_logits without one do not reduce in
+-- PyTorch 1.13, as its binding reads ATen's default)
+local function reduction(r, fname)
+  if r == nil then return "none" end
+  local name = REDUCTIONS[r]
+  if not name then error(("%s: %s is not a valid value for reduction"):format(fname, tostring(r)), 3) end
+  return name
+end
+
+function torch.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+  return F().batch_norm(input, running_mean, running_var,
+    { weight = weight, bias = bias, training = training, momentum = momentum, eps = eps })
+end
+function torch.layer_norm(input, normalized_shape, weight, bias, eps)
+  return F().layer_norm(input, normalized_shape, weight, bias, eps)
+end
+function torch.group_norm(input, num_groups, weight, bias, eps)
+  return F().group_norm(input, num_groups, weight, bias, eps)
+end
+-- torch.embedding(weight, indices, padding_idx = -1): the table first, as ATen's
+function torch.embedding(weight, indices, padding_idx)
+  if padding_idx == -1 then padding_idx = nil end
+  return F().embedding(indices, weight, { padding_idx = padding_idx })
+end
+function torch.bilinear(input1, input2, weight, bias)
+  return F().bilinear(input1, input2, weight, bias)
+end
+function torch.kl_div(input, target, r, opts)
+  local log_target = type(opts) == "table" and opts.log_target or false
+  return F().kl_div(input, target, { reduction = reduction(r, "kl_div"), log_target = log_target })
+end
+function torch.binary_cross_entropy_with_logits(input, target, weight, pos_weight, r)
+  return F().binary_cross_entropy_with_logits(input, target,
+    { weight = weight, pos_weight = pos_weight, reduction = reduction(r, "binary_cross_entropy_with_logits") })
+end
+function torch.max_pool1d_with_indices(input, ...)
+  return F().max_pool1d_with_indices(input, ...)
 end
 
 -- ---- warnings ------------------------------------------------------------------------------------

@@ -65,6 +65,36 @@ end
 for _, dt in ipairs { "uint8", "int8", "int16", "int32", "int64" } do
   cases["iinfo_" .. dt] = function() return info(torch.iinfo(torch[dt])) end
 end
+local function X() return torch.arange(24.0):view(2, 3, 4):sin() end
+local TOL = 1e-6
+local more = {
+  torch_batch_norm = function()
+    return torch.batch_norm(X(), torch.ones(3) * 2, torch.ones(3), torch.zeros(3), torch.ones(3) * 4, false, 0.1, 1e-5, false)
+  end,
+  torch_batch_norm_training = function() return torch.batch_norm(X(), nil, nil, nil, nil, true, 0.1, 1e-5, false) end,
+  torch_layer_norm = function() return torch.layer_norm(X(), { 4 }) end,
+  torch_layer_norm_affine = function() return torch.layer_norm(X(), { 3, 4 }, torch.ones(3, 4) * 2, torch.ones(3, 4), 1e-3) end,
+  torch_group_norm = function() return torch.group_norm(X(), 3) end,
+  torch_embedding = function() return torch.embedding(torch.arange(12.0):view(4, 3), torch.tensor({ { 2, 3 }, { 4, 1 } })) end,
+  torch_bilinear = function()
+    return torch.bilinear(torch.ones(2, 3), torch.ones(2, 4) * 2, torch.arange(60.0):view(5, 3, 4), nil)
+  end,
+  torch_kl_div = function() return torch.kl_div(X():log_softmax(-1), X():softmax(-1)) end,
+  torch_kl_div_none = function() return torch.kl_div(X():log_softmax(-1), X():softmax(-1), 0) end,
+  torch_kl_div_sum_log_target = function()
+    return torch.kl_div(X():log_softmax(-1), X():log_softmax(1), 2, { log_target = true })
+  end,
+  torch_bce_with_logits = function() return torch.binary_cross_entropy_with_logits(X(), X():sigmoid(), nil, nil, 2) end,
+  torch_bce_with_logits_weights = function()
+    return torch.binary_cross_entropy_with_logits(X(), X():sigmoid(), torch.ones(4) * 2, torch.ones(4) * 3, 0)
+  end,
+  torch_max_pool1d_with_indices = function() -- indices 1-based: PyTorch's + 1
+    local v, i = torch.max_pool1d_with_indices(X():view(1, 2, 12), 3)
+    return { v, i - 1 }
+  end,
+  torch_bce_with_logits_default = function() return torch.binary_cross_entropy_with_logits(X(), X():sigmoid()) end,
+}
+for k, f in pairs(more) do cases[k] = { f, tol = TOL } end
 H.run("compositions", cases)
 
 describe("Lua callbacks over elements", function()

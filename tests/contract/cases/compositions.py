@@ -69,3 +69,24 @@ CASES.update({
     "fill_tensor": lambda: torch.fill(torch.ones(2, dtype=torch.int32), torch.tensor(7)),
     "apply_requires_grad": lambda: torch.ones(2, requires_grad=True).apply_(lambda v: v),
 })
+
+# torch.* forms of functional ops (ATen's argument order, reductions as ATen's enum)
+X = lambda: torch.arange(24.0).view(2, 3, 4).sin()
+CASES.update({
+    "torch_batch_norm": lambda: torch.batch_norm(X(), torch.ones(3) * 2, torch.ones(3), torch.zeros(3), torch.ones(3) * 4,
+                                                 False, 0.1, 1e-5, False),
+    "torch_batch_norm_training": lambda: torch.batch_norm(X(), None, None, None, None, True, 0.1, 1e-5, False),
+    "torch_layer_norm": lambda: torch.layer_norm(X(), [4]),
+    "torch_layer_norm_affine": lambda: torch.layer_norm(X(), [3, 4], torch.ones(3, 4) * 2, torch.ones(3, 4), 1e-3),
+    "torch_group_norm": lambda: torch.group_norm(X(), 3),
+    "torch_embedding": lambda: torch.embedding(torch.arange(12.0).view(4, 3), torch.tensor([[1, 2], [3, 0]])),
+    "torch_bilinear": lambda: torch.bilinear(torch.ones(2, 3), torch.ones(2, 4) * 2, torch.arange(60.0).view(5, 3, 4), None),
+    "torch_kl_div": lambda: torch.kl_div(X().log_softmax(-1), X().softmax(-1)),
+    "torch_kl_div_none": lambda: torch.kl_div(X().log_softmax(-1), X().softmax(-1), 0),
+    "torch_kl_div_sum_log_target": lambda: torch.kl_div(X().log_softmax(-1), X().log_softmax(0), 2, log_target=True),
+    "torch_bce_with_logits": lambda: torch.binary_cross_entropy_with_logits(X(), X().sigmoid(), None, None, 2),
+    "torch_bce_with_logits_weights": lambda: torch.binary_cross_entropy_with_logits(X(), X().sigmoid(), torch.ones(4) * 2,
+                                                                                    torch.ones(4) * 3, 0),
+    "torch_bce_with_logits_default": lambda: torch.binary_cross_entropy_with_logits(X(), X().sigmoid()),
+    "torch_max_pool1d_with_indices": lambda: torch.max_pool1d_with_indices(X().view(1, 2, 12), 3),
+})
