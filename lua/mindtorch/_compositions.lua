@@ -80,6 +80,60 @@ function torch.fill(self, value)
   return self:clone():fill_(value)
 end
 
+-- ---- legacy and alias forms ------------------------------------------------------------------
+-- chunk and split without view tracking in PyTorch; here the same views
+torch.unsafe_chunk, torch.unsafe_split = torch.chunk, torch.split
+Tensor.unsafe_chunk, Tensor.unsafe_split = Tensor.chunk, Tensor.split
+torch.is_inference = Tensor.is_inference
+
+-- x:storage_type(): the class name of the typed storage of x's dtype ("torch.FloatStorage")
+function Tensor:storage_type()
+  return (self:type():gsub("Tensor$", "Storage"))
+end
+
+-- x:new(...): the legacy constructor: sizes give an uninitialised tensor, a table of values a
+-- tensor of them, both in x's dtype and on its device
+function Tensor:new(...)
+  local n, first = select("#", ...), ...
+  local opts = { dtype = self.dtype, device = self.device }
+  if n == 0 then return torch.empty(0, opts) end
+  if n == 1 and type(first) == "table" and getmetatable(first) == nil then return torch.tensor(first, opts) end
+  if n == 1 and torch.is_tensor(first) then return first end
+  local sizes = { ... }
+  if n == 1 and type(first) ~= "number" then sizes = first end -- a torch.Size
+  return torch.empty(sizes, opts)
+end
+
+-- x:resize(sizes...): deprecated in PyTorch; a view of x's values under another shape of the
+-- same number of elements
+function Tensor:resize(...)
+  warn("non-inplace resize is deprecated")
+  local sizes = select("#", ...) == 1 and type((...)) ~= "number" and ... or { ... }
+  local numel = 1
+  for i = 1, #sizes do numel = numel * sizes[i] end
+  if numel ~= self:numel() then
+    error(("requested resize to %s (%d elements in total), but the given tensor has a size of %s (%d elements). " ..
+      "autograd's resize can only change the shape of a given tensor, while preserving the number of elements. ")
+      :format(table.concat(sizes, "x"), numel, table.concat(self:size(), "x"), self:numel()), 2)
+  end
+  return self:contiguous():view(sizes)
+end
+
+-- torch.set_default_tensor_type(t): the default dtype from a tensor type (torch.DoubleTensor's
+-- name "torch.DoubleTensor")
+local tensor_types = { ["torch.FloatTensor"] = torch.float32, ["torch.DoubleTensor"] = torch.float64,
+  ["torch.HalfTensor"] = torch.float16, ["torch.BFloat16Tensor"] = torch.bfloat16 }
+function torch.set_default_tensor_type(t)
+  local dt = tensor_types[t]
+  if dt == nil then
+    if type(t) == "string" and t:match("^torch%.%a+Tensor$") then
+      error("only floating-point types are supported as the default type", 2)
+    end
+    error(("invalid type: '%s'"):format(tostring(t)), 2)
+  end
+  torch.set_default_dtype(dt)
+end
+
 -- ---- torch.* forms of functional ops, in ATen's argument order --------------------------------
 local REDUCTIONS = { [0] = "none", [1] = "mean", [2] = "sum" } -- ATen's reduction enum
 

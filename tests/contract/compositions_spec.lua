@@ -95,6 +95,24 @@ local more = {
   torch_bce_with_logits_default = function() return torch.binary_cross_entropy_with_logits(X(), X():sigmoid()) end,
 }
 for k, f in pairs(more) do cases[k] = { f, tol = TOL } end
+
+local function default_after(t)
+  torch.set_default_tensor_type(t)
+  local d = torch.get_default_dtype().name
+  torch.set_default_dtype(torch.float32)
+  return d
+end
+cases.storage_type = function() return torch.ones(2, { dtype = torch.int16 }):storage_type() end
+cases.new_sizes = function() return torch.ones(2, { dtype = torch.float64 }):new(2, 3).shape end
+cases.new_values = function() return torch.ones(2, { dtype = torch.int32 }):new({ 1, 2 }) end
+cases.new_empty_args = function() return torch.ones(2):new().shape end
+cases.resize = function() return torch.arange(6.0):resize(2, 3) end
+cases.resize_wrong_numel = function() return torch.arange(6.0):resize(2, 2) end
+cases.unsafe_chunk = function() return torch.unsafe_chunk(torch.arange(6.0), 2) end
+cases.unsafe_split = function() return torch.unsafe_split(torch.arange(6.0), 4) end
+cases.is_inference = function() return torch.is_inference(torch.ones(2)) end
+cases.set_default_tensor_type_double = function() return default_after("torch.DoubleTensor") end
+cases.set_default_tensor_type_long = function() return torch.set_default_tensor_type("torch.LongTensor") end
 H.run("compositions", cases)
 
 describe("Lua callbacks over elements", function()

@@ -90,3 +90,28 @@ CASES.update({
     "torch_bce_with_logits_default": lambda: torch.binary_cross_entropy_with_logits(X(), X().sigmoid()),
     "torch_max_pool1d_with_indices": lambda: torch.max_pool1d_with_indices(X().view(1, 2, 12), 3),
 })
+
+import warnings
+warnings.simplefilter("ignore")  # resize's deprecation warning
+
+
+def _default_after(t):
+    torch.set_default_tensor_type(t)
+    d = str(torch.get_default_dtype()).replace("torch.", "")
+    torch.set_default_dtype(torch.float32)
+    return d
+
+
+CASES.update({
+    "storage_type": lambda: str(torch.ones(2, dtype=torch.int16).storage_type()).split("'")[1],
+    "new_sizes": lambda: torch.ones(2, dtype=torch.float64).new(2, 3).shape,
+    "new_values": lambda: torch.ones(2, dtype=torch.int32).new([1, 2]),
+    "new_empty_args": lambda: torch.ones(2).new().shape,
+    "resize": lambda: torch.arange(6.0).resize(2, 3),
+    "resize_wrong_numel": lambda: torch.arange(6.0).resize(2, 2),
+    "unsafe_chunk": lambda: tuple(torch.unsafe_chunk(torch.arange(6.0), 2)),
+    "unsafe_split": lambda: tuple(torch.unsafe_split(torch.arange(6.0), 4)),
+    "is_inference": lambda: torch.is_inference(torch.ones(2)),
+    "set_default_tensor_type_double": lambda: _default_after("torch.DoubleTensor"),
+    "set_default_tensor_type_long": lambda: torch.set_default_tensor_type("torch.LongTensor"),
+})
