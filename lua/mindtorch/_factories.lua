@@ -1,4 +1,4 @@
--- _factories.lua: factories written with other ops: torch.as_tensor and torch.asarray (a
+-- _factories.lua: factories written with other ops: torch.from_file, torch.as_tensor and torch.asarray (a
 -- tensor kept as it is where PyTorch keeps it, else converted or built from Lua data), and
 -- the signal windows (hann, hamming, bartlett, blackman), computed by the same sequence of
 -- ops as PyTorch 1.13's, so their values match in every dtype.
@@ -73,6 +73,19 @@ function torch.asarray(...)
   end
   if o.requires_grad then r:requires_grad_(true) end
   return r
+end
+
+-- torch.from_file(filename, shared = false, size = 0, {dtype, ...}): size elements of the dtype
+-- mapped from the file (shared: writes reach the file)
+function torch.from_file(...)
+  local o = args.parse("from_file", { "filename", "shared", "size", "dtype", "device", "requires_grad",
+    "pin_memory", "layout" }, { shared = false, size = 0, requires_grad = false }, ...)
+  local dtype = o.dtype or torch.get_default_dtype()
+  local s = torch.UntypedStorage.from_file(o.filename, o.shared, o.size * dtype.itemsize)
+  local t = torch.empty(0, { dtype = dtype }):set_(s)
+  if o.device ~= nil then t = t:to(o.device) end
+  if o.requires_grad then t:requires_grad_(true) end
+  return t
 end
 
 -- ---- windows ------------------------------------------------------------------------------------

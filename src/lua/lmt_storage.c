@@ -2,6 +2,7 @@
  * reach a tensor's storage (untyped_storage, storage, share_memory_, pin_memory, ...). */
 #include "lmt.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef struct {
@@ -343,6 +344,122 @@ static int t_pin_memory(lua_State *L) {
     return 1;
 }
 
+/* ---- set_: a tensor over another storage -------------------------------------------------- */
+
+/* a list of up to MT_MAX_DIM integers at idx (a table or a torch.Size); its length */
+static int int_list(lua_State *L, int idx, const char *what, int64_t *out) {
+    if (!lua_istable(L, idx) && !lua_isuserdata(L, idx))
+        return lmt_errorf(L, "set_(): argument '%s' must be a list of ints", what);
+    lua_Integer n = luaL_len(L, idx);
+    if (n < 0 || n > MT_MAX_DIM)
+        return lmt_errorf(L, "set_(): argument '%s' has %d entries, more than %d", what, (int)n,
+                          MT_MAX_DIM);
+    for (int i = 0; i < n; i++) {
+        lua_geti(L, idx, i + 1);
+        if (!lua_isinteger(L, -1))
+            return lmt_errorf(L, "set_(): argument '%s' must be a list of ints", what);
+        out[i] = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+    }
+    return (int)n;
+}
+
+/* t takes storage s (a new reference is taken) at offset with this geometry: a resizable
+ * storage grows to cover it, another must already (PyTorch's message), then t is written in
+ * place (a new version) */
+static void set_geometry(lua_State *L, mt_tensor *t, mt_storage *s, int64_t offset, int ndim,
+                         const int64_t *sizes, const int64_t *strides) {
+    size_t isz = mt_dtype_size((mt_dtype)t->dtype);
+    int64_t need = mt_required_nbytes(ndim, sizes, strides, offset, isz);
+    char msg[768];
+    if (offset < 0) {
+        snprintf(msg, sizeof msg, "Tensor: invalid storage offset %lld", (long long)offset);
+        lmt_errorf(L, "%s", msg);
+    }
+    /* a resizable storage grows to fit, as PyTorch's set_ does */
+    if (need > 0 && (uint64_t)need > s->nbytes && (s->flags & MT_STORAGE_RESIZABLE) &&
+        mt_storage_resize(s, (size_t)need))
+        lmt_error(L);
+    if (need < 0 || (uint64_t)need > s->nbytes) {
+        char sz[256], st[256];
+        mt_fmt_ilist(sz, sizeof sz, sizes, ndim);
+        mt_fmt_ilist(st, sizeof st, strides, ndim);
+        snprintf(msg, sizeof msg,
+                 "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %zu "
+                 "requiring a storage size of %lld are out of bounds for storage of size %zu",
+                 sz, st, (long long)offset, isz, (long long)need, s->nbytes);
+        lmt_errorf(L, "%s", msg);
+    }
+    mt_storage_incref(s);
+    mt_storage_decref(t->storage);
+    t->storage = s;
+    t->offset = offset;
+    t->ndim = (int8_t)ndim;
+    memcpy(t->sizes, sizes, sizeof(int64_t) * (size_t)ndim);
+    memcpy(t->strides, strides, sizeof(int64_t) * (size_t)ndim);
+    t->numel = mt_numel_checked(ndim, sizes);
+    mt_tensor_bump_version(t);
+}
+
+/* x:set_(), x:set_(source), x:set_(storage, offset = 0, size = all, stride = contiguous) */
+static int t_set(lua_State *L) {
+    mt_tensor *t = lmt_check_tensor(L, 1);
+    if (t->flags & MT_T_REQUIRES_GRAD || t->autograd)
+        return lmt_errorf(
+            L, "a leaf Variable that requires grad is being used in an in-place operation.");
+    if (mt_tensor_sync(t)) return lmt_error(L);
+    int64_t sizes[MT_MAX_DIM], strides[MT_MAX_DIM];
+    if (lua_isnoneornil(L, 2)) { /* an empty tensor over a new empty storage */
+        mt_storage *s = mt_storage_new(0, t->device, true);
+        if (!s) return lmt_error(L);
+        sizes[0] = 0, strides[0] = 1;
+        set_geometry(L, t, s, 0, 1, sizes, strides);
+        mt_storage_decref(s);
+    } else if (lmt_to_tensor(L, 2)) {
+        mt_tensor *src = lmt_to_tensor(L, 2);
+        if (src->dtype != t->dtype || !mt_device_eq(src->device, t->device))
+            return lmt_errorf(L, "set_(): the source is a %s tensor on %s, self a %s tensor on %s",
+                              mt_dtype_name((mt_dtype)src->dtype),
+                              mt_devtype_name(src->device.type), mt_dtype_name((mt_dtype)t->dtype),
+                              mt_devtype_name(t->device.type));
+        if (mt_tensor_sync(src)) return lmt_error(L);
+        set_geometry(L, t, src->storage, src->offset, src->ndim, src->sizes, src->strides);
+    } else {
+        lmt_storage_box *b = check_box(L, 2);
+        if (b->dtype >= 0 && b->dtype != t->dtype)
+            return lmt_errorf(L, "set_(): the storage holds %s, self is %s",
+                              mt_dtype_name((mt_dtype)b->dtype), mt_dtype_name((mt_dtype)t->dtype));
+        if (!mt_device_eq(b->s->device, t->device))
+            return lmt_errorf(L, "set_(): the storage is on %s, self on %s",
+                              mt_devtype_name(b->s->device.type), mt_devtype_name(t->device.type));
+        int64_t offset = luaL_optinteger(L, 3, 0);
+        int ndim = 1;
+        if (lua_isnoneornil(L, 4))
+            sizes[0] = (int64_t)(b->s->nbytes / mt_dtype_size((mt_dtype)t->dtype)) - offset;
+        else
+            ndim = int_list(L, 4, "size", sizes);
+        if (mt_check_sizes(ndim, sizes) < 0) return lmt_error(L);
+        if (lua_isnoneornil(L, 5))
+            mt_contiguous_strides(ndim, sizes, strides);
+        else if (int_list(L, 5, "stride", strides) != ndim)
+            return lmt_errorf(L, "set_(): size and stride must have the same length");
+        set_geometry(L, t, b->s, offset, ndim, sizes, strides);
+    }
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* x:is_set_to(y): the same storage, offset, sizes and strides */
+static int t_is_set_to(lua_State *L) {
+    mt_tensor *a = lmt_check_tensor(L, 1), *b = lmt_check_tensor(L, 2);
+    bool same = a->storage == b->storage && a->offset == b->offset && a->ndim == b->ndim &&
+                a->dtype == b->dtype;
+    for (int i = 0; same && i < a->ndim; i++)
+        same = a->sizes[i] == b->sizes[i] && a->strides[i] == b->strides[i];
+    lua_pushboolean(L, same);
+    return 1;
+}
+
 static void make_class(lua_State *L, const char *tname, const char *pyname, lua_CFunction ctor,
                        lua_CFunction from_file, const luaL_Reg *methods) {
     luaL_newmetatable(L, tname);
@@ -398,6 +515,8 @@ void lmt_open_storage(lua_State *L) {
         {"share_memory_", t_share_memory},
         {"is_pinned", t_is_pinned},
         {"pin_memory", t_pin_memory},
+        {"set_", t_set},
+        {"is_set_to", t_is_set_to},
         {NULL, NULL},
     };
     luaL_setfuncs(L, tmethods, 0);

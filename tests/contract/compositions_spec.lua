@@ -112,6 +112,33 @@ cases.unsafe_chunk = function() return torch.unsafe_chunk(torch.arange(6.0), 2) 
 cases.unsafe_split = function() return torch.unsafe_split(torch.arange(6.0), 4) end
 cases.is_inference = function() return torch.is_inference(torch.ones(2)) end
 cases.set_default_tensor_type_double = function() return default_after("torch.DoubleTensor") end
+local FROM_FILE = "/tmp/mindtorch_contract_from_file.bin"
+local function from_file(...)
+  local f = assert(io.open(FROM_FILE, "wb"))
+  local bytes = {}
+  for i = 0, 39 do bytes[#bytes + 1] = string.char(i) end
+  f:write(table.concat(bytes))
+  f:close()
+  return torch.from_file(FROM_FILE, ...)
+end
+cases.set_to = function()
+  local x, y = torch.arange(6.0), torch.empty(0)
+  y:set_(x)
+  return { y:is_set_to(x), x:is_set_to(x:clone()), y:tolist() }
+end
+cases.set_storage = function() return torch.empty(0):set_(torch.arange(6.0):storage(), 1, { 2, 2 }, { 2, 1 }) end
+cases.set_storage_grows = function()
+  local x = torch.arange(6.0)
+  local y = torch.empty(0):set_(x:storage(), 0, { 10 }, { 1 })
+  return { y.shape[1], #x:storage() }
+end
+cases.set_empty = function() return torch.ones(3):set_() end
+cases.set_negative_offset = function() return torch.empty(0):set_(torch.arange(6.0):storage(), -1, { 1 }, { 1 }) end
+cases.set_requires_grad = function() return torch.ones(2, { requires_grad = true }):set_(torch.arange(2.0)) end
+cases.from_file_int32 = function() return from_file({ size = 4, dtype = torch.int32 }) end
+cases.from_file_uint8 = function() return from_file(false, 40, { dtype = torch.uint8 }) end
+cases.from_file_empty = function() return from_file() end
+cases.from_file_too_small = function() return from_file({ size = 11, dtype = torch.int32 }) end
 cases.set_default_tensor_type_long = function() return torch.set_default_tensor_type("torch.LongTensor") end
 H.run("compositions", cases)
 

@@ -115,3 +115,44 @@ CASES.update({
     "set_default_tensor_type_double": lambda: _default_after("torch.DoubleTensor"),
     "set_default_tensor_type_long": lambda: torch.set_default_tensor_type("torch.LongTensor"),
 })
+
+# set_, is_set_to, from_file
+FROM_FILE = "/tmp/mindtorch_contract_from_file.bin"
+
+
+def from_file(*a, **kw):
+    with open(FROM_FILE, "wb") as f:
+        f.write(bytes(range(40)))
+    return torch.from_file(FROM_FILE, *a, **kw)
+
+
+def _set_to():
+    x = torch.arange(6.0)
+    y = torch.empty(0)
+    y.set_(x)
+    return [y.is_set_to(x), x.is_set_to(x.clone()), y.tolist()]
+
+
+def _set_storage():
+    x = torch.arange(6.0)
+    return torch.empty(0).set_(x.storage(), 1, (2, 2), (2, 1))
+
+
+def _set_grows():
+    x = torch.arange(6.0)
+    y = torch.empty(0).set_(x.storage(), 0, (10,), (1,))
+    return [y.shape[0], len(x.storage())]
+
+
+CASES.update({
+    "set_to": _set_to,
+    "set_storage": _set_storage,
+    "set_storage_grows": _set_grows,
+    "set_empty": lambda: torch.ones(3).set_(),
+    "set_negative_offset": lambda: torch.empty(0).set_(torch.arange(6.0).storage(), -1, (1,), (1,)),
+    "set_requires_grad": lambda: torch.ones(2, requires_grad=True).set_(torch.arange(2.0)),
+    "from_file_int32": lambda: from_file(size=4, dtype=torch.int32),
+    "from_file_uint8": lambda: from_file(False, 40, dtype=torch.uint8),
+    "from_file_empty": lambda: from_file(),
+    "from_file_too_small": lambda: from_file(size=11, dtype=torch.int32),
+})
