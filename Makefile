@@ -9,6 +9,7 @@
 #   make bench      benchmarks against PyTorch, with the machine's limits
 #   make demo       the demo (a tour of tensors)
 #   make golden     regenerate the contract goldens with PyTorch (python3-torch)
+#   make parity     count PyTorch 1.13's public names mindtorch has, write doc/parity.md (python3-torch)
 #   make format-check  every C file as .clang-format writes it (make format: rewrite them)
 #   make lua-env    print the LUA_PATH/LUA_CPATH exports for a plain lua5.4
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -256,6 +257,10 @@ tour: all
 
 golden:
 	$(PYTHON) tests/contract/gen_goldens.py
+
+.PHONY: parity
+parity: all
+	$(PYTHON) tools/parity.py --luamt $(LUAMT) --out doc/parity.md
 
 lua-env: all
 	@echo 'export LUA_PATH="$(abspath $(LSHARE))/?.lua;$(abspath $(LSHARE))/?/init.lua;;"'
