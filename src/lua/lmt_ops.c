@@ -152,10 +152,31 @@ void lmt_push_op_function(lua_State *L, const char *name, bool method) {
 }
 
 /* torch.<name> for function variants and torch.Tensor.<name> for methods, for every op */
+/* torch._op_alias(alias, target, method): target's function (or method) under PyTorch's other
+ * name for it (absolute for abs ...); its errors name the alias, as PyTorch's do. nil when
+ * target has no such variant. */
+static int make_alias(lua_State *L) {
+    luaL_checkstring(L, 1);
+    const char *target = luaL_checkstring(L, 2);
+    bool method = lua_toboolean(L, 3);
+    lmt_opset *set = new_opset(L, target, method);
+    if (set->n == 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    set->name = lua_tostring(L, 1); /* kept alive as the closure's third upvalue */
+    lua_getfield(L, LUA_REGISTRYINDEX, LMT_TENSOR);
+    lua_pushvalue(L, 1);
+    lua_pushcclosure(L, op_closure, 3);
+    return 1;
+}
+
 void lmt_open_ops(lua_State *L) {
     /* stack: module table */
     lua_pushcfunction(L, make_operator);
     lua_setfield(L, -2, "_operator");
+    lua_pushcfunction(L, make_alias);
+    lua_setfield(L, -2, "_op_alias");
     lmt_push_registry(L, "Tensor");
     int n = mt_ops_count();
     for (int i = 0; i < n; i++) {

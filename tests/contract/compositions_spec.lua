@@ -1,6 +1,7 @@
 -- Names written as compositions of other ops, against PyTorch (cases/compositions.py).
 local torch = require "mindtorch"
 local H = assert(loadfile("tests/contract/harness.lua", "t", _ENV))()
+local argtypes = H.lua_type_names
 
 local function info(i)
   local d = { bits = i.bits, eps = i.eps, max = i.max, min = i.min, resolution = i.resolution,
@@ -139,6 +140,25 @@ cases.from_file_int32 = function() return from_file({ size = 4, dtype = torch.in
 cases.from_file_uint8 = function() return from_file(false, 40, { dtype = torch.uint8 }) end
 cases.from_file_empty = function() return from_file() end
 cases.from_file_too_small = function() return from_file({ size = 11, dtype = torch.int32 }) end
+local function A() return torch.tensor({ { -1.5, 0.25 }, { 2.0, -0.75 } }) end
+local function B() return torch.tensor({ { 0.5, -2.0 }, { 2.0, 1.5 } }) end
+for _, n in ipairs { "absolute", "arccos", "arcsin", "arctan", "arcsinh", "negative", "fix" } do
+  cases["alias_" .. n] = { function() return torch[n](A()) end, tol = 1e-6 }
+  cases["alias_method_" .. n] = { function() return A()[n](A()) end, tol = 1e-6 }
+  cases["alias_inplace_" .. n] = { function() local a = A() return a[n .. "_"](a) end, tol = 1e-6 }
+end
+for _, n in ipairs { "multiply", "divide", "subtract", "greater", "greater_equal", "less", "less_equal", "not_equal",
+  "arctan2" } do
+  cases["alias_" .. n] = { function() return torch[n](A(), B()) end, tol = 1e-6 }
+  cases["alias_method_" .. n] = { function() local a = A() return a[n](a, B()) end, tol = 1e-6 }
+end
+cases.alias_arccosh = { function() return torch.arccosh(B():abs() + 1) end, tol = 1e-6 }
+cases.alias_arctanh = { function() return torch.arctanh(A() / 3) end, tol = 1e-6 }
+cases.alias_subtract_alpha = function() return torch.subtract(A(), B(), { alpha = 2 }) end
+cases.alias_divide_mode = function() return torch.divide(A(), B(), { rounding_mode = "floor" }) end
+cases.alias_multiply_scalar = function() return A():multiply(3) end
+cases.alias_greater_inplace = function() return A():greater_(0) end
+cases.alias_bad_argument = { function() return torch.absolute("a") end, expect = argtypes }
 cases.set_default_tensor_type_long = function() return torch.set_default_tensor_type("torch.LongTensor") end
 H.run("compositions", cases)
 

@@ -156,3 +156,26 @@ CASES.update({
     "from_file_empty": lambda: from_file(),
     "from_file_too_small": lambda: from_file(size=11, dtype=torch.int32),
 })
+
+# PyTorch's other names for ops (lua/mindtorch/_aliases.lua)
+A = lambda: torch.tensor([[-1.5, 0.25], [2.0, -0.75]])
+B = lambda: torch.tensor([[0.5, -2.0], [2.0, 1.5]])
+UNARY_ALIASES = ["absolute", "arccos", "arcsin", "arctan", "arcsinh", "negative", "fix"]
+BINARY_ALIASES = ["multiply", "divide", "subtract", "greater", "greater_equal", "less", "less_equal", "not_equal",
+                  "arctan2"]
+for n in UNARY_ALIASES:
+    CASES["alias_" + n] = lambda n=n: getattr(torch, n)(A())
+    CASES["alias_method_" + n] = lambda n=n: getattr(A(), n)()
+    CASES["alias_inplace_" + n] = lambda n=n: getattr(A(), n + "_")()
+for n in BINARY_ALIASES:
+    CASES["alias_" + n] = lambda n=n: getattr(torch, n)(A(), B())
+    CASES["alias_method_" + n] = lambda n=n: getattr(A(), n)(B())
+CASES.update({
+    "alias_arccosh": lambda: torch.arccosh(B().abs() + 1),
+    "alias_arctanh": lambda: torch.arctanh(A() / 3),
+    "alias_subtract_alpha": lambda: torch.subtract(A(), B(), alpha=2),
+    "alias_divide_mode": lambda: torch.divide(A(), B(), rounding_mode="floor"),
+    "alias_multiply_scalar": lambda: A().multiply(3),
+    "alias_greater_inplace": lambda: A().greater_(0),
+    "alias_bad_argument": lambda: torch.absolute("a"),
+})
