@@ -273,6 +273,13 @@ int mt_ew_types_of(const mt_call *c, const mt_ew_desc *d, mt_value *args, mt_ew_
         common = st;
         break;
     }
+    case MT_EWC_SAMEDTYPE:
+        if (args[0].tag == MT_V_TENSOR && args[1].tag == MT_V_TENSOR &&
+            args[0].t->dtype != args[1].t->dtype)
+            return mt_error(MT_ERR_RUNTIME,
+                            "%s is not yet implemented for tensors with different dtypes.",
+                            c->op->schema->name);
+        break;
     case MT_EWC_ADDCDIV:
         if (integral(common))
             return mt_error(

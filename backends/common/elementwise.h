@@ -46,16 +46,17 @@ enum { MT_EW_FAMILIES(MT_EW_ENUM) MT_EW_NFAMILIES };
 /* how the ops' special argument rules are checked (see elementwise.c) */
 enum {
     MT_EWC_NONE,
-    MT_EWC_SUB,     /* bool operands refused */
-    MT_EWC_NEG,     /* bool refused */
-    MT_EWC_ALPHA,   /* a float alpha with integral operands refused */
-    MT_EWC_DIVMODE, /* rounding_mode: None -> true division, 'trunc'/'floor' keep integers */
-    MT_EWC_POW,     /* integers to negative integer powers refused */
-    MT_EWC_WHERE,   /* the condition must be bool; it does not take part in promotion */
-    MT_EWC_CLAMP,   /* at least one bound */
-    MT_EWC_RELU,    /* bool refused */
-    MT_EWC_LERP,    /* end and weight must match self's dtype */
-    MT_EWC_ADDCDIV, /* integer division refused */
+    MT_EWC_SUB,       /* bool operands refused */
+    MT_EWC_NEG,       /* bool refused */
+    MT_EWC_ALPHA,     /* a float alpha with integral operands refused */
+    MT_EWC_DIVMODE,   /* rounding_mode: None -> true division, 'trunc'/'floor' keep integers */
+    MT_EWC_POW,       /* integers to negative integer powers refused */
+    MT_EWC_WHERE,     /* the condition must be bool; it does not take part in promotion */
+    MT_EWC_CLAMP,     /* at least one bound */
+    MT_EWC_RELU,      /* bool refused */
+    MT_EWC_LERP,      /* end and weight must match self's dtype */
+    MT_EWC_ADDCDIV,   /* integer division refused */
+    MT_EWC_SAMEDTYPE, /* tensor operands of different dtypes refused (heaviside) */
 };
 
 #define MT_EW_MAX_IN 3

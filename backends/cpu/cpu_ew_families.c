@@ -218,6 +218,53 @@ static inline float gelu_f(float x, int mode) {
          ? (a)                                                                                     \
          : (((a) > (b) ? (a) : (b)) + EW_M(log1p, EW_M(exp, -EW_M(fabs, (a) - (b))))))
 
+#define EW_LOGADDEXP2(a, b)                                                                        \
+    ((isinf(a) && (a) == (b))                                                                      \
+         ? (a)                                                                                     \
+         : (((a) > (b) ? (a) : (b)) +                                                              \
+            EW_M(log1p, EW_M(exp2, -EW_M(fabs, (a) - (b)))) * (ctype)1.4426950408889634))
+
+/* heaviside: other's value where self is 0, else whether self is positive (NaN: 0) */
+#define EW_HEAVISIDE(a, b) ((a) == 0 ? (b) : (ctype)((a) > 0))
+/* xlogy: NaN where y is NaN, else 0 where x is 0, else x * log(y) */
+#define EW_XLOGY(a, b) (isnan(b) ? (b) : (a) == 0 ? (ctype)0 : (a)*EW_M(log, b))
+/* sinc in the compute type (float for float32, double for float64) */
+#define EW_PI ((ctype)3.14159265358979323846)
+#define EW_SINC(a) ((a) == 0 ? (ctype)1 : EW_M(sin, EW_PI * (a)) / (EW_PI * (a)))
+/* a constant rounded to the result's dtype first, as PyTorch's scalar multiplications */
+#define EW_DEF_SCALED(fam, K, dn, T, C, LD, ST) EW_DEF1(fam, a *(C)LD(ST((C)(K))), dn, T, C, LD, ST)
+
+/* gcd by Euclid's algorithm on magnitudes; lcm from it (0 when both are 0) */
+static inline int64_t ew_gcd(int64_t a, int64_t b) {
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (a != 0) {
+        int64_t c = a;
+        a = b % a;
+        b = c;
+    }
+    return b;
+}
+static inline int64_t ew_lcm(int64_t a, int64_t b) {
+    int64_t g = ew_gcd(a, b), l = g == 0 ? 0 : a / g * b;
+    return l < 0 ? -l : l;
+}
+
+/* nextafter in a 16-bit format (half or bfloat16): the neighbouring value of that format, by
+ * stepping its bits (sign and magnitude order like the integers) */
+static inline float ew_nextafter16(float a, float b, bool half) {
+    if (isnan(a) || isnan(b)) return NAN;
+    if (a == b) return b;
+    uint16_t x = half ? mt_f32_to_f16(a) : mt_f32_to_bf16(a);
+    if (a == 0)
+        x = b > 0 ? 0x0001 : 0x8001;
+    else if ((a < b) == (a > 0))
+        x++;
+    else
+        x--;
+    return half ? mt_f16_to_f32(x) : mt_bf16_to_f32(x);
+}
+
 /* clamp with optional bounds (p0 = min, p1 = max); NaN stays NaN */
 #define EW_LO(a) ((ctx->has[0] && (a) < p0) ? p0 : (a))
 #define EW_CLAMP(a) (isnan((double)(a)) ? (a) : (ctx->has[1] && EW_LO(a) > p1) ? p1 : EW_LO(a))
@@ -271,6 +318,19 @@ EW_FLOATS(EW_DEF2, FMIN, EW_M2(fmin, a, b))
 INTB(EW_DEF2, FMIN, a < b ? a : b)
 EW_FLOATS(EW_DEF2, HYPOT, EW_M2(hypot, a, b))
 EW_FLOATS(EW_DEF2, LOGADDEXP, EW_LOGADDEXP(a, b))
+EW_FLOATS(EW_DEF2, LOGADDEXP2, EW_LOGADDEXP2(a, b))
+EW_FLOATS(EW_DEF2, COPYSIGN, EW_M2(copysign, a, b))
+EW_DEF2(NEXTAFTER, EW_M2(nextafter, a, b), f32, float, float, EW_ID, EW_ID)
+EW_DEF2(NEXTAFTER, EW_M2(nextafter, a, b), f64, double, double, EW_ID, EW_ID)
+EW_DEF2(NEXTAFTER, ew_nextafter16(a, b, true), f16, uint16_t, float, mt_f16_to_f32, mt_f32_to_f16)
+EW_DEF2(NEXTAFTER, ew_nextafter16(a, b, false), bf16, uint16_t, float, mt_bf16_to_f32, mt_f32_to_bf16)
+ALL(EW_DEF2, HEAVISIDE, EW_HEAVISIDE(a, b))
+EW_FLOATS(EW_DEF2, XLOGY, EW_XLOGY(a, b))
+EW_INTS(EW_DEF2, GCD, (ctype)ew_gcd(a, b))
+EW_INTS(EW_DEF2, LCM, (ctype)ew_lcm(a, b))
+EW_FLOATS(EW_DEF_SCALED, DEG2RAD, 3.14159265358979323846 / 180.0)
+EW_FLOATS(EW_DEF_SCALED, RAD2DEG, 180.0 / 3.14159265358979323846)
+EW_FLOATS(EW_DEF1, SINC, EW_SINC(a))
 INTB(EW_DEF2, BAND, a &b)
 INTB(EW_DEF2, BOR, a | b)
 INTB(EW_DEF2, BXOR, a ^ b)

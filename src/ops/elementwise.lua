@@ -149,6 +149,40 @@ binary("logaddexp", { "log(exp(self) + exp(other)), without overflow.", scalar =
   ew = ew("LOGADDEXP", "binary", "same", "FLOATS_NOHALF", { kname = "logaddexp_cpu" }),
   grad = { self = "grad / (exp(other - self) + 1)", other = "grad / (exp(self - other) + 1)" } })
 
+binary("logaddexp2", { "log2(2^self + 2^other), without overflow.", scalar = false, inplace = false,
+  ew = ew("LOGADDEXP2", "binary", "same", "FLOATS_NOHALF", { kname = "logaddexp2_cpu" }),
+  grad = { self = "grad / (exp2(other - self) + 1)", other = "grad / (exp2(self - other) + 1)" } })
+binary("copysign", { "self's magnitude with other's sign (integer inputs give the default float dtype).",
+  ew = ew("COPYSIGN", "binary", "float", "FLOATS", { kname = "copysign_cpu" }),
+  grad = { self = "grad * masked_fill(result / self, self == 0, 0)", other = "zeros" },
+  grad_scalar = { self = "grad * masked_fill(result / self, self == 0, 0)" } })
+binary("nextafter", { "The next representable value after self toward other.", scalar = false,
+  ew = ew("NEXTAFTER", "binary", "same", "FLOATS_NOHALF", { kname = "nextafter_cpu" }),
+  grad = not_implemented("self:; other:") })
+local heaviside = ew("HEAVISIDE", "binary", "same", "ALL", { kname = "heaviside_cpu", check = "samedtype" })
+op { "heaviside(Tensor self, Tensor values) -> Tensor", variants = fm, ew = heaviside,
+     doc = "The step function: 0 below zero, 1 above, values where self is zero.", grad = not_implemented("self:; values:") }
+op { "heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)", variants = "method", ew = heaviside,
+     doc = "heaviside in place.", grad = not_implemented("self:; values:") }
+binary("xlogy", { "self * log(other), 0 where self is 0 (NaN where other is NaN).",
+  ew = ew("XLOGY", "binary", "float", "FLOATS", { kname = "xlogy_cpu" }),
+  grad = { self = "grad * xlogy(self ~= 0, other)", other = "grad * self / other" },
+  grad_scalar = { self = "grad * xlogy(self ~= 0, other)" } })
+binary("gcd", { "The greatest common divisor of |self| and |other|.", scalar = false, nondiff = true,
+  ew = ew("GCD", "binary", "same", "INTS", { kname = "gcd_cpu" }) })
+binary("lcm", { "The least common multiple of |self| and |other|.", scalar = false, nondiff = true,
+  ew = ew("LCM", "binary", "same", "INTS", { kname = "lcm_cpu" }) })
+unary("deg2rad", { "Degrees to radians (integer inputs give the default float dtype).",
+  ew = ew("DEG2RAD", "unary", "float", "FLOATS", { kname = "deg2rad" }),
+  grad = { self = "grad * 0.017453292519943295" } })
+unary("rad2deg", { "Radians to degrees (integer inputs give the default float dtype).",
+  ew = ew("RAD2DEG", "unary", "float", "FLOATS", { kname = "rad2deg" }),
+  grad = { self = "grad * 57.29577951308232" } })
+unary("sinc", { "sin(pi x) / (pi x), 1 at 0 (integer inputs give the default float dtype).",
+  ew = ew("SINC", "unary", "float", "FLOATS_NOHALF", { kname = "sinc_cpu" }),
+  grad = { self = "masked_fill(grad * ((self * 3.141592653589793 * cos(self * 3.141592653589793) - " ..
+    "sin(self * 3.141592653589793)) / (self * self * 3.141592653589793)), self == 0, 0)" } })
+
 -- ---- comparisons and logic ----------------------------------------------------------------------
 
 for _, c in ipairs { { "eq", "==", "EQ", "Eq" }, { "ne", "~=", "NE", "Ne" }, { "lt", "<", "LT", "Lt" },

@@ -102,6 +102,15 @@ case("fmin", function(x, y) return torch.fmin(x, y) end, function() return { r(2
 both("hypot", function(x, y) return torch.hypot(x, y) end, function(x, y) return x:clone():hypot_(y) end,
   function() return { r(2, 3), r(3) } end, true)
 case("logaddexp", function(x, y) return torch.logaddexp(x, y) end, function() return { r(2, 3), r(3) } end, true)
+case("logaddexp2", function(x, y) return torch.logaddexp2(x, y) end, function() return { r(2, 3), r(3) } end, true)
+both("copysign.Tensor", function(x, y) return torch.copysign(x, y) end, function(x, y) return x:clone():copysign_(y) end,
+  function() return { r(2, 3), r(3) } end)
+both("copysign.Scalar", function(x) return torch.copysign(x, -1.5) end, function(x) return x:clone():copysign_(-1.5) end,
+  function() return { r(2, 3) } end)
+both("xlogy.Tensor", function(x, y) return torch.xlogy(x, y) end, function(x, y) return x:clone():xlogy_(y) end,
+  function() return { r(2, 3), pos(3) } end, true)
+both("xlogy.Scalar", function(x) return torch.xlogy(x, 2.5) end, function(x) return x:clone():xlogy_(2.5) end,
+  function() return { r(2, 3) } end)
 for _, c in ipairs { "eq", "ne", "lt", "le", "gt", "ge" } do
   case(c .. "_.Tensor", function(x, y) return x:clone()[c .. "_"](x:clone(), y) * x end, function() return { r(2, 3), r(3) } end)
   case(c .. "_.Scalar", function(x) return x:clone()[c .. "_"](x:clone(), 0.1) * x end, function() return { r(2, 3) } end)
@@ -113,11 +122,11 @@ local unary = {
   log = pos, log2 = pos, log10 = pos, log1p = pos, sin = r, cos = r, tan = unit, asin = unit, acos = unit,
   atan = r, sinh = r, cosh = r, tanh = r, sigmoid = r, relu = r, floor = r, ceil = r, round = r,
   trunc = r, frac = r, silu = r, hardtanh = r, leaky_relu = r, elu = r, erf = r, erfc = r, erfinv = unit,
-  asinh = r, acosh = above1, atanh = unit,
+  asinh = r, acosh = above1, atanh = unit, deg2rad = r, rad2deg = r, sinc = r,
 }
 local second = { exp = true, log = true, sin = true, tanh = true, sigmoid = true, sqrt = true, reciprocal = true,
   cos = true, atan = true, silu = true, abs = true, expm1 = true, rsqrt = true, log1p = true, tan = true, asin = true,
-  erf = true, erfinv = true, asinh = true, acosh = true, atanh = true }
+  erf = true, erfinv = true, asinh = true, acosh = true, atanh = true, sinc = true }
 for name, make in pairs(unary) do
   both(name, call(name), inplace(name .. "_"), function() return { make(2, 3) } end, second[name])
 end

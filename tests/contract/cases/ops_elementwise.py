@@ -30,6 +30,10 @@ BINARY = {  # name: (dtypes PyTorch supports, domain of the second operand, need
     "fmax": (ALL, None, False), "fmin": (ALL, None, False),
     "hypot": (["float32", "float64", "bfloat16"], None, True),
     "logaddexp": (["float32", "float64", "bfloat16"], None, True),
+    "logaddexp2": (["float32", "float64", "bfloat16"], None, True),
+    "copysign": (ALL, None, False), "nextafter": (["float32", "float64", "bfloat16"], None, False),
+    "heaviside": (ALL, None, False), "xlogy": (ALL, "pos", True),
+    "gcd": (INTS, None, False), "lcm": (INTS, None, False),
 }
 
 for name, (dtypes, domain, tol) in BINARY.items():
@@ -123,6 +127,7 @@ UNARY = {  # name: (domain, needs tolerance)
     "floor": (None, False), "ceil": (None, False), "round": (None, False), "trunc": (None, False),
     "frac": (None, False), "isnan": (None, False), "isinf": (None, False), "isfinite": (None, False),
     "logical_not": (None, False), "bitwise_not": (None, False),
+    "deg2rad": (None, False), "rad2deg": (None, False), "sinc": (None, True),
 }
 for name, (domain, tol) in UNARY.items():
     t = TOL if tol else None
@@ -139,13 +144,20 @@ for name, (domain, tol) in UNARY.items():
 SPECIAL = [float("nan"), float("inf"), float("-inf"), -0.0, 0.0, 0.5, 1.5, 2.5, -0.5, -2.5]
 for name in ("sign", "relu", "round", "floor", "ceil", "trunc", "frac", "isnan", "isinf", "isfinite",
              "abs", "neg", "sigmoid", "exp", "log", "sqrt", "tanh", "erf", "erfc", "erfinv", "signbit",
-             "asinh", "acosh", "atanh"):
+             "asinh", "acosh", "atanh", "deg2rad", "rad2deg", "sinc"):
     add("%s_special_values" % name, call(name, V(SPECIAL), tol=TOL))
+add("heaviside_mixed_dtypes", call("heaviside", T("float32", [3]), T("float64", [3])))
+add("xlogy_zero_nan", call("xlogy", V([0.0, 0.0, 1.0, 2.0]), V([0.0, float("nan"), 0.0, 3.0])))
+add("xlogy_scalar", call("xlogy", V([0.0, 2.0]), 3.0, tol=TOL))
+add("copysign_scalar_int", call("copysign", V([1, 2], "int64"), -1.0))
+add("gcd_negative", call("gcd", V([-12, 0, 7, -5], "int64"), V([18, 0, -21, 0], "int64")))
+add("lcm_negative", call("lcm", V([-4, 0, 6, 3], "int32"), V([6, 5, -4, -7], "int32")))
 add("signbit_negative_nan", call("signbit", V([float("nan"), -float("nan"), -0.0, 0.0])))
 add("signbit_ints", call("signbit", V([-3, 0, 2], "int64")))
 add("atanh_ends", call("atanh", V([-1.0, 1.0, -1.5, 0.999999]), tol=TOL))
 # NaN and infinities meeting each other: fmax/fmin take the number, maximum/minimum the NaN
-for name in ("fmax", "fmin", "maximum", "minimum", "hypot", "logaddexp"):
+for name in ("fmax", "fmin", "maximum", "minimum", "hypot", "logaddexp", "logaddexp2", "copysign", "nextafter",
+             "heaviside", "xlogy"):
     add("%s_special_values" % name, call(name, V(SPECIAL), V(list(reversed(SPECIAL))), tol=TOL))
 add("logaddexp_infinities", call("logaddexp", V([float("inf"), -float("inf"), float("inf"), 1e308]),
                                  V([float("inf"), -float("inf"), -float("inf"), 1e308], "float64"), tol=TOL))
