@@ -80,6 +80,55 @@ function torch.fill(self, value)
   return self:clone():fill_(value)
 end
 
+-- ---- element-wise compositions ------------------------------------------------------------------
+-- x:positive(): x itself (refused on bool, as PyTorch's unary plus)
+function Tensor:positive()
+  if self.dtype == torch.bool then error("The `+` operator, on a bool tensor is not supported.", 2) end
+  return self
+end
+torch.positive = Tensor.positive
+
+-- sgn: sign on real dtypes
+torch.sgn = torch._op_alias("sgn", "sign", false)
+Tensor.sgn = torch._op_alias("sgn", "sign", true)
+Tensor.sgn_ = torch._op_alias("sgn_", "sign_", true)
+
+-- isreal: every element of a real tensor is real
+function torch.isreal(self) return torch.ones_like(self, { dtype = torch.bool }) end
+Tensor.isreal = torch.isreal
+
+-- square: pow(x, 2) (bool squares to int64, as pow with an integer exponent)
+function torch.square(self, opts)
+  if torch.is_tensor(self) and self.dtype == torch.bool then self = self:to(torch.int64) end
+  if opts ~= nil then return torch.pow(self, 2, opts) end -- out=
+  return torch.pow(self, 2)
+end
+Tensor.square = torch.square
+function Tensor:square_() return self:pow_(2) end
+
+-- nan_to_num(x, nan = 0, posinf = the dtype's largest, neginf = its lowest): floats only
+-- change; the gradient flows where x was finite
+local function nan_to_num(self, nan, posinf, neginf, inplace)
+  if not self.dtype.is_floating_point then return inplace and self or self:clone() end
+  local info = torch.finfo(self.dtype)
+  local fill = inplace and self.masked_fill_ or self.masked_fill
+  local r = fill(self, self:isnan(), nan or 0.0)
+  fill = inplace and r.masked_fill_ or r.masked_fill
+  r = fill(r, r:isposinf(), posinf or info.max)
+  fill = inplace and r.masked_fill_ or r.masked_fill
+  return fill(r, r:isneginf(), neginf or info.min)
+end
+function torch.nan_to_num(self, nan, posinf, neginf)
+  if type(nan) == "table" then nan, posinf, neginf = nan.nan, nan.posinf, nan.neginf end
+  return nan_to_num(self, nan, posinf, neginf, false)
+end
+Tensor.nan_to_num = torch.nan_to_num
+function torch.nan_to_num_(self, nan, posinf, neginf)
+  if type(nan) == "table" then nan, posinf, neginf = nan.nan, nan.posinf, nan.neginf end
+  return nan_to_num(self, nan, posinf, neginf, true)
+end
+Tensor.nan_to_num_ = torch.nan_to_num_
+
 -- ---- legacy and alias forms ------------------------------------------------------------------
 -- chunk and split without view tracking in PyTorch; here the same views
 torch.unsafe_chunk, torch.unsafe_split = torch.chunk, torch.split

@@ -281,6 +281,10 @@ for _, p in ipairs { { "isnan", "True where NaN.", "ISNAN" }, { "isinf", "True w
   op { p[1] .. "(Tensor self) -> Tensor", variants = fm, doc = p[2], nondiff = true,
        ew = ew(p[3], "unary_bool", "bool", "ALL", { kname = p[1] }) }
 end
+for _, p in ipairs { { "isposinf", "True where +inf.", "ISPOSINF" }, { "isneginf", "True where -inf.", "ISNEGINF" } } do
+  op { p[1] .. "(Tensor self) -> Tensor", variants = fm, doc = p[2], nondiff = true,
+       ew = ew(p[3], "unary_bool", "bool", "ALL", { kname = p[1] }) }
+end
 op { "isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor",
      variants = fm, doc = "True where |self - other| <= atol + rtol * |other| (NaNs equal with equal_nan).", nondiff = true }
 

@@ -159,6 +159,22 @@ cases.alias_divide_mode = function() return torch.divide(A(), B(), { rounding_mo
 cases.alias_multiply_scalar = function() return A():multiply(3) end
 cases.alias_greater_inplace = function() return A():greater_(0) end
 cases.alias_bad_argument = { function() return torch.absolute("a") end, expect = argtypes }
+local function SPECIALS() return torch.tensor({ 0 / 0, 1 / 0, -1 / 0, 1.5, -0.0 }) end
+cases.positive = function() return torch.positive(torch.tensor({ 1.0, -2.0 })) end
+cases.positive_bool = function() return torch.positive(torch.tensor({ true })) end
+cases.sgn_int = function() return torch.sgn(torch.tensor({ -2, 0, 3 })) end
+cases.sgn_float = function() return torch.tensor({ -2.0, 0.0, 3.0 }):sgn() end
+cases.isreal = function() return torch.isreal(torch.ones(2, 3, { dtype = torch.int32 })) end
+cases.square_bool = function() return torch.square(torch.tensor({ true, false })) end
+cases.square_int8 = function() return torch.square(torch.tensor({ 3, -12 }, { dtype = torch.int8 })) end
+cases.square_float = function() return torch.tensor({ 1.5, -2.0 }):square() end
+cases.square_inplace = function() return torch.tensor({ 1.5, -2.0 }):square_() end
+cases.nan_to_num = function() return torch.nan_to_num(SPECIALS()) end
+cases.nan_to_num_values = function() return torch.nan_to_num(SPECIALS(), 1.0, 2.0, -3.0) end
+cases.nan_to_num_float16 = function() return torch.nan_to_num(SPECIALS():half()) end
+cases.nan_to_num_float64 = function() return SPECIALS():double():nan_to_num({ posinf = 7.0 }) end
+cases.nan_to_num_int = function() return torch.nan_to_num(torch.tensor({ 1, 2 })) end
+cases.nan_to_num_inplace = function() return SPECIALS():nan_to_num_({ neginf = -1.0 }) end
 cases.set_default_tensor_type_long = function() return torch.set_default_tensor_type("torch.LongTensor") end
 H.run("compositions", cases)
 

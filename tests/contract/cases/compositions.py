@@ -179,3 +179,23 @@ CASES.update({
     "alias_greater_inplace": lambda: A().greater_(0),
     "alias_bad_argument": lambda: torch.absolute("a"),
 })
+
+# element-wise compositions
+SPECIALS = lambda: torch.tensor([float("nan"), float("inf"), -float("inf"), 1.5, -0.0])
+CASES.update({
+    "positive": lambda: torch.positive(torch.tensor([1.0, -2.0])),
+    "positive_bool": lambda: torch.positive(torch.tensor([True])),
+    "sgn_int": lambda: torch.sgn(torch.tensor([-2, 0, 3])),
+    "sgn_float": lambda: torch.tensor([-2.0, 0.0, 3.0]).sgn(),
+    "isreal": lambda: torch.isreal(torch.ones(2, 3, dtype=torch.int32)),
+    "square_bool": lambda: torch.square(torch.tensor([True, False])),
+    "square_int8": lambda: torch.square(torch.tensor([3, -12], dtype=torch.int8)),
+    "square_float": lambda: torch.tensor([1.5, -2.0]).square(),
+    "square_inplace": lambda: torch.tensor([1.5, -2.0]).square_(),
+    "nan_to_num": lambda: torch.nan_to_num(SPECIALS()),
+    "nan_to_num_values": lambda: torch.nan_to_num(SPECIALS(), 1.0, 2.0, -3.0),
+    "nan_to_num_float16": lambda: torch.nan_to_num(SPECIALS().half()),
+    "nan_to_num_float64": lambda: SPECIALS().double().nan_to_num(posinf=7.0),
+    "nan_to_num_int": lambda: torch.nan_to_num(torch.tensor([1, 2])),
+    "nan_to_num_inplace": lambda: SPECIALS().nan_to_num_(neginf=-1.0),
+})

@@ -128,6 +128,7 @@ UNARY = {  # name: (domain, needs tolerance)
     "frac": (None, False), "isnan": (None, False), "isinf": (None, False), "isfinite": (None, False),
     "logical_not": (None, False), "bitwise_not": (None, False),
     "deg2rad": (None, False), "rad2deg": (None, False), "sinc": (None, True),
+    "isposinf": (None, False), "isneginf": (None, False),
 }
 for name, (domain, tol) in UNARY.items():
     t = TOL if tol else None
@@ -138,13 +139,13 @@ for name, (domain, tol) in UNARY.items():
         for lay in ("t", "sliced", "0d", "empty"):
             add("%s_%s_%s" % (name, dt, lay), call(name, L[lay], tol=t))
         add("%s_%s_method" % (name, dt), call(name, L["contig"], method=True, tol=t))
-        if name not in ("isnan", "isinf", "isfinite", "signbit"):
+        if name not in ("isnan", "isinf", "isfinite", "signbit", "isposinf", "isneginf"):
             add("%s_%s_inplace" % (name, dt), call(name + "_", L["t"], method=True, tol=t))
 
 SPECIAL = [float("nan"), float("inf"), float("-inf"), -0.0, 0.0, 0.5, 1.5, 2.5, -0.5, -2.5]
 for name in ("sign", "relu", "round", "floor", "ceil", "trunc", "frac", "isnan", "isinf", "isfinite",
              "abs", "neg", "sigmoid", "exp", "log", "sqrt", "tanh", "erf", "erfc", "erfinv", "signbit",
-             "asinh", "acosh", "atanh", "deg2rad", "rad2deg", "sinc"):
+             "asinh", "acosh", "atanh", "deg2rad", "rad2deg", "sinc", "isposinf", "isneginf"):
     add("%s_special_values" % name, call(name, V(SPECIAL), tol=TOL))
 add("heaviside_mixed_dtypes", call("heaviside", T("float32", [3]), T("float64", [3])))
 add("xlogy_zero_nan", call("xlogy", V([0.0, 0.0, 1.0, 2.0]), V([0.0, float("nan"), 0.0, 3.0])))
