@@ -271,12 +271,13 @@ static int c_combinations(mt_call *c, mt_value *a, mt_value *r) {
     int64_t k = a[1].i;
     bool repl = a[2].b;
     if (check_1d(self)) return -1;
-    if (k < 0) return mt_error(MT_ERR_RUNTIME, "Expect a non-negative number, but got %lld", (long long)k);
+    if (k < 0)
+        return mt_error(MT_ERR_RUNTIME, "Expect a non-negative number, but got %lld", (long long)k);
     if (k == 0) return ret(r, mto_empty(MT_ILIST(0), self->dtype, self->device, false, false));
     if (k > MT_MAX_DIM)
         return mt_error(MT_ERR_RUNTIME,
-                        "mindtorch supports tensors of at most %d dimensions, got %lld",
-                        MT_MAX_DIM, (long long)k);
+                        "mindtorch supports tensors of at most %d dimensions, got %lld", MT_MAX_DIM,
+                        (long long)k);
     int n = (int)k;
     /* the grids of positions pick the tuples i1 < i2 < ... (<= with replacement) */
     mt_tensor *pos = mto_arange(mt_vint(self->sizes[0]), MT_INT64, self->device, false, false);
@@ -366,8 +367,9 @@ static int c_tensor_split(mt_call *c, mt_value *a, mt_value *r) {
     if (id == MT_OP_tensor_split_indices) return split_at(self, d, a[1].il, a[1].n, r);
     mt_tensor *t = a[1].t;
     if (t->device.type == MT_DEV_META) /* the pieces depend on the values */
-        return mt_error(MT_ERR_NOT_IMPLEMENTED,
-                        "Could not run 'aten::tensor_split' with arguments from the 'Meta' backend.");
+        return mt_error(
+            MT_ERR_NOT_IMPLEMENTED,
+            "Could not run 'aten::tensor_split' with arguments from the 'Meta' backend.");
     if (t->device.type != MT_DEV_CPU)
         return mt_error(MT_ERR_RUNTIME,
                         "tensor_split expected tensor_indices_or_sections to be on cpu, but it's "
@@ -446,8 +448,7 @@ static int c_diag_embed(mt_call *c, mt_value *a, mt_value *r) {
     int lo = d1 < d2 ? d1 : d2, hi = d1 < d2 ? d2 : d1;
     int64_t shape[MT_MAX_DIM];
     int k = 0;
-    for (int i = 0; i < nd; i++)
-        shape[i] = i == lo || i == hi ? len : self->sizes[k++];
+    for (int i = 0; i < nd; i++) shape[i] = i == lo || i == hi ? len : self->sizes[k++];
     mt_tensor *out = mto_zeros((mt_ilist){shape, nd}, self->dtype, self->device, false, false);
     mt_tensor *dg = out ? mto_diagonal(out, off, d1, d2) : NULL;
     mt_tensor *w = dg ? mto_copy_(dg, self, false) : NULL;
@@ -576,8 +577,7 @@ static int64_t *repeat_counts(mt_tensor *rep, int64_t *n, int64_t *total) {
     if (rep->ndim > 1)
         return mt_error_null(MT_ERR_RUNTIME, "repeat_interleave only accept 1D vector as repeat");
     if (rep->dtype != MT_INT64 && rep->dtype != MT_INT32)
-        return mt_error_null(MT_ERR_RUNTIME,
-                             "repeats has to be Long or Int tensor");
+        return mt_error_null(MT_ERR_RUNTIME, "repeats has to be Long or Int tensor");
     if (rep->device.type == MT_DEV_META)
         return mt_error_null(MT_ERR_NOT_IMPLEMENTED,
                              "Could not run 'aten::repeat_interleave' with arguments from "
@@ -631,8 +631,8 @@ static int c_repeat_interleave(mt_call *c, mt_value *a, mt_value *r) {
         int64_t n, total;
         int64_t *v = repeat_counts(a[0].t, &n, &total);
         if (!v) return -1;
-        mt_tensor *out = check_output_size(a[1], total) ? NULL
-                                                        : repeat_positions(v, n, total, a[0].t->device);
+        mt_tensor *out =
+            check_output_size(a[1], total) ? NULL : repeat_positions(v, n, total, a[0].t->device);
         free(v);
         return ret(r, out);
     }
@@ -723,17 +723,19 @@ static int c_take_along_dim(mt_call *c, mt_value *a, mt_value *r) {
                         "torch.take_along_dim(): dtype of indices should be Long but got %s",
                         mt_dtype_scalar_name((mt_dtype)ix->dtype));
     if (a[2].tag == MT_V_NONE) {
-        mt_tensor *f = mto_reshape(self, MT_ILIST(-1)), *fi = f ? mto_reshape(ix, MT_ILIST(-1)) : NULL;
+        mt_tensor *f = mto_reshape(self, MT_ILIST(-1)),
+                  *fi = f ? mto_reshape(ix, MT_ILIST(-1)) : NULL;
         mt_tensor *out = fi ? mto_gather(f, 0, fi, false) : NULL;
         mt_tensor_decref(f);
         mt_tensor_decref(fi);
         return ret(r, out);
     }
     if (self->ndim != ix->ndim)
-        return mt_error(MT_ERR_RUNTIME,
-                        "torch.take_along_dim(): input and indices should have the same number of "
-                        "dimensions, but got %d dimensions for input, and %d dimensions for indices",
-                        self->ndim, ix->ndim);
+        return mt_error(
+            MT_ERR_RUNTIME,
+            "torch.take_along_dim(): input and indices should have the same number of "
+            "dimensions, but got %d dimensions for input, and %d dimensions for indices",
+            self->ndim, ix->ndim);
     int d;
     if (mt_wrap_dim(a[2].i, self->ndim, &d)) return -1;
     /* broadcast every dim but d */
@@ -764,8 +766,10 @@ static int c_tri_indices(mt_call *c, mt_value *a, mt_value *r) {
     if (dt != MT_INT64 && dt != MT_INT32)
         return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name,
                         mt_dtype_scalar_name((mt_dtype)dt));
-    if (row < 0) return mt_error(MT_ERR_RUNTIME, "row must be non-negative, got%lld", (long long)row);
-    if (col < 0) return mt_error(MT_ERR_RUNTIME, "col must be non-negative, got%lld", (long long)col);
+    if (row < 0)
+        return mt_error(MT_ERR_RUNTIME, "row must be non-negative, got%lld", (long long)row);
+    if (col < 0)
+        return mt_error(MT_ERR_RUNTIME, "col must be non-negative, got%lld", (long long)col);
     int64_t n = 0;
     for (int64_t i = 0; i < row; i++) {
         int64_t lo = lower ? 0 : i + off, hi = lower ? i + off + 1 : col;
@@ -805,8 +809,7 @@ static int c_unfold(mt_call *c, mt_value *a, mt_value *r) {
         return mt_error(MT_ERR_RUNTIME,
                         "maximum size for tensor at dimension %d is %lld but size is %lld", d + 1,
                         (long long)dsize, (long long)size);
-    if (step <= 0)
-        return mt_error(MT_ERR_RUNTIME, "step is %lld but must be > 0", (long long)step);
+    if (step <= 0) return mt_error(MT_ERR_RUNTIME, "step is %lld but must be > 0", (long long)step);
     if (size < 0) return mt_error(MT_ERR_RUNTIME, "size is %lld but must be >= 0", (long long)size);
     if (nd + 1 > MT_MAX_DIM) return mt_error(MT_ERR_RUNTIME, "unfold: too many dims");
     int64_t sz[MT_MAX_DIM], st[MT_MAX_DIM];

@@ -38,6 +38,46 @@ return function(torch)
     end
   end
 
+  torch.chain_matmul = varargs(torch.chain_matmul)
+
+  -- einsum(equation, a, b, ...) or (equation, {a, b}) [, options]
+  local einsum_list = torch.einsum
+  function torch.einsum(eq, ...)
+    return varargs(function(list, opts)
+      if opts then return einsum_list(eq, list, opts) end
+      return einsum_list(eq, list)
+    end)(...)
+  end
+
+  -- tensordot(a, b, dims): dims a count (the last dims of a with the first of b), or two lists
+  -- of 1-based dims ({{2, 3}, {1, 2}}), positionally or as {dims = ...}; out= passes through
+  local tensordot_dims = torch.tensordot
+  function torch.tensordot(a, b, dims, opts)
+    if is_opts(dims) then opts, dims = dims, dims.dims end
+    if opts then
+      local rest = {}
+      for k, v in pairs(opts) do if k ~= "dims" then rest[k] = v end end
+      opts = next(rest) and rest or nil
+    end
+    if dims == nil then dims = 2 end
+    local da, db
+    if torch.is_tensor(dims) then dims = dims:dim() == 0 and dims:item() or dims:tolist() end
+    if math.type(dims) == "integer" then
+      if dims < 0 then error("tensordot expects dims >= 0, but got dims=" .. dims, 2) end
+      da, db = {}, {}
+      for i = 1, dims do
+        da[i] = a:dim() - dims + i
+        db[i] = i
+      end
+    else
+      da, db = dims[1], dims[2]
+      if math.type(da) == "integer" then da = { da } end
+      if math.type(db) == "integer" then db = { db } end
+    end
+    if opts then return tensordot_dims(a, b, da, db, opts) end
+    return tensordot_dims(a, b, da, db)
+  end
+
   -- broadcast_shapes(s1, s2, ...): the broadcast of sizes (tables, torch.Size or integers)
   function torch.broadcast_shapes(...)
     local out = {}

@@ -1,4 +1,4 @@
--- The shape ops of src/ops/shape_more.lua are compositions: their gradients are those of the
+-- The shape ops of src/ops/shape_more.lua and the products of src/ops/products.lua are compositions: their gradients are those of the
 -- ops they are made of. gradcheck (float64, central differences) confirms each one end to end,
 -- gradgradcheck a few.
 local torch = require "mindtorch"
@@ -33,6 +33,22 @@ local cases = {
   meshgrid = { function(a, b) return first(torch.meshgrid(a, b, { indexing = "xy" })) end, { r(2), r(3) } },
   unfold = { function(x) return x:unfold(2, 3, 2) end, { r(2, 7) }, true },
   sum_to_size = { function(x) return x:sum_to_size(3, 1) end, { r(2, 3, 4) } },
+  -- products (src/ops/products.lua)
+  kron = { function(a, b) return torch.kron(a, b) end, { r(2, 3), r(2, 2) }, true },
+  inner = { function(a, b) return torch.inner(a, b) end, { r(2, 3), r(4, 3) }, true },
+  vdot = { function(a, b) return torch.vdot(a, b) end, { r(4), r(4) } },
+  tensordot = { function(a, b) return torch.tensordot(a, b, { { 2, 3 }, { 2, 1 } }) end, { r(2, 3, 4), r(4, 3, 2) }, true },
+  tensordot_broadcast = { function(a, b) return torch.tensordot(a, b, 1) end, { r(2, 1), r(3, 4) } },
+  chain_matmul = { function(a, b, c) return torch.chain_matmul(a, b, c) end, { r(2, 3), r(3, 4), r(4, 2) } },
+  addbmm = { function(s, a, b) return torch.addbmm(s, a, b, { beta = 0.5, alpha = 2 }) end,
+    { r(2, 4), r(3, 2, 5), r(3, 5, 4) }, true },
+  addr = { function(s, a, b) return torch.addr(s, a, b, { beta = 2, alpha = -1 }) end, { r(3), r(2), r(3) }, true },
+  trace = { function(x) return torch.trace(x) end, { r(3, 4) } },
+  vander = { function(x) return torch.vander(x, 4) end, { r(3) }, true },
+  einsum_bilinear = { function(a, b, c) return torch.einsum("bn,anm,bm->ba", a, b, c) end,
+    { r(2, 3), r(4, 3, 5), r(2, 5) }, true },
+  einsum_diagonal = { function(x) return torch.einsum("bii->bi", x) end, { r(2, 3, 3) } },
+  einsum_ellipsis = { function(a, b) return torch.einsum("...ij,...jk", a, b) end, { r(5, 2, 3), r(3, 4) } },
 }
 
 describe("shape_more gradients", function()
