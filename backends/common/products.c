@@ -45,9 +45,10 @@ static int c_kron(mt_call *c, mt_value *a, mt_value *r) {
     return ret(r, o);
 }
 
-static mt_tensor *tensordot(mt_tensor *x, mt_tensor *y, const int64_t *dx, const int64_t *dy,
-                            int n, int m) {
-    if (n != m) return mt_error_null(MT_ERR_RUNTIME, "both dimension lists should have same length");
+static mt_tensor *tensordot(mt_tensor *x, mt_tensor *y, const int64_t *dx, const int64_t *dy, int n,
+                            int m) {
+    if (n != m)
+        return mt_error_null(MT_ERR_RUNTIME, "both dimension lists should have same length");
     if (x->dtype != y->dtype)
         return mt_error_null(MT_ERR_RUNTIME, "expected scalar type %s but found %s",
                              mt_dtype_scalar_name((mt_dtype)x->dtype),
@@ -157,8 +158,8 @@ static int c_vdot(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *x = a[0].t, *y = a[1].t;
     if (x->ndim != 1 || y->ndim != 1)
-        return mt_error(MT_ERR_RUNTIME, "1D tensors expected, but got %dD and %dD tensors",
-                        x->ndim, y->ndim);
+        return mt_error(MT_ERR_RUNTIME, "1D tensors expected, but got %dD and %dD tensors", x->ndim,
+                        y->ndim);
     return ret(r, mto_dot(x, y));
 }
 
@@ -209,7 +210,8 @@ static int c_addbmm(mt_call *c, mt_value *a, mt_value *r) {
                         "batch1 and batch2 must have same number of batches, got %lld and %lld",
                         (long long)b1->sizes[0], (long long)b2->sizes[0]);
     if (b1->sizes[2] != b2->sizes[1])
-        return mt_error(MT_ERR_RUNTIME, "Incompatible matrix sizes for bmm (%lldx%lld and %lldx%lld)",
+        return mt_error(MT_ERR_RUNTIME,
+                        "Incompatible matrix sizes for bmm (%lldx%lld and %lldx%lld)",
                         (long long)b1->sizes[1], (long long)b1->sizes[2], (long long)b2->sizes[1],
                         (long long)b2->sizes[2]);
     /* the sum over the batch of b1[i] @ b2[i] is one mm: (n, B*k) @ (B*k, p) */
@@ -326,7 +328,7 @@ static char label_char(int l) {
 }
 
 typedef struct {
-    int n;                 /* subscripts, an ellipsis counted once */
+    int n; /* subscripts, an ellipsis counted once */
     int8_t sub[MT_MAX_DIM * 2];
     bool ell;
 } ein_term;
@@ -345,7 +347,8 @@ static int parse_term(const char *eq, int lo, int hi, int k, ein_term *t) {
                                 "ellipsis",
                                 k);
             t->ell = true;
-            if (t->n >= (int)sizeof t->sub) return mt_error(MT_ERR_RUNTIME, "einsum(): too many subscripts");
+            if (t->n >= (int)sizeof t->sub)
+                return mt_error(MT_ERR_RUNTIME, "einsum(): too many subscripts");
             t->sub[t->n++] = EIN_ELL;
             i += 2;
             continue;
@@ -356,7 +359,8 @@ static int parse_term(const char *eq, int lo, int hi, int k, ein_term *t) {
                             "einsum(): invalid subscript given at index %d in the equation string, "
                             "subscripts must be in [a-zA-Z]",
                             i);
-        if (t->n >= (int)sizeof t->sub) return mt_error(MT_ERR_RUNTIME, "einsum(): too many subscripts");
+        if (t->n >= (int)sizeof t->sub)
+            return mt_error(MT_ERR_RUNTIME, "einsum(): too many subscripts");
         t->sub[t->n++] = (int8_t)l;
     }
     return 0;
@@ -364,8 +368,8 @@ static int parse_term(const char *eq, int lo, int hi, int k, ein_term *t) {
 
 /* an operand viewed over the global dims (ellipsis dims first, then labels 0..51, size 1 where
  * it lacks one), its repeated labels taken as diagonals */
-static mt_tensor *align_operand(mt_tensor *op, const ein_term *t, int k, int ell_n,
-                                const int *gpos, int gn, int64_t *lsize) {
+static mt_tensor *align_operand(mt_tensor *op, const ein_term *t, int k, int ell_n, const int *gpos,
+                                int gn, int64_t *lsize) {
     int nlab = t->n - (t->ell ? 1 : 0);
     int nell = t->ell ? op->ndim - nlab : 0;
     if (t->ell ? op->ndim < nlab : op->ndim != nlab) {
@@ -380,7 +384,8 @@ static mt_tensor *align_operand(mt_tensor *op, const ein_term *t, int k, int ell
                              "was given",
                              nlab, op->ndim, k);
     }
-    /* dim label of each of op's dims: labels, or EIN_LABELS + j for ellipsis dim j (right aligned) */
+    /* dim label of each of op's dims: labels, or EIN_LABELS + j for ellipsis dim j (right aligned)
+     */
     int dl[MT_MAX_DIM];
     int d = 0;
     for (int i = 0; i < t->n; i++) {
@@ -503,9 +508,10 @@ static int c_einsum(mt_call *c, mt_value *a, mt_value *r) {
             if (l == EIN_ELL) continue;
             if (seen[l]) {
                 free(terms);
-                return mt_error(MT_ERR_RUNTIME,
-                                "einsum(): output subscript %c appears more than once in the output",
-                                label_char(l));
+                return mt_error(
+                    MT_ERR_RUNTIME,
+                    "einsum(): output subscript %c appears more than once in the output",
+                    label_char(l));
             }
             seen[l] = true;
             if (!count[l]) {

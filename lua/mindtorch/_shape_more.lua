@@ -78,6 +78,36 @@ return function(torch)
     return tensordot_dims(a, b, da, db)
   end
 
+  -- unique_consecutive gives back what was asked for, as unique: the values, then the inverse
+  -- and the counts if requested
+  local uc_all = torch.unique_consecutive
+  local function unique_consecutive(x, ...)
+    local args = table.pack(...)
+    local opts = is_opts(args[args.n]) and args[args.n] or {}
+    if opts.out ~= nil then error("unique_consecutive() got an unexpected keyword argument 'out'", 2) end
+    local inverse, counts = args[1], args[2]
+    if type(inverse) ~= "boolean" then inverse = opts.return_inverse end
+    if type(counts) ~= "boolean" then counts = opts.return_counts end
+    local out, inv, cnt = uc_all(x, ...)
+    if inverse and counts then return out, inv, cnt end
+    if inverse then return out, inv end
+    if counts then return out, cnt end
+    return out
+  end
+  torch.unique_consecutive, torch.Tensor.unique_consecutive = unique_consecutive, unique_consecutive
+
+  -- x:new_tensor(data [, opts]): torch.tensor(data) with x's dtype and device unless given
+  function torch.Tensor.new_tensor(self, data, opts)
+    local o = { dtype = self.dtype, device = self.device }
+    for k, v in pairs(opts or {}) do o[k] = v end
+    if torch.is_tensor(data) then
+      local t = data:detach():to({ dtype = o.dtype, device = o.device, copy = true })
+      if o.requires_grad then t:requires_grad_() end
+      return t
+    end
+    return torch.tensor(data, o)
+  end
+
   -- broadcast_shapes(s1, s2, ...): the broadcast of sizes (tables, torch.Size or integers)
   function torch.broadcast_shapes(...)
     local out = {}
