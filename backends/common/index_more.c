@@ -34,8 +34,7 @@ static mt_tensor *scatter_view(int id, mt_tensor *copy, mt_value *a) {
     if (id == MT_OP_select_scatter) return mto_select_int(copy, a[2].i, a[3].i);
     if (id == MT_OP_diagonal_scatter) return mto_diagonal(copy, a[2].i, a[3].i, a[4].i);
     if (id == MT_OP_as_strided_scatter)
-        return mto_as_strided(copy, (mt_ilist){a[2].il, a[2].n}, (mt_ilist){a[3].il, a[3].n},
-                              a[4]);
+        return mto_as_strided(copy, (mt_ilist){a[2].il, a[2].n}, (mt_ilist){a[3].il, a[3].n}, a[4]);
     /* slice_scatter: self[start:end:step] along dim, Python's slice bounds */
     int d;
     if (copy->ndim == 0)
@@ -148,8 +147,8 @@ static int c_index_fill(mt_call *c, mt_value *a, mt_value *r) {
     if (!copy) return -1;
     mt_value args[4] = {mt_vtensor(copy), a[1], a[2], a[3]};
     mt_value rr[1];
-    int target =
-        c->op->id == MT_OP_index_fill_int_Tensor ? MT_OP_index_fill__int_Tensor : MT_OP_index_fill__int_Scalar;
+    int target = c->op->id == MT_OP_index_fill_int_Tensor ? MT_OP_index_fill__int_Tensor
+                                                          : MT_OP_index_fill__int_Scalar;
     int st = mt_call_op(target, args, rr);
     mt_tensor_decref(copy);
     if (st) return -1;
@@ -161,10 +160,11 @@ static int c_put_(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *self = a[0].t, *ix = a[1].t, *src = a[2].t;
     if (ix->numel != src->numel)
-        return mt_error(MT_ERR_INDEX,
-                        "put_(): Expected source and index to have the same number of elements, but "
-                        "got source.numel() = %lld, index.numel() = %lld",
-                        (long long)src->numel, (long long)ix->numel);
+        return mt_error(
+            MT_ERR_INDEX,
+            "put_(): Expected source and index to have the same number of elements, but "
+            "got source.numel() = %lld, index.numel() = %lld",
+            (long long)src->numel, (long long)ix->numel);
     if (ix->dtype != MT_INT64)
         return mt_error(MT_ERR_INDEX, "put_(): Expected a long tensor for index, but got %s",
                         mt_dtype_scalar_name((mt_dtype)ix->dtype));
@@ -219,7 +219,8 @@ static int c_put(mt_call *c, mt_value *a, mt_value *r) {
     return ret(r, w);
 }
 
-/* ---- searchsorted, bucketize ------------------------------------------------------------------- */
+/* ---- searchsorted, bucketize -------------------------------------------------------------------
+ */
 
 /* the count of boundaries below each value (<= with right): the insertion position */
 static mt_tensor *count_below(mt_tensor *seq, mt_tensor *v, bool right, bool int32) {
@@ -262,23 +263,25 @@ static int c_searchsorted(mt_call *c, mt_value *a, mt_value *r) {
                         "torch.searchsorted(): boundaries tensor should have positive dimension, "
                         "but got 0 dimension");
     if (scalar) {
-        v = mto_full(MT_ILIST(1), a[1], mt_promote_types((mt_dtype)seq->dtype, mt_scalar_dtype(a[1])),
-                     seq->device, false, false);
+        v = mto_full(MT_ILIST(1), a[1],
+                     mt_promote_types((mt_dtype)seq->dtype, mt_scalar_dtype(a[1])), seq->device,
+                     false, false);
         if (!v) return -1;
         if (seq->ndim != 1) {
             mt_tensor_decref(v);
-            return mt_error(MT_ERR_RUNTIME,
-                            "torch.searchsorted(): input value can be a scalar only when "
-                            "boundaries tensor dimension is 1, but we got boundaries tensor dim(%d) "
-                            "and input value's dim(0) numel(1)",
-                            seq->ndim);
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "torch.searchsorted(): input value can be a scalar only when "
+                "boundaries tensor dimension is 1, but we got boundaries tensor dim(%d) "
+                "and input value's dim(0) numel(1)",
+                seq->ndim);
         }
     } else {
         v = a[1].t;
         mt_tensor_incref(v);
-        bool lead_ok = seq->ndim == 1 || (seq->ndim == v->ndim &&
-                                          !memcmp(seq->sizes, v->sizes,
-                                                  sizeof(int64_t) * (size_t)(seq->ndim - 1)));
+        bool lead_ok = seq->ndim == 1 ||
+                       (seq->ndim == v->ndim &&
+                        !memcmp(seq->sizes, v->sizes, sizeof(int64_t) * (size_t)(seq->ndim - 1)));
         if (!lead_ok) {
             char x[256], y[256];
             mt_fmt_ilist(x, sizeof x, seq->sizes, seq->ndim);
@@ -299,10 +302,11 @@ static int c_searchsorted(mt_call *c, mt_value *a, mt_value *r) {
             mt_fmt_ilist(x, sizeof x, seq->sizes, seq->ndim);
             mt_fmt_ilist(y, sizeof y, so->sizes, so->ndim);
             mt_tensor_decref(v);
-            return mt_error(MT_ERR_RUNTIME,
-                            "torch.searchsorted(): boundary and sorter must have the same size, but "
-                            "got boundary tensor %sand got sorter tensor %s",
-                            x, y);
+            return mt_error(
+                MT_ERR_RUNTIME,
+                "torch.searchsorted(): boundary and sorter must have the same size, but "
+                "got boundary tensor %sand got sorter tensor %s",
+                x, y);
         }
         if (!(sorted = mto_gather(seq, seq->ndim - 1, so, false))) {
             mt_tensor_decref(v);
@@ -337,7 +341,8 @@ static int c_bucketize(mt_call *c, mt_value *a, mt_value *r) {
     return ret(r, count_below(b, a[0].t, a[3].b, a[2].b));
 }
 
-/* ---- unique_consecutive, msort ----------------------------------------------------------------- */
+/* ---- unique_consecutive, msort -----------------------------------------------------------------
+ */
 
 static int c_unique_consecutive(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
@@ -371,7 +376,8 @@ static int c_unique_consecutive(mt_call *c, mt_value *a, mt_value *r) {
         mask = mto_full(MT_ILIST(n), mt_vbool(n > 0 && !(has_dim && x2->sizes[1] == 0)), MT_BOOL,
                         self->device, false, false);
         if (mask && n > 0) {
-            mt_tensor *m0 = mto_narrow(mask, 0, 0, 1), *w = m0 ? mto_fill__Scalar(m0, mt_vbool(true)) : NULL;
+            mt_tensor *m0 = mto_narrow(mask, 0, 0, 1),
+                      *w = m0 ? mto_fill__Scalar(m0, mt_vbool(true)) : NULL;
             mt_tensor_decref(m0);
             mt_tensor_decref(w);
         }
@@ -399,7 +405,8 @@ static int c_unique_consecutive(mt_call *c, mt_value *a, mt_value *r) {
         mt_tensor_decref(flat);
     }
     if (!vals) goto done;
-    if (!(cs = mto_cumsum(mask, 0, MT_INT64)) || !(inv = mto_sub_Scalar(cs, mt_vint(1), mt_vint(1))))
+    if (!(cs = mto_cumsum(mask, 0, MT_INT64)) ||
+        !(inv = mto_sub_Scalar(cs, mt_vint(1), mt_vint(1))))
         goto done;
     if (!has_dim && self->ndim != 1) { /* the inverse in self's shape */
         mt_tensor *iv = mto_view(inv, (mt_ilist){self->sizes, self->ndim});
@@ -423,7 +430,8 @@ static int c_unique_consecutive(mt_call *c, mt_value *a, mt_value *r) {
     vals = inv = cnt = NULL;
     st = 0;
 done:;
-    mt_tensor *tmp[] = {moved, x2, neq, row, mask, pos, pos1, vals, inv, cs, cnt, ends, endsx, startsx};
+    mt_tensor *tmp[] = {moved, x2,  neq, row, mask, pos,   pos1,
+                        vals,  inv, cs,  cnt, ends, endsx, startsx};
     for (size_t i = 0; i < MT_ARRAY_LEN(tmp); i++) mt_tensor_decref(tmp[i]);
     return st;
 }
@@ -436,7 +444,8 @@ static int c_msort(mt_call *c, mt_value *a, mt_value *r) {
     return ret(r, v);
 }
 
-/* ---- fill_diagonal_, resize_as_, type_as, new_* ------------------------------------------------ */
+/* ---- fill_diagonal_, resize_as_, type_as, new_* ------------------------------------------------
+ */
 
 static int c_fill_diagonal_(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
@@ -488,10 +497,14 @@ static int c_new(mt_call *c, mt_value *a, mt_value *r) {
     bool pin = a[at + 3].b;
     mt_ilist size = {a[1].il, a[1].n};
     switch (id) {
-    case MT_OP_new_empty: return ret(r, mto_empty(size, dt, dev, false, pin));
-    case MT_OP_new_zeros: return ret(r, mto_zeros(size, dt, dev, false, pin));
-    case MT_OP_new_ones: return ret(r, mto_ones(size, dt, dev, false, pin));
-    case MT_OP_new_full: return ret(r, mto_full(size, a[2], dt, dev, false, pin));
+    case MT_OP_new_empty:
+        return ret(r, mto_empty(size, dt, dev, false, pin));
+    case MT_OP_new_zeros:
+        return ret(r, mto_zeros(size, dt, dev, false, pin));
+    case MT_OP_new_ones:
+        return ret(r, mto_ones(size, dt, dev, false, pin));
+    case MT_OP_new_full:
+        return ret(r, mto_full(size, a[2], dt, dev, false, pin));
     default:
         return ret(r, mto_empty_strided(size, (mt_ilist){a[2].il, a[2].n}, dt, dev, false, pin));
     }

@@ -634,6 +634,40 @@ static int c_einsum(mt_call *c, mt_value *a, mt_value *r) {
     return ret(r, o);
 }
 
+/* addbmm_, addr_: the out-of-place result copied into self */
+static int c_add_inplace(mt_call *c, mt_value *a, mt_value *r) {
+    mt_tensor *self = a[0].t;
+    mt_tensor *v = c->op->id == MT_OP_addbmm_ ? mto_addbmm(self, a[1].t, a[2].t, a[3], a[4])
+                                              : mto_addr(self, a[1].t, a[2].t, a[3], a[4]);
+    if (!v) return -1;
+    bool same = v->ndim == self->ndim &&
+                !memcmp(v->sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim);
+    if (!same && c->op->id == MT_OP_addbmm_) { /* PyTorch writes it as out=self: self resized */
+        mt_tensor *rs = mto_resize_(self, (mt_ilist){v->sizes, v->ndim}, NULL);
+        mt_tensor_decref(rs);
+        if (!rs) {
+            mt_tensor_decref(v);
+            return -1;
+        }
+        same = true;
+    }
+    if (!same && self->ndim != 2) {
+        mt_tensor_decref(v);
+        return mt_error(MT_ERR_RUNTIME, "2D tensor expected, got %dD tensor for input", self->ndim);
+    }
+    if (!same) {
+        char x[256], y[256];
+        mt_fmt_ilist(x, sizeof x, v->sizes, v->ndim);
+        mt_fmt_ilist(y, sizeof y, self->sizes, self->ndim);
+        mt_tensor_decref(v);
+        return mt_error(MT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                        y, x);
+    }
+    mt_tensor *w = mto_copy_(self, v, false);
+    mt_tensor_decref(v);
+    return ret(r, w);
+}
+
 void mt_products_register(void) {
     static const struct {
         int op;
@@ -650,6 +684,8 @@ void mt_products_register(void) {
         {MT_OP_trace, c_trace},
         {MT_OP_vander, c_vander},
         {MT_OP_einsum, c_einsum},
+        {MT_OP_addbmm_, c_add_inplace},
+        {MT_OP_addr_, c_add_inplace},
     };
     for (size_t i = 0; i < MT_ARRAY_LEN(composites); i++)
         mt_disp_composite(composites[i].op, composites[i].k);

@@ -3,6 +3,7 @@
  * made of. Dims arrive 0-based; error texts quote them as the user wrote them. */
 #include "common_ops.h"
 #include "elementwise.h"
+#include "mt_autograd.h"
 #include "mt_ops_gen.h"
 #include "shape.h"
 
@@ -856,6 +857,51 @@ static int c_sum_to_size(mt_call *c, mt_value *a, mt_value *r) {
     return ret(r, out);
 }
 
+/* ---- t_, transpose_, squeeze_, unsqueeze_, as_strided_: self takes the view's geometry --------
+ */
+
+static int c_inplace_view(mt_call *c, mt_value *a, mt_value *r) {
+    mt_tensor *self = a[0].t, *v = NULL;
+    int id = c->op->id;
+    if (mt_tensor_requires_grad(self)) {
+        if (mt_is_leaf(self))
+            return mt_error(MT_ERR_RUNTIME,
+                            "a leaf Variable that requires grad is being used in an in-place "
+                            "operation.");
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s(): in-place shape changes of a tensor that requires grad are not "
+                        "supported; use the out-of-place view",
+                        c->op->schema->name);
+    }
+    if (mt_check_writable(self)) return -1;
+    if (id == MT_OP_t_) {
+        if (self->ndim > 2)
+            return mt_error(MT_ERR_RUNTIME,
+                            "t_() expects a tensor with <= 2 dimensions, but self is %dD",
+                            self->ndim);
+        v = mto_t(self);
+    } else if (id == MT_OP_transpose_ || id == MT_OP_swapaxes_ || id == MT_OP_swapdims_) {
+        v = mto_transpose_int(self, a[1].i, a[2].i);
+    } else if (id == MT_OP_squeeze_) {
+        v = mto_squeeze(self);
+    } else if (id == MT_OP_squeeze__dim) {
+        v = mto_squeeze_dim(self, a[1].i);
+    } else if (id == MT_OP_unsqueeze_) {
+        v = mto_unsqueeze(self, a[1].i);
+    } else {
+        v = mto_as_strided(self, (mt_ilist){a[1].il, a[1].n}, (mt_ilist){a[2].il, a[2].n}, a[3]);
+    }
+    if (!v) return -1;
+    self->ndim = v->ndim;
+    memcpy(self->sizes, v->sizes, sizeof(int64_t) * (size_t)v->ndim);
+    memcpy(self->strides, v->strides, sizeof(int64_t) * (size_t)v->ndim);
+    self->offset = v->offset;
+    self->numel = v->numel;
+    mt_tensor_decref(v);
+    mt_tensor_bump_version(self);
+    return ret_self(r, self);
+}
+
 void mt_shape_more_register(void) {
     static const struct {
         int op;
@@ -907,6 +953,14 @@ void mt_shape_more_register(void) {
         {MT_OP_meshgrid_indexing, c_meshgrid},
         {MT_OP_unfold, c_unfold},
         {MT_OP_sum_to_size, c_sum_to_size},
+        {MT_OP_t_, c_inplace_view},
+        {MT_OP_transpose_, c_inplace_view},
+        {MT_OP_swapaxes_, c_inplace_view},
+        {MT_OP_swapdims_, c_inplace_view},
+        {MT_OP_squeeze_, c_inplace_view},
+        {MT_OP_squeeze__dim, c_inplace_view},
+        {MT_OP_unsqueeze_, c_inplace_view},
+        {MT_OP_as_strided_, c_inplace_view},
     };
     for (size_t i = 0; i < MT_ARRAY_LEN(composites); i++)
         mt_disp_composite(composites[i].op, composites[i].k);

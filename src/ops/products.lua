@@ -18,3 +18,7 @@ op { "vander(Tensor x, int? N=None, bool increasing=False) -> Tensor",
      doc = "The Vandermonde matrix: columns x^(N-1) ... x^0 (x^0 ... x^(N-1) when increasing)." }
 op { "einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
      doc = "Einstein summation; operands contracted left to right as PyTorch does." }
+op { "addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)",
+     variants = "method", doc = "addbmm in place." }
+op { "addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)",
+     variants = "method", doc = "addr in place." }

@@ -69,3 +69,14 @@ op { "unfold(Tensor(a) self, Dim dimension, SymInt size, SymInt step) -> Tensor(
      doc = "A view of the windows of size along dimension, step apart, as a new last dim." }
 op { "sum_to_size(Tensor self, SymInt[] size) -> Tensor", variants = "method",
      doc = "self summed down to size (which must broadcast to self's shape)." }
+-- In-place shape changes: self takes the geometry of the view (metadata only). Tensors that
+-- require grad are refused (a leaf with PyTorch's words; the out-of-place views keep history).
+op { "t_(Tensor(a!) self) -> Tensor(a!)", variants = "method", doc = "t in place." }
+op { "transpose_(Tensor(a!) self, Dim dim0, Dim dim1) -> Tensor(a!)", variants = "method", doc = "transpose in place." }
+op { "swapaxes_(Tensor(a!) self, Dim axis0, Dim axis1) -> Tensor(a!)", variants = "method", doc = "transpose in place." }
+op { "swapdims_(Tensor(a!) self, Dim dim0, Dim dim1) -> Tensor(a!)", variants = "method", doc = "transpose in place." }
+op { "squeeze_(Tensor(a!) self) -> Tensor(a!)", variants = "method", doc = "squeeze in place." }
+op { "squeeze_.dim(Tensor(a!) self, Dim dim) -> Tensor(a!)", variants = "method", doc = "squeeze(dim) in place." }
+op { "unsqueeze_(Tensor(a!) self, Dim dim) -> Tensor(a!)", variants = "method", doc = "unsqueeze in place." }
+op { "as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)",
+     variants = "method", doc = "as_strided in place." }
