@@ -14,6 +14,9 @@ void mt_random_register(void);
 void mt_compare_register(void);
 void mt_meta_register(void);
 void mt_common_register(void);
+void mt_shape_more_register(void);
+void mt_products_register(void);
+void mt_index_more_register(void);
 
 const mt_builtin mt_builtins[] = {
     {"ew", mt_ew_register, NULL}, /* element-wise descriptions and their meta function, first */
@@ -27,5 +30,8 @@ const mt_builtin mt_builtins[] = {
     {"meta", mt_meta_register, NULL},
     {"cpu", mt_cpu_register, mt_cpu_blas_config},
     {"composite", mt_common_register, NULL},
+    {"shape_more", mt_shape_more_register, NULL},
+    {"products", mt_products_register, NULL},
+    {"index_more", mt_index_more_register, NULL},
 };
 const int mt_num_builtins = (int)MT_ARRAY_LEN(mt_builtins);

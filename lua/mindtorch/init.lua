@@ -91,6 +91,7 @@ require("mindtorch.autograd.gradcheck")(torch)
 require("mindtorch.autograd.function")(torch)
 require("mindtorch.autograd.functional")(torch)
 require("mindtorch.serialization")(torch)
+require("mindtorch._shape_more")(torch)
 
 -- ---- x[i], x[{...}], x[mask] (Torch7 style, 1-based) ---------------------------------------
 local Index = require("mindtorch._indexing")(torch)
