@@ -166,7 +166,7 @@ torch.__config__ = {
 -- submodules load on first use: torch.nn, torch.optim, torch.utils
 package.loaded.mindtorch = torch -- they require "mindtorch" themselves
 require "mindtorch._factories" -- as_tensor, asarray, the signal windows
-local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils" }
+local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils", special = "mindtorch.special" }
 
 -- torch.<dev> for an accelerator type the device registry knows (src/mt_device.c): the
 -- device module's own Lua file when it ships one (mindtorch.npu), else the shared shape
