@@ -222,6 +222,161 @@ static double sp_sph_j0(double x) {
     return sum;
 }
 
+/* ---- orthogonal polynomials P_n(x): PyTorch's recurrences, in the type; n is truncated to an
+ * integer (NaN and out-of-range n give x86's INT64_MIN: a negative degree, 0) ---- */
+static inline int64_t sp_degree(double n) {
+    return (n != n || n >= 9.2233720368547758e18 || n < -9.2233720368547758e18) ? INT64_MIN
+                                                                                : (int64_t)n;
+}
+
+/* the three-term recurrence from (p, q) = (P_0, P_1) up to P_n; NaN stays NaN (stop there) */
+#define SP_RECUR(T, x, n, q0, STEP)                                                                \
+    do {                                                                                           \
+        T p = 1, q = (q0), r = q;                                                                  \
+        for (int64_t k = 2; k <= (n); k++) {                                                       \
+            r = STEP;                                                                              \
+            p = q;                                                                                 \
+            q = r;                                                                                 \
+            if (r != r) break;                                                                     \
+        }                                                                                          \
+        return r;                                                                                  \
+    } while (0)
+
+#define SP_POLYS(T, S, M)                                                                          \
+    static T sp_cheb_t##S(T x, T nn) {                                                             \
+        int64_t n = sp_degree(nn);                                                                 \
+        if (n < 0) return 0;                                                                       \
+        if (M(fabs)(x) == 1) return (x > 0 || n % 2 == 0) ? 1 : -1;                                \
+        if (n > 6 && M(fabs)(x) < 1) return M(cos)(n * M(acos)(x));                                \
+        if (n == 0) return 1;                                                                      \
+        SP_RECUR(T, x, n, x, (x + x) * q - p);                                                     \
+    }                                                                                              \
+    static T sp_cheb_u##S(T x, T nn) {                                                             \
+        int64_t n = sp_degree(nn);                                                                 \
+        if (n < 0) return 0;                                                                       \
+        if (M(fabs)(x) == 1) return (x > 0 || n % 2 == 0) ? (T)(n + 1) : -(T)(n + 1);              \
+        if (n > 8 && M(fabs)(x) < 1) {                                                             \
+            T t = M(acos)(x);                                                                      \
+            if (M(sin)(t) != 0) return M(sin)((n + 1) * t) / M(sin)(t);                            \
+            return (n + 1) * M(cos)((n + 1) * t) / x;                                              \
+        }                                                                                          \
+        if (n == 0) return 1;                                                                      \
+        SP_RECUR(T, x, n, x + x, (x + x) * q - p);                                                 \
+    }                                                                                              \
+    static T sp_cheb_v##S(T x, T nn) {                                                             \
+        int64_t n = sp_degree(nn);                                                                 \
+        if (n < 0) return 0;                                                                       \
+        if (M(fabs)(x) == 1) {                                                                     \
+            if (x > 0) return 1;                                                                   \
+            return n % 2 == 0 ? (T)(n + n + 1) : -(T)(n + n + 1);                                  \
+        }                                                                                          \
+        if (n > 8 && M(fabs)(x) < 1) {                                                             \
+            T t = M(acos)(x);                                                                      \
+            if (M(sin)(t / 2) != 1) return M(cos)((n + (T)0.5) * t) / M(cos)(t / 2);               \
+            return n % 2 == 0 ? (T)(n + n + 1) : -(T)(n + n + 1);                                  \
+        }                                                                                          \
+        if (n == 0) return 1;                                                                      \
+        SP_RECUR(T, x, n, x + x - 1, (x + x) * q - p);                                             \
+    }                                                                                              \
+    static T sp_cheb_w##S(T x, T nn) {                                                             \
+        int64_t n = sp_degree(nn);                                                                 \
+        if (n < 0) return 0;                                                                       \
+        if (M(fabs)(x) == 1) {                                                                     \
+            if (x > 0) return (T)(n + n + 1);                                                      \
+            return n % 2 == 0 ? 1 : -1;                                                            \
+        }                                                                                          \
+        if (n > 8 && M(fabs)(x) < 1) {                                                             \
+            T t = M(acos)(x);                                                                      \
+            if (M(cos)(t / 2) != 1) return M(sin)((n + (T)0.5) * t) / M(sin)(t / 2);               \
+            if (x > 0) return (T)(n + n + 1);                                                      \
+            return n % 2 == 0 ? 1 : -1;                                                            \
+        }                                                                                          \
+        if (n == 0) return 1;                                                                      \
+        SP_RECUR(T, x, n, x + x + 1, (x + x) * q - p);                                             \
+    }                                                                                              \
+    static T sp_scheb_t##S(T x, T nn) {                                                            \
+        int64_t n = sp_degree(nn);                                                                 \
+        T y = x + x - 1;                                                                           \
+        if (n < 0) return 0;                                                                       \
+        if (x == 1) return 1;                                                                      \
+        if (x == 0) return n % 2 == 0 ? 1 : -1;                                                    \
+        if (n > 6 && M(fabs)(y) < 1) return M(cos)(n * M(acos)(y));                                \
+        if (n == 0) return 1;                                                                      \
+        SP_RECUR(T, x, n, y, (y + y) * q - p);                                                     \
+    }                                                                                              \
+    static T sp_scheb_u##S(T x, T nn) {                                                            \
+        int64_t n = sp_degree(nn);                                                                 \
+        T y = x + x - 1;                                                                           \
+        if (n < 0) return 0;                                                                       \
+        if (x == 1) return (T)(n + 1);                                                             \
+        if (x == 0) return n % 2 == 0 ? (T)(n + 1) : -(T)(n + 1);                                  \
+        if (n > 6 && M(fabs)(y) < 1) {                                                             \
+            T t = M(acos)(y);                                                                      \
+            if (M(sin)(t) != 0) return M(sin)((n + 1) * t) / M(sin)(t);                            \
+            return (n + 1) * M(cos)((n + 1) * t) / y;                                              \
+        }                                                                                          \
+        if (n == 0) return 1;                                                                      \
+        SP_RECUR(T, x, n, y + y, (y + y) * q - p);                                                 \
+    }                                                                                              \
+    static T sp_scheb_v##S(T x, T nn) {                                                            \
+        int64_t n = sp_degree(nn);                                                                 \
+        T y = x + x - 1;                                                                           \
+        if (n < 0) return 0;                                                                       \
+        if (x == 1) return 1;                                                                      \
+        if (x == 0) return n % 2 == 0 ? (T)(n + n + 1) : -(T)(n + n + 1);                          \
+        if (n > 6 && M(fabs)(y) < 1) {                                                             \
+            T t = M(acos)(y);                                                                      \
+            if (M(sin)(t / 2) != 1) return M(cos)((n + (T)0.5) * t) / M(cos)(t / 2);               \
+            return n % 2 == 0 ? (T)(n + n + 1) : -(T)(n + n + 1);                                  \
+        }                                                                                          \
+        if (n == 0) return 1;                                                                      \
+        SP_RECUR(T, x, n, y + y - 1, (y + y) * q - p);                                             \
+    }                                                                                              \
+    static T sp_scheb_w##S(T x, T nn) {                                                            \
+        int64_t n = sp_degree(nn);                                                                 \
+        T y = x + x - 1;                                                                           \
+        if (n < 0) return 0;                                                                       \
+        if (x == 1) return (T)(n + n + 1);                                                         \
+        if (x == 0) return n % 2 == 0 ? 1 : -1;                                                    \
+        if (n > 4 && M(fabs)(y) < 1) {                                                             \
+            T t = M(acos)(y);                                                                      \
+            if (M(cos)(t / 2) != 1) return M(sin)((n + (T)0.5) * t) / M(sin)(t / 2);               \
+            return n % 2 == 0 ? 1 : -1;                                                            \
+        }                                                                                          \
+        if (n == 0) return 1;                                                                      \
+        SP_RECUR(T, x, n, y + y + 1, (y + y) * q - p);                                             \
+    }                                                                                              \
+    static T sp_herm_h##S(T x, T nn) {                                                             \
+        int64_t n = sp_degree(nn);                                                                 \
+        if (n < 0) return 0;                                                                       \
+        if (n == 0) return 1;                                                                      \
+        SP_RECUR(T, x, n, x + x, (x + x) * q - (T)(2 * (k - 1)) * p);                              \
+    }                                                                                              \
+    static T sp_herm_he##S(T x, T nn) {                                                            \
+        int64_t n = sp_degree(nn);                                                                 \
+        if (n < 0) return 0;                                                                       \
+        if (n == 0) return 1;                                                                      \
+        SP_RECUR(T, x, n, x, x *q - (T)(k - 1) * p);                                               \
+    }                                                                                              \
+    static T sp_lag_l##S(T x, T nn) {                                                              \
+        int64_t n = sp_degree(nn);                                                                 \
+        if (n < 0) return 0;                                                                       \
+        if (M(fabs)(x) == 0 || n == 0) return 1;                                                   \
+        SP_RECUR(T, x, n, 1 - x, (((T)(k - 1) * 2 + (1 - x)) * q - (T)(k - 1) * p) / (T)k);        \
+    }                                                                                              \
+    static T sp_leg_p##S(T x, T nn) {                                                              \
+        int64_t n = sp_degree(nn);                                                                 \
+        if (n < 0) return 0;                                                                       \
+        if (M(fabs)(x) == 1) return (x > 0 || n % 2 == 0) ? 1 : -1;                                \
+        if (n == 0) return 1;                                                                      \
+        SP_RECUR(T, x, n, x, ((T)(2 * (k - 1) + 1) * x * q - (T)(k - 1) * p) / (T)k);              \
+    }
+#define SP_MF(fn) fn##f
+#define SP_MD(fn) fn
+SP_POLYS(float, f, SP_MF)
+SP_POLYS(double, d, SP_MD)
+#define SP_POLY(name, a, b) _Generic((a), float : name##f, default : name##d)(a, b)
+
 /* double in, double out; float32 rounded once */
 #define SP_D(fn, a) _Generic((a), float : (float)fn((double)(a)), default : fn((double)(a)))
 
@@ -257,4 +412,16 @@ EW_FLOATS(EW_DEF1, SP_J1, SP_D(sp_j1, a))
 EW_FLOATS(EW_DEF1, SP_Y0, SP_D(sp_y0, a))
 EW_FLOATS(EW_DEF1, SP_Y1, SP_D(sp_y1, a))
 EW_FLOATS(EW_DEF1, SP_SJ0, SP_D(sp_sph_j0, a))
+EW_FLOATS(EW_DEF2, SP_POLY_T, SP_POLY(sp_cheb_t, a, b))
+EW_FLOATS(EW_DEF2, SP_POLY_U, SP_POLY(sp_cheb_u, a, b))
+EW_FLOATS(EW_DEF2, SP_POLY_V, SP_POLY(sp_cheb_v, a, b))
+EW_FLOATS(EW_DEF2, SP_POLY_W, SP_POLY(sp_cheb_w, a, b))
+EW_FLOATS(EW_DEF2, SP_POLY_ST, SP_POLY(sp_scheb_t, a, b))
+EW_FLOATS(EW_DEF2, SP_POLY_SU, SP_POLY(sp_scheb_u, a, b))
+EW_FLOATS(EW_DEF2, SP_POLY_SV, SP_POLY(sp_scheb_v, a, b))
+EW_FLOATS(EW_DEF2, SP_POLY_SW, SP_POLY(sp_scheb_w, a, b))
+EW_FLOATS(EW_DEF2, SP_POLY_H, SP_POLY(sp_herm_h, a, b))
+EW_FLOATS(EW_DEF2, SP_POLY_HE, SP_POLY(sp_herm_he, a, b))
+EW_FLOATS(EW_DEF2, SP_POLY_L, SP_POLY(sp_lag_l, a, b))
+EW_FLOATS(EW_DEF2, SP_POLY_P, SP_POLY(sp_leg_p, a, b))
 /* clang-format on */

@@ -79,3 +79,26 @@ for _, u in ipairs(nondiff_unary) do
   op { "special_" .. u[1] .. "(Tensor x) -> Tensor", variants = "function", doc = u[3], nondiff = true,
        ew = ew(u[2], "unary", F32F64, u[1] .. "_cpu") }
 end
+
+-- orthogonal polynomials P_n(x), n truncated to an integer: no derivative in PyTorch
+local polys = {
+  { "chebyshev_polynomial_t", "SP_POLY_T", "Chebyshev polynomial of the first kind T_n(x)." },
+  { "chebyshev_polynomial_u", "SP_POLY_U", "Chebyshev polynomial of the second kind U_n(x)." },
+  { "chebyshev_polynomial_v", "SP_POLY_V", "Chebyshev polynomial of the third kind V_n(x)." },
+  { "chebyshev_polynomial_w", "SP_POLY_W", "Chebyshev polynomial of the fourth kind W_n(x)." },
+  { "shifted_chebyshev_polynomial_t", "SP_POLY_ST", "Shifted Chebyshev polynomial of the first kind T*_n(x)." },
+  { "shifted_chebyshev_polynomial_u", "SP_POLY_SU", "Shifted Chebyshev polynomial of the second kind U*_n(x)." },
+  { "shifted_chebyshev_polynomial_v", "SP_POLY_SV", "Shifted Chebyshev polynomial of the third kind V*_n(x)." },
+  { "shifted_chebyshev_polynomial_w", "SP_POLY_SW", "Shifted Chebyshev polynomial of the fourth kind W*_n(x)." },
+  { "hermite_polynomial_h", "SP_POLY_H", "Physicists' Hermite polynomial H_n(x)." },
+  { "hermite_polynomial_he", "SP_POLY_HE", "Probabilists' Hermite polynomial He_n(x)." },
+  { "laguerre_polynomial_l", "SP_POLY_L", "Laguerre polynomial L_n(x)." },
+  { "legendre_polynomial_p", "SP_POLY_P", "Legendre polynomial P_n(x)." },
+}
+for _, p in ipairs(polys) do
+  local e = ew(p[2], "binary", F32F64, p[1] .. "_cpu")
+  local base = "special_" .. p[1]
+  op { base .. "(Tensor x, Tensor n) -> Tensor", variants = "function", doc = p[3], nondiff = true, ew = e }
+  op { base .. ".x_scalar(Scalar x, Tensor n) -> Tensor", variants = "function", doc = p[3], nondiff = true, ew = e }
+  op { base .. ".n_scalar(Tensor x, Scalar n) -> Tensor", variants = "function", doc = p[3], nondiff = true, ew = e }
+end

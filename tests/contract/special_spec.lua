@@ -11,10 +11,6 @@ local PENDING = {
   digamma = true, psi = true, gammaln = true, polygamma = true, multigammaln = true, i0 = true,
   gammainc = true, gammaincc = true, xlogy = true, logit = true, sinc = true,
   zeta = true, airy_ai = true,
-  chebyshev_polynomial_t = true, chebyshev_polynomial_u = true, chebyshev_polynomial_v = true,
-  chebyshev_polynomial_w = true, shifted_chebyshev_polynomial_t = true, shifted_chebyshev_polynomial_u = true,
-  shifted_chebyshev_polynomial_v = true, shifted_chebyshev_polynomial_w = true, hermite_polynomial_h = true,
-  hermite_polynomial_he = true, laguerre_polynomial_l = true, legendre_polynomial_p = true,
 }
 
 describe("torch.special", function()

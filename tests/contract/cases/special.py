@@ -73,3 +73,22 @@ add("xlog1py_int", call("special_xlog1py", T("int64", [3]), T("int32", [3], doma
 add("xlog1py_mixed", call("special_xlog1py", T("float32", [3]), T("float64", [3], domain="pos"),
                           via=torch.special.xlog1py, tol=TOL))
 
+
+# orthogonal polynomials: a grid of x (both sides of [-1, 1], its ends, the shifted ones' [0, 1])
+# against degrees (negative, small, past the switch to the trigonometric forms, fractional)
+PX = [[-2.0], [-1.0], [-0.99], [-0.5], [-0.1], [0.0], [0.1], [0.25], [0.5], [0.9], [1.0], [1.5], [3.0], [NAN]]
+PN = [-1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 12.0, 20.0, 2.7]
+POLYS = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+         "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+         "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+         "laguerre_polynomial_l", "legendre_polynomial_p"]
+for name in POLYS:
+    fn = getattr(torch.special, name)
+    op = "special_" + name
+    for dt in ["float32", "float64"]:
+        add("%s_%s" % (name, dt), call(op, V(PX, dt), V(PN, dt), via=fn, tol=TOL))
+    add("%s_n_int" % name, call(op, V(PX, "float64"), V([0, 1, 3, 10], "int64"), via=fn, tol=TOL))
+    add("%s_n_scalar" % name, call(op, V(PX, "float32"), 5, via=fn, tol=TOL))
+    add("%s_x_scalar" % name, call(op, 0.3, V(PN, "float64"), via=fn, tol=TOL))
+    add("%s_ints" % name, call(op, V([0, 1, 2], "int64"), V([3, 2, 1], "int32"), via=fn, tol=TOL))
+    add("%s_float16" % name, call(op, V([0.5], "float16"), V([2.0], "float16"), via=fn, tol=TOL))
