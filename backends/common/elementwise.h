@@ -83,6 +83,7 @@ typedef struct mt_ew_desc {
 #define MT_DT_INTB (MT_DT_INTS | MT_DT_BIT(MT_BOOL))
 /* PyTorch 1.13's CPU kernels of math functions have no float16 version (bfloat16 they have) */
 #define MT_DT_FLOATS_NOHALF (MT_DT_FLOATS & ~MT_DT_BIT(MT_FLOAT16))
+#define MT_DT_FLOATS_NOHALF_NOBF16 (MT_DT_FLOATS_NOHALF & ~MT_DT_BIT(MT_BFLOAT16))
 #define MT_DT_NUMS_NOHALF (MT_DT_NUMS & ~MT_DT_BIT(MT_FLOAT16))
 
 /* The description of every declared element-wise op (build/gen/mt_ew_gen.c). */

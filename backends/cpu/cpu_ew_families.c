@@ -429,6 +429,9 @@ EW_FLOATS(EW_DEF3, ADDCDIV, a + p0 * b / c)
 ALL(EW_DEFW, WHERE, 0)
 /* clang-format on */
 
+/* torch.special */
+#include "cpu_ew_special.h"
+
 /* ---- tables: family x dtype -> loop ---------------------------------------------------------- */
 
 #define TABLE(kind, name, ...)                                                                     \

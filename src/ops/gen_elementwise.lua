@@ -25,6 +25,7 @@ local RULES = { same = "MT_EW_SAME", float = "MT_EW_FLOAT", bool = "MT_EW_BOOL" 
 -- the dtype classes (floating, integral, bool) of each MT_DT_* set
 local CLASSES = {
   FLOATS = "f", FLOATS_NOHALF = "f", INTS = "i", NUMS = "fi", NUMS_NOHALF = "fi", ALL = "fib", INTB = "ib",
+  FLOATS_NOHALF_NOBF16 = "f", -- float32 and float64 only (torch.special's kernels)
 }
 -- the loop set a backend stamps out for a family, by classes
 local LOOP_SETS = { f = "EW_FLOATS", i = "EW_INTS", b = "EW_BOOLS", fi = "EW_NUMS", fib = "EW_ALL", ib = "EW_INTB" }

@@ -312,6 +312,17 @@ case("squeeze.dim", function(x) return x:squeeze(2) end, function() return { r(2
 case("unsqueeze", function(x) return x:unsqueeze(2) end, function() return { r(2, 3) } end)
 case("as_strided", function(x) return x:as_strided({ 2, 2 }, { 1, 2 }, 1) end, function() return { r(2, 3) } end, true)
 
+-- torch.special (src/ops/special.lua)
+for name, inputs in pairs { erfcx = r, ndtr = r, ndtri = function(n) return unit(n) * 0.5 + 0.5 end,
+  log_ndtr = r, entr = pos, i0e = r, i1 = r, i1e = r } do
+  case("special_" .. name, torch["special_" .. name], function() return { inputs(4) } end, true)
+end
+case("special_xlog1py", torch.special_xlog1py, function() return { r(3), pos(3) } end, true)
+case("special_xlog1py.self_scalar", function(y) return torch.special_xlog1py(2.5, y) end,
+  function() return { pos(3) } end, false, "special_xlog1py.self_scalar")
+case("special_xlog1py.other_scalar", function(x) return torch.special_xlog1py(x, 0.5) end,
+  function() return { r(3) } end, false, "special_xlog1py.other_scalar")
+
 local function walk(outs)
   local seen, ops = {}, {}
   local function visit(fn)
