@@ -102,3 +102,19 @@ for _, p in ipairs(polys) do
   op { base .. ".x_scalar(Scalar x, Tensor n) -> Tensor", variants = "function", doc = p[3], nondiff = true, ew = e }
   op { base .. ".n_scalar(Tensor x, Scalar n) -> Tensor", variants = "function", doc = p[3], nondiff = true, ew = e }
 end
+
+-- the Hurwitz zeta function zeta(x, q); PyTorch has no derivative in x (its node raises; the
+-- derivative in q is left out here too)
+local zeta_ew = ew("SP_ZETA", "binary", F32F64, "zeta_cpu")
+local zeta_grad = { node = "SpecialZetaBackward0", fn = "mt_bw_zero_grads", uses = "self:; other:",
+  flags = "MT_D_NOT_IMPLEMENTED", message = "zeta" }
+op { "special_zeta(Tensor self, Tensor other) -> Tensor", variants = "function",
+     doc = "The Hurwitz zeta function sum over k of (k + other)^-self.", ew = zeta_ew, grad = zeta_grad }
+op { "special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor", variants = "function",
+     doc = "The Hurwitz zeta function.", ew = zeta_ew,
+     grad = { node = "SpecialZetaBackward1", fn = "mt_bw_zero_grads", uses = "other:", flags = "MT_D_NOT_IMPLEMENTED",
+              message = "zeta" } }
+op { "special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor", variants = "function",
+     doc = "The Hurwitz zeta function.", ew = zeta_ew,
+     grad = { node = "SpecialZetaBackward2", fn = "mt_bw_zero_grads", uses = "self:", flags = "MT_D_NOT_IMPLEMENTED",
+              message = "zeta" } }

@@ -92,3 +92,14 @@ for name in POLYS:
     add("%s_x_scalar" % name, call(op, 0.3, V(PN, "float64"), via=fn, tol=TOL))
     add("%s_ints" % name, call(op, V([0, 1, 2], "int64"), V([3, 2, 1], "int32"), via=fn, tol=TOL))
     add("%s_float16" % name, call(op, V([0.5], "float16"), V([2.0], "float16"), via=fn, tol=TOL))
+
+# the Hurwitz zeta function: the pole at x = 1, x < 1, q at and between non-positive integers,
+# small and huge q, the large-q asymptote
+ZX = [[1.0], [0.5], [1.0001], [1.5], [2.0], [3.0], [4.5], [10.0], [30.0], [100.0], [INF], [NAN]]
+ZQ = [-3.0, -2.5, -0.5, 0.0, 1e-10, 0.1, 0.5, 1.0, 2.0, 7.5, 9.5, 100.0, 1e7, 2e8, 1e20, INF, NAN]
+for dt in ["float32", "float64"]:
+    add("zeta_%s" % dt, call("special_zeta", V(ZX, dt), V(ZQ, dt), via=torch.special.zeta, tol=TOL))
+add("zeta_self_scalar", call("special_zeta", 2, V(ZQ, "float64"), via=torch.special.zeta, tol=TOL))
+add("zeta_other_scalar", call("special_zeta", V(ZX, "float32"), 1, via=torch.special.zeta, tol=TOL))
+add("zeta_ints", call("special_zeta", V([2, 3], "int64"), V([1, 2], "int64"), via=torch.special.zeta, tol=TOL))
+add("zeta_float16", call("special_zeta", V([2.0], "float16"), V([1.0], "float16"), via=torch.special.zeta, tol=TOL))
