@@ -6,7 +6,8 @@ local torch = require "mindtorch"
 local special = {}
 
 -- special.<name> = torch.<name>
-local same = { "erf", "erfc", "erfinv", "exp2", "expm1", "log1p", "round", "softmax", "log_softmax", "logsumexp" }
+local same = { "erf", "erfc", "erfinv", "exp2", "expm1", "log1p", "round", "softmax", "log_softmax", "logsumexp",
+  "xlogy", "sinc" }
 for _, name in ipairs(same) do special[name] = torch[name] end
 special.expit = torch.sigmoid
 
