@@ -7,6 +7,7 @@
 #include "mt_ops_gen.h"
 #include "shape.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -771,18 +772,35 @@ static int c_tri_indices(mt_call *c, mt_value *a, mt_value *r) {
         return mt_error(MT_ERR_RUNTIME, "row must be non-negative, got%lld", (long long)row);
     if (col < 0)
         return mt_error(MT_ERR_RUNTIME, "col must be non-negative, got%lld", (long long)col);
-    int64_t n = 0;
-    for (int64_t i = 0; i < row; i++) {
-        int64_t lo = lower ? 0 : i + off, hi = lower ? i + off + 1 : col;
-        lo = lo < 0 ? 0 : lo > col ? col : lo;
-        hi = hi < 0 ? 0 : hi > col ? col : hi;
-        if (hi > lo && __builtin_add_overflow(n, hi - lo, &n))
-            return mt_error(MT_ERR_RUNTIME, "%s: result too large", name);
+    /* the count: rows wholly in (full) or out of the triangle by multiplication, the partial
+     * rows (at most col of them) one by one, so no size makes this loop long */
+    int64_t n = 0, p0, p1, full;
+    if (lower) { /* row i holds clamp(i + off + 1, 0, col) */
+        p0 = -off < 0 ? 0 : -off;
+        p1 = col - off - 1 < p0 ? p0 : col - off - 1;
+        full = row > p1 ? row - p1 : 0;
+    } else {                                     /* row i holds col - clamp(i + off, 0, col) */
+        int64_t f = -off + 1 < 0 ? 0 : -off + 1; /* rows with i + off <= 0 */
+        full = f < row ? f : row;
+        p0 = f;
+        p1 = col - off < p0 ? p0 : col - off;
+    }
+    if (p1 > row) p1 = row;
+    if (__builtin_mul_overflow(full, col, &n))
+        return mt_error(MT_ERR_RUNTIME, "%s: result too large", name);
+    if (p1 > p0) { /* the partial rows' counts step by one: an arithmetic series */
+        __int128 first = lower ? p0 + off + 1 : col - p0 - off;
+        __int128 last = lower ? p1 + off : col - (p1 - 1) - off;
+        __int128 total = (__int128)n + (first + last) * (__int128)(p1 - p0) / 2;
+        if (total > INT64_MAX) return mt_error(MT_ERR_RUNTIME, "%s: result too large", name);
+        n = (int64_t)total;
     }
     mt_tensor *t = mto_empty(MT_ILIST(2, n), MT_INT64, MT_CPU, false, false);
     if (!t) return -1;
     int64_t *p = mt_tensor_data(t), k = 0;
-    for (int64_t i = 0; i < row; i++) {
+    /* only the rows that hold some element: n bounds the loop */
+    int64_t i0 = lower ? p0 : 0, i1 = lower ? row : (col - off < row ? col - off : row);
+    for (int64_t i = i0 < 0 ? 0 : i0; i < i1; i++) {
         int64_t lo = lower ? 0 : i + off, hi = lower ? i + off + 1 : col;
         lo = lo < 0 ? 0 : lo > col ? col : lo;
         hi = hi < 0 ? 0 : hi > col ? col : hi;

@@ -157,7 +157,8 @@ add("take_along_dim_method", call("take_along_dim", T(F, [3, 4]), I([[2, 0]]), 0
                                          expect=["dims"]))
 # tril_indices, triu_indices (1-based coordinates in Lua)
 for fn in ("tril_indices", "triu_indices"):
-    for args in ((3, 3), (3, 4, 1), (4, 3, -1), (3, 3, -5), (3, 3, 7), (0, 3), (1, 1)):
+    for args in ((3, 3), (3, 4, 1), (4, 3, -1), (3, 3, -5), (3, 3, 7), (0, 3), (1, 1), (5, 2, 1), (2, 5, -1),
+                 (6, 3, 2), (3, 6, -2), (4, 4, -3), (4, 4, 3)):
         add("%s_%s" % (fn, "_".join(str(a).replace("-", "m") for a in args)), call(fn, *args, index_out=(0,)))
     add(fn + "_int32", call(fn, 3, 2, kw={"dtype": torch.int32}, index_out=(0,)))
     add(fn + "_float", call(fn, 3, 2, kw={"dtype": torch.float32}))
