@@ -21,6 +21,18 @@ int mt_k_resize_(mt_call *c, mt_value *a, mt_value *r);
 
 void mt_common_register(void);
 
+/* A composite's result: t in r[0] (a new reference it owns), or -1 when t is NULL (error set). */
+static inline int mt_ret_tensor(mt_value *r, mt_tensor *t) {
+    if (!t) return -1;
+    r[0] = mt_vtensor(t);
+    return 0;
+}
+/* A composite that returns its argument itself: a new reference to t. */
+static inline int mt_ret_self(mt_value *r, mt_tensor *t) {
+    mt_tensor_incref(t);
+    return mt_ret_tensor(r, t);
+}
+
 /* PyTorch 1.13's CPU lacks float16 kernels for some ops (exp, mm, softmax ...): their meta
  * functions, shared by every device, refuse float16 as the CPU does, except on a device whose
  * backend says its kernels compute float16 themselves (mt_backend.float16_kernels). */

@@ -1,14 +1,9 @@
 /* compare_ops.c: whole-tensor comparisons written with other ops: isclose, allclose, equal
  * (PyTorch's formulas and checks). */
+#include "common_ops.h"
 #include "mt_ops_gen.h"
 
 #include <string.h>
-
-static int ret(mt_value *r, mt_tensor *t) {
-    if (!t) return -1;
-    r[0] = mt_vtensor(t);
-    return 0;
-}
 
 /* isclose: self == other, or |self - other| <= atol + |rtol * other| where that is finite */
 static mt_tensor *isclose(mt_tensor *self, mt_tensor *other, double rtol, double atol,
@@ -68,7 +63,7 @@ static mt_tensor *isclose(mt_tensor *self, mt_tensor *other, double rtol, double
 
 static int c_isclose(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return ret(r, isclose(a[0].t, a[1].t, a[2].d, a[3].d, a[4].b));
+    return mt_ret_tensor(r, isclose(a[0].t, a[1].t, a[2].d, a[3].d, a[4].b));
 }
 
 /* true when every element of a bool tensor is */

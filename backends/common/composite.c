@@ -6,17 +6,6 @@
 
 #include <string.h>
 
-static int ret(mt_value *r, mt_tensor *t) {
-    if (!t) return -1;
-    r[0] = mt_vtensor(t);
-    return 0;
-}
-
-static int ret_self(mt_value *r, mt_tensor *t) {
-    mt_tensor_incref(t);
-    return ret(r, t);
-}
-
 static mt_ilist sizes_of(const mt_tensor *t) {
     return (mt_ilist){t->sizes, t->ndim};
 }
@@ -33,39 +22,39 @@ static int c_reshape(mt_call *c, mt_value *a, mt_value *r) {
     if (mt_infer_size(a[1].il, n, s->numel, shape)) return -1;
     mt_ilist want = {shape, n};
     if (mt_view_strides(s->ndim, s->sizes, s->strides, n, shape, strides))
-        return ret(r, mto_view(s, want));
+        return mt_ret_tensor(r, mto_view(s, want));
     mt_tensor *tmp = mto_clone(s, "contiguous_format");
     if (!tmp) return -1;
     mt_tensor *out = mto_view(tmp, want);
     mt_tensor_decref(tmp);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 static int c_view_as(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return ret(r, mto_view(a[0].t, sizes_of(a[1].t)));
+    return mt_ret_tensor(r, mto_view(a[0].t, sizes_of(a[1].t)));
 }
 
 static int c_reshape_as(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return ret(r, mto_reshape(a[0].t, sizes_of(a[1].t)));
+    return mt_ret_tensor(r, mto_reshape(a[0].t, sizes_of(a[1].t)));
 }
 
 static int c_expand_as(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return ret(r, mto_expand(a[0].t, sizes_of(a[1].t), false));
+    return mt_ret_tensor(r, mto_expand(a[0].t, sizes_of(a[1].t), false));
 }
 
 static int c_flatten(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *s = a[0].t;
-    if (s->ndim == 0) return ret(r, mto_reshape(s, MT_ILIST(1)));
+    if (s->ndim == 0) return mt_ret_tensor(r, mto_reshape(s, MT_ILIST(1)));
     int start, end;
     if (mt_wrap_dim(a[1].i, s->ndim, &start) || mt_wrap_dim(a[2].i, s->ndim, &end)) return -1;
     if (start > end)
         return mt_error(MT_ERR_RUNTIME,
                         "flatten() has invalid args: start_dim cannot come after end_dim");
-    if (start == end) return ret_self(r, s);
+    if (start == end) return mt_ret_self(r, s);
     int64_t shape[MT_MAX_DIM];
     int n = 0;
     for (int i = 0; i < start; i++) shape[n++] = s->sizes[i];
@@ -73,7 +62,7 @@ static int c_flatten(mt_call *c, mt_value *a, mt_value *r) {
     for (int i = start; i <= end; i++) prod *= s->sizes[i];
     shape[n++] = prod;
     for (int i = end + 1; i < s->ndim; i++) shape[n++] = s->sizes[i];
-    return ret(r, mto_reshape(s, (mt_ilist){shape, n}));
+    return mt_ret_tensor(r, mto_reshape(s, (mt_ilist){shape, n}));
 }
 
 static int c_unflatten(mt_call *c, mt_value *a, mt_value *r) {
@@ -114,13 +103,13 @@ static int c_unflatten(mt_call *c, mt_value *a, mt_value *r) {
     for (int i = 0; i < d; i++) shape[n++] = s->sizes[i];
     for (int i = 0; i < k; i++) shape[n++] = sizes[i];
     for (int i = d + 1; i < s->ndim; i++) shape[n++] = s->sizes[i];
-    return ret(r, mto_view(s, (mt_ilist){shape, n}));
+    return mt_ret_tensor(r, mto_view(s, (mt_ilist){shape, n}));
 }
 
 static int c_contiguous(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    if (mt_tensor_is_contiguous(a[0].t)) return ret_self(r, a[0].t);
-    return ret(r, mto_clone(a[0].t, "contiguous_format"));
+    if (mt_tensor_is_contiguous(a[0].t)) return mt_ret_self(r, a[0].t);
+    return mt_ret_tensor(r, mto_clone(a[0].t, "contiguous_format"));
 }
 
 /* empty_like/zeros_like/ones_like/full_like: (self, [fill_value,] *, dtype, device, rg) */
@@ -136,17 +125,17 @@ static int c_like(mt_call *c, mt_value *a, mt_value *r) {
     int id = c->op->id, at = id == MT_OP_full_like ? 2 : 1;
     mt_tensor *t = empty_like(a[0].t, a[at], a[at + 1]);
     if (!t) return -1;
-    if (id == MT_OP_empty_like) return ret(r, t);
+    if (id == MT_OP_empty_like) return mt_ret_tensor(r, t);
     mt_tensor *f = id == MT_OP_zeros_like  ? mto_zero_(t)
                    : id == MT_OP_ones_like ? mto_fill__Scalar(t, mt_vint(1))
                                            : mto_fill__Scalar(t, a[1]);
     mt_tensor_decref(t); /* fill_ returned its own reference to t */
-    return ret(r, f);
+    return mt_ret_tensor(r, f);
 }
 
 static int c_zero_(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return ret(r, mto_fill__Scalar(a[0].t, mt_vint(0)));
+    return mt_ret_tensor(r, mto_fill__Scalar(a[0].t, mt_vint(0)));
 }
 
 /* to(): self itself when neither device nor dtype changes (and copy=false) */
@@ -155,8 +144,8 @@ static int to_common(mt_tensor *s, mt_value device, mt_value dtype, bool non_blo
     mt_device dev = device.tag == MT_V_DEVICE ? mt_device_resolve(device.dev) : s->device;
     if (dev.type == MT_DEV_CPU) dev.index = -1;
     int dt = dtype.tag == MT_V_DTYPE ? dtype.dtype : s->dtype;
-    if (!copy && mt_device_eq(dev, s->device) && dt == s->dtype) return ret_self(r, s);
-    return ret(r, mto__to_copy(s, dt, dev, non_blocking));
+    if (!copy && mt_device_eq(dev, s->device) && dt == s->dtype) return mt_ret_self(r, s);
+    return mt_ret_tensor(r, mto__to_copy(s, dt, dev, non_blocking));
 }
 
 static int c_to_device(mt_call *c, mt_value *a, mt_value *r) {
@@ -216,7 +205,7 @@ static int c_to_copy(mt_call *c, mt_value *a, mt_value *r) {
         return -1;
     }
     mt_tensor_decref(w);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 /* clamp(self, min?, max?) with tensor bounds: maximum, then minimum (NaN propagates) */
@@ -247,8 +236,8 @@ static mt_tensor *clamp_tensors(mt_tensor *self, mt_tensor *lo, mt_tensor *hi) {
 
 static int c_clamp_tensor(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return ret(r, clamp_tensors(a[0].t, a[1].tag == MT_V_TENSOR ? a[1].t : NULL,
-                                a[2].tag == MT_V_TENSOR ? a[2].t : NULL));
+    return mt_ret_tensor(r, clamp_tensors(a[0].t, a[1].tag == MT_V_TENSOR ? a[1].t : NULL,
+                                          a[2].tag == MT_V_TENSOR ? a[2].t : NULL));
 }
 
 static int c_clamp_tensor_(mt_call *c, mt_value *a, mt_value *r) {
@@ -258,12 +247,12 @@ static int c_clamp_tensor_(mt_call *c, mt_value *a, mt_value *r) {
     if (!v) return -1;
     mt_tensor *w = mto_copy_(a[0].t, v, false);
     mt_tensor_decref(v);
-    return ret(r, w);
+    return mt_ret_tensor(r, w);
 }
 
 static int c_max_other(mt_call *c, mt_value *a, mt_value *r) {
-    return ret(r, c->op->id == MT_OP_max_other ? mto_maximum(a[0].t, a[1].t)
-                                               : mto_minimum(a[0].t, a[1].t));
+    return mt_ret_tensor(r, c->op->id == MT_OP_max_other ? mto_maximum(a[0].t, a[1].t)
+                                                         : mto_minimum(a[0].t, a[1].t));
 }
 
 /* logsumexp: max + log(sum(exp(x - max))), with infinite maxima taken as 0 (PyTorch's way) */
@@ -325,7 +314,7 @@ done:
     mt_tensor_decref(inf);
     mt_tensor_decref(zero);
     mt_tensor_decref(mz);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 void mt_common_register(void) {

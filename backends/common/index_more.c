@@ -8,12 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int ret(mt_value *r, mt_tensor *t) {
-    if (!t) return -1;
-    r[0] = mt_vtensor(t);
-    return 0;
-}
-
 /* ---- the scatters into a view of a copy ------------------------------------------------------ */
 
 static int check_src_size(const mt_tensor *src, const mt_tensor *view) {
@@ -67,7 +61,7 @@ static int c_scatter_view(mt_call *c, mt_value *a, mt_value *r) {
         return -1;
     }
     mt_tensor_decref(w);
-    return ret(r, copy);
+    return mt_ret_tensor(r, copy);
 }
 
 /* ---- index_fill, put ------------------------------------------------------------------------- */
@@ -139,7 +133,7 @@ static int c_index_fill_(mt_call *c, mt_value *a, mt_value *r) {
     if (!w) return -1;
     mt_tensor_decref(w);
     mt_tensor_incref(self);
-    return ret(r, self);
+    return mt_ret_tensor(r, self);
 }
 
 static int c_index_fill(mt_call *c, mt_value *a, mt_value *r) {
@@ -207,7 +201,7 @@ static int c_put_(mt_call *c, mt_value *a, mt_value *r) {
     }
     mt_tensor_decref(back);
     mt_tensor_incref(self);
-    return ret(r, self);
+    return mt_ret_tensor(r, self);
 }
 
 static int c_put(mt_call *c, mt_value *a, mt_value *r) {
@@ -216,7 +210,7 @@ static int c_put(mt_call *c, mt_value *a, mt_value *r) {
     if (!copy) return -1;
     mt_tensor *w = mto_put_(copy, a[1].t, a[2].t, a[3].b);
     mt_tensor_decref(copy);
-    return ret(r, w);
+    return mt_ret_tensor(r, w);
 }
 
 /* ---- searchsorted, bucketize -------------------------------------------------------------------
@@ -322,7 +316,7 @@ static int c_searchsorted(mt_call *c, mt_value *a, mt_value *r) {
         out = o0;
     }
     mt_tensor_decref(v);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 static int c_bucketize(mt_call *c, mt_value *a, mt_value *r) {
@@ -336,9 +330,9 @@ static int c_bucketize(mt_call *c, mt_value *a, mt_value *r) {
                                 b->device, false, false);
         mt_tensor *out = v ? count_below(b, v, a[3].b, a[2].b) : NULL;
         mt_tensor_decref(v);
-        return ret(r, out);
+        return mt_ret_tensor(r, out);
     }
-    return ret(r, count_below(b, a[0].t, a[3].b, a[2].b));
+    return mt_ret_tensor(r, count_below(b, a[0].t, a[3].b, a[2].b));
 }
 
 /* ---- unique_consecutive, msort -----------------------------------------------------------------
@@ -441,7 +435,7 @@ static int c_msort(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *v, *i;
     if (mto_sort(a[0].t, 0, false, &v, &i)) return -1;
     mt_tensor_decref(i);
-    return ret(r, v);
+    return mt_ret_tensor(r, v);
 }
 
 /* ---- fill_diagonal_, resize_as_, type_as, new_* ------------------------------------------------
@@ -472,19 +466,19 @@ static int c_fill_diagonal_(mt_call *c, mt_value *a, mt_value *r) {
     if (!w) return -1;
     mt_tensor_decref(w);
     mt_tensor_incref(self);
-    return ret(r, self);
+    return mt_ret_tensor(r, self);
 }
 
 static int c_resize_as_(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *t = a[1].t;
-    return ret(r, mto_resize_(a[0].t, (mt_ilist){t->sizes, t->ndim},
-                              a[2].tag == MT_V_STR ? a[2].s : NULL));
+    return mt_ret_tensor(r, mto_resize_(a[0].t, (mt_ilist){t->sizes, t->ndim},
+                                        a[2].tag == MT_V_STR ? a[2].s : NULL));
 }
 
 static int c_type_as(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return ret(r, mto_to_dtype(a[0].t, (mt_dtype)a[1].t->dtype, false, false));
+    return mt_ret_tensor(r, mto_to_dtype(a[0].t, (mt_dtype)a[1].t->dtype, false, false));
 }
 
 static int c_new(mt_call *c, mt_value *a, mt_value *r) {
@@ -498,15 +492,16 @@ static int c_new(mt_call *c, mt_value *a, mt_value *r) {
     mt_ilist size = {a[1].il, a[1].n};
     switch (id) {
     case MT_OP_new_empty:
-        return ret(r, mto_empty(size, dt, dev, false, pin));
+        return mt_ret_tensor(r, mto_empty(size, dt, dev, false, pin));
     case MT_OP_new_zeros:
-        return ret(r, mto_zeros(size, dt, dev, false, pin));
+        return mt_ret_tensor(r, mto_zeros(size, dt, dev, false, pin));
     case MT_OP_new_ones:
-        return ret(r, mto_ones(size, dt, dev, false, pin));
+        return mt_ret_tensor(r, mto_ones(size, dt, dev, false, pin));
     case MT_OP_new_full:
-        return ret(r, mto_full(size, a[2], dt, dev, false, pin));
+        return mt_ret_tensor(r, mto_full(size, a[2], dt, dev, false, pin));
     default:
-        return ret(r, mto_empty_strided(size, (mt_ilist){a[2].il, a[2].n}, dt, dev, false, pin));
+        return mt_ret_tensor(
+            r, mto_empty_strided(size, (mt_ilist){a[2].il, a[2].n}, dt, dev, false, pin));
     }
 }
 

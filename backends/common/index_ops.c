@@ -1,5 +1,6 @@
 /* index_ops.c: joining, splitting, reordering and indexing ops: their meta functions (shapes,
  * dtypes, PyTorch's checks, shared with every device) and the ones written as compositions. */
+#include "common_ops.h"
 #include "index_ops.h"
 #include "elementwise.h"
 #include "mt_ops_gen.h"
@@ -8,12 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int ret(mt_value *r, mt_tensor *t) {
-    if (!t) return -1;
-    r[0] = mt_vtensor(t);
-    return 0;
-}
 
 static void out_like(mt_outspec *o, const mt_tensor *t, mt_dtype dt) {
     o->ndim = t->ndim;
@@ -105,7 +100,7 @@ static int c_stack(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *out = st ? NULL : mto_cat(us, n, d);
     for (int i = 0; i < n; i++) mt_tensor_decref(us[i]);
     free(us);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 /* A list result of views along dim: (start, length) pairs. */
@@ -237,12 +232,12 @@ static int c_tile(mt_call *c, mt_value *a, mt_value *r) {
     int k = nd > n ? nd : n;
     for (int i = 0; i < k; i++) reps[i] = 1;
     for (int i = 0; i < n; i++) reps[k - n + i] = a[1].il[i];
-    return ret(r, mto_repeat(self, (mt_ilist){reps, k}));
+    return mt_ret_tensor(r, mto_repeat(self, (mt_ilist){reps, k}));
 }
 
 static int c_broadcast_to(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return ret(r, mto_expand(a[0].t, (mt_ilist){a[1].il, a[1].n}, false));
+    return mt_ret_tensor(r, mto_expand(a[0].t, (mt_ilist){a[1].il, a[1].n}, false));
 }
 
 static int c_broadcast_tensors(mt_call *c, mt_value *a, mt_value *r) {
@@ -295,7 +290,7 @@ static int c_roll(mt_call *c, mt_value *a, mt_value *r) {
         mt_tensor *out = rf ? mto_view(rf, (mt_ilist){self->sizes, self->ndim}) : NULL;
         mt_tensor_decref(f);
         mt_tensor_decref(rf);
-        return ret(r, out);
+        return mt_ret_tensor(r, out);
     }
     if (shifts.n != dims.n)
         return mt_error(MT_ERR_RUNTIME, "shifts and dimensions must align. shifts: %d, dims:%d",
@@ -312,7 +307,7 @@ static int c_roll(mt_call *c, mt_value *a, mt_value *r) {
         mt_tensor_decref(t);
         if (!(t = n2)) return -1;
     }
-    return ret(r, t);
+    return mt_ret_tensor(r, t);
 }
 
 static int c_diag(mt_call *c, mt_value *a, mt_value *r) {
@@ -323,7 +318,7 @@ static int c_diag(mt_call *c, mt_value *a, mt_value *r) {
         mt_tensor *v = mto_diagonal(self, k, 0, 1),
                   *out = v ? mto_clone(v, "contiguous_format") : NULL;
         mt_tensor_decref(v);
-        return ret(r, out);
+        return mt_ret_tensor(r, out);
     }
     if (self->ndim != 1) return mt_error(MT_ERR_RUNTIME, "matrix or a vector expected");
     int64_t n = self->sizes[0] + (k < 0 ? -k : k);
@@ -336,7 +331,7 @@ static int c_diag(mt_call *c, mt_value *a, mt_value *r) {
         mt_tensor_decref(z);
         return -1;
     }
-    return ret(r, z);
+    return mt_ret_tensor(r, z);
 }
 
 static int c_argsort(mt_call *c, mt_value *a, mt_value *r) {
@@ -344,12 +339,12 @@ static int c_argsort(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *v, *i;
     if (mto_sort(a[0].t, a[1].i, a[2].b, &v, &i)) return -1;
     mt_tensor_decref(v);
-    return ret(r, i);
+    return mt_ret_tensor(r, i);
 }
 
 static int c_argwhere(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return ret(r, mto_nonzero(a[0].t));
+    return mt_ret_tensor(r, mto_nonzero(a[0].t));
 }
 
 /* out-of-place forms of the in-place index ops: a copy of self, then the in-place op */

@@ -147,12 +147,6 @@ int mt_meta_linalg(mt_call *c, mt_value *a, mt_outspec *o) {
 
 /* ---- composites ------------------------------------------------------------------------------ */
 
-static int ret(mt_value *r, mt_tensor *t) {
-    if (!t) return -1;
-    r[0] = mt_vtensor(t);
-    return 0;
-}
-
 static int c_outer(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *x = a[0].t, *y = a[1].t;
@@ -164,7 +158,7 @@ static int c_outer(mt_call *c, mt_value *a, mt_value *r) {
     if (!col) return -1;
     mt_tensor *out = mto_mul_Tensor(col, y);
     mt_tensor_decref(col);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 /* matmul: PyTorch's cases, each reduced to dot, mv, mm or bmm */
@@ -176,15 +170,15 @@ static int c_matmul(mt_call *c, mt_value *a, mt_value *r) {
         return mt_error(MT_ERR_RUNTIME,
                         "both arguments to matmul need to be at least 1D, but they are %dD and %dD",
                         d1, d2);
-    if (d1 == 1 && d2 == 1) return ret(r, mto_dot(t1, t2));
-    if (d1 == 2 && d2 == 1) return ret(r, mto_mv(t1, t2));
-    if (d1 == 2 && d2 == 2) return ret(r, mto_mm(t1, t2));
+    if (d1 == 1 && d2 == 1) return mt_ret_tensor(r, mto_dot(t1, t2));
+    if (d1 == 2 && d2 == 1) return mt_ret_tensor(r, mto_mv(t1, t2));
+    if (d1 == 2 && d2 == 2) return mt_ret_tensor(r, mto_mm(t1, t2));
     if (d1 == 1 && d2 == 2) {
         mt_tensor *row = mto_unsqueeze(t1, 0), *p = row ? mto_mm(row, t2) : NULL,
                   *out = p ? mto_squeeze_dim(p, 0) : NULL;
         mt_tensor_decref(row);
         mt_tensor_decref(p);
-        return ret(r, out);
+        return mt_ret_tensor(r, out);
     }
     if (d1 >= 3 && d2 <= 2) { /* fold t1's batch dims into rows */
         int64_t shape[MT_MAX_DIM];
@@ -196,7 +190,7 @@ static int c_matmul(mt_call *c, mt_value *a, mt_value *r) {
         mt_tensor *out = p ? mto_view(p, (mt_ilist){shape, n}) : NULL;
         mt_tensor_decref(f);
         mt_tensor_decref(p);
-        return ret(r, out);
+        return mt_ret_tensor(r, out);
     }
     /* batched: broadcast the batch dims, bmm, and shape the result */
     int64_t n = d1 > 1 ? t1->sizes[d1 - 2] : 1, m1 = t1->sizes[d1 - 1];
@@ -227,7 +221,7 @@ static int c_matmul(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor_decref(r1);
     mt_tensor_decref(r2);
     mt_tensor_decref(pr);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 void mt_linalg_register(void) {

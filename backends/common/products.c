@@ -8,12 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int ret(mt_value *r, mt_tensor *t) {
-    if (!t) return -1;
-    r[0] = mt_vtensor(t);
-    return 0;
-}
-
 static bool scalar_is(mt_value v, double x) {
     return mt_scalar_double(v) == x;
 }
@@ -42,7 +36,7 @@ static int c_kron(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor_decref(xr);
     mt_tensor_decref(yr);
     mt_tensor_decref(p);
-    return ret(r, o);
+    return mt_ret_tensor(r, o);
 }
 
 static mt_tensor *tensordot(mt_tensor *x, mt_tensor *y, const int64_t *dx, const int64_t *dy, int n,
@@ -129,13 +123,13 @@ static mt_tensor *tensordot(mt_tensor *x, mt_tensor *y, const int64_t *dx, const
 
 static int c_tensordot(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return ret(r, tensordot(a[0].t, a[1].t, a[2].il, a[3].il, a[2].n, a[3].n));
+    return mt_ret_tensor(r, tensordot(a[0].t, a[1].t, a[2].il, a[3].il, a[2].n, a[3].n));
 }
 
 static int c_inner(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *x = a[0].t, *y = a[1].t;
-    if (x->ndim == 0 || y->ndim == 0) return ret(r, mto_mul_Tensor(x, y));
+    if (x->ndim == 0 || y->ndim == 0) return mt_ret_tensor(r, mto_mul_Tensor(x, y));
     if (x->sizes[x->ndim - 1] != y->sizes[y->ndim - 1]) {
         char s1[256], s2[256];
         mt_fmt_ilist(s1, sizeof s1, x->sizes, x->ndim);
@@ -146,12 +140,12 @@ static int c_inner(mt_call *c, mt_value *a, mt_value *r) {
                         s1, s2);
     }
     int64_t dx = x->ndim - 1, dy = y->ndim - 1;
-    return ret(r, tensordot(x, y, &dx, &dy, 1, 1));
+    return mt_ret_tensor(r, tensordot(x, y, &dx, &dy, 1, 1));
 }
 
 static int c_ger(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return ret(r, mto_outer(a[0].t, a[1].t));
+    return mt_ret_tensor(r, mto_outer(a[0].t, a[1].t));
 }
 
 static int c_vdot(mt_call *c, mt_value *a, mt_value *r) {
@@ -160,7 +154,7 @@ static int c_vdot(mt_call *c, mt_value *a, mt_value *r) {
     if (x->ndim != 1 || y->ndim != 1)
         return mt_error(MT_ERR_RUNTIME, "1D tensors expected, but got %dD and %dD tensors", x->ndim,
                         y->ndim);
-    return ret(r, mto_dot(x, y));
+    return mt_ret_tensor(r, mto_dot(x, y));
 }
 
 /* ---- chain_matmul, addbmm, addr, trace, vander ----------------------------------------------- */
@@ -174,7 +168,7 @@ static int c_chain_matmul(mt_call *c, mt_value *a, mt_value *r) {
         if (ts[i]->ndim != 2)
             return mt_error(MT_ERR_RUNTIME, "Tensor dimension is %d, expected 2 instead.",
                             ts[i]->ndim);
-    if (n == 1) return ret(r, mto_clone(ts[0], NULL));
+    if (n == 1) return mt_ret_tensor(r, mto_clone(ts[0], NULL));
     for (int i = 0; i + 1 < n; i++)
         if (ts[i]->sizes[1] != ts[i + 1]->sizes[0]) {
             char s1[256], s2[256];
@@ -191,7 +185,7 @@ static int c_chain_matmul(mt_call *c, mt_value *a, mt_value *r) {
         mt_tensor_decref(acc);
         acc = nx;
     }
-    return ret(r, acc);
+    return mt_ret_tensor(r, acc);
 }
 
 static int c_addbmm(mt_call *c, mt_value *a, mt_value *r) {
@@ -223,7 +217,7 @@ static int c_addbmm(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor_decref(t1);
     mt_tensor_decref(m1);
     mt_tensor_decref(m2);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 static int c_addr(mt_call *c, mt_value *a, mt_value *r) {
@@ -266,7 +260,7 @@ done:
     mt_tensor_decref(o);
     mt_tensor_decref(s);
     mt_tensor_decref(e);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 static int c_trace(mt_call *c, mt_value *a, mt_value *r) {
@@ -281,7 +275,7 @@ static int c_trace(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *d = mto_diagonal(self, 0, 0, 1);
     mt_tensor *out = d ? mto_sum(d, -1) : NULL;
     mt_tensor_decref(d);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 static int c_vander(mt_call *c, mt_value *a, mt_value *r) {
@@ -293,7 +287,7 @@ static int c_vander(mt_call *c, mt_value *a, mt_value *r) {
     mt_dtype dt = mt_promote_types((mt_dtype)x->dtype, MT_INT64);
     if (dt == MT_FLOAT16)
         return mt_error(MT_ERR_RUNTIME, "\"cumprod_out_cpu\" not implemented for 'Half'");
-    if (N == 0) return ret(r, mto_empty(MT_ILIST(n, 0), dt, x->device, false, false));
+    if (N == 0) return mt_ret_tensor(r, mto_empty(MT_ILIST(n, 0), dt, x->device, false, false));
     /* PyTorch's way: ones, then the running products of x (so the values match exactly) */
     mt_tensor *ones = mto_ones(MT_ILIST(n, 1), dt, x->device, false, false);
     mt_tensor *xc = ones ? mto__to_copy(x, dt, x->device, false) : NULL;
@@ -309,7 +303,7 @@ static int c_vander(mt_call *c, mt_value *a, mt_value *r) {
     }
     mt_tensor *tmp[] = {ones, xc, u, e, cp, v};
     for (size_t i = 0; i < MT_ARRAY_LEN(tmp); i++) mt_tensor_decref(tmp[i]);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 /* ---- einsum ---------------------------------------------------------------------------------- */
@@ -631,7 +625,7 @@ static int c_einsum(mt_call *c, mt_value *a, mt_value *r) {
     for (int g = 0; g < n_out; g++) shape[g] = acc->sizes[g];
     mt_tensor *o = mto_reshape(acc, (mt_ilist){shape, n_out});
     mt_tensor_decref(acc);
-    return ret(r, o);
+    return mt_ret_tensor(r, o);
 }
 
 /* addbmm_, addr_: the out-of-place result copied into self */
@@ -665,7 +659,7 @@ static int c_add_inplace(mt_call *c, mt_value *a, mt_value *r) {
     }
     mt_tensor *w = mto_copy_(self, v, false);
     mt_tensor_decref(v);
-    return ret(r, w);
+    return mt_ret_tensor(r, w);
 }
 
 void mt_products_register(void) {

@@ -1,6 +1,7 @@
 /* random_ops.c: random sampling shared by every device: the in-place samplers' meta functions
  * (PyTorch's argument checks), and the factories and tensor functions composed from them
  * (rand = empty + uniform_, randn = empty + normal_, ...; doc/rng.md). */
+#include "common_ops.h"
 #include "elementwise.h"
 #include "mt_generator.h"
 #include "mt_ops_gen.h"
@@ -11,12 +12,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int ret(mt_value *r, mt_tensor *t) {
-    if (!t) return -1;
-    r[0] = mt_vtensor(t);
-    return 0;
-}
 
 /* the generator argument as the typed wrappers take it */
 static void *gen_of(mt_value v) {
@@ -462,7 +457,7 @@ static mt_tensor *new_empty_like(mt_tensor *self, mt_value dtype, mt_value devic
 /* t filled by an in-place sampler that returns its own reference: keep one */
 static int filled(mt_value *r, mt_tensor *t, mt_tensor *same) {
     mt_tensor_decref(t);
-    return ret(r, same);
+    return mt_ret_tensor(r, same);
 }
 
 static int c_rand(mt_call *c, mt_value *a, mt_value *r) {
@@ -539,7 +534,7 @@ static int c_normal_tensors(mt_call *c, mt_value *a, mt_value *r) {
                    : mto_add_Scalar(scaled, a[0], mt_vint(1));
     if (scaled != z) mt_tensor_decref(scaled);
     mt_tensor_decref(z);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 static int c_bernoulli(mt_call *c, mt_value *a, mt_value *r) {
@@ -576,16 +571,16 @@ static int c_dropout(mt_call *c, mt_value *a, mt_value *r) {
                         mt_fmt_double(num, sizeof num, p));
     if (p == 0 || !a[2].b || input->numel == 0) {
         mt_tensor_incref(input);
-        return ret(r, input);
+        return mt_ret_tensor(r, input);
     }
     if (p == 1)
-        return ret(r, in_place ? mto_mul__Scalar(input, mt_vint(0))
-                               : mto_mul_Scalar(input, mt_vint(0)));
+        return mt_ret_tensor(r, in_place ? mto_mul__Scalar(input, mt_vint(0))
+                                         : mto_mul_Scalar(input, mt_vint(0)));
     mt_tensor *noise = dropout_noise(input, p);
     if (!noise) return -1;
     mt_tensor *out = in_place ? mto_mul__Tensor(input, noise) : mto_mul_Tensor(input, noise);
     mt_tensor_decref(noise);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 void mt_random_register(void) {

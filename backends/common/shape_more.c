@@ -11,17 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int ret(mt_value *r, mt_tensor *t) {
-    if (!t) return -1;
-    r[0] = mt_vtensor(t);
-    return 0;
-}
-
-static int ret_self(mt_value *r, mt_tensor *t) {
-    mt_tensor_incref(t);
-    return ret(r, t);
-}
-
 static void decref_all(mt_tensor **v, int n) {
     if (!v) return;
     for (int i = 0; i < n; i++) mt_tensor_decref(v[i]);
@@ -66,7 +55,7 @@ static int atleast_n(int id) {
 }
 
 static int c_atleast(mt_call *c, mt_value *a, mt_value *r) {
-    return ret(r, atleast(a[0].t, atleast_n(c->op->id)));
+    return mt_ret_tensor(r, atleast(a[0].t, atleast_n(c->op->id)));
 }
 
 static int c_atleast_seq(mt_call *c, mt_value *a, mt_value *r) {
@@ -99,16 +88,17 @@ done:
 static int c_stacks(mt_call *c, mt_value *a, mt_value *r) {
     int id = c->op->id, n = a[0].n;
     mt_tensor **ts = a[0].tl;
-    if (id == MT_OP_concat || id == MT_OP_concatenate) return ret(r, mto_cat(ts, n, a[1].i));
+    if (id == MT_OP_concat || id == MT_OP_concatenate)
+        return mt_ret_tensor(r, mto_cat(ts, n, a[1].i));
     const char *name = id == MT_OP_hstack         ? "hstack"
                        : id == MT_OP_column_stack ? "column_stack"
                        : id == MT_OP_dstack       ? "dstack"
                                                   : "vstack";
     if (n == 0) return mt_error(MT_ERR_RUNTIME, "%s expects a non-empty TensorList", name);
-    if (id == MT_OP_hstack) return ret(r, cat_of(ts, n, 1, false, 1, 0));
-    if (id == MT_OP_column_stack) return ret(r, cat_of(ts, n, 1, true, 1, 0));
-    if (id == MT_OP_dstack) return ret(r, cat_of(ts, n, 3, false, 2, -1));
-    return ret(r, cat_of(ts, n, 2, false, 0, -1));
+    if (id == MT_OP_hstack) return mt_ret_tensor(r, cat_of(ts, n, 1, false, 1, 0));
+    if (id == MT_OP_column_stack) return mt_ret_tensor(r, cat_of(ts, n, 1, true, 1, 0));
+    if (id == MT_OP_dstack) return mt_ret_tensor(r, cat_of(ts, n, 3, false, 2, -1));
+    return mt_ret_tensor(r, cat_of(ts, n, 2, false, 0, -1));
 }
 
 /* ---- block_diag, cartesian_prod, combinations, meshgrid -------------------------------------- */
@@ -157,7 +147,7 @@ static int c_block_diag(mt_call *c, mt_value *a, mt_value *r) {
         r0 += h;
         c0 += w;
     }
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 /* the grids of meshgrid (ij order) of 0-D/1-D tensors */
@@ -249,7 +239,7 @@ static int c_cartesian_prod(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor **ts = a[0].tl;
     for (int i = 0; i < n; i++)
         if (check_1d(ts[i])) return -1;
-    if (n == 1) return ret_self(r, ts[0]);
+    if (n == 1) return mt_ret_self(r, ts[0]);
     if (meshgrid_check(ts, n)) return -1;
     mt_tensor **v = new_list(n);
     if (!v) return -1;
@@ -264,7 +254,7 @@ static int c_cartesian_prod(mt_call *c, mt_value *a, mt_value *r) {
     }
 done:
     decref_all(v, n);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 static int c_combinations(mt_call *c, mt_value *a, mt_value *r) {
@@ -275,7 +265,8 @@ static int c_combinations(mt_call *c, mt_value *a, mt_value *r) {
     if (check_1d(self)) return -1;
     if (k < 0)
         return mt_error(MT_ERR_RUNTIME, "Expect a non-negative number, but got %lld", (long long)k);
-    if (k == 0) return ret(r, mto_empty(MT_ILIST(0), self->dtype, self->device, false, false));
+    if (k == 0)
+        return mt_ret_tensor(r, mto_empty(MT_ILIST(0), self->dtype, self->device, false, false));
     if (k > MT_MAX_DIM)
         return mt_error(MT_ERR_RUNTIME,
                         "mindtorch supports tensors of at most %d dimensions, got %lld", MT_MAX_DIM,
@@ -318,7 +309,7 @@ done:
         mt_tensor_decref(vals[i]);
         mt_tensor_decref(idx[i]);
     }
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 /* ---- tensor_split, hsplit/vsplit/dsplit, split_with_sizes ------------------------------------ */
@@ -460,7 +451,7 @@ static int c_diag_embed(mt_call *c, mt_value *a, mt_value *r) {
         mt_tensor_decref(out);
         return -1;
     }
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 static int c_diagflat(mt_call *c, mt_value *a, mt_value *r) {
@@ -468,14 +459,14 @@ static int c_diagflat(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *f = mto_reshape(a[0].t, MT_ILIST(-1));
     mt_tensor *out = f ? mto_diag(f, a[1].i) : NULL;
     mt_tensor_decref(f);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 static int c_flip_lr_ud(mt_call *c, mt_value *a, mt_value *r) {
     bool lr = c->op->id == MT_OP_fliplr;
     if (a[0].t->ndim < (lr ? 2 : 1))
         return mt_error(MT_ERR_RUNTIME, "Input must be >= %d-d.", lr ? 2 : 1);
-    return ret(r, mto_flip(a[0].t, MT_ILIST(lr ? 1 : 0)));
+    return mt_ret_tensor(r, mto_flip(a[0].t, MT_ILIST(lr ? 1 : 0)));
 }
 
 static int c_rot90(mt_call *c, mt_value *a, mt_value *r) {
@@ -501,12 +492,12 @@ static int c_rot90(mt_call *c, mt_value *a, mt_value *r) {
         return mt_error(MT_ERR_RUNTIME, "Rotation dim1 out of range, dim1 = %lld", mt_user_dim(u1));
     int d0 = (int)(u0 < 0 ? u0 + nd : u0), d1 = (int)(u1 < 0 ? u1 + nd : u1);
     k = ((k % 4) + 4) % 4;
-    if (k == 0) return ret(r, mto_clone(self, "contiguous_format"));
-    if (k == 2) return ret(r, mto_flip(self, MT_ILIST(d0, d1)));
+    if (k == 0) return mt_ret_tensor(r, mto_clone(self, "contiguous_format"));
+    if (k == 2) return mt_ret_tensor(r, mto_flip(self, MT_ILIST(d0, d1)));
     mt_tensor *f = mto_flip(self, MT_ILIST(k == 1 ? d1 : d0));
     mt_tensor *out = f ? mto_transpose_int(f, d0, d1) : NULL;
     mt_tensor_decref(f);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 static int c_ravel(mt_call *c, mt_value *a, mt_value *r) {
@@ -514,7 +505,7 @@ static int c_ravel(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *ct = mto_contiguous(a[0].t);
     mt_tensor *out = ct ? mto_view(ct, MT_ILIST(-1)) : NULL;
     mt_tensor_decref(ct);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 /* ---- movedim, swapaxes ----------------------------------------------------------------------- */
@@ -548,7 +539,7 @@ static int movedim(mt_tensor *self, const int64_t *src, const int64_t *dst, int 
         }
         used_s[s[i]] = used_d[d[i]] = true;
     }
-    if (nd <= 1) return ret(r, mto_alias(self));
+    if (nd <= 1) return mt_ret_tensor(r, mto_alias(self));
     for (int i = 0; i < nd; i++) perm[i] = -1;
     for (int i = 0; i < n; i++) perm[d[i]] = s[i];
     int next = 0;
@@ -559,7 +550,7 @@ static int movedim(mt_tensor *self, const int64_t *src, const int64_t *dst, int 
     }
     int64_t p[MT_MAX_DIM];
     for (int i = 0; i < nd; i++) p[i] = perm[i];
-    return ret(r, mto_permute(self, (mt_ilist){p, nd}));
+    return mt_ret_tensor(r, mto_permute(self, (mt_ilist){p, nd}));
 }
 
 static int c_movedim(mt_call *c, mt_value *a, mt_value *r) {
@@ -569,7 +560,7 @@ static int c_movedim(mt_call *c, mt_value *a, mt_value *r) {
 
 static int c_swapaxes(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return ret(r, mto_transpose_int(a[0].t, a[1].i, a[2].i));
+    return mt_ret_tensor(r, mto_transpose_int(a[0].t, a[1].i, a[2].i));
 }
 
 /* ---- repeat_interleave, take_along_dim ------------------------------------------------------- */
@@ -636,7 +627,7 @@ static int c_repeat_interleave(mt_call *c, mt_value *a, mt_value *r) {
         mt_tensor *out =
             check_output_size(a[1], total) ? NULL : repeat_positions(v, n, total, a[0].t->device);
         free(v);
-        return ret(r, out);
+        return mt_ret_tensor(r, out);
     }
     mt_tensor *self = a[0].t, *in;
     int d;
@@ -690,7 +681,7 @@ static int c_repeat_interleave(mt_call *c, mt_value *a, mt_value *r) {
         mt_tensor_decref(e);
         mt_tensor_decref(ce);
         mt_tensor_decref(in);
-        return ret(r, out);
+        return mt_ret_tensor(r, out);
     }
     int64_t n, total;
     int64_t *v = repeat_counts(a[1].t, &n, &total);
@@ -714,7 +705,7 @@ static int c_repeat_interleave(mt_call *c, mt_value *a, mt_value *r) {
     }
     free(v);
     mt_tensor_decref(in);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 static int c_take_along_dim(mt_call *c, mt_value *a, mt_value *r) {
@@ -730,7 +721,7 @@ static int c_take_along_dim(mt_call *c, mt_value *a, mt_value *r) {
         mt_tensor *out = fi ? mto_gather(f, 0, fi, false) : NULL;
         mt_tensor_decref(f);
         mt_tensor_decref(fi);
-        return ret(r, out);
+        return mt_ret_tensor(r, out);
     }
     if (self->ndim != ix->ndim)
         return mt_error(
@@ -754,7 +745,7 @@ static int c_take_along_dim(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *out = ie ? mto_gather(se, d, ie, false) : NULL;
     mt_tensor_decref(se);
     mt_tensor_decref(ie);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 /* ---- tril_indices, triu_indices -------------------------------------------------------------- */
@@ -809,10 +800,10 @@ static int c_tri_indices(mt_call *c, mt_value *a, mt_value *r) {
             p[n + k] = j;
         }
     }
-    if (dt == MT_INT64 && dev.type == MT_DEV_CPU) return ret(r, t);
+    if (dt == MT_INT64 && dev.type == MT_DEV_CPU) return mt_ret_tensor(r, t);
     mt_tensor *o = mto__to_copy(t, dt, dev, false);
     mt_tensor_decref(t);
-    return ret(r, o);
+    return mt_ret_tensor(r, o);
 }
 
 /* ---- unfold, sum_to_size --------------------------------------------------------------------- */
@@ -842,8 +833,8 @@ static int c_unfold(mt_call *c, mt_value *a, mt_value *r) {
     }
     sz[nd] = size;
     st[nd] = dstride;
-    return ret(r, mto_as_strided(self, (mt_ilist){sz, nd + 1}, (mt_ilist){st, nd + 1},
-                                 mt_vint(self->offset)));
+    return mt_ret_tensor(r, mto_as_strided(self, (mt_ilist){sz, nd + 1}, (mt_ilist){st, nd + 1},
+                                           mt_vint(self->offset)));
 }
 
 static int c_sum_to_size(mt_call *c, mt_value *a, mt_value *r) {
@@ -867,12 +858,12 @@ static int c_sum_to_size(mt_call *c, mt_value *a, mt_value *r) {
     for (int i = 0; i < lead; i++) dims[k++] = i;
     for (int i = 0; i < n; i++)
         if (want[i] == 1 && self->sizes[lead + i] != 1) dims[k++] = lead + i;
-    if (k == 0) return ret_self(r, self);
+    if (k == 0) return mt_ret_self(r, self);
     mt_tensor *s = mto_sum_dim_IntList(self, (mt_ilist){dims, k}, true, -1);
-    if (!s || lead == 0) return ret(r, s);
+    if (!s || lead == 0) return mt_ret_tensor(r, s);
     mt_tensor *out = mto_view(s, (mt_ilist){want, n});
     mt_tensor_decref(s);
-    return ret(r, out);
+    return mt_ret_tensor(r, out);
 }
 
 /* ---- t_, transpose_, squeeze_, unsqueeze_, as_strided_: self takes the view's geometry --------
@@ -917,7 +908,7 @@ static int c_inplace_view(mt_call *c, mt_value *a, mt_value *r) {
     self->numel = v->numel;
     mt_tensor_decref(v);
     mt_tensor_bump_version(self);
-    return ret_self(r, self);
+    return mt_ret_self(r, self);
 }
 
 void mt_shape_more_register(void) {

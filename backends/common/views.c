@@ -324,7 +324,7 @@ int mt_k_resize_(mt_call *c, mt_value *a, mt_value *r) {
         }
         if ((uint64_t)need > t->storage->nbytes && mt_storage_resize(t->storage, (size_t)need))
             return -1;
-        memcpy(t->sizes, a[1].il, sizeof(int64_t) * (size_t)n);
+        if (n > 0) memcpy(t->sizes, a[1].il, sizeof(int64_t) * (size_t)n); /* {} may be NULL */
         memcpy(t->strides, strides, sizeof(int64_t) * (size_t)n);
         t->ndim = (int8_t)n;
         t->numel = numel;

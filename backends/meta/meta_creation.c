@@ -12,7 +12,8 @@ static int set_sizes(mt_outspec *o, mt_value size, mt_dtype dtype) {
                         size.n);
     if (mt_check_sizes(size.n, size.il) < 0) return -1;
     o->ndim = (int8_t)size.n;
-    memcpy(o->sizes, size.il, sizeof(int64_t) * (size_t)size.n);
+    if (size.n > 0)
+        memcpy(o->sizes, size.il, sizeof(int64_t) * (size_t)size.n); /* {} may be NULL */
     o->dtype = (uint8_t)dtype;
     return 0;
 }
@@ -42,7 +43,7 @@ int mt_meta_empty_strided(mt_call *c, mt_value *args, mt_outspec *o) {
                             "strides: %s",
                             buf);
         }
-    memcpy(o->strides, args[1].il, sizeof(int64_t) * (size_t)args[1].n);
+    if (args[1].n > 0) memcpy(o->strides, args[1].il, sizeof(int64_t) * (size_t)args[1].n);
     o->has_strides = 1;
     return 0;
 }
