@@ -129,6 +129,30 @@ function torch.nan_to_num_(self, nan, posinf, neginf)
 end
 Tensor.nan_to_num_ = torch.nan_to_num_
 
+-- clamp_min(x, min) and clamp_max(x, max): clamp with one bound (a number or a tensor)
+function torch.clamp_min(self, min, opts)
+  if opts ~= nil then return torch.clamp(self, min, nil, opts) end -- out=
+  return torch.clamp(self, min, nil)
+end
+function torch.clamp_max(self, max, opts)
+  if opts ~= nil then return torch.clamp(self, nil, max, opts) end
+  return torch.clamp(self, nil, max)
+end
+Tensor.clamp_min, Tensor.clamp_max = torch.clamp_min, torch.clamp_max
+function Tensor:clamp_min_(min) return self:clamp_(min, nil) end
+function Tensor:clamp_max_(max) return self:clamp_(nil, max) end
+torch.clamp_min_, torch.clamp_max_ = Tensor.clamp_min_, Tensor.clamp_max_
+
+-- threshold(x, threshold, value): value where x <= threshold (NaN kept), x elsewhere
+local function threshold(self, th, value, inplace)
+  if self.dtype == torch.bool then error("\"threshold_cpu\" not implemented for 'Bool'", 3) end
+  local mask = self:le(th)
+  if inplace then return self:masked_fill_(mask, value) end
+  return self:masked_fill(mask, value)
+end
+function torch.threshold(self, th, value) return threshold(self, th, value, false) end
+function torch.threshold_(self, th, value) return threshold(self, th, value, true) end
+
 -- ---- legacy and alias forms ------------------------------------------------------------------
 -- chunk and split without view tracking in PyTorch; here the same views
 torch.unsafe_chunk, torch.unsafe_split = torch.chunk, torch.split

@@ -175,6 +175,17 @@ cases.nan_to_num_float16 = function() return torch.nan_to_num(SPECIALS():half())
 cases.nan_to_num_float64 = function() return SPECIALS():double():nan_to_num({ posinf = 7.0 }) end
 cases.nan_to_num_int = function() return torch.nan_to_num(torch.tensor({ 1, 2 })) end
 cases.nan_to_num_inplace = function() return SPECIALS():nan_to_num_({ neginf = -1.0 }) end
+local function CL() return torch.tensor({ -2.0, 0.5, 0 / 0, 3.0 }) end
+cases.clamp_min = function() return torch.clamp_min(CL(), 0) end
+cases.clamp_max = function() return torch.clamp_max(CL(), 1) end
+cases.clamp_min_inplace = function() return CL():clamp_min_(0) end
+cases.clamp_max_inplace = function() return CL():clamp_max_(0.25) end
+cases.clamp_min_tensor = function() return torch.clamp_min(CL(), torch.tensor({ 0.0, 1, 0, 5 })) end
+cases.clamp_min_int_float = function() return torch.clamp_min(torch.tensor({ 1, 5 }), 2.5) end
+cases.threshold = function() return torch.threshold(CL(), 0.5, -9.0) end
+cases.threshold_int = function() return torch.threshold(torch.tensor({ 1, 2, 3 }), 2, 0) end
+cases.threshold_inplace = function() return torch.threshold_(CL(), 0, 7) end
+cases.threshold_bool = function() return torch.threshold(torch.tensor({ true }), 0, 1) end
 cases.set_default_tensor_type_long = function() return torch.set_default_tensor_type("torch.LongTensor") end
 H.run("compositions", cases)
 

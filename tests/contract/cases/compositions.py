@@ -199,3 +199,17 @@ CASES.update({
     "nan_to_num_int": lambda: torch.nan_to_num(torch.tensor([1, 2])),
     "nan_to_num_inplace": lambda: SPECIALS().nan_to_num_(neginf=-1.0),
 })
+
+CL = lambda: torch.tensor([-2.0, 0.5, float("nan"), 3.0])
+CASES.update({
+    "clamp_min": lambda: torch.clamp_min(CL(), 0),
+    "clamp_max": lambda: torch.clamp_max(CL(), 1),
+    "clamp_min_inplace": lambda: CL().clamp_min_(0),
+    "clamp_max_inplace": lambda: CL().clamp_max_(0.25),
+    "clamp_min_tensor": lambda: torch.clamp_min(CL(), torch.tensor([0.0, 1, 0, 5])),
+    "clamp_min_int_float": lambda: torch.clamp_min(torch.tensor([1, 5]), 2.5),
+    "threshold": lambda: torch.threshold(CL(), 0.5, -9.0),
+    "threshold_int": lambda: torch.threshold(torch.tensor([1, 2, 3]), 2, 0),
+    "threshold_inplace": lambda: torch.threshold_(CL(), 0, 7),
+    "threshold_bool": lambda: torch.threshold(torch.tensor([True]), 0, 1),
+})
