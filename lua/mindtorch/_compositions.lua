@@ -153,6 +153,45 @@ end
 function torch.threshold(self, th, value) return threshold(self, th, value, false) end
 function torch.threshold_(self, th, value) return threshold(self, th, value, true) end
 
+-- selu and celu: elu with PyTorch's constants (selu) or input scale 1/alpha (celu)
+local SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+function torch.selu(self) return torch.elu(self, SELU_ALPHA, SELU_SCALE) end
+function torch.selu_(self) return self:elu_(SELU_ALPHA, SELU_SCALE) end
+local function celu_alpha(alpha)
+  alpha = alpha or 1.0
+  if alpha == 0 then error("ZeroDivisionError: alpha cannot be 0 for CELU", 3) end
+  return alpha
+end
+function torch.celu(self, alpha)
+  alpha = celu_alpha(alpha)
+  return torch.elu(self, alpha, 1, 1 / alpha)
+end
+function torch.celu_(self, alpha)
+  alpha = celu_alpha(alpha)
+  return self:elu_(alpha, 1, 1 / alpha)
+end
+
+-- float_power(a, b): pow computed in float64
+local function double(v) return torch.is_tensor(v) and v:to(torch.float64) or v end
+function torch.float_power(a, b, opts)
+  if opts ~= nil then return torch.pow(double(a), double(b), opts) end
+  return torch.pow(double(a), double(b))
+end
+Tensor.float_power = torch.float_power
+function Tensor:float_power_(e)
+  if self.dtype ~= torch.float64 then
+    error(("the base given to float_power_ has dtype %s but the operation's result requires dtype Double")
+      :format(({ float32 = "Float", float16 = "Half", bfloat16 = "BFloat16", int64 = "Long", int32 = "Int",
+        int16 = "Short", int8 = "Char", uint8 = "Byte", bool = "Bool" })[self.dtype.name]), 2)
+  end
+  return self:pow_(double(e))
+end
+
+-- ldexp(x, e): x * 2^e
+function torch.ldexp(self, e) return torch.mul(self, torch.pow(2.0, e)) end
+Tensor.ldexp = torch.ldexp
+function Tensor:ldexp_(e) return self:mul_(torch.pow(2.0, e)) end
+
 -- ---- legacy and alias forms ------------------------------------------------------------------
 -- chunk and split without view tracking in PyTorch; here the same views
 torch.unsafe_chunk, torch.unsafe_split = torch.chunk, torch.split

@@ -186,6 +186,22 @@ cases.threshold = function() return torch.threshold(CL(), 0.5, -9.0) end
 cases.threshold_int = function() return torch.threshold(torch.tensor({ 1, 2, 3 }), 2, 0) end
 cases.threshold_inplace = function() return torch.threshold_(CL(), 0, 7) end
 cases.threshold_bool = function() return torch.threshold(torch.tensor({ true }), 0, 1) end
+local function ACT() return torch.tensor({ -1.5, 0.0, 2.0, -0.25 }) end
+cases.selu = { function() return torch.selu(ACT()) end, tol = 1e-6 }
+cases.selu_inplace = { function() return torch.selu_(ACT()) end, tol = 1e-6 }
+cases.selu_int = function() return torch.selu(torch.tensor({ 1, 2 })) end
+cases.celu = { function() return torch.celu(ACT(), 0.5) end, tol = 1e-6 }
+cases.celu_default = { function() return torch.celu(ACT()) end, tol = 1e-6 }
+cases.celu_inplace = { function() return torch.celu_(ACT(), 2.0) end, tol = 1e-6 }
+cases.celu_zero_alpha = function() return torch.celu(ACT(), 0.0) end
+cases.float_power_int = function() return torch.float_power(torch.tensor({ 2, 3 }), 2) end
+cases.float_power_tensor = function() return torch.float_power(torch.tensor({ 2.0 }), torch.tensor({ 0.5 })) end
+cases.float_power_number_base = function() return torch.float_power(2, torch.tensor({ 3 })) end
+cases.float_power_inplace_float = function() return torch.tensor({ 2.0 }):float_power_(2) end
+cases.float_power_inplace = function() return torch.tensor({ 2.0 }, { dtype = torch.float64 }):float_power_(3) end
+cases.ldexp = function() return torch.ldexp(torch.tensor({ 1.0, 2.0 }), torch.tensor({ 2, 3 })) end
+cases.ldexp_int = function() return torch.ldexp(torch.tensor({ 1, 2 }), torch.tensor({ 2, -1 })) end
+cases.ldexp_inplace = function() return torch.tensor({ 1.0 }):ldexp_(torch.tensor({ 3 })) end
 cases.set_default_tensor_type_long = function() return torch.set_default_tensor_type("torch.LongTensor") end
 H.run("compositions", cases)
 

@@ -213,3 +213,22 @@ CASES.update({
     "threshold_inplace": lambda: torch.threshold_(CL(), 0, 7),
     "threshold_bool": lambda: torch.threshold(torch.tensor([True]), 0, 1),
 })
+
+ACT = lambda: torch.tensor([-1.5, 0.0, 2.0, -0.25])
+CASES.update({
+    "selu": {"make": lambda: torch.selu(ACT()), "tol": 1e-6},
+    "selu_inplace": {"make": lambda: torch.selu_(ACT()), "tol": 1e-6},
+    "selu_int": lambda: torch.selu(torch.tensor([1, 2])),
+    "celu": {"make": lambda: torch.celu(ACT(), 0.5), "tol": 1e-6},
+    "celu_default": {"make": lambda: torch.celu(ACT()), "tol": 1e-6},
+    "celu_inplace": {"make": lambda: torch.celu_(ACT(), 2.0), "tol": 1e-6},
+    "celu_zero_alpha": lambda: torch.celu(ACT(), 0.0),
+    "float_power_int": lambda: torch.float_power(torch.tensor([2, 3]), 2),
+    "float_power_tensor": lambda: torch.float_power(torch.tensor([2.0]), torch.tensor([0.5])),
+    "float_power_number_base": lambda: torch.float_power(2, torch.tensor([3])),
+    "float_power_inplace_float": lambda: torch.tensor([2.0]).float_power_(2),
+    "float_power_inplace": lambda: torch.tensor([2.0], dtype=torch.float64).float_power_(3),
+    "ldexp": lambda: torch.ldexp(torch.tensor([1.0, 2.0]), torch.tensor([2, 3])),
+    "ldexp_int": lambda: torch.ldexp(torch.tensor([1, 2]), torch.tensor([2, -1])),
+    "ldexp_inplace": lambda: torch.tensor([1.0]).ldexp_(torch.tensor([3])),
+})
