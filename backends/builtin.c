@@ -17,6 +17,7 @@ void mt_common_register(void);
 void mt_shape_more_register(void);
 void mt_products_register(void);
 void mt_index_more_register(void);
+void mt_statistics_register(void);
 
 const mt_builtin mt_builtins[] = {
     {"ew", mt_ew_register, NULL}, /* element-wise descriptions and their meta function, first */
@@ -33,5 +34,6 @@ const mt_builtin mt_builtins[] = {
     {"shape_more", mt_shape_more_register, NULL},
     {"products", mt_products_register, NULL},
     {"index_more", mt_index_more_register, NULL},
+    {"statistics", mt_statistics_register, NULL},
 };
 const int mt_num_builtins = (int)MT_ARRAY_LEN(mt_builtins);

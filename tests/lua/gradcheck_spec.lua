@@ -323,6 +323,18 @@ case("special_xlog1py.self_scalar", function(y) return torch.special_xlog1py(2.5
 case("special_xlog1py.other_scalar", function(x) return torch.special_xlog1py(x, 0.5) end,
   function() return { r(3) } end, false, "special_xlog1py.other_scalar")
 
+-- statistics (src/ops/statistics.lua): the ops that declare PyTorch's node (picks along a dim,
+-- the whole tensor's median shared by its equals); the compositions are in statistics_grad_spec
+case("median", call("median"), function() return { r(3, 5) } end)
+case("median.dim", function(x) return (x:median(2)) end, function() return { r(3, 4) } end, true)
+case("nanmedian", function(x) return x:masked_fill(ix({ { false, true, false }, { false, false, false } }), 0 / 0):nanmedian() end,
+  function() return { r(2, 3) } end)
+case("nanmedian.dim", function(x) return (x:masked_fill(ix({ { false, true, false }, { true, false, false } }), 0 / 0):nanmedian(2, true)) end,
+  function() return { r(2, 3) } end)
+case("mode", function(x) return (torch.cat({ x, x:narrow(2, 1, 1) }, 2):mode(2)) end, function() return { r(3, 4) } end, true)
+case("cummax", function(x) return (torch.cummax(x, 2)) end, function() return { r(3, 5) } end, true)
+case("cummin", function(x) return (x:cummin(1)) end, function() return { r(4, 3) } end)
+
 local function walk(outs)
   local seen, ops = {}, {}
   local function visit(fn)

@@ -1,0 +1,50 @@
+-- Reductions and statistics of PyTorch 1.13 written with other ops (backends/common/statistics.c):
+-- sort, gather, cumsum, where ... carry the arithmetic, the meta device and the pipeline. An op
+-- whose PyTorch derivative differs from its pieces' (median picks, aminmax has none) declares it.
+-- Positions (median's, mode's, cummax's indices) are 1-based at the Lua boundary.
+local fm = "function, method"
+
+-- a derivative that PyTorch does not implement: the node exists, its backward raises
+local function not_implemented(uses)
+  return { node = "torch::autograd::NotImplemented", fn = "mt_bw_zero_grads", uses = uses, flags = "MT_D_NOT_IMPLEMENTED" }
+end
+-- values picked at positions along dim: the gradient scattered back (dim 2nd, keepdim 3rd)
+local function picked(node) return { node = node, fn = "mt_d_extreme_dim", uses = "self: result1" } end
+-- one value of the whole tensor: the gradient shared by the elements equal to it
+local function evenly(node) return { node = node, fn = "mt_d_extreme_all", uses = "self: self, result" } end
+
+op { "aminmax(Tensor self, *, Dim? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)", variants = fm,
+     doc = "amin and amax together (over everything, or along dim).", grad = not_implemented("self:") }
+op { "nanmean(Tensor self, Dim[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+     variants = fm, doc = "Mean over dims of the values that are not NaN." }
+op { "count_nonzero.dim_IntList(Tensor self, Dim[] dim) -> Tensor", variants = fm,
+     doc = "The number of nonzero elements over dims." }
+op { "count_nonzero(Tensor self, Dim? dim=None) -> Tensor", variants = fm,
+     doc = "The number of nonzero elements (along dim when given)." }
+op { "median(Tensor self) -> Tensor", variants = fm,
+     doc = "The lower median of all elements (NaN when there is one).", grad = evenly("MedianBackward0") }
+op { "median.dim(Tensor self, Dim dim, bool keepdim=False) -> (Tensor values, IndexTensor indices)", variants = fm,
+     doc = "Lower medians along dim and their 1-based positions (a NaN and its first position when a row has one).",
+     grad = picked("MedianBackward1") }
+op { "nanmedian(Tensor self) -> Tensor", variants = fm,
+     doc = "The lower median of the elements that are not NaN.", grad = evenly("NanmedianBackward0") }
+op { "nanmedian.dim(Tensor self, Dim dim, bool keepdim=False) -> (Tensor values, IndexTensor indices)",
+     variants = fm, doc = "Lower medians along dim ignoring NaN, and their 1-based positions.",
+     grad = picked("NanmedianBackward1") }
+op { "mode(Tensor self, Dim dim=-1, bool keepdim=False) -> (Tensor values, IndexTensor indices)", variants = fm,
+     doc = "The most frequent value along dim (the smallest of equally frequent ones) and its last 1-based position.",
+     grad = picked("ModeBackward0") }
+for _, m in ipairs { "cummax", "cummin" } do
+  op { m .. "(Tensor self, Dim dim) -> (Tensor values, IndexTensor indices)", variants = fm,
+       doc = "Running " .. (m == "cummax" and "maxima" or "minima") .. " along dim and their (last) 1-based positions; NaN propagates.",
+       grad = { node = m == "cummax" and "CummaxBackward0" or "CumminBackward0", fn = "mt_d_cummaxmin", uses = "self: self, result1" } }
+end
+op { "logcumsumexp(Tensor self, Dim dim) -> Tensor", variants = fm,
+     doc = "log(cumsum(exp(self))) along dim, computed stably." }
+for _, m in ipairs { "quantile", "nanquantile" } do
+  local what = m == "quantile" and "The q-th quantiles" or "The q-th quantiles of the values that are not NaN"
+  op { m .. "(Tensor self, Tensor q, Dim? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+       variants = fm, doc = what .. " (of everything, or along dim); q's values lead the result's dims." }
+  op { m .. ".scalar(Tensor self, float q, Dim? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+       variants = fm, doc = what .. " for one q." }
+end
