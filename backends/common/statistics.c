@@ -7,6 +7,7 @@
  * (or a check) jumps back to the kernel's entry, which releases what was made and returns -1. */
 #include "common_ops.h"
 #include "mt_ops_gen.h"
+#include "shape.h"
 
 #include <math.h>
 #include <setjmp.h>
@@ -139,7 +140,8 @@ static int c_nanmean(mt_call *c, mt_value *a, mt_value *r) {
         FAIL(MT_ERR_RUNTIME, "nanmean(): expected input to have floating point dtype but got %s",
              mt_dtype_scalar_name((mt_dtype)x->dtype));
     mt_ilist dims = ilist_of(a[1]);
-    mt_tensor *count = K(mto_sum_dim_IntList(K(mto_logical_not(K(mto_isnan(x)))), dims, a[2].b, -1));
+    mt_tensor *count =
+        K(mto_sum_dim_IntList(K(mto_logical_not(K(mto_isnan(x)))), dims, a[2].b, -1));
     mt_tensor *sum = K(mto_nansum(x, dims, a[2].b, dtype_of(a[3])));
     return done(S, r, 1, K(mto_div_Tensor(sum, count)), NULL);
 }
@@ -157,7 +159,8 @@ static int c_count_nonzero(mt_call *c, mt_value *a, mt_value *r) {
         dims = (mt_ilist){&d, 1};
     }
     /* an empty list sums over everything, as PyTorch's */
-    mt_tensor *n = dims.n ? K(mto_sum_dim_IntList(nz, dims, false, MT_INT64)) : K(mto_sum(nz, MT_INT64));
+    mt_tensor *n =
+        dims.n ? K(mto_sum_dim_IntList(nz, dims, false, MT_INT64)) : K(mto_sum(nz, MT_INT64));
     return done(S, r, 1, n, NULL);
 }
 
@@ -202,8 +205,8 @@ static int c_median(mt_call *c, mt_value *a, mt_value *r) {
     bool nan = c->op->id == MT_OP_nanmedian;
     median_dtype_check(S, x, "median_cpu");
     if (x->numel == 0) { /* PyTorch's NaN in the dtype */
-        mt_tensor *f = K(mto_full((mt_ilist){NULL, 0}, mt_vdouble(NAN), MT_FLOAT64, x->device, false,
-                                  false));
+        mt_tensor *f =
+            K(mto_full((mt_ilist){NULL, 0}, mt_vdouble(NAN), MT_FLOAT64, x->device, false, false));
         return done(S, r, 1, K(mto_to_dtype(f, (mt_dtype)x->dtype, false, false)), NULL);
     }
     mt_tensor *v, *i, *flat = K(mto_reshape(x, MT_ILIST(-1)));
@@ -244,7 +247,8 @@ static int c_mode(mt_call *c, mt_value *a, mt_value *r) {
              mt_user_dim(d));
     mt_tensor *perm, *sorted = sort_stable(S, x, d, &perm);
     /* run ids along d: 0 at the start of a row, +1 where the value changes */
-    mt_tensor *head = K(mto_narrow(sorted, d, 1, n - 1)), *prev = K(mto_narrow(sorted, d, 0, n - 1));
+    mt_tensor *head = K(mto_narrow(sorted, d, 1, n - 1)),
+              *prev = K(mto_narrow(sorted, d, 0, n - 1));
     mt_tensor *changed = K(mto_to_dtype(K(mto_ne_Tensor(head, prev)), MT_INT64, false, false));
     mt_tensor *first = K(mto_zeros_like(K(mto_narrow(sorted, d, 0, 1)), MT_INT64, NODEV, false));
     mt_tensor *parts[2] = {first, changed};
@@ -254,8 +258,9 @@ static int c_mode(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *len = K(mto_scatter_add(K(mto_zeros_like(run, -1, NODEV, false)), d, run, ones));
     mt_tensor *count = K(mto_gather(len, d, run, false));
     mt_tensor *j = K(mto_argmax(count, mt_vint(d), true)); /* the first longest run's start */
-    mt_tensor *end = K(mto_sub_Scalar(K(mto_add_Tensor(j, K(mto_gather(count, d, j, false)), mt_vint(1))),
-                                      mt_vint(1), mt_vint(1)));
+    mt_tensor *end =
+        K(mto_sub_Scalar(K(mto_add_Tensor(j, K(mto_gather(count, d, j, false)), mt_vint(1))),
+                         mt_vint(1), mt_vint(1)));
     mt_tensor *v = K(mto_gather(sorted, d, j, false)), *i = K(mto_gather(perm, d, end, false));
     if (!keepdim) {
         v = K(mto_squeeze_dim(v, d));
@@ -282,8 +287,8 @@ static int c_cummaxmin(mt_call *c, mt_value *a, mt_value *r) {
     int64_t shape[MT_MAX_DIM];
     for (int k = 0; k < x->ndim; k++) shape[k] = k == d ? n : 1;
     mt_tensor *pos = K(mto_arange(mt_vint(n), MT_INT64, x->device, false, false));
-    pos = K(mto_expand(K(mto_view(pos, (mt_ilist){shape, x->ndim})),
-                       (mt_ilist){x->sizes, x->ndim}, false));
+    pos = K(mto_expand(K(mto_view(pos, (mt_ilist){shape, x->ndim})), (mt_ilist){x->sizes, x->ndim},
+                       false));
     mt_tensor *v = x, *i = pos;
     bool floating = mt_dtype_is_floating((mt_dtype)x->dtype);
     for (int64_t s = 1; s < n; s *= 2) {
@@ -295,7 +300,8 @@ static int c_cummaxmin(mt_call *c, mt_value *a, mt_value *r) {
             take = K(mto_logical_or(K(mto_isnan(cv)), ok));
         }
         mt_tensor *nv = K(mto_where_self(take, cv, pv)), *ni = K(mto_where_self(take, ci, pi));
-        mt_tensor *vp[2] = {K(mto_narrow(v, d, 0, s)), nv}, *ip[2] = {K(mto_narrow(i, d, 0, s)), ni};
+        mt_tensor *vp[2] = {K(mto_narrow(v, d, 0, s)), nv},
+                  *ip[2] = {K(mto_narrow(i, d, 0, s)), ni};
         mt_tensor *v2 = K(mto_cat(vp, 2, d)), *i2 = K(mto_cat(ip, 2, d));
         /* this round's temporaries (all but the new running values) go now */
         mt_tensor *tmp[] = {pv, cv, pi, ci, take, nv, ni, vp[0], ip[0]};
@@ -377,8 +383,8 @@ static int c_quantile(mt_call *c, mt_value *a, mt_value *r) {
     int d = 0;
     if (has_dim) check(S, mt_wrap_dim(a[2].i, x->ndim, &d));
     if (!scalar_q && q->device.type == MT_DEV_CPU) { /* PyTorch checks values on the CPU only */
-        mt_tensor *in = K(mto_logical_and(K(mto_ge_Scalar(q, mt_vint(0))),
-                                          K(mto_le_Scalar(q, mt_vint(1)))));
+        mt_tensor *in =
+            K(mto_logical_and(K(mto_ge_Scalar(q, mt_vint(0))), K(mto_le_Scalar(q, mt_vint(1)))));
         mt_tensor *all = K(mto_all(in));
         check(S, mt_tensor_sync(all));
         if (!*(bool *)mt_tensor_raw(all))
@@ -391,7 +397,8 @@ static int c_quantile(mt_call *c, mt_value *a, mt_value *r) {
     if (has_dim && x->ndim > 0) {
         for (int k = 0; k < x->ndim; k++)
             if (k != d || keepdim) base[nb++] = k == d ? 1 : x->sizes[k];
-        mt_tensor *moved = d == x->ndim - 1 ? x : K(mto_transpose_int(K(mto_unsqueeze(x, -1)), d, -1));
+        mt_tensor *moved =
+            d == x->ndim - 1 ? x : K(mto_transpose_int(K(mto_unsqueeze(x, -1)), d, -1));
         sorted = sort_stable(S, moved, -1, &perm);
     } else {
         if (keepdim)
@@ -414,8 +421,8 @@ static int c_quantile(mt_call *c, mt_value *a, mt_value *r) {
         ranks = K(mto_masked_fill_Scalar(ranks, K(mto_lt_Scalar(ranks, mt_vint(0))), mt_vint(0)));
     } else {
         mt_tensor *nanrow = K(mto_any_dim(K(mto_isnan(sorted)), last, true));
-        ranks = K(mto_expand(K(mto_mul_Scalar(q1, mt_vint(n - 1))), (mt_ilist){rshape, nb + 1},
-                             false));
+        ranks =
+            K(mto_expand(K(mto_mul_Scalar(q1, mt_vint(n - 1))), (mt_ilist){rshape, nb + 1}, false));
         ranks = K(mto_masked_fill_Scalar(ranks, nanrow, mt_vint(n - 1)));
     }
     if (mode == Q_LOWER) ranks = K(mto_floor(ranks));
@@ -424,8 +431,9 @@ static int c_quantile(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *below = K(mto_to_dtype(ranks, MT_INT64, false, false));
     mt_tensor *v = K(mto_gather(sorted, last, below, false));
     if (mode == Q_LINEAR || mode == Q_MIDPOINT) {
-        mt_tensor *w = mode == Q_MIDPOINT ? K(mto_full_like(ranks, mt_vdouble(0.5), -1, NODEV, false))
-                                          : K(mto_sub_Tensor(ranks, below, mt_vint(1)));
+        mt_tensor *w = mode == Q_MIDPOINT
+                           ? K(mto_full_like(ranks, mt_vdouble(0.5), -1, NODEV, false))
+                           : K(mto_sub_Tensor(ranks, below, mt_vint(1)));
         mt_tensor *above = K(mto_to_dtype(K(mto_ceil(ranks)), MT_INT64, false, false));
         v = K(mto_lerp_Tensor(v, K(mto_gather(sorted, last, above, false)), w));
     }
@@ -433,6 +441,358 @@ static int c_quantile(mt_call *c, mt_value *a, mt_value *r) {
         v = K(mto_squeeze_dim(v, -1));
     else /* q's dim first, laid out as PyTorch leaves it */
         v = K(mto_squeeze_dim(K(mto_transpose_int(K(mto_unsqueeze(v, 0)), 0, -1)), -1));
+    return done(S, r, 1, v, NULL);
+}
+
+/* ---- diff, dist, renorm ------------------------------------------------------------------- */
+
+static void diff_check_other(scope *S, mt_tensor *x, mt_value o, int d) {
+    if (o.tag != MT_V_TENSOR) return;
+    mt_tensor *t = o.t;
+    if (t->ndim != x->ndim)
+        FAIL(MT_ERR_RUNTIME, "diff expects prepend or append to be the same dimension as input");
+    for (int k = 0; k < x->ndim; k++)
+        if (k != d && t->sizes[k] != x->sizes[k])
+            FAIL(MT_ERR_RUNTIME,
+                 "diff expects the shape of tensor to prepend or append to match that of input "
+                 "except along the differencing dimension; input.size(%lld) = %lld, but got "
+                 "tensor.size(%lld) = %lld",
+                 mt_user_dim(k), (long long)x->sizes[k], mt_user_dim(k), (long long)t->sizes[k]);
+}
+
+static int c_diff(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    BEGIN;
+    mt_tensor *x = a[0].t;
+    int64_t n = a[1].i;
+    if (x->ndim < 1) FAIL(MT_ERR_RUNTIME, "diff expects input to be at least one-dimensional");
+    int d;
+    check(S, mt_wrap_dim(a[2].i, x->ndim, &d));
+    diff_check_other(S, x, a[3], d);
+    diff_check_other(S, x, a[4], d);
+    if (a[3].tag == MT_V_TENSOR || a[4].tag == MT_V_TENSOR) {
+        mt_tensor *parts[3];
+        int np = 0;
+        if (a[3].tag == MT_V_TENSOR) parts[np++] = a[3].t;
+        parts[np++] = x;
+        if (a[4].tag == MT_V_TENSOR) parts[np++] = a[4].t;
+        x = K(mto_cat(parts, np, d));
+    }
+    int64_t len = x->sizes[d];
+    if (n <= 0) return done(S, r, 1, K(mto_clone(x, NULL)), NULL);
+    if (n > len) n = len;
+    mt_tensor *v = x;
+    for (int64_t k = 0; k < n; k++, len--) {
+        mt_tensor *hi = K(mto_narrow(v, d, 1, len - 1)), *lo = K(mto_narrow(v, d, 0, len - 1));
+        v = v->dtype == MT_BOOL ? K(mto_logical_xor(hi, lo))
+                                : K(mto_sub_Tensor(hi, lo, mt_vint(1)));
+    }
+    return done(S, r, 1, v, NULL);
+}
+
+static int c_dist(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    BEGIN;
+    mt_tensor *dx = K(mto_sub_Tensor(a[0].t, a[1].t, mt_vint(1)));
+    return done(S, r, 1, K(mto_norm_Scalar(dx, a[2])), NULL);
+}
+
+/* self scaled by maxnorm / (norm + 1e-7) in the slices along dim whose p-norm exceeds maxnorm
+ * (16-bit types computed in float, PyTorch's accumulate type) */
+static mt_tensor *renorm(scope *S, mt_tensor *x, mt_value p, int64_t dim, mt_value maxnorm) {
+    double pv = mt_scalar_double(p), mv = mt_scalar_double(maxnorm);
+    if (!(pv > 0)) FAIL(MT_ERR_RUNTIME, "renorm: non-positive-norm not supported");
+    if (!(mv >= 0)) FAIL(MT_ERR_RUNTIME, "renorm: expected maxnorm to be >= 0 but got %g", mv);
+    if (x->ndim <= 1)
+        FAIL(MT_ERR_RUNTIME, "renorm: input needs at least 2 dimensions, got %d dimensions",
+             x->ndim);
+    int d;
+    check(S, mt_wrap_dim(dim, x->ndim, &d));
+    if (!mt_dtype_is_floating((mt_dtype)x->dtype))
+        FAIL(MT_ERR_RUNTIME,
+             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s",
+             mt_dtype_scalar_name((mt_dtype)x->dtype));
+    bool narrow16 = x->dtype == MT_FLOAT16 || x->dtype == MT_BFLOAT16;
+    mt_tensor *xf = narrow16 ? K(mto_to_dtype(x, MT_FLOAT32, false, false)) : x;
+    int64_t dims[MT_MAX_DIM];
+    int nd = 0;
+    for (int k = 0; k < x->ndim; k++)
+        if (k != d) dims[nd++] = k;
+    mt_tensor *norm = K(mto_norm_ScalarOpt_dim(xf, p, (mt_ilist){dims, nd}, true));
+    mt_tensor *den = K(mto_add_Scalar(norm, mt_vdouble(1e-7), mt_vint(1)));
+    mt_tensor *scale = K(mto_div_Tensor(K(mto_full_like(den, maxnorm, -1, NODEV, false)), den));
+    mt_tensor *factor =
+        K(mto_where_ScalarOther(K(mto_gt_Scalar(norm, maxnorm)), scale, mt_vint(1)));
+    mt_tensor *out = K(mto_contiguous(K(mto_mul_Tensor(xf, factor)))); /* PyTorch's layout */
+    return narrow16 ? K(mto_to_dtype(out, (mt_dtype)x->dtype, false, false)) : out;
+}
+
+static int c_renorm(mt_call *c, mt_value *a, mt_value *r) {
+    BEGIN;
+    bool inplace = c->op->id == MT_OP_renorm_;
+    /* in place: computed from a copy, so the gradient never needs self's old values */
+    mt_tensor *v = renorm(S, inplace ? K(mto_clone(a[0].t, NULL)) : a[0].t, a[1], a[2].i, a[3]);
+    if (inplace) v = K(mto_copy_(a[0].t, v, false));
+    return done(S, r, 1, v, NULL);
+}
+
+/* ---- cdist, pdist ------------------------------------------------------------------------- */
+
+static void float_input(scope *S, mt_tensor *t, const char *what) {
+    if (!mt_dtype_is_floating((mt_dtype)t->dtype))
+        FAIL(MT_ERR_RUNTIME, "cdist only supports floating-point dtypes, %s got: %s", what,
+             mt_dtype_scalar_name((mt_dtype)t->dtype));
+}
+
+/* PyTorch's matrix-product form of Euclidean distances: [-2 x1, |x1|^2, 1] against
+ * [x2, 1, |x2|^2], clamped at 1e-30 before the square root */
+static mt_tensor *euclidean_mm(scope *S, mt_tensor *x1, mt_tensor *x2) {
+    mt_tensor *n1 =
+        K(mto_sum_dim_IntList(K(mto_pow_Tensor_Scalar(x1, mt_vint(2))), MT_ILIST(-1), true, -1));
+    mt_tensor *n2 =
+        K(mto_sum_dim_IntList(K(mto_pow_Tensor_Scalar(x2, mt_vint(2))), MT_ILIST(-1), true, -1));
+    mt_tensor *p1[3] = {K(mto_mul_Scalar(x1, mt_vint(-2))), n1,
+                        K(mto_ones_like(n1, -1, NODEV, false))};
+    mt_tensor *p2[3] = {x2, K(mto_ones_like(n2, -1, NODEV, false)), n2};
+    mt_tensor *a1 = K(mto_cat(p1, 3, -1)), *a2 = K(mto_cat(p2, 3, -1));
+    mt_tensor *m = K(mto_matmul(a1, K(mto_transpose_int(a2, -2, -1))));
+    return K(mto_sqrt(K(mto_clamp(m, mt_vdouble(1e-30), MT_NONE))));
+}
+
+static int c_cdist(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    BEGIN;
+    mt_tensor *x1 = a[0].t, *x2 = a[1].t;
+    double p = a[2].d;
+    const char *cm = a[3].s;
+    int mode = !strcmp(cm, "use_mm_for_euclid_dist_if_necessary") ? 0
+               : !strcmp(cm, "use_mm_for_euclid_dist")            ? 1
+               : !strcmp(cm, "donot_use_mm_for_euclid_dist")      ? 2
+                                                                  : -1;
+    if (mode < 0) FAIL(MT_ERR_VALUE, "%s is not a valid value for compute_mode", cm);
+    if (x1->ndim < 2)
+        FAIL(MT_ERR_RUNTIME, "cdist only supports at least 2D tensors, X1 got: %dD", x1->ndim);
+    if (x2->ndim < 2)
+        FAIL(MT_ERR_RUNTIME, "cdist only supports at least 2D tensors, X2 got: %dD", x2->ndim);
+    int64_t c1 = x1->sizes[x1->ndim - 1], c2 = x2->sizes[x2->ndim - 1];
+    if (c1 != c2)
+        FAIL(MT_ERR_RUNTIME, "X1 and X2 must have the same number of columns. X1: %lld X2: %lld",
+             (long long)c1, (long long)c2);
+    float_input(S, x1, "X1");
+    float_input(S, x2, "X2");
+    if (!(p >= 0)) FAIL(MT_ERR_RUNTIME, "cdist only supports non-negative p values");
+    /* the batch dims broadcast; each side expanded to them */
+    int64_t batch[MT_MAX_DIM], s1[MT_MAX_DIM], s2[MT_MAX_DIM];
+    int nb;
+    check(S, mt_broadcast_shapes(x1->ndim - 2, x1->sizes, x2->ndim - 2, x2->sizes, &nb, batch));
+    if (x1->dtype != x2->dtype)
+        FAIL(MT_ERR_RUNTIME, "expected scalar type %s but found %s",
+             mt_dtype_scalar_name((mt_dtype)x1->dtype), mt_dtype_scalar_name((mt_dtype)x2->dtype));
+    int64_t r1 = x1->sizes[x1->ndim - 2], r2 = x2->sizes[x2->ndim - 2];
+    memcpy(s1, batch, sizeof(int64_t) * (size_t)nb);
+    memcpy(s2, batch, sizeof(int64_t) * (size_t)nb);
+    s1[nb] = r1, s1[nb + 1] = c1, s2[nb] = r2, s2[nb + 1] = c2;
+    mt_tensor *e1 = K(mto_expand(x1, (mt_ilist){s1, nb + 2}, false));
+    mt_tensor *e2 = K(mto_expand(x2, (mt_ilist){s2, nb + 2}, false));
+    if (x1->numel == 0 || x2->numel == 0 || e1->numel == 0 || e2->numel == 0) {
+        int64_t os[MT_MAX_DIM];
+        memcpy(os, batch, sizeof(int64_t) * (size_t)nb);
+        os[nb] = r1, os[nb + 1] = r2;
+        return done(S, r, 1,
+                    K(mto_zeros((mt_ilist){os, nb + 2}, x1->dtype, x1->device, false, false)),
+                    NULL);
+    }
+    if (p == 2 && (mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25))))
+        return done(S, r, 1, euclidean_mm(S, e1, e2), NULL);
+    mt_tensor *dx =
+        K(mto_sub_Tensor(K(mto_unsqueeze(e1, -2)), K(mto_unsqueeze(e2, -3)), mt_vint(1)));
+    return done(S, r, 1, K(mto_norm_ScalarOpt_dim(dx, mt_vdouble(p), MT_ILIST(-1), false)), NULL);
+}
+
+static int c_pdist(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    BEGIN;
+    mt_tensor *x = a[0].t;
+    double p = a[1].d;
+    if (x->ndim != 2) FAIL(MT_ERR_RUNTIME, "pdist only supports 2D tensors, got: %dD", x->ndim);
+    if (!mt_dtype_is_floating((mt_dtype)x->dtype))
+        FAIL(MT_ERR_RUNTIME, "pdist only supports floating-point dtypes");
+    if (!(p >= 0)) FAIL(MT_ERR_RUNTIME, "pdist only supports non-negative p values");
+    int64_t n = x->sizes[0];
+    if (n <= 1)
+        return done(S, r, 1, K(mto_empty(MT_ILIST(0), x->dtype, x->device, false, false)), NULL);
+    mt_tensor *ij = K(mto_triu_indices(n, n, 1, MT_INT64, x->device, false, false));
+    mt_tensor *xi = K(mto_index_select(x, 0, K(mto_select_int(ij, 0, 0))));
+    mt_tensor *xj = K(mto_index_select(x, 0, K(mto_select_int(ij, 0, 1))));
+    mt_tensor *dx = K(mto_sub_Tensor(xi, xj, mt_vint(1)));
+    return done(S, r, 1, K(mto_norm_ScalarOpt_dim(dx, mt_vdouble(p), MT_ILIST(-1), false)), NULL);
+}
+
+/* ---- cov, corrcoef ------------------------------------------------------------------------ */
+
+/* a 0-d or 1-element tensor's value, read on the host (after pending work) */
+static double host_value(scope *S, mt_tensor *t) {
+    mt_tensor *h = K(mto__to_copy(t, MT_FLOAT64, MT_CPU, false));
+    check(S, mt_tensor_sync(h));
+    return *(double *)mt_tensor_raw(h);
+}
+
+static void check_weights(scope *S, mt_tensor *w, int64_t n, const char *what, bool integral) {
+    if (w->ndim > 1)
+        FAIL(MT_ERR_RUNTIME,
+             "cov(): expected %s to have one or fewer dimensions but got %s with %d dimensions",
+             what, what, w->ndim);
+    if (integral ? !mt_dtype_is_integral((mt_dtype)w->dtype, false)
+                 : !mt_dtype_is_floating((mt_dtype)w->dtype))
+        FAIL(MT_ERR_RUNTIME, "cov(): expected %s to have %s dtype but got %s with %s dtype", what,
+             integral ? "integral" : "floating point", what,
+             mt_dtype_scalar_name((mt_dtype)w->dtype));
+    if (w->numel != n)
+        FAIL(MT_ERR_RUNTIME,
+             "cov(): expected %s to have the same numel as there are observations in the input but "
+             "got %lld != %lld",
+             what, (long long)w->numel, (long long)n);
+    if (n > 0 && w->device.type != MT_DEV_META &&
+        host_value(S, K(mto_amin(w, (mt_ilist){NULL, 0}, false))) < 0)
+        FAIL(MT_ERR_RUNTIME, "cov(): %s cannot be negative", what);
+}
+
+static mt_tensor *cov(scope *S, mt_tensor *x, int64_t correction, mt_value fw, mt_value aw) {
+    if (x->ndim > 2)
+        FAIL(MT_ERR_RUNTIME,
+             "cov(): expected input to have two or fewer dimensions but got an input with %d "
+             "dimensions",
+             x->ndim);
+    if (x->dtype == MT_BOOL) FAIL(MT_ERR_RUNTIME, "cov(): bool dtype is not supported for input");
+    mt_tensor *in = x->ndim < 2 ? K(mto_view(x, MT_ILIST(1, -1))) : x;
+    int64_t n = in->sizes[1];
+    mt_tensor *w = NULL;
+    if (fw.tag == MT_V_TENSOR) {
+        check_weights(S, fw.t, n, "fweights", true);
+        w = fw.t;
+    }
+    if (aw.tag == MT_V_TENSOR) {
+        check_weights(S, aw.t, n, "aweights", false);
+        w = w ? K(mto_mul_Tensor(w, aw.t)) : aw.t;
+    }
+    mt_tensor *wsum =
+        w ? K(mto_sum(w, -1))
+          : K(mto_full((mt_ilist){NULL, 0}, mt_vint(n), MT_INT64, x->device, false, false));
+    if (w && w->device.type != MT_DEV_META && host_value(S, wsum) == 0)
+        FAIL(MT_ERR_RUNTIME, "cov(): weights sum to zero, can't be normalized");
+    mt_tensor *avg = K(mto_div_Tensor(
+        K(mto_sum_dim_IntList(w ? K(mto_mul_Tensor(in, w)) : in, MT_ILIST(1), false, -1)), wsum));
+    mt_tensor *nf;
+    if (w && correction != 0 && aw.tag == MT_V_TENSOR) {
+        mt_tensor *wa = K(mto_sum(K(mto_mul_Tensor(w, aw.t)), -1));
+        nf = K(mto_sub_Tensor(
+            wsum, K(mto_div_Tensor(K(mto_mul_Scalar(wa, mt_vint(correction))), wsum)), mt_vint(1)));
+    } else {
+        nf = K(mto_sub_Scalar(wsum, mt_vint(correction), mt_vint(1)));
+    }
+    /* no degrees of freedom left: PyTorch warns and divides by zero */
+    if (nf->device.type != MT_DEV_META && host_value(S, nf) <= 0)
+        nf = K(mto_zeros_like(nf, -1, NODEV, false));
+    mt_tensor *centred = K(mto_sub_Tensor(in, K(mto_unsqueeze(avg, 1)), mt_vint(1)));
+    mt_tensor *cm = K(mto_mm(centred, K(mto_t(w ? K(mto_mul_Tensor(centred, w)) : centred))));
+    return K(mto_squeeze(K(mto_div_Tensor(cm, nf))));
+}
+
+static int c_cov(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    BEGIN;
+    return done(S, r, 1, cov(S, a[0].t, a[1].i, a[2], a[3]), NULL);
+}
+
+static int c_corrcoef(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    BEGIN;
+    mt_tensor *x = a[0].t;
+    if (x->ndim > 2)
+        FAIL(MT_ERR_RUNTIME,
+             "corrcoef(): expected input to have two or fewer dimensions but got an input with %d "
+             "dimensions",
+             x->ndim);
+    mt_tensor *cv = cov(S, x, 1, MT_NONE, MT_NONE);
+    if (cv->ndim == 0) return done(S, r, 1, K(mto_div_Tensor(cv, cv)), NULL);
+    mt_tensor *sd = K(mto_sqrt(K(mto_diag(cv, 0))));
+    cv = K(mto_div_Tensor(cv, K(mto_view(sd, MT_ILIST(-1, 1)))));
+    cv = K(mto_div_Tensor(cv, K(mto_view(sd, MT_ILIST(1, -1)))));
+    return done(S, r, 1, K(mto_clamp(cv, mt_vint(-1), mt_vint(1))), NULL);
+}
+
+/* ---- trapezoid, trapz, cumulative_trapezoid ----------------------------------------------- */
+
+/* x's differences along dim, laid out to broadcast against y's (NumPy's rule: a 1-D x along
+ * dim, a shorter x padded with leading 1s) */
+static mt_tensor *sample_gaps(scope *S, mt_tensor *y, mt_tensor *x, int d, const char *name) {
+    mt_tensor *xv = x;
+    if (x->ndim == 1) {
+        if (x->sizes[0] != y->sizes[d])
+            FAIL(MT_ERR_RUNTIME, "%s: There must be one `x` value for each sample point", name);
+        int64_t shape[MT_MAX_DIM];
+        for (int k = 0; k < y->ndim; k++) shape[k] = k == d ? x->sizes[0] : 1;
+        xv = K(mto_view(x, (mt_ilist){shape, y->ndim}));
+    } else if (x->ndim < y->ndim) {
+        int64_t shape[MT_MAX_DIM];
+        int pad = y->ndim - x->ndim;
+        for (int k = 0; k < y->ndim; k++) shape[k] = k < pad ? 1 : x->sizes[k - pad];
+        xv = K(mto_view(x, (mt_ilist){shape, y->ndim}));
+    }
+    int64_t m = xv->sizes[d], k = m > 0 ? m - 1 : 0;
+    return K(mto_sub_Tensor(K(mto_narrow(xv, d, m > 0 ? 1 : 0, k)), K(mto_narrow(xv, d, 0, k)),
+                            mt_vint(1)));
+}
+
+static int c_trapezoid(mt_call *c, mt_value *a, mt_value *r) {
+    BEGIN;
+    int id = c->op->id;
+    bool with_x = id == MT_OP_trapezoid_x || id == MT_OP_trapz_x;
+    bool cumulative = id == MT_OP_cumulative_trapezoid_x || id == MT_OP_cumulative_trapezoid_dx;
+    with_x = with_x || id == MT_OP_cumulative_trapezoid_x;
+    const char *name = cumulative ? "cumulative_trapezoid" : "trapezoid";
+    mt_tensor *y = a[0].t;
+    int64_t dim = a[2].i;
+    if (y->ndim == 0)
+        FAIL(MT_ERR_INDEX, "Dimension specified as %lld but tensor has no dimensions",
+             mt_user_dim(dim));
+    int d;
+    check(S, mt_wrap_dim(dim, y->ndim, &d));
+    int64_t n = y->sizes[d];
+    if (!cumulative && n == 0) { /* NumPy's 0 for no samples */
+        int64_t shape[MT_MAX_DIM];
+        int k2 = 0;
+        for (int k = 0; k < y->ndim; k++)
+            if (k != d) shape[k2++] = y->sizes[k];
+        return done(S, r, 1, K(mto_zeros((mt_ilist){shape, k2}, y->dtype, y->device, false, false)),
+                    NULL);
+    }
+    if (y->dtype == MT_BOOL || (with_x && a[1].t->dtype == MT_BOOL))
+        FAIL(MT_ERR_RUNTIME, "%s: received a bool input for `%s`, but bool is not supported", name,
+             with_x ? "x` or `y" : "y");
+    if (!with_x && id != MT_OP_trapz_dx && a[1].tag == MT_V_BOOL)
+        FAIL(MT_ERR_RUNTIME, "%s: Currently, we only support dx as a real number.", name);
+    int64_t m = n > 0 ? n - 1 : 0;
+    mt_tensor *right = K(mto_narrow(y, d, n > 0 ? 1 : 0, m)), *left = K(mto_narrow(y, d, 0, m));
+    mt_tensor *sum = K(mto_add_Tensor(right, left, mt_vint(1)));
+    mt_tensor *v;
+    if (with_x) {
+        mt_tensor *gaps = sample_gaps(S, y, a[1].t, d, name);
+        v = K(mto_div_Scalar(K(mto_mul_Tensor(gaps, sum)), mt_vdouble(2.0)));
+        v = cumulative ? K(mto_cumsum(v, d, -1))
+                       : K(mto_sum_dim_IntList(v, MT_ILIST(d), false, -1));
+    } else {
+        double dx = mt_scalar_double(a[1]);
+        if (cumulative) {
+            v = K(mto_cumsum(K(mto_mul_Scalar(sum, mt_vdouble(dx / 2.0))), d, -1));
+        } else { /* PyTorch's form: (sum - (first + last) / 2) * dx */
+            mt_tensor *ends = K(mto_add_Tensor(K(mto_select_int(y, d, 0)),
+                                               K(mto_select_int(y, d, n - 1)), mt_vint(1)));
+            mt_tensor *total = K(mto_sum_dim_IntList(y, MT_ILIST(d), false, -1));
+            v = K(mto_sub_Tensor(total, K(mto_mul_Scalar(ends, mt_vdouble(0.5))), mt_vint(1)));
+            v = K(mto_mul_Scalar(v, mt_vdouble(dx)));
+        }
+    }
     return done(S, r, 1, v, NULL);
 }
 
@@ -457,6 +817,20 @@ void mt_statistics_register(void) {
         {MT_OP_quantile_scalar, c_quantile},
         {MT_OP_nanquantile, c_quantile},
         {MT_OP_nanquantile_scalar, c_quantile},
+        {MT_OP_diff, c_diff},
+        {MT_OP_dist, c_dist},
+        {MT_OP_renorm, c_renorm},
+        {MT_OP_renorm_, c_renorm},
+        {MT_OP_cdist, c_cdist},
+        {MT_OP_pdist, c_pdist},
+        {MT_OP_cov, c_cov},
+        {MT_OP_corrcoef, c_corrcoef},
+        {MT_OP_trapezoid_x, c_trapezoid},
+        {MT_OP_trapezoid_dx, c_trapezoid},
+        {MT_OP_trapz_x, c_trapezoid},
+        {MT_OP_trapz_dx, c_trapezoid},
+        {MT_OP_cumulative_trapezoid_x, c_trapezoid},
+        {MT_OP_cumulative_trapezoid_dx, c_trapezoid},
     };
     for (size_t i = 0; i < MT_ARRAY_LEN(composites); i++)
         mt_disp_composite(composites[i].op, composites[i].k);

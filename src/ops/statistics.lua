@@ -48,3 +48,40 @@ for _, m in ipairs { "quantile", "nanquantile" } do
   op { m .. ".scalar(Tensor self, float q, Dim? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
        variants = fm, doc = what .. " for one q." }
 end
+
+-- differences, distances, integrals
+op { "diff(Tensor self, int n=1, Dim dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor", variants = fm,
+     doc = "The n-th forward difference along dim (logical xor for bool), after prepend and append are joined on." }
+op { "dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", variants = fm, doc = "The p-norm of self - other." }
+op { "renorm(Tensor self, Scalar p, Dim dim, Scalar maxnorm) -> Tensor", variants = fm,
+     doc = "Each slice along dim whose p-norm exceeds maxnorm scaled down to maxnorm." }
+op { "renorm_(Tensor(a!) self, Scalar p, Dim dim, Scalar maxnorm) -> Tensor(a!)", variants = "method",
+     doc = "renorm in place." }
+op { "cdist(Tensor x1, Tensor x2, float p=2., str compute_mode='use_mm_for_euclid_dist_if_necessary') -> Tensor",
+     doc = "The p-norm distances between the rows of x1 and x2 (batched); p = 2 by matrix products for more than 25 rows, or as compute_mode says." }
+op { "pdist(Tensor self, float p=2.) -> Tensor",
+     doc = "The p-norm distances between the rows of a matrix, each pair i < j once, in row order." }
+op { "cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor", variants = fm,
+     doc = "The covariance matrix of the variables in the rows, observations in the columns (frequency and observation weights)." }
+op { "corrcoef(Tensor self) -> Tensor", variants = fm,
+     doc = "Pearson's correlation coefficients of the variables in the rows, clipped to [-1, 1]." }
+for _, m in ipairs { "trapezoid", "trapz" } do
+  op { m .. ".x(Tensor y, Tensor x, *, Dim dim=-1) -> Tensor",
+       doc = "The trapezoidal rule along dim with sample points x." }
+  op { m .. ".dx(Tensor y, *, " .. (m == "trapz" and "float dx=1." or "Scalar dx=1") .. ", Dim dim=-1) -> Tensor",
+       doc = "The trapezoidal rule along dim with samples dx apart." }
+end
+op { "cumulative_trapezoid.x(Tensor y, Tensor x, *, Dim dim=-1) -> Tensor",
+     doc = "The running trapezoidal rule along dim with sample points x." }
+op { "cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, Dim dim=-1) -> Tensor",
+     doc = "The running trapezoidal rule along dim with samples dx apart." }
+
+-- counting
+op { "histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", variants = fm,
+     doc = "Counts in bins equal-width bins over [min, max] (the data's range when both are 0); values outside are left out." }
+op { "bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor", variants = fm,
+     doc = "The number of times (or the weights' sum) each value 0, 1, ... of a 1-D non-negative integer tensor occurs." }
+op { "histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)",
+     variants = fm, doc = "Counts (or weights, or a density) between the edges in bins, the last bin closed." }
+op { "histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)",
+     variants = fm, doc = "histogram with bins equal-width bins over range (the data's range by default)." }

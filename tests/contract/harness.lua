@@ -327,7 +327,7 @@ function H.replay(call, meta, extra_kw)
   end
   local kw, has_kw = {}, false
   for k, v in pairs(call.kw) do
-    v = plain(v)
+    v = type(v) == "table" and v.tensor and input(v.tensor) or plain(v) -- a tensor keyword argument
     if shift[k] then v = shift_dims(v) end
     kw[k] = v
     has_kw = true

@@ -1,5 +1,5 @@
 -- The statistics of src/ops/statistics.lua written as compositions (nanmean, logcumsumexp,
--- quantile ...): their gradients are those of the ops they are made of. gradcheck (float64,
+-- quantile, diff, cdist, cov, trapezoid ...): their gradients are those of the ops they are made of. gradcheck (float64,
 -- central differences) confirms each one end to end, gradgradcheck a few. The ops that declare
 -- PyTorch's own formula (median, mode, cummax ...) are in gradcheck_spec.lua; aminmax has none.
 local torch = require "mindtorch"
@@ -18,6 +18,19 @@ local cases = {
     { r(3, 5) }, true },
   quantile_midpoint = { function(x) return torch.quantile(x, 0.3, { interpolation = "midpoint" }) end, { r(3, 4) } },
   nanquantile = { function(x) return torch.nanquantile(with_nan(x), 0.4, 2, true) end, { r(2, 3) } },
+  diff = { function(x, p) return torch.diff(x, 2, 1, p) end, { r(4, 3), r(1, 3) }, true },
+  dist = { function(a, b) return torch.dist(a, b, 3) end, { r(3, 4), r(4) }, true },
+  renorm = { function(x) return torch.renorm(x, 2, 1, 1.0) end, { r(3, 4) }, true },
+  renorm_ = { function(x) return (x * 1):renorm_(1, 2, 0.5) end, { r(3, 4) } },
+  cdist = { function(a, b) return torch.cdist(a, b, 1.5) end, { r(2, 3, 4), r(5, 4) }, true },
+  cdist_mm = { function(a, b) return torch.cdist(a, b, 2, "use_mm_for_euclid_dist") end, { r(3, 4), r(5, 4) } },
+  pdist = { function(x) return torch.pdist(x) end, { r(4, 3) }, true },
+  cov = { function(x, a) return torch.cov(x, { fweights = torch.tensor({ 1, 2, 1, 3 }), aweights = a:abs() + 0.1 }) end,
+    { r(2, 4), r(4) }, true },
+  corrcoef = { function(x) return torch.corrcoef(x) end, { r(3, 5) } },
+  trapezoid = { function(y, x) return torch.trapezoid(y, x:cumsum(1)) end, { r(3, 5), r(5) }, true },
+  trapz_dx = { function(y) return torch.trapz(y, { dx = 0.5, dim = 1 }) end, { r(3, 5) } },
+  cumulative_trapezoid = { function(y, x) return torch.cumulative_trapezoid(y, x, { dim = 1 }) end, { r(4, 2), r(4, 2) } },
 }
 
 describe("statistics gradients", function()

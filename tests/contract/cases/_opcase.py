@@ -145,6 +145,9 @@ def call(fn, *args, method=False, dims=(), kw=None, tol=None, expect=None, index
         # described now: an in-place op may change them
         run.described = [describe_one(a, t) for a, t in zip(args, real)]
         real_kw = {k: materialize(v) for k, v in kw.items()}
+        for k, v in kw.items():  # a tensor keyword argument (weights=...): described as the args
+            if isinstance(v, T):
+                case["call"]["kw"][k] = {"tensor": v.describe(real_kw[k])}
         if seed is not None:
             torch.manual_seed(seed)
         if via is not None:
@@ -166,7 +169,8 @@ def call(fn, *args, method=False, dims=(), kw=None, tol=None, expect=None, index
                     t.seed = base + k
                     k += 1
 
-    case = {"make": run, "call": {"fn": fn, "method": method, "kw": {k: _plain(v) for k, v in kw.items()},
+    case = {"make": run, "call": {"fn": fn, "method": method,
+                                  "kw": {k: None if isinstance(v, T) else _plain(v) for k, v in kw.items()},
                                   "dims": list(dims), "index": list(index), "index_out": list(index_out),
                                   "seed": seed},
             "describe_args": describe, "reseed": reseed}
