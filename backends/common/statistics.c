@@ -796,6 +796,242 @@ static int c_trapezoid(mt_call *c, mt_value *a, mt_value *r) {
     return done(S, r, 1, v, NULL);
 }
 
+/* ---- histc, bincount, histogram ----------------------------------------------------------- */
+
+static void no_meta(scope *S, mt_tensor *t, const char *op) {
+    if (t->device.type == MT_DEV_META) /* the bins' range or the counts' length come from data */
+        FAIL(MT_ERR_NOT_IMPLEMENTED,
+             "Could not run 'aten::%s' with arguments from the 'Meta' backend.", op);
+}
+
+/* PyTorch's (caffe2) names of element types, as histogramdd's messages print them */
+static const char *type_meta_name(mt_dtype t) {
+    switch (t) {
+    case MT_FLOAT32:
+        return "float";
+    case MT_FLOAT64:
+        return "double";
+    case MT_FLOAT16:
+        return "c10::Half";
+    case MT_BFLOAT16:
+        return "c10::BFloat16";
+    case MT_INT64:
+        return "long int";
+    case MT_INT32:
+        return "int";
+    case MT_INT16:
+        return "short int";
+    case MT_INT8:
+        return "signed char";
+    case MT_UINT8:
+        return "unsigned char";
+    case MT_BOOL:
+        return "bool";
+    default:
+        return "?";
+    }
+}
+
+/* Counts (or weights' sums) of the 1-D x in the nb bins between edges; values outside
+ * [edges[0], edges[nb]] and NaN are left out, the last bin includes its right edge. A bin's
+ * position: the linear map (x - lo) * nb / (hi - lo) in x's type, as PyTorch's kernel (with
+ * local_search, moved to agree with the edges either side, as histogram's), or a binary
+ * search in arbitrary edges (linear false). */
+static mt_tensor *count_bins(scope *S, mt_tensor *x, mt_tensor *edges, int64_t nb, bool linear,
+                             bool local_search, mt_tensor *w, bool nan_first) {
+    mt_tensor *lo = K(mto_narrow(edges, 0, 0, 1)), *hi = K(mto_narrow(edges, 0, nb, 1));
+    mt_tensor *inside = K(mto_logical_and(K(mto_ge_Tensor(x, lo)), K(mto_le_Tensor(x, hi))));
+    if (nan_first) { /* histc counts NaN in its first bin, as PyTorch 1.13's */
+        mt_tensor *nan = K(mto_isnan(x));
+        inside = K(mto_logical_or(inside, nan));
+        x = K(mto_where_self(nan, lo, x));
+    }
+    mt_tensor *pos;
+    if (linear) {
+        mt_tensor *xin = K(mto_where_self(inside, x, lo)); /* no NaN or infinity in the map */
+        mt_tensor *t = K(mto_mul_Scalar(K(mto_sub_Tensor(xin, lo, mt_vint(1))), mt_vint(nb)));
+        pos = K(mto_to_dtype(K(mto_div_Tensor(t, K(mto_sub_Tensor(hi, lo, mt_vint(1))))), MT_INT64,
+                             false, false));
+        if (local_search) { /* upper_bound among edges pos-1 .. pos+1, less one */
+            mt_tensor *start =
+                K(mto_clamp(K(mto_sub_Scalar(pos, mt_vint(1), mt_vint(1))), mt_vint(0), MT_NONE));
+            mt_tensor *n = K(mto_zeros_like(pos, -1, NODEV, false));
+            for (int o = -1; o <= 1; o++) {
+                mt_tensor *k = K(mto_add_Scalar(pos, mt_vint(o), mt_vint(1)));
+                mt_tensor *valid = K(mto_logical_and(K(mto_ge_Scalar(k, mt_vint(0))),
+                                                     K(mto_le_Scalar(k, mt_vint(nb)))));
+                mt_tensor *e =
+                    K(mto_gather(edges, 0, K(mto_clamp(k, mt_vint(0), mt_vint(nb))), false));
+                mt_tensor *le = K(mto_logical_and(valid, K(mto_le_Tensor(e, xin))));
+                n = K(mto_add_Tensor(n, le, mt_vint(1)));
+            }
+            pos =
+                K(mto_sub_Scalar(K(mto_add_Tensor(start, n, mt_vint(1))), mt_vint(1), mt_vint(1)));
+        }
+    } else {
+        pos = K(mto_sub_Scalar(K(mto_searchsorted_Tensor(edges, x, false, true, NULL, NULL)),
+                               mt_vint(1), mt_vint(1)));
+    }
+    pos = K(mto_clamp(pos, mt_vint(0), mt_vint(nb > 0 ? nb - 1 : 0))); /* the last bin is closed */
+    if (nb == 0) inside = K(mto_zeros_like(inside, -1, NODEV, false));
+    mt_tensor *slot = K(mto_where_ScalarOther(inside, pos, mt_vint(nb))); /* nb: left out */
+    mt_tensor *src = w ? w : K(mto_ones_like(x, -1, NODEV, false));
+    mt_tensor *hist = K(mto_zeros(MT_ILIST(nb + 1), src->dtype, x->device, false, false));
+    hist = K(mto_scatter_add(hist, 0, slot, src));
+    return K(mto_clone(K(mto_narrow(hist, 0, 0, nb)), NULL));
+}
+
+static int c_histc(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    BEGIN;
+    mt_tensor *x = a[0].t;
+    int64_t bins = a[1].i;
+    if (bins <= 0)
+        FAIL(MT_ERR_RUNTIME, "torch.histogram(): bins must be > 0, but got %lld for dimension 1",
+             (long long)bins);
+    no_meta(S, x, "histc");
+    double lo = mt_scalar_double(a[2]), hi = mt_scalar_double(a[3]);
+    if (lo == hi && x->numel > 0) { /* the data's range */
+        if (x->dtype == MT_FLOAT16)
+            FAIL(MT_ERR_RUNTIME, "\"aminmax_cpu\" not implemented for 'Half'");
+        lo = host_value(S, K(mto_amin(x, (mt_ilist){NULL, 0}, false)));
+        hi = host_value(S, K(mto_amax(x, (mt_ilist){NULL, 0}, false)));
+    }
+    if (lo == hi) lo -= 1, hi += 1;
+    if (isinf(lo) || isinf(hi) || isnan(lo) || isnan(hi))
+        FAIL(MT_ERR_RUNTIME, "torch.histc: range of [%g, %g] is not finite", lo, hi);
+    if (!(lo < hi)) FAIL(MT_ERR_RUNTIME, "torch.histc: max must be larger than min");
+    if (!mt_dtype_is_floating((mt_dtype)x->dtype) || x->dtype == MT_FLOAT16)
+        FAIL(MT_ERR_RUNTIME, "\"histogram_cpu\" not implemented for '%s'",
+             mt_dtype_scalar_name((mt_dtype)x->dtype));
+    mt_tensor *edges = K(
+        mto_linspace(mt_vdouble(lo), mt_vdouble(hi), bins + 1, x->dtype, x->device, false, false));
+    mt_tensor *flat = K(mto_reshape(x, MT_ILIST(-1)));
+    return done(S, r, 1, count_bins(S, flat, edges, bins, true, false, NULL, true), NULL);
+}
+
+static int c_bincount(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    BEGIN;
+    mt_tensor *x = a[0].t, *w = a[1].tag == MT_V_TENSOR ? a[1].t : NULL;
+    int64_t minlength = a[2].i;
+    if (!mt_dtype_is_integral((mt_dtype)x->dtype, false))
+        FAIL(MT_ERR_RUNTIME, "\"bincount_cpu\" not implemented for '%s'",
+             mt_dtype_scalar_name((mt_dtype)x->dtype));
+    if (minlength < 0) FAIL(MT_ERR_RUNTIME, "minlength should be >= 0");
+    if (x->ndim == 1 && x->numel == 0) /* int64 zeros, weights or not (PyTorch's) */
+        return done(S, r, 1, K(mto_zeros(MT_ILIST(minlength), MT_INT64, x->device, false, false)),
+                    NULL);
+    no_meta(S, x, "bincount");
+    if (x->ndim != 1 || host_value(S, K(mto_amin(x, (mt_ilist){NULL, 0}, false))) < 0)
+        FAIL(MT_ERR_RUNTIME, "bincount only supports 1-d non-negative integral inputs.");
+    if (w && (w->ndim != 1 || w->sizes[0] != x->sizes[0]))
+        FAIL(MT_ERR_RUNTIME, "weights should be 1-d and have the same length as input");
+    int64_t n = (int64_t)host_value(S, K(mto_amax(x, (mt_ilist){NULL, 0}, false))) + 1;
+    if (n < minlength) n = minlength;
+    mt_dtype out = !w ? MT_INT64 : w->dtype == MT_FLOAT32 ? MT_FLOAT32 : MT_FLOAT64;
+    mt_tensor *src =
+        w ? K(mto_to_dtype(w, out, false, false)) : K(mto_ones_like(x, MT_INT64, NODEV, false));
+    mt_tensor *hist = K(mto_zeros(MT_ILIST(n), out, x->device, false, false));
+    mt_tensor *idx = K(mto_to_dtype(x, MT_INT64, false, false));
+    return done(S, r, 1, K(mto_scatter_add(hist, 0, idx, src)), NULL);
+}
+
+static int c_histogram(mt_call *c, mt_value *a, mt_value *r) {
+    BEGIN;
+    bool ct = c->op->id == MT_OP_histogram_bin_ct;
+    mt_tensor *x = a[0].t;
+    mt_value wv = ct ? a[3] : a[2];
+    bool density = ct ? a[4].b : a[3].b;
+    mt_tensor *w = wv.tag == MT_V_TENSOR ? wv.t : NULL, *edges;
+    int64_t nb;
+    no_meta(S, x, "histogram");
+    if (ct) {
+        nb = a[1].i;
+        if (nb <= 0)
+            FAIL(MT_ERR_RUNTIME,
+                 "torch.histogram(): bins must be > 0, but got %lld for dimension 1",
+                 (long long)nb);
+        mt_value rg = a[2];
+        if (rg.tag == MT_V_DOUBLELIST && rg.n != 2)
+            FAIL(MT_ERR_RUNTIME,
+                 "torch.histogramdd: for a 1-dimensional histogram range should have 2 elements, "
+                 "but got %d",
+                 rg.n);
+        double lo = 0, hi = 1;
+        if (rg.tag == MT_V_DOUBLELIST) {
+            lo = rg.dl[0], hi = rg.dl[1];
+        } else if (x->numel > 0) {
+            lo = host_value(S, K(mto_amin(x, (mt_ilist){NULL, 0}, false)));
+            hi = host_value(S, K(mto_amax(x, (mt_ilist){NULL, 0}, false)));
+        }
+        if (!isfinite(lo) || !isfinite(hi))
+            FAIL(MT_ERR_RUNTIME, "torch.histogramdd: dimension 1's range [%g, %g] is not finite",
+                 lo, hi);
+        if (!(lo <= hi))
+            FAIL(MT_ERR_RUNTIME,
+                 "torch.histogramdd: min should not exceed max, but got min %g max %g for "
+                 "dimension 1",
+                 lo, hi);
+        if (lo == hi) lo -= 0.5, hi += 0.5; /* NumPy's widening of an empty range */
+        edges = K(mto_linspace(mt_vdouble(lo), mt_vdouble(hi), nb + 1, x->dtype, x->device, false,
+                               false));
+    } else {
+        mt_tensor *b = a[1].t;
+        if (b->numel - 1 <= 0)
+            FAIL(MT_ERR_RUNTIME,
+                 "torch.histogram(): bins must be > 0, but got %lld for dimension 1",
+                 (long long)(b->numel - 1));
+        if (b->dtype != x->dtype)
+            FAIL(MT_ERR_RUNTIME,
+                 "torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
+                 "got "
+                 "input with dtype %s and bins for dimension 1 with dtype %s",
+                 type_meta_name((mt_dtype)x->dtype), type_meta_name((mt_dtype)b->dtype));
+        if (b->ndim != 1)
+            FAIL(MT_ERR_RUNTIME,
+                 "torch.histogramdd: bins tensor should have one dimension, but got %d dimensions "
+                 "in "
+                 "the bins tensor for dimension 1",
+                 b->ndim);
+        if (b->numel == 0)
+            FAIL(MT_ERR_RUNTIME, "torch.histogramdd: bins tensor should have at least 1 element, "
+                                 "but got 0 elements in "
+                                 "the bins tensor for dimension 1");
+        nb = b->numel - 1;
+        edges = K(mto_contiguous(b));
+    }
+    if (w) {
+        if (w->dtype != x->dtype)
+            FAIL(MT_ERR_RUNTIME,
+                 "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                 "should have the same dtype, but got input(%s), and weight(%s)",
+                 type_meta_name((mt_dtype)x->dtype), type_meta_name((mt_dtype)w->dtype));
+        if (w->numel != x->numel || (w->ndim == 0 && x->numel != 1)) {
+            char ws[256];
+            mt_fmt_ilist(ws, sizeof ws, w->sizes, w->ndim);
+            FAIL(MT_ERR_RUNTIME,
+                 "torch.histogramdd: if weight tensor is provided it should have the same shape as "
+                 "the input tensor excluding its innermost dimension, but got input with shape "
+                 "[%lld, "
+                 "1] and weight with shape %s",
+                 (long long)x->numel, ws);
+        }
+    }
+    if (x->dtype != MT_FLOAT32 && x->dtype != MT_FLOAT64)
+        FAIL(MT_ERR_RUNTIME, "\"histogramdd\" not implemented for '%s'",
+             mt_dtype_scalar_name((mt_dtype)x->dtype));
+    mt_tensor *flat = K(mto_reshape(x, MT_ILIST(-1)));
+    mt_tensor *wf = w ? K(mto_reshape(w, MT_ILIST(-1))) : NULL;
+    mt_tensor *hist = count_bins(S, flat, edges, nb, ct, true, wf, false);
+    if (density) { /* hist / its sum / each bin's width */
+        mt_tensor *widths = K(mto_sub_Tensor(K(mto_narrow(edges, 0, 1, nb)),
+                                             K(mto_narrow(edges, 0, 0, nb)), mt_vint(1)));
+        hist = K(mto_div_Tensor(K(mto_div_Tensor(hist, K(mto_sum(hist, -1)))), widths));
+    }
+    return done(S, r, 2, hist, ct ? edges : K(mto_clone(edges, NULL)));
+}
+
 void mt_statistics_register(void) {
     static const struct {
         int op;
@@ -831,6 +1067,10 @@ void mt_statistics_register(void) {
         {MT_OP_trapz_dx, c_trapezoid},
         {MT_OP_cumulative_trapezoid_x, c_trapezoid},
         {MT_OP_cumulative_trapezoid_dx, c_trapezoid},
+        {MT_OP_histc, c_histc},
+        {MT_OP_bincount, c_bincount},
+        {MT_OP_histogram_bins_tensor, c_histogram},
+        {MT_OP_histogram_bin_ct, c_histogram},
     };
     for (size_t i = 0; i < MT_ARRAY_LEN(composites); i++)
         mt_disp_composite(composites[i].op, composites[i].k);

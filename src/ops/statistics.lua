@@ -80,8 +80,11 @@ op { "cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, Dim dim=-1) -> Tensor",
 op { "histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", variants = fm,
      doc = "Counts in bins equal-width bins over [min, max] (the data's range when both are 0); values outside are left out." }
 op { "bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor", variants = fm,
-     doc = "The number of times (or the weights' sum) each value 0, 1, ... of a 1-D non-negative integer tensor occurs." }
+     doc = "The number of times (or the weights' sum) each value 0, 1, ... of a 1-D non-negative integer tensor occurs.",
+     grad = not_implemented("weights:") }
 op { "histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)",
-     variants = fm, doc = "Counts (or weights, or a density) between the edges in bins, the last bin closed." }
+     variants = fm, doc = "Counts (or weights, or a density) between the edges in bins, the last bin closed.",
+     grad = not_implemented("self:; bins:; weight:") }
 op { "histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)",
-     variants = fm, doc = "histogram with bins equal-width bins over range (the data's range by default)." }
+     variants = fm, doc = "histogram with bins equal-width bins over range (the data's range by default).",
+     grad = not_implemented("self:; weight:") }

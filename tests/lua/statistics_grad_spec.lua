@@ -44,6 +44,19 @@ describe("statistics gradients", function()
       if c[3] then assert.is_true(gradgradcheck(c[1], c[2])) end
     end)
   end
+  it("bincount's weights and histogram have no derivative, as in PyTorch; histc's counts none at all", function()
+    local w, x = r(3), r(4)
+    assert.has_error(function() torch.bincount(torch.tensor({ 0, 2, 2 }), w):sum():backward() end,
+      "derivative for aten::bincount is not implemented")
+    assert.has_error(function() (torch.histogram(x, 3)):sum():backward() end,
+      "derivative for aten::histogram is not implemented")
+    assert.is_false(torch.histc(x, 3).requires_grad)
+  end)
+  it("diff's shape message counts dims from 1, as every mindtorch message", function()
+    assert.has_error(function() torch.diff(torch.zeros(3, 4), 1, 2, torch.zeros(2, 4)) end,
+      "diff expects the shape of tensor to prepend or append to match that of input except along the "
+      .. "differencing dimension; input.size(1) = 3, but got tensor.size(1) = 2")
+  end)
   it("aminmax has no derivative, as in PyTorch", function()
     local lo = torch.aminmax(r(2, 3))
     assert.has_error(function() lo:sum():backward() end, "derivative for aten::aminmax is not implemented")
