@@ -1032,6 +1032,156 @@ static int c_histogram(mt_call *c, mt_value *a, mt_value *r) {
     return done(S, r, 2, hist, ct ? edges : K(mto_clone(edges, NULL)));
 }
 
+/* ---- gradient ------------------------------------------------------------------------------ */
+
+#define SL(x, d, start, len) K(mto_narrow((x), (d), (start), (len)))
+#define ADD(p, q) K(mto_add_Tensor((p), (q), mt_vint(1)))
+#define SUB(p, q) K(mto_sub_Tensor((p), (q), mt_vint(1)))
+#define MUL(p, q) K(mto_mul_Tensor((p), (q)))
+#define DIV(p, q) K(mto_div_Tensor((p), (q)))
+#define MULS(p, v) K(mto_mul_Scalar((p), (v)))
+
+/* along d with samples s apart (PyTorch's gradient_helper_float) */
+static mt_tensor *gradient_uniform(scope *S, mt_tensor *x, int d, mt_value s, int64_t edge) {
+    int64_t n = x->sizes[d];
+    mt_tensor *center = K(mto_div_Scalar(SUB(SL(x, d, 2, n - 2), SL(x, d, 0, n - 2)), s)), *pre,
+              *app;
+    if (edge == 1) {
+        pre = K(mto_div_Scalar(SUB(SL(x, d, 1, 1), SL(x, d, 0, 1)), s));
+        app = K(mto_div_Scalar(SUB(SL(x, d, n - 1, 1), SL(x, d, n - 2, 1)), s));
+    } else {
+        pre = SUB(ADD(MULS(SL(x, d, 0, 1), mt_vdouble(-1.5)), MULS(SL(x, d, 1, 1), mt_vint(2))),
+                  MULS(SL(x, d, 2, 1), mt_vdouble(0.5)));
+        pre = K(mto_div_Scalar(pre, s));
+        app = ADD(
+            ADD(MULS(SL(x, d, n - 3, 1), mt_vdouble(0.5)), MULS(SL(x, d, n - 2, 1), mt_vint(-2))),
+            MULS(SL(x, d, n - 1, 1), mt_vdouble(1.5)));
+        app = K(mto_div_Scalar(app, s));
+    }
+    mt_tensor *parts[3] = {pre, K(mto_div_Scalar(center, mt_vint(2))), app};
+    return K(mto_cat(parts, 3, d));
+}
+
+/* along d at the 1-D sample coordinates co (PyTorch's gradient_helper: second-order central
+ * differences for uneven spacing) */
+static mt_tensor *gradient_coords(scope *S, mt_tensor *x, int d, mt_tensor *co, int64_t edge) {
+    if (co->ndim != 1)
+        FAIL(MT_ERR_RUNTIME,
+             "torch.gradient expected each element of spacing to have one dimension, but got an "
+             "element with %d dimensions!",
+             co->ndim);
+    int64_t n = x->sizes[d], shape[MT_MAX_DIM];
+    for (int k = 0; k < x->ndim; k++) shape[k] = k == d ? -1 : 1;
+    mt_ilist sh = {shape, x->ndim};
+    mt_tensor *dx = K(mto_diff(co, 1, 0, NULL, NULL));
+    int64_t m = dx->sizes[0];
+    if (m < 2)
+        FAIL(MT_ERR_RUNTIME,
+             "torch.gradient expected each dimension size to be at least edge_order+1");
+    mt_tensor *dx1 = SL(dx, 0, 0, m - 1), *dx2 = SL(dx, 0, 1, m - 1), *sum = ADD(dx1, dx2);
+    mt_tensor *a = K(mto_reshape(DIV(K(mto_neg(dx2)), MUL(dx1, sum)), sh));
+    mt_tensor *b = K(mto_reshape(DIV(SUB(dx2, dx1), MUL(dx1, dx2)), sh));
+    mt_tensor *c = K(mto_reshape(DIV(dx1, MUL(dx2, sum)), sh));
+    mt_tensor *center = ADD(ADD(MUL(a, SL(x, d, 0, n - 2)), MUL(b, SL(x, d, 1, n - 2))),
+                            MUL(c, SL(x, d, 2, n - 2)));
+    mt_tensor *d0 = K(mto_select_int(dx, 0, 0)), *d1 = K(mto_select_int(dx, 0, 1));
+    mt_tensor *dl = K(mto_select_int(dx, 0, m - 1)), *dm = K(mto_select_int(dx, 0, m - 2)), *pre,
+              *app;
+    if (edge == 1) {
+        pre = DIV(SUB(SL(x, d, 1, 1), SL(x, d, 0, 1)), d0);
+        app = DIV(SUB(SL(x, d, n - 1, 1), SL(x, d, n - 2, 1)), dl);
+    } else {
+        mt_tensor *s01 = ADD(d0, d1), *slm = ADD(dl, dm);
+        a = K(mto_neg(DIV(ADD(MULS(d0, mt_vdouble(2.0)), d1), MUL(d0, s01))));
+        b = DIV(s01, MUL(d0, d1));
+        c = DIV(K(mto_neg(d0)), MUL(d1, s01));
+        pre = ADD(ADD(MUL(a, SL(x, d, 0, 1)), MUL(b, SL(x, d, 1, 1))), MUL(c, SL(x, d, 2, 1)));
+        a = DIV(dl, MUL(dm, slm));
+        b = K(mto_neg(DIV(slm, MUL(dl, dm))));
+        c = DIV(ADD(MULS(dl, mt_vint(2)), dm), MUL(dl, slm));
+        app = ADD(ADD(MUL(a, SL(x, d, n - 3, 1)), MUL(b, SL(x, d, n - 2, 1))),
+                  MUL(c, SL(x, d, n - 1, 1)));
+    }
+    mt_tensor *parts[3] = {pre, center, app};
+    return K(mto_cat(parts, 3, d));
+}
+
+static int c_gradient(mt_call *c, mt_value *a, mt_value *r) {
+    BEGIN;
+    int id = c->op->id;
+    mt_tensor *x = a[0].t;
+    bool no_spacing_arg = id == MT_OP_gradient_array;
+    mt_value sp = no_spacing_arg ? MT_NONE : a[1], dv = no_spacing_arg ? a[1] : a[2];
+    int64_t edge = no_spacing_arg ? a[2].i : a[3].i;
+    int64_t dims[MT_MAX_DIM];
+    int nd = 0;
+    bool dim_given = dv.tag == MT_V_INTLIST || dv.tag == MT_V_INT;
+    if (dv.tag == MT_V_INTLIST) {
+        if (dv.n > MT_MAX_DIM) FAIL(MT_ERR_RUNTIME, "torch.gradient: too many dims");
+        for (int k = 0; k < dv.n; k++) dims[nd++] = dv.il[k];
+    } else if (dv.tag == MT_V_INT) {
+        dims[nd++] = dv.i;
+    } else {
+        for (int k = 0; k < x->ndim; k++) dims[nd++] = k;
+    }
+    /* how many spacings were given (-1: none) */
+    int64_t ns = -1;
+    if (id == MT_OP_gradient_scalarint)
+        ns = sp.tag == MT_V_NONE ? -1 : dim_given ? 1 : x->ndim;
+    else if (id == MT_OP_gradient_scalararray || id == MT_OP_gradient_array)
+        ns = nd;
+    else
+        ns = sp.n;
+    if (x->dtype == MT_UINT8) FAIL(MT_ERR_RUNTIME, "torch.gradient does not support uint8 input.");
+    if (ns >= 0 && !dim_given && ns != x->ndim) /* the check of PyTorch's Python wrapper */
+        FAIL(MT_ERR_RUNTIME,
+             "torch.gradient expected spacing to be unspecified, a scalar or a list of length %d "
+             "but "
+             "got a list of length %lld",
+             x->ndim, (long long)ns);
+    if (ns >= 0 && dim_given && ns != nd)
+        FAIL(MT_ERR_RUNTIME,
+             "torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+             "arguments to have the same length, but got a spacing argument of length %lld and a "
+             "dim argument of length %d.",
+             (long long)ns, nd);
+    if (edge != 1 && edge != 2)
+        FAIL(MT_ERR_RUNTIME, "torch.gradient only supports edge_order=1 and edge_order=2.");
+    int wd[MT_MAX_DIM];
+    bool seen[MT_MAX_DIM] = {0};
+    for (int k = 0; k < nd; k++) {
+        check(S, mt_wrap_dim(dims[k], x->ndim, &wd[k]));
+        if (dim_given && seen[wd[k]])
+            FAIL(MT_ERR_RUNTIME, "dim %lld appears multiple times in the list of dims",
+                 mt_user_dim(wd[k]));
+        seen[wd[k]] = true;
+    }
+    for (int k = 0; k < nd; k++)
+        if (x->ndim == 0 || x->sizes[wd[k]] < edge + 1)
+            FAIL(MT_ERR_RUNTIME,
+                 "torch.gradient expected each dimension size to be at least edge_order+1");
+    mt_tensor *gs[MT_MAX_DIM];
+    for (int k = 0; k < nd; k++) {
+        if (sp.tag == MT_V_TENSORLIST) {
+            gs[k] = gradient_coords(S, x, wd[k], sp.tl[k], edge);
+        } else {
+            mt_value s = sp.tag == MT_V_DOUBLELIST ? mt_vdouble(sp.dl[k])
+                         : sp.tag == MT_V_NONE     ? mt_vdouble(1.0)
+                                                   : sp;
+            gs[k] = gradient_uniform(S, x, wd[k], s, edge);
+        }
+    }
+    mt_tensor **out = mt_calloc((size_t)(nd ? nd : 1), sizeof(mt_tensor *));
+    if (!out) FAIL(MT_ERR_MEMORY, "out of memory");
+    for (int k = 0; k < nd; k++) {
+        mt_tensor_incref(gs[k]);
+        out[k] = gs[k];
+    }
+    release(S);
+    r[0] = mt_vtlist(out, nd);
+    return 0;
+}
+
 void mt_statistics_register(void) {
     static const struct {
         int op;
@@ -1071,6 +1221,13 @@ void mt_statistics_register(void) {
         {MT_OP_bincount, c_bincount},
         {MT_OP_histogram_bins_tensor, c_histogram},
         {MT_OP_histogram_bin_ct, c_histogram},
+        {MT_OP_gradient_scalarint, c_gradient},
+        {MT_OP_gradient_scalararray, c_gradient},
+        {MT_OP_gradient_array, c_gradient},
+        {MT_OP_gradient_scalarrayint, c_gradient},
+        {MT_OP_gradient_scalarrayarray, c_gradient},
+        {MT_OP_gradient_tensorarrayint, c_gradient},
+        {MT_OP_gradient_tensorarray, c_gradient},
     };
     for (size_t i = 0; i < MT_ARRAY_LEN(composites); i++)
         mt_disp_composite(composites[i].op, composites[i].k);

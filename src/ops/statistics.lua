@@ -88,3 +88,16 @@ op { "histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bo
 op { "histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)",
      variants = fm, doc = "histogram with bins equal-width bins over range (the data's range by default).",
      grad = not_implemented("self:; weight:") }
+
+-- torch.gradient: one tensor per dim (a sequence), spacing a number, numbers or coordinates
+local grad_doc = "Derivatives estimated by central differences in the interior and one-sided ones (edge_order 1 or 2) at the ends, one per dim"
+local function gradient(overload, spacing, dim, doc)
+  op { ("gradient.%s(Tensor self, *, %s%sint edge_order=1) -> Tensor[]"):format(overload, spacing, dim), doc = doc }
+end
+gradient("scalarint", "Scalar? spacing=None, ", "Dim? dim=None, ", grad_doc .. " (all dims, or dim), samples spacing (default 1) apart.")
+gradient("scalararray", "Scalar spacing, ", "Dim[] dim, ", "gradient along the dims in dim, samples spacing apart.")
+gradient("array", "", "Dim[] dim, ", "gradient along the dims in dim, samples 1 apart.")
+gradient("scalarrayint", "float[] spacing, ", "Dim? dim=None, ", "gradient with each dim's own sample spacing.")
+gradient("scalarrayarray", "float[] spacing, ", "Dim[] dim, ", "gradient along dims with each one's sample spacing.")
+gradient("tensorarrayint", "Tensor[] spacing, ", "Dim? dim=None, ", "gradient with each dim's 1-D sample coordinates.")
+gradient("tensorarray", "Tensor[] spacing, ", "Dim[] dim, ", "gradient along dims with each one's 1-D sample coordinates.")

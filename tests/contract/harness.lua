@@ -327,7 +327,15 @@ function H.replay(call, meta, extra_kw)
   end
   local kw, has_kw = {}, false
   for k, v in pairs(call.kw) do
-    v = type(v) == "table" and v.tensor and input(v.tensor) or plain(v) -- a tensor keyword argument
+    if type(v) == "table" and v.tensor then -- tensor keyword arguments
+      v = input(v.tensor)
+    elseif type(v) == "table" and v.tensors then
+      local ts = {}
+      for j, d in ipairs(v.tensors) do ts[j] = input(d) end
+      v = ts
+    else
+      v = plain(v)
+    end
     if shift[k] then v = shift_dims(v) end
     kw[k] = v
     has_kw = true

@@ -30,6 +30,10 @@ local cases = {
   corrcoef = { function(x) return torch.corrcoef(x) end, { r(3, 5) } },
   trapezoid = { function(y, x) return torch.trapezoid(y, x:cumsum(1)) end, { r(3, 5), r(5) }, true },
   trapz_dx = { function(y) return torch.trapz(y, { dx = 0.5, dim = 1 }) end, { r(3, 5) } },
+  gradient = { function(x) local g = torch.gradient(x, { spacing = 0.5, edge_order = 2 }) return g[1] + g[2] * 2 end,
+    { r(3, 4) }, true },
+  gradient_coords = { function(x, c) return torch.gradient(x, { spacing = { c:cumsum(1):exp() }, dim = 2 })[1] end,
+    { r(2, 5), r(5) } },
   cumulative_trapezoid = { function(y, x) return torch.cumulative_trapezoid(y, x, { dim = 1 }) end, { r(4, 2), r(4, 2) } },
 }
 

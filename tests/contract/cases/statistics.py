@@ -337,3 +337,35 @@ add("histogram_bins_2d", call("histogram", T(F, [3]), V([[0.0, 1.0]]), expect=["
 add("histogram_weight_shape", call("histogram", T(F, [2]), 3, kw={"weight": T(F, [3])}))
 add("histogram_weight_dtype", call("histogram", T(F, [2]), 3, kw={"weight": T(D, [2])}))
 add("histogram_method", call("histogram", T(D, [10]), 3, method=True))
+
+# ---- gradient ------------------------------------------------------------------------------
+for dt in ["float32", "float64", "int64", "int32", "bfloat16"]:
+    add("gradient_%s" % dt, call("gradient", T(dt, [3, 5]), tol=TOL))
+for e in [1, 2]:
+    add("gradient_spacing_e%d" % e, call("gradient", T(D, [4, 5]), kw={"spacing": 0.5, "edge_order": e}, tol=TOL))
+    add("gradient_dim_e%d" % e, call("gradient", T(D, [4, 5]), kw={"dim": 1, "edge_order": e}, dims=("dim",), tol=TOL))
+    add("gradient_dims_e%d" % e, call("gradient", T(D, [3, 4, 5]), kw={"dim": [2, 0], "edge_order": e}, dims=("dim",),
+                                       tol=TOL))
+    add("gradient_spacings_e%d" % e, call("gradient", T(D, [4, 5]), kw={"spacing": [2.0, 0.5], "edge_order": e}, tol=TOL))
+    add("gradient_spacings_dims_e%d" % e, call("gradient", T(D, [4, 5]), kw={"spacing": [3.0], "dim": [-1], "edge_order": e},
+                                                dims=("dim",), tol=TOL))
+    add("gradient_coords_e%d" % e, call("gradient", T(D, [4, 5]), kw={"spacing": [V([0.0, 1.0, 1.5, 3.5, 4.0], D)],
+                                                                       "dim": 1, "edge_order": e}, dims=("dim",), tol=TOL))
+    add("gradient_coords_all_e%d" % e, call("gradient", T(D, [3, 4]), kw={"spacing": [V([0.0, 2.0, 2.5], D),
+                                                                                       V([-1.0, 0.0, 0.5, 3.0], D)],
+                                                                           "edge_order": e}, tol=TOL))
+    add("gradient_coords_dims_e%d" % e, call("gradient", T(D, [3, 4]), kw={"spacing": [V([0.0, 2.0, 2.5], D)], "dim": [0],
+                                                                            "edge_order": e}, dims=("dim",), tol=TOL))
+add("gradient_scalar_dims", call("gradient", T(D, [3, 4]), kw={"spacing": 2, "dim": [1, 0]}, dims=("dim",), tol=TOL))
+add("gradient_int_coords", call("gradient", T("int64", [4]), kw={"spacing": [V([0, 1, 3, 4], "int64")]}, tol=TOL))
+add("gradient_1d", call("gradient", T(F, [5]), tol=TOL))
+add("gradient_transposed", call("gradient", T(F, [3, 4], "t"), tol=TOL))
+add("gradient_uint8", call("gradient", T("uint8", [4])))
+add("gradient_edge_order", call("gradient", T(F, [4]), kw={"edge_order": 3}))
+add("gradient_small", call("gradient", T(F, [2, 4])))
+add("gradient_small_e2", call("gradient", T(F, [3, 4]), kw={"edge_order": 2, "dim": 1}, dims=("dim",)))
+add("gradient_spacing_length", call("gradient", T(F, [3, 4]), kw={"spacing": [1.0, 2.0, 3.0]}))
+add("gradient_spacing_dims_length", call("gradient", T(F, [3, 4]), kw={"spacing": [1.0, 2.0], "dim": [1]}, dims=("dim",)))
+add("gradient_dims_repeated", call("gradient", T(F, [3, 4]), kw={"dim": [1, 1]}, dims=("dim",), expect=["dims"]))
+add("gradient_bad_dim", call("gradient", T(F, [3, 4]), kw={"dim": 2}, dims=("dim",), expect=["range"]))
+add("gradient_coords_2d", call("gradient", T(F, [3, 4]), kw={"spacing": [T(F, [3, 4])], "dim": 1}, dims=("dim",)))
