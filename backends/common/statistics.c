@@ -832,13 +832,10 @@ static const char *type_meta_name(mt_dtype t) {
     }
 }
 
-/* Counts (or weights' sums) of the 1-D x in the nb bins between edges; values outside
- * [edges[0], edges[nb]] and NaN are left out, the last bin includes its right edge. A bin's
- * position: the linear map (x - lo) * nb / (hi - lo) in x's type, as PyTorch's kernel (with
- * local_search, moved to agree with the edges either side, as histogram's), or a binary
- * search in arbitrary edges (linear false). */
-static mt_tensor *count_bins(scope *S, mt_tensor *x, mt_tensor *edges, int64_t nb, bool linear,
-                             bool local_search, mt_tensor *w, bool nan_first) {
+/* The bin of each value of the 1-D x among the nb bins between edges (0-based), and in
+ * *inside_out whether it is counted at all (in [edges[0], edges[nb]], not NaN). */
+static mt_tensor *bin_positions(scope *S, mt_tensor *x, mt_tensor *edges, int64_t nb, bool linear,
+                                bool local_search, bool nan_first, mt_tensor **inside_out) {
     mt_tensor *lo = K(mto_narrow(edges, 0, 0, 1)), *hi = K(mto_narrow(edges, 0, nb, 1));
     mt_tensor *inside = K(mto_logical_and(K(mto_ge_Tensor(x, lo)), K(mto_le_Tensor(x, hi))));
     if (nan_first) { /* histc counts NaN in its first bin, as PyTorch 1.13's */
@@ -874,11 +871,42 @@ static mt_tensor *count_bins(scope *S, mt_tensor *x, mt_tensor *edges, int64_t n
     }
     pos = K(mto_clamp(pos, mt_vint(0), mt_vint(nb > 0 ? nb - 1 : 0))); /* the last bin is closed */
     if (nb == 0) inside = K(mto_zeros_like(inside, -1, NODEV, false));
-    mt_tensor *slot = K(mto_where_ScalarOther(inside, pos, mt_vint(nb))); /* nb: left out */
-    mt_tensor *src = w ? w : K(mto_ones_like(x, -1, NODEV, false));
-    mt_tensor *hist = K(mto_zeros(MT_ILIST(nb + 1), src->dtype, x->device, false, false));
+    *inside_out = inside;
+    return pos;
+}
+
+/* Counts (or weights' sums) of the points (rows of pts, one column per dim) in the bins of
+ * each dim between its edges; a point outside any dim's range (or NaN) is left out, each dim's
+ * last bin includes its right edge. A bin's position: the linear map (x - lo) * nb / (hi - lo)
+ * in x's type, as PyTorch's kernel (with local_search, moved to agree with the edges either
+ * side, as histogram's), or a binary search in arbitrary edges (linear false). */
+static mt_tensor *count_bins_nd(scope *S, mt_tensor *pts, mt_tensor **edges, const int64_t *nb,
+                                int nd, bool linear, bool local_search, mt_tensor *w,
+                                bool nan_first) {
+    int64_t total = 1;
+    for (int j = 0; j < nd; j++) total *= nb[j];
+    mt_tensor *slot = NULL, *inside = NULL;
+    int64_t stride = total;
+    for (int j = 0; j < nd; j++) {
+        mt_tensor *in_j, *col = K(mto_select_int(pts, 1, j));
+        mt_tensor *pos =
+            bin_positions(S, col, edges[j], nb[j], linear, local_search, nan_first, &in_j);
+        stride = nb[j] ? stride / nb[j] : 0;
+        mt_tensor *term = K(mto_mul_Scalar(pos, mt_vint(stride)));
+        slot = slot ? K(mto_add_Tensor(slot, term, mt_vint(1))) : term;
+        inside = inside ? K(mto_logical_and(inside, in_j)) : in_j;
+    }
+    slot = K(mto_where_ScalarOther(inside, slot, mt_vint(total))); /* total: left out */
+    mt_tensor *src = w ? w : K(mto_ones_like(K(mto_select_int(pts, 1, 0)), -1, NODEV, false));
+    mt_tensor *hist = K(mto_zeros(MT_ILIST(total + 1), src->dtype, pts->device, false, false));
     hist = K(mto_scatter_add(hist, 0, slot, src));
-    return K(mto_clone(K(mto_narrow(hist, 0, 0, nb)), NULL));
+    return K(mto_reshape(K(mto_clone(K(mto_narrow(hist, 0, 0, total)), NULL)), (mt_ilist){nb, nd}));
+}
+
+static mt_tensor *count_bins(scope *S, mt_tensor *x, mt_tensor *edges, int64_t nb, bool linear,
+                             bool local_search, mt_tensor *w, bool nan_first) {
+    mt_tensor *pts = K(mto_reshape(x, MT_ILIST(-1, 1)));
+    return count_bins_nd(S, pts, &edges, &nb, 1, linear, local_search, w, nan_first);
 }
 
 static int c_histc(mt_call *c, mt_value *a, mt_value *r) {
@@ -1030,6 +1058,137 @@ static int c_histogram(mt_call *c, mt_value *a, mt_value *r) {
         hist = K(mto_div_Tensor(K(mto_div_Tensor(hist, K(mto_sum(hist, -1)))), widths));
     }
     return done(S, r, 2, hist, ct ? edges : K(mto_clone(edges, NULL)));
+}
+
+static int c_histogramdd(mt_call *c, mt_value *a, mt_value *r) {
+    BEGIN;
+    bool tensors = c->op->id == MT_OP_histogramdd_TensorList_bins;
+    mt_tensor *x = a[0].t, *w = a[3].tag == MT_V_TENSOR ? a[3].t : NULL;
+    mt_value rg = a[2];
+    no_meta(S, x, "histogramdd");
+    if (x->ndim < 2)
+        FAIL(MT_ERR_RUNTIME, "torch.histogramdd: input tensor should have at least 2 dimensions");
+    int64_t N = x->sizes[x->ndim - 1];
+    if (N > MT_MAX_DIM)
+        FAIL(MT_ERR_RUNTIME, "torch.histogramdd: at most %d dimensions", MT_MAX_DIM);
+    int nd = (int)N;
+    mt_tensor *pts = K(mto_reshape(x, MT_ILIST(-1, N))), *edges[MT_MAX_DIM];
+    int64_t nb[MT_MAX_DIM];
+    int given =
+        c->op->id == MT_OP_histogramdd_int_bins ? nd : a[1].n; /* bin counts or edge lists */
+    if (given < nd)
+        FAIL(MT_ERR_RUNTIME,
+             "torch.histogramdd: expected %d sequences of bin edges for a %d-dimensional histogram "
+             "but got %d",
+             nd, nd, given);
+    for (int j = 0; j < nd; j++) {
+        nb[j] = tensors                                   ? a[1].tl[j]->numel - 1
+                : c->op->id == MT_OP_histogramdd_int_bins ? a[1].i
+                                                          : a[1].il[j];
+        if (nb[j] <= 0)
+            FAIL(MT_ERR_RUNTIME,
+                 "torch.histogram(): bins must be > 0, but got %lld for dimension %d",
+                 (long long)nb[j], j + 1);
+    }
+    if (tensors) {
+        for (int j = 0; j < nd; j++) {
+            mt_tensor *b = a[1].tl[j];
+            if (b->dtype != x->dtype)
+                FAIL(MT_ERR_RUNTIME,
+                     "torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+                     "but "
+                     "got input with dtype %s and bins for dimension %d with dtype %s",
+                     type_meta_name((mt_dtype)x->dtype), j + 1, type_meta_name((mt_dtype)b->dtype));
+            if (b->ndim != 1)
+                FAIL(MT_ERR_RUNTIME,
+                     "torch.histogramdd: bins tensor should have one dimension, but got %d "
+                     "dimensions "
+                     "in the bins tensor for dimension %d",
+                     b->ndim, j + 1);
+            edges[j] = K(mto_contiguous(b));
+        }
+    } else {
+        if (rg.tag == MT_V_DOUBLELIST && rg.n != 2 * nd)
+            FAIL(MT_ERR_RUNTIME,
+                 "torch.histogramdd: for a %d-dimensional histogram range should have %d elements, "
+                 "but got %d",
+                 nd, 2 * nd, rg.n);
+        const double *lo_d = NULL, *hi_d = NULL;
+        if (rg.tag != MT_V_DOUBLELIST && pts->numel > 0) { /* each dim's data range */
+            mt_tensor *lo =
+                K(mto__to_copy(K(mto_amin(pts, MT_ILIST(0), false)), MT_FLOAT64, MT_CPU, false));
+            mt_tensor *hi =
+                K(mto__to_copy(K(mto_amax(pts, MT_ILIST(0), false)), MT_FLOAT64, MT_CPU, false));
+            check(S, mt_tensor_sync(lo));
+            check(S, mt_tensor_sync(hi));
+            lo_d = (const double *)mt_tensor_raw(lo);
+            hi_d = (const double *)mt_tensor_raw(hi);
+        }
+        for (int j = 0; j < nd; j++) {
+            double lo = rg.tag == MT_V_DOUBLELIST ? rg.dl[2 * j] : lo_d ? lo_d[j] : 0;
+            double hi = rg.tag == MT_V_DOUBLELIST ? rg.dl[2 * j + 1] : hi_d ? hi_d[j] : 1;
+            if (!isfinite(lo) || !isfinite(hi))
+                FAIL(MT_ERR_RUNTIME,
+                     "torch.histogramdd: dimension %d's range [%g, %g] is not finite", j + 1, lo,
+                     hi);
+            if (!(lo <= hi))
+                FAIL(MT_ERR_RUNTIME,
+                     "torch.histogramdd: min should not exceed max, but got min %g max %g for "
+                     "dimension %d",
+                     lo, hi, j + 1);
+            if (lo == hi) lo -= 0.5, hi += 0.5;
+            edges[j] = K(mto_linspace(mt_vdouble(lo), mt_vdouble(hi), nb[j] + 1, x->dtype,
+                                      x->device, false, false));
+        }
+    }
+    if (w) {
+        if (w->dtype != x->dtype)
+            FAIL(MT_ERR_RUNTIME,
+                 "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                 "should have the same dtype, but got input(%s), and weight(%s)",
+                 type_meta_name((mt_dtype)x->dtype), type_meta_name((mt_dtype)w->dtype));
+        bool same = w->ndim == 0 ? x->ndim == 2 && x->sizes[0] == 1 : w->ndim == x->ndim - 1;
+        for (int k = 0; same && k < w->ndim; k++) same = w->sizes[k] == x->sizes[k];
+        if (!same) {
+            char xs[256], ws[256];
+            mt_fmt_ilist(xs, sizeof xs, x->sizes, x->ndim);
+            mt_fmt_ilist(ws, sizeof ws, w->sizes, w->ndim);
+            FAIL(MT_ERR_RUNTIME,
+                 "torch.histogramdd: if weight tensor is provided it should have the same shape as "
+                 "the input tensor excluding its innermost dimension, but got input with shape %s "
+                 "and "
+                 "weight with shape %s",
+                 xs, ws);
+        }
+    }
+    if (x->dtype != MT_FLOAT32 && x->dtype != MT_FLOAT64)
+        FAIL(MT_ERR_RUNTIME, "\"histogramdd\" not implemented for '%s'",
+             mt_dtype_scalar_name((mt_dtype)x->dtype));
+    mt_tensor *wf = w ? K(mto_reshape(w, MT_ILIST(-1))) : NULL;
+    mt_tensor *hist = count_bins_nd(S, pts, edges, nb, nd, !tensors, true, wf, false);
+    if (a[4].b) { /* density: hist / its sum / each bin's width in each dim */
+        hist = K(mto_div_Tensor(hist, K(mto_sum(hist, -1))));
+        for (int j = 0; j < nd; j++) {
+            int64_t shape[MT_MAX_DIM];
+            for (int k = 0; k < nd; k++) shape[k] = k == j ? -1 : 1;
+            mt_tensor *wd = K(mto_sub_Tensor(K(mto_narrow(edges[j], 0, 1, nb[j])),
+                                             K(mto_narrow(edges[j], 0, 0, nb[j])), mt_vint(1)));
+            hist = K(mto_div_Tensor(hist, K(mto_reshape(wd, (mt_ilist){shape, nd}))));
+        }
+    }
+    mt_tensor *outs[MT_MAX_DIM];
+    for (int j = 0; j < nd; j++) outs[j] = tensors ? K(mto_clone(edges[j], NULL)) : edges[j];
+    mt_tensor **list = mt_calloc((size_t)(nd ? nd : 1), sizeof(mt_tensor *));
+    if (!list) FAIL(MT_ERR_MEMORY, "out of memory");
+    for (int j = 0; j < nd; j++) {
+        mt_tensor_incref(outs[j]);
+        list[j] = outs[j];
+    }
+    mt_tensor_incref(hist);
+    release(S);
+    r[0] = mt_vtensor(hist);
+    r[1] = mt_vtlist(list, nd);
+    return 0;
 }
 
 /* ---- gradient ------------------------------------------------------------------------------ */
@@ -1221,6 +1380,9 @@ void mt_statistics_register(void) {
         {MT_OP_bincount, c_bincount},
         {MT_OP_histogram_bins_tensor, c_histogram},
         {MT_OP_histogram_bin_ct, c_histogram},
+        {MT_OP_histogramdd, c_histogramdd},
+        {MT_OP_histogramdd_int_bins, c_histogramdd},
+        {MT_OP_histogramdd_TensorList_bins, c_histogramdd},
         {MT_OP_gradient_scalarint, c_gradient},
         {MT_OP_gradient_scalararray, c_gradient},
         {MT_OP_gradient_array, c_gradient},

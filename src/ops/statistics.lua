@@ -101,3 +101,10 @@ gradient("scalarrayint", "float[] spacing, ", "Dim? dim=None, ", "gradient with 
 gradient("scalarrayarray", "float[] spacing, ", "Dim[] dim, ", "gradient along dims with each one's sample spacing.")
 gradient("tensorarrayint", "Tensor[] spacing, ", "Dim? dim=None, ", "gradient with each dim's 1-D sample coordinates.")
 gradient("tensorarray", "Tensor[] spacing, ", "Dim[] dim, ", "gradient along dims with each one's 1-D sample coordinates.")
+op { "histogramdd(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)",
+     doc = "The histogram of the points in the rows of self (its last dim's size is the number of dims), bins per dim; range lo, hi per dim.",
+     grad = not_implemented("self:; weight:") }
+op { "histogramdd.int_bins(Tensor self, int bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)",
+     doc = "histogramdd with the same number of bins in every dim.", grad = not_implemented("self:; weight:") }
+op { "histogramdd.TensorList_bins(Tensor self, Tensor[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)",
+     doc = "histogramdd with each dim's bin edges given.", grad = not_implemented("self:; bins:; weight:") }

@@ -369,3 +369,32 @@ add("gradient_spacing_dims_length", call("gradient", T(F, [3, 4]), kw={"spacing"
 add("gradient_dims_repeated", call("gradient", T(F, [3, 4]), kw={"dim": [1, 1]}, dims=("dim",), expect=["dims"]))
 add("gradient_bad_dim", call("gradient", T(F, [3, 4]), kw={"dim": 2}, dims=("dim",), expect=["range"]))
 add("gradient_coords_2d", call("gradient", T(F, [3, 4]), kw={"spacing": [T(F, [3, 4])], "dim": 1}, dims=("dim",)))
+
+# ---- histogramdd (the counts; the edges are linspace or the given ones) ---------------------
+
+
+def hist_dd(x, bins, **kw):
+    return torch.histogramdd(x, bins, **kw)[0]
+
+
+for b in [3, [3, 4]]:
+    add("histogramdd_%s" % str(b).replace(", ", "_"), call("histogramdd", T(D, [10, 2]), b, via=hist_dd))
+add("histogramdd_3d", call("histogramdd", T(D, [4, 5, 3]), [2, 3, 4], via=hist_dd))
+add("histogramdd_float", call("histogramdd", T(F, [12, 2]), 3, via=hist_dd))
+add("histogramdd_range", call("histogramdd", T(D, [10, 2]), [3, 2], kw={"range": [-1.0, 1.0, 0.0, 2.0]}, via=hist_dd))
+add("histogramdd_weight", call("histogramdd", T(D, [2, 5, 2]), 3, kw={"weight": T(D, [2, 5], domain="pos")}, via=hist_dd,
+                               tol=TOL))
+add("histogramdd_density", call("histogramdd", T(D, [10, 2]), [2, 3], kw={"density": True}, via=hist_dd, tol=TOL))
+add("histogramdd_tensors", call("histogramdd", T(D, [10, 2]), [V([-3.0, 0.0, 0.5, 3.0], D), V([-1.0, 1.0], D)],
+                                via=hist_dd))
+add("histogramdd_tensors_density", call("histogramdd", T(D, [10, 2]), [V([-3.0, 0.0, 0.5, 3.0], D), V([-1.0, 1.0], D)],
+                                        kw={"density": True}, via=hist_dd, tol=TOL))
+add("histogramdd_constant", call("histogramdd", V([[1.0, 2.0], [1.0, 2.0]]), 2, via=hist_dd))
+add("histogramdd_1d", call("histogramdd", T(F, [5]), 3, via=hist_dd))
+add("histogramdd_int", call("histogramdd", T("int64", [5, 2]), 3, via=hist_dd))
+add("histogramdd_bins0", call("histogramdd", T(F, [5, 2]), [3, 0], via=hist_dd, expect=["dims"]))
+add("histogramdd_few_edges", call("histogramdd", T(F, [5, 2]), [V([0.0, 1.0])], via=hist_dd))
+add("histogramdd_range_length", call("histogramdd", T(F, [5, 2]), 3, kw={"range": [0.0, 1.0]}, via=hist_dd))
+add("histogramdd_bad_range", call("histogramdd", T(F, [5, 2]), 3, kw={"range": [0.0, 1.0, 1.0, 0.0]}, via=hist_dd,
+                                  expect=["dims"]))
+add("histogramdd_weight_shape", call("histogramdd", T(F, [5, 2]), 3, kw={"weight": T(F, [4])}, via=hist_dd))
