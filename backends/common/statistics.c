@@ -1,7 +1,10 @@
 /* statistics.c: reductions and statistics written with other ops (src/ops/statistics.lua):
- * aminmax, nanmean, count_nonzero, median, nanmedian, mode, cummax, cummin, logcumsumexp,
- * quantile, nanquantile. They run above every dispatch key, so the meta device and the
- * pipeline see sort, gather, cumsum ...; autograd too unless the op declares its own formula.
+ * aminmax, nanmean, count_nonzero, median, nanmedian, mode, quantile, nanquantile, diff, dist,
+ * renorm, cdist, pdist, cov, corrcoef, trapezoid, cumulative_trapezoid, histc, bincount,
+ * histogram, histogramdd, gradient; and the meta function of the scans cummax, cummin and
+ * logcumsumexp, whose CPU kernels are in backends/cpu/cpu_stats.c. They run above every dispatch
+ * key, so the meta device and the pipeline see sort, gather, cumsum ...; autograd too unless the op
+ * declares its own formula.
  *
  * Every temporary goes into a scope that releases them all at the end; an op that fails
  * (or a check) jumps back to the kernel's entry, which releases what was made and returns -1. */
@@ -41,16 +44,6 @@ static mt_tensor *keep(scope *s, mt_tensor *t) {
     }
     s->t[s->n++] = t;
     return t;
-}
-
-/* a temporary no longer needed (the running values of a scan), released at once */
-static void drop(scope *s, mt_tensor *t) {
-    for (int i = s->n - 1; i >= 0; i--)
-        if (s->t[i] == t) {
-            mt_tensor_decref(t);
-            s->t[i] = s->t[--s->n];
-            return;
-        }
 }
 
 static void check(scope *s, int status) {
@@ -269,77 +262,30 @@ static int c_mode(mt_call *c, mt_value *a, mt_value *r) {
     return done(S, r, 2, v, i);
 }
 
-/* ---- cummax, cummin, logcumsumexp: scans by doubling --------------------------------------- */
+/* ---- cummax, cummin, logcumsumexp: structured scans (kernels in backends/<device>/) -------- */
 
-/* Running extremes along d with their last positions, as PyTorch's sequential scan gives them
- * (a NaN, or a value at least as large as the running one, takes over): the rule is
- * associative, so log2(n) rounds of combining each element with the one 2^k before suffice. */
-static int c_cummaxmin(mt_call *c, mt_value *a, mt_value *r) {
-    BEGIN;
+/* results shaped like self (and int64 positions), after PyTorch's checks */
+static int meta_scan(mt_call *c, mt_value *a, mt_outspec *o) {
     mt_tensor *x = a[0].t;
-    bool is_max = c->op->id == MT_OP_cummax;
-    int d;
-    check(S, mt_wrap_dim(a[1].i, x->ndim, &d));
-    if (x->dtype == MT_FLOAT16)
-        FAIL(MT_ERR_RUNTIME, "\"%s_cpu\" not implemented for 'Half'", is_max ? "cummax" : "cummin");
-    if (x->ndim == 0) return done(S, r, 2, K(mto_clone(x, NULL)), zero_index(S, x));
-    int64_t n = x->sizes[d];
-    int64_t shape[MT_MAX_DIM];
-    for (int k = 0; k < x->ndim; k++) shape[k] = k == d ? n : 1;
-    mt_tensor *pos = K(mto_arange(mt_vint(n), MT_INT64, x->device, false, false));
-    pos = K(mto_expand(K(mto_view(pos, (mt_ilist){shape, x->ndim})), (mt_ilist){x->sizes, x->ndim},
-                       false));
-    mt_tensor *v = x, *i = pos;
-    bool floating = mt_dtype_is_floating((mt_dtype)x->dtype);
-    for (int64_t s = 1; s < n; s *= 2) {
-        mt_tensor *pv = K(mto_narrow(v, d, 0, n - s)), *cv = K(mto_narrow(v, d, s, n - s));
-        mt_tensor *pi = K(mto_narrow(i, d, 0, n - s)), *ci = K(mto_narrow(i, d, s, n - s));
-        mt_tensor *take = is_max ? K(mto_ge_Tensor(cv, pv)) : K(mto_le_Tensor(cv, pv));
-        if (floating) { /* isnan(cur) or (!isnan(prev) and cur beats prev) */
-            mt_tensor *ok = K(mto_logical_and(K(mto_logical_not(K(mto_isnan(pv)))), take));
-            take = K(mto_logical_or(K(mto_isnan(cv)), ok));
-        }
-        mt_tensor *nv = K(mto_where_self(take, cv, pv)), *ni = K(mto_where_self(take, ci, pi));
-        mt_tensor *vp[2] = {K(mto_narrow(v, d, 0, s)), nv},
-                  *ip[2] = {K(mto_narrow(i, d, 0, s)), ni};
-        mt_tensor *v2 = K(mto_cat(vp, 2, d)), *i2 = K(mto_cat(ip, 2, d));
-        /* this round's temporaries (all but the new running values) go now */
-        mt_tensor *tmp[] = {pv, cv, pi, ci, take, nv, ni, vp[0], ip[0]};
-        for (size_t k = 0; k < MT_ARRAY_LEN(tmp); k++) drop(S, tmp[k]);
-        if (v != x) drop(S, v);
-        if (i != pos) drop(S, i);
-        v = v2;
-        i = i2;
+    int d, id = c->op->id;
+    if (mt_wrap_dim(a[1].i, x->ndim, &d)) return -1;
+    mt_dtype dt = (mt_dtype)x->dtype;
+    if (id == MT_OP_logcumsumexp) {
+        if (!mt_dtype_is_floating(dt) || mt_lacks_float16_kernel(x->device, dt))
+            return mt_error(MT_ERR_RUNTIME, "\"logcumsumexp_out_cpu\" not implemented for '%s'",
+                            mt_dtype_scalar_name(dt));
+    } else if (mt_lacks_float16_kernel(x->device, dt)) {
+        return mt_error(MT_ERR_RUNTIME, "\"%s_cpu\" not implemented for 'Half'",
+                        id == MT_OP_cummax ? "cummax" : "cummin");
     }
-    if (v == x) v = K(mto_clone(x, NULL));
-    if (i == pos) i = K(mto_contiguous(pos));
-    return done(S, r, 2, v, i);
-}
-
-static int c_logcumsumexp(mt_call *c, mt_value *a, mt_value *r) {
-    MT_UNUSED(c);
-    BEGIN;
-    mt_tensor *x = a[0].t;
-    int d;
-    check(S, mt_wrap_dim(a[1].i, x->ndim, &d));
-    if (!mt_dtype_is_floating((mt_dtype)x->dtype) || x->dtype == MT_FLOAT16)
-        FAIL(MT_ERR_RUNTIME, "\"logcumsumexp_out_cpu\" not implemented for '%s'",
-             mt_dtype_scalar_name((mt_dtype)x->dtype));
-    if (x->ndim == 0) return done(S, r, 1, K(mto_clone(x, NULL)), NULL);
-    int64_t n = x->sizes[d];
-    mt_tensor *v = x;
-    for (int64_t s = 1; s < n; s *= 2) {
-        mt_tensor *pv = K(mto_narrow(v, d, 0, n - s)), *cv = K(mto_narrow(v, d, s, n - s));
-        mt_tensor *nv = K(mto_logaddexp(pv, cv));
-        mt_tensor *parts[2] = {K(mto_narrow(v, d, 0, s)), nv};
-        mt_tensor *v2 = K(mto_cat(parts, 2, d));
-        mt_tensor *tmp[] = {pv, cv, nv, parts[0]};
-        for (size_t k = 0; k < MT_ARRAY_LEN(tmp); k++) drop(S, tmp[k]);
-        if (v != x) drop(S, v);
-        v = v2;
+    o[0].ndim = x->ndim;
+    memcpy(o[0].sizes, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
+    o[0].dtype = (uint8_t)dt;
+    if (id != MT_OP_logcumsumexp) {
+        o[1] = o[0];
+        o[1].dtype = MT_INT64;
     }
-    if (v == x) v = K(mto_clone(x, NULL));
-    return done(S, r, 1, v, NULL);
+    return 0;
 }
 
 /* ---- quantile, nanquantile ---------------------------------------------------------------- */
@@ -1355,9 +1301,6 @@ void mt_statistics_register(void) {
         {MT_OP_median_dim, c_median_dim},
         {MT_OP_nanmedian_dim, c_median_dim},
         {MT_OP_mode, c_mode},
-        {MT_OP_cummax, c_cummaxmin},
-        {MT_OP_cummin, c_cummaxmin},
-        {MT_OP_logcumsumexp, c_logcumsumexp},
         {MT_OP_quantile, c_quantile},
         {MT_OP_quantile_scalar, c_quantile},
         {MT_OP_nanquantile, c_quantile},
@@ -1393,4 +1336,7 @@ void mt_statistics_register(void) {
     };
     for (size_t i = 0; i < MT_ARRAY_LEN(composites); i++)
         mt_disp_composite(composites[i].op, composites[i].k);
+    mt_disp_meta(MT_OP_cummax, meta_scan);
+    mt_disp_meta(MT_OP_cummin, meta_scan);
+    mt_disp_meta(MT_OP_logcumsumexp, meta_scan);
 }

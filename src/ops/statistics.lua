@@ -1,6 +1,7 @@
 -- Reductions and statistics of PyTorch 1.13 written with other ops (backends/common/statistics.c):
 -- sort, gather, cumsum, where ... carry the arithmetic, the meta device and the pipeline. An op
 -- whose PyTorch derivative differs from its pieces' (median picks, aminmax has none) declares it.
+-- The scans cummax, cummin and logcumsumexp are kernels of their own (backends/cpu/cpu_stats.c).
 -- Positions (median's, mode's, cummax's indices) are 1-based at the Lua boundary.
 local fm = "function, method"
 
@@ -40,7 +41,8 @@ for _, m in ipairs { "cummax", "cummin" } do
        grad = { node = m == "cummax" and "CummaxBackward0" or "CumminBackward0", fn = "mt_d_cummaxmin", uses = "self: self, result1" } }
 end
 op { "logcumsumexp(Tensor self, Dim dim) -> Tensor", variants = fm,
-     doc = "log(cumsum(exp(self))) along dim, computed stably." }
+     doc = "log(cumsum(exp(self))) along dim, computed stably.",
+     grad = { node = "LogcumsumexpBackward0", fn = "mt_d_logcumsumexp", uses = "self: self, result" } }
 for _, m in ipairs { "quantile", "nanquantile" } do
   local what = m == "quantile" and "The q-th quantiles" or "The q-th quantiles of the values that are not NaN"
   op { m .. "(Tensor self, Tensor q, Dim? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",

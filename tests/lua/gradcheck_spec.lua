@@ -334,6 +334,7 @@ case("nanmedian.dim", function(x) return (x:masked_fill(ix({ { false, true, fals
 case("mode", function(x) return (torch.cat({ x, x:narrow(2, 1, 1) }, 2):mode(2)) end, function() return { r(3, 4) } end, true)
 case("cummax", function(x) return (torch.cummax(x, 2)) end, function() return { r(3, 5) } end, true)
 case("cummin", function(x) return (x:cummin(1)) end, function() return { r(4, 3) } end)
+case("logcumsumexp", function(x) return torch.logcumsumexp(x, 2) end, function() return { r(3, 6) } end, true)
 
 local function walk(outs)
   local seen, ops = {}, {}
