@@ -197,10 +197,14 @@ static int c_median(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *x = a[0].t;
     bool nan = c->op->id == MT_OP_nanmedian;
     median_dtype_check(S, x, "median_cpu");
-    if (x->numel == 0) { /* PyTorch's NaN in the dtype */
-        mt_tensor *f =
-            K(mto_full((mt_ilist){NULL, 0}, mt_vdouble(NAN), MT_FLOAT64, x->device, false, false));
-        return done(S, r, 1, K(mto_to_dtype(f, (mt_dtype)x->dtype, false, false)), NULL);
+    if (x->numel == 0) { /* NaN; in an integer type what x86 makes of it, as PyTorch's */
+        mt_dtype dt = (mt_dtype)x->dtype;
+        mt_value v = mt_dtype_is_floating(dt) ? mt_vdouble(NAN)
+                     : dt == MT_INT64         ? mt_vint(INT64_MIN)
+                     : dt == MT_INT32         ? mt_vint(INT32_MIN)
+                                              : mt_vint(0);
+        return done(S, r, 1, K(mto_full((mt_ilist){NULL, 0}, v, dt, x->device, false, false)),
+                    NULL);
     }
     mt_tensor *v, *i, *flat = K(mto_reshape(x, MT_ILIST(-1)));
     median_along(S, flat, 0, false, nan, &v, &i);

@@ -30,7 +30,8 @@ static void scan_rows(void *ctx, int64_t begin, int64_t end) {
     size_t isz = mt_dtype_size(dt);
     bool floating = mt_dtype_is_floating(dt);
     int nd = x->ndim, d = j->d;
-    int64_t sx = nd ? x->strides[d] * (int64_t)isz : 0, sv = nd ? j->v->strides[d] * (int64_t)isz : 0;
+    int64_t sx = nd ? x->strides[d] * (int64_t)isz : 0,
+            sv = nd ? j->v->strides[d] * (int64_t)isz : 0;
     int64_t si = j->i && nd ? j->i->strides[d] * 8 : 0;
     int64_t idx[MT_MAX_DIM], oidx[MT_MAX_DIM];
     for (int64_t row = begin; row < end; row++) {
@@ -54,7 +55,8 @@ static void scan_rows(void *ctx, int64_t begin, int64_t end) {
         for (int64_t k = 0; k < j->n; k++) {
             const char *p = px + k * sx;
             bool take;
-            if (floating) { /* a NaN, or a value at least as large (small) as the best, takes over */
+            if (floating) { /* a NaN, or a value at least as large (small) as the best, takes over
+                             */
                 double e = mt_load_double(p, dt);
                 take = k == 0 || isnan(e) || (!isnan(bd) && (is_max ? e >= bd : e <= bd));
                 if (take) bd = e;
@@ -73,7 +75,11 @@ static void scan_rows(void *ctx, int64_t begin, int64_t end) {
 static int k_scan(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *x = a[0].t;
     if (x->numel == 0) return 0;
-    scan_job j = {.x = x, .v = r[0].t, .kind = c->op->id == MT_OP_cummax ? 0 : c->op->id == MT_OP_cummin ? 1 : 2};
+    scan_job j = {.x = x,
+                  .v = r[0].t,
+                  .kind = c->op->id == MT_OP_cummax   ? 0
+                          : c->op->id == MT_OP_cummin ? 1
+                                                      : 2};
     j.i = j.kind < 2 ? r[1].t : NULL;
     if (mt_wrap_dim(a[1].i, x->ndim, &j.d)) return -1;
     j.n = x->ndim ? x->sizes[j.d] : 1;

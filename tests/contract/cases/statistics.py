@@ -75,6 +75,8 @@ for fn in ["median", "nanmedian"]:
     add("%s_0d" % fn, call(fn, T(F, [])))
     add("%s_0d_dim" % fn, call(fn, T(F, []), 0, dims=(1,), index_out=(1,)))
     add("%s_empty" % fn, call(fn, T(F, [0])))
+    for dt in ["int64", "int32", "uint8", "bfloat16"]:
+        add("%s_empty_%s" % (fn, dt), call(fn, T(dt, [0])))
     add("%s_empty_dim" % fn, call(fn, T(F, [2, 0]), 1, dims=(1,), expect=["dims"]))
     add("%s_empty_other_dim" % fn, call(fn, T(F, [0, 2]), 1, dims=(1,), index_out=(1,)))
     add("%s_bad_dim" % fn, call(fn, T(F, [2, 3]), 3, dims=(1,), expect=["range"]))
