@@ -834,7 +834,9 @@ static mt_tensor *count_bins_nd(scope *S, mt_tensor *pts, mt_tensor **edges, con
                                 int nd, bool linear, bool local_search, mt_tensor *w,
                                 bool nan_first) {
     int64_t total = 1;
-    for (int j = 0; j < nd; j++) total *= nb[j];
+    for (int j = 0; j < nd; j++)
+        if (__builtin_mul_overflow(total, nb[j], &total) || total == INT64_MAX)
+            FAIL(MT_ERR_RUNTIME, "torch.histogramdd: too many bins");
     mt_tensor *slot = NULL, *inside = NULL;
     int64_t stride = total;
     for (int j = 0; j < nd; j++) {
@@ -905,7 +907,12 @@ static int c_bincount(mt_call *c, mt_value *a, mt_value *r) {
         FAIL(MT_ERR_RUNTIME, "bincount only supports 1-d non-negative integral inputs.");
     if (w && (w->ndim != 1 || w->sizes[0] != x->sizes[0]))
         FAIL(MT_ERR_RUNTIME, "weights should be 1-d and have the same length as input");
-    int64_t n = (int64_t)host_value(S, K(mto_amax(x, (mt_ilist){NULL, 0}, false))) + 1;
+    mt_tensor *top =
+        K(mto__to_copy(K(mto_amax(x, (mt_ilist){NULL, 0}, false)), MT_INT64, MT_CPU, false));
+    check(S, mt_tensor_sync(top));
+    int64_t n = *(int64_t *)mt_tensor_raw(top);
+    if (n == INT64_MAX) FAIL(MT_ERR_RUNTIME, "Storage size calculation overflowed");
+    n += 1;
     if (n < minlength) n = minlength;
     mt_dtype out = !w ? MT_INT64 : w->dtype == MT_FLOAT32 ? MT_FLOAT32 : MT_FLOAT64;
     mt_tensor *src =
