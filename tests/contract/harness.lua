@@ -277,6 +277,12 @@ local transforms = {
   dims = function(m) return H.dims_1based(m) end,
   range = function(m) return H.dim_range_1based(m) end,
   argtypes = function(m) return H.lua_type_names(m) end,
+  -- torch.linalg's "(Batch element 0)" and multi_dot's "tensor 0", "tensors 0 and 1"
+  matrices = function(m)
+    m = m:gsub("(Batch element )(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
+    m = m:gsub("(tensors? )(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
+    return (m:gsub("(tensors %d+ and )(%d+)", function(p, n) return p .. (tonumber(n) + 1) end))
+  end,
 }
 
 -- A 0-based index tensor from PyTorch as a Lua user writes it: 1-based, negatives unchanged.

@@ -323,6 +323,53 @@ case("special_xlog1py.self_scalar", function(y) return torch.special_xlog1py(2.5
 case("special_xlog1py.other_scalar", function(x) return torch.special_xlog1py(x, 0.5) end,
   function() return { r(3) } end, false, "special_xlog1py.other_scalar")
 
+-- torch.linalg (src/ops/linalg_lapack.lua): inputs shifted by a multiple of I to keep them
+-- well conditioned; symmetric positive-definite ones built inside the function
+local function wc(x) return x + torch.eye(x:size(-1), { dtype = f64 }) * 4 end
+local function spd(x) return x:matmul(x.mT) + torch.eye(x:size(-1), { dtype = f64 }) * 3 end
+local L = torch.linalg
+case("linalg_det", function(x) return L.det(wc(x)) end, function() return { r(2, 3, 3) } end, true)
+case("linalg_slogdet", function(x) local _, l = L.slogdet(wc(x)); return l end, function() return { r(3, 3) } end, true)
+case("linalg_inv_ex", function(x) return (L.inv_ex(wc(x))) end, function() return { r(3, 3) } end, true)
+case("linalg_solve_ex", function(a, b) return (L.solve_ex(wc(a), b)) end, function() return { r(3, 3), r(3, 2) } end, true)
+case("linalg_solve_ex.vector", function(a, b) return L.solve(wc(a), b) end, function() return { r(2, 3, 3), r(3) } end)
+case("linalg_solve_ex.right", function(a, b) return L.solve(wc(a), b, { left = false }) end,
+  function() return { r(3, 3), r(2, 3) } end)
+case("linalg_cholesky_ex", function(x) return (L.cholesky_ex(spd(x))) end, function() return { r(3, 3) } end, true)
+case("linalg_cholesky_ex.upper", function(x) return L.cholesky(spd(x), { upper = true }) end,
+  function() return { r(2, 3, 3) } end)
+case("linalg_solve_triangular", function(a, b) return L.solve_triangular(wc(a):triu(), b, { upper = true }) end,
+  function() return { r(3, 3), r(3, 2) } end, true)
+case("linalg_solve_triangular.right_unit", function(a, b)
+  return L.solve_triangular(wc(a):tril(), b, { upper = false, left = false, unitriangular = true })
+end, function() return { r(3, 3), r(2, 3) } end)
+case("linalg_lu_factor_ex", function(x) return (L.lu_factor_ex(wc(x))) end, function() return { r(3, 3) } end)
+case("lu_unpack", function(x)
+  local _, l, u = torch.lu_unpack(x, torch.tensor({ 2, 3, 3 }, { dtype = torch.int32 }))
+  return l:sum(-1) + u:sum(-2)
+end, function() return { r(3, 3) } end)
+case("lu_unpack.wide", function(x)
+  local _, l, u = torch.lu_unpack(x, torch.tensor({ 1, 2 }, { dtype = torch.int32 }))
+  return l:sum() + u:sum() * 2
+end, function() return { r(2, 4) } end)
+local lu_fixed, piv_fixed = L.lu_factor(wc(torch.randn(3, 3, { dtype = f64, generator = gen })))
+case("linalg_lu_solve", function(b)
+  return L.lu_solve(lu_fixed, piv_fixed, b) + L.lu_solve(lu_fixed, piv_fixed, b, { adjoint = true }) * 2
+end, function() return { r(3, 2) } end, true)
+case("linalg_lu_solve.LU", function(a, b)
+  local lu, piv = L.lu_factor(wc(a))
+  return L.lu_solve(lu, piv, b, { left = false }) + L.lu_solve(lu, piv, b, { left = false, adjoint = true })
+end, function() return { r(3, 3), r(2, 3) } end)
+case("linalg_lu_solve.solve", function(a, b)
+  local lu, piv = L.lu_factor(wc(a))
+  return L.lu_solve(lu, piv, b)
+end, function() return { r(3, 3), r(3, 2) } end)
+case("cholesky_solve", function(b, x) return torch.cholesky_solve(b, L.cholesky(spd(x))) end,
+  function() return { r(3, 2), r(3, 3) } end, false, "linalg_solve_triangular")
+case("matrix_power", function(x) return L.matrix_power(wc(x), -2) + L.matrix_power(x, 3) end,
+  function() return { r(3, 3) } end, false, "linalg_inv_ex")
+case("linalg_cross", function(x, y) return L.cross(x, y) end, function() return { r(2, 3), r(2, 3) } end, false, "roll")
+
 local function walk(outs)
   local seen, ops = {}, {}
   local function visit(fn)
