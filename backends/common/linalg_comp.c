@@ -10,55 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a scope of temporaries: each op result is kept, and released at the end; after a failure
- * the following steps are skipped (T() evaluates nothing), so bodies are straight-line code --- */
-
-typedef struct la_scope {
-    mt_tensor *t[64];
-    int n;
-    bool failed;
-} la_scope;
-
-static mt_tensor *la_keep(la_scope *s, mt_tensor *t) {
-    if (!t || s->n == (int)MT_ARRAY_LEN(s->t)) {
-        if (t) mt_tensor_decref(t);
-        s->failed = true;
-        return NULL;
-    }
-    return s->t[s->n++] = t;
-}
-
-static void la_release(la_scope *s) {
-    for (int i = 0; i < s->n; i++) mt_tensor_decref(s->t[i]);
-}
-
-#define SCOPE la_scope S = {.n = 0, .failed = false}
-#define TS(s, x) ((s)->failed ? NULL : la_keep((s), (x)))
-#define T(x) TS(&S, x) /* never nest T(): the outer check runs before the inner call */
-/* a multi-result op: `call` is an mto_ call returning int */
-#define T_MULTI(call)                                                                              \
-    do {                                                                                           \
-        if (!S.failed && (call)) S.failed = true;                                                  \
-    } while (0)
-
-/* results r[0..n-1] from kept tensors (new references), then release the scope */
-static int la_ret(la_scope *s, mt_value *r, int n, mt_tensor **outs) {
-    int st = s->failed ? -1 : 0;
-    if (!st)
-        for (int i = 0; i < n; i++) {
-            mt_tensor_incref(outs[i]);
-            r[i] = mt_vtensor(outs[i]);
-        }
-    la_release(s);
-    return st;
-}
-
-static int la_ret1(la_scope *s, mt_value *r, mt_tensor *t) {
-    return la_ret(s, r, 1, &t);
-}
-
 /* LAPACK's infos read on the host (none to read on the meta device) */
-static int check_infos(mt_tensor *info, mt_la_failure kind, const char *fname) {
+int mt_la_check_info_tensor(mt_tensor *info, mt_la_failure kind, const char *fname) {
     if (info->device.type == MT_DEV_META || info->numel == 0) return 0;
     mt_tensor *h = mto_to_device(info, (mt_device){MT_DEV_CPU, 0}, MT_INT32, false, false);
     mt_tensor *hc = h ? mto_contiguous(h) : NULL;
@@ -87,7 +40,7 @@ static int c_lu_factor(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *LU, *piv, *info;
     if (mto_linalg_lu_factor_ex(a[0].t, a[1].b, false, &LU, &piv, &info)) return -1;
-    int st = check_infos(info, MT_LA_LU, "torch.linalg.lu_factor");
+    int st = mt_la_check_info_tensor(info, MT_LA_LU, "torch.linalg.lu_factor");
     mt_tensor_decref(info);
     if (st) {
         mt_tensor_decref(LU);
@@ -214,7 +167,8 @@ static int c_inv_ex(mt_call *c, mt_value *a, mt_value *r) {
     T(LU), T(piv), T(info);
     mt_tensor *I = T(mto_eye(last(A, 1), A->dtype, A->device, false, false));
     mt_tensor *X = T(mto_linalg_lu_solve(LU, piv, I, true, false));
-    if (!S.failed && a[1].b && check_infos(info, MT_LA_INV, "linalg.inv_ex")) S.failed = true;
+    if (!S.failed && a[1].b && mt_la_check_info_tensor(info, MT_LA_INV, "linalg.inv_ex"))
+        S.failed = true;
     mt_tensor *outs[2] = {X, info};
     return la_ret(&S, r, 2, outs);
 }
@@ -223,7 +177,7 @@ static int c_inv(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *X, *info;
     if (mto_linalg_inv_ex(a[0].t, false, &X, &info)) return -1;
-    int st = check_infos(info, MT_LA_INV, "linalg.inv");
+    int st = mt_la_check_info_tensor(info, MT_LA_INV, "linalg.inv");
     mt_tensor_decref(info);
     if (st) {
         mt_tensor_decref(X);
@@ -271,7 +225,7 @@ static int c_solve_ex(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *X = T(mto_linalg_lu_solve(LU, piv, Bm, left, false));
     if (vec) X = T(mto_squeeze_dim(X, -1));
     if (vec && X && X->ndim >= 2) X = colmajor_clone(&S, X); /* PyTorch lays the batch out so */
-    if (!S.failed && a[3].b && check_infos(info, MT_LA_SOLVE, "torch.linalg.solve_ex"))
+    if (!S.failed && a[3].b && mt_la_check_info_tensor(info, MT_LA_SOLVE, "torch.linalg.solve_ex"))
         S.failed = true;
     mt_tensor *outs[2] = {X, info};
     return la_ret(&S, r, 2, outs);
@@ -281,7 +235,7 @@ static int c_solve(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *X, *info;
     if (mto_linalg_solve_ex(a[0].t, a[1].t, a[2].b, false, &X, &info)) return -1;
-    int st = check_infos(info, MT_LA_SOLVE, "torch.linalg.solve");
+    int st = mt_la_check_info_tensor(info, MT_LA_SOLVE, "torch.linalg.solve");
     mt_tensor_decref(info);
     if (st) {
         mt_tensor_decref(X);
@@ -296,7 +250,7 @@ static int c_cholesky(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *L, *info;
     if (mto_linalg_cholesky_ex(a[0].t, a[1].b, false, &L, &info)) return -1;
-    int st = check_infos(info, MT_LA_CHOLESKY, "linalg.cholesky");
+    int st = mt_la_check_info_tensor(info, MT_LA_CHOLESKY, "linalg.cholesky");
     mt_tensor_decref(info);
     if (st) {
         mt_tensor_decref(L);

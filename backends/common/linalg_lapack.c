@@ -290,10 +290,269 @@ static int meta_solve_triangular(mt_call *c, mt_value *a, mt_outspec *o) {
     return 0;
 }
 
+/* linalg_qr(A, mode) -> Q, R */
+static int meta_qr(mt_call *c, mt_value *a, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_tensor *A = a[0].t;
+    const char *mode = a[1].s;
+    if (mt_la_check_matrix(A, "linalg.qr", "A") || mt_la_check_floating(A, "linalg.qr")) return -1;
+    bool complete = strcmp(mode, "complete") == 0, ronly = strcmp(mode, "r") == 0;
+    if (!complete && !ronly && strcmp(mode, "reduced") != 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "qr received unrecognized mode '%s' but expected one of 'reduced' "
+                        "(default), 'r', or 'complete'",
+                        mode);
+    if (mt_la_check_lapack_dtype(A, "geqrf_cpu")) return -1;
+    int nb = A->ndim - 2;
+    int64_t m = A->sizes[nb], n = A->sizes[nb + 1], k = m < n ? m : n, zero = 0;
+    mt_dtype dt = (mt_dtype)A->dtype;
+    if (ronly)
+        mt_la_out_rowmajor(&o[0], 0, NULL, 1, &zero, dt);
+    else
+        mt_la_out_colmajor(&o[0], nb, A->sizes, m, complete ? m : k, dt);
+    mt_la_out_colmajor(&o[1], nb, A->sizes, complete ? m : k, n, dt);
+    return 0;
+}
+
+/* geqrf(A) -> a, tau */
+static int meta_geqrf(mt_call *c, mt_value *a, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_tensor *A = a[0].t;
+    if (A->ndim < 2)
+        return mt_error(MT_ERR_RUNTIME, "torch.geqrf: input must have at least 2 dimensions.");
+    if (mt_la_check_lapack_dtype(A, "geqrf_cpu")) return -1;
+    int nb = A->ndim - 2;
+    int64_t m = A->sizes[nb], n = A->sizes[nb + 1], k = m < n ? m : n;
+    mt_la_out_colmajor(&o[0], nb, A->sizes, m, n, (mt_dtype)A->dtype);
+    mt_la_out_rowmajor(&o[1], nb, A->sizes, 1, &k, (mt_dtype)A->dtype);
+    return 0;
+}
+
+/* tau's batch dims must be input's */
+static int check_tau_batch(const mt_tensor *A, const mt_tensor *tau, const char *fname) {
+    if (tau->ndim != A->ndim - 1 ||
+        memcmp(tau->sizes, A->sizes, sizeof(int64_t) * (size_t)(A->ndim - 2)) != 0) {
+        char s[256];
+        mt_fmt_ilist(s, sizeof s, tau->sizes, tau->ndim > 0 ? tau->ndim - 1 : 0);
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s: Expected batch dimensions of tau to be equal to input.shape[:-2], but "
+                        "got %s",
+                        fname, s);
+    }
+    return 0;
+}
+
+static int check_same_dtype(const mt_tensor *x, const mt_tensor *tau, const char *fname) {
+    if (x->dtype != tau->dtype)
+        return mt_error(MT_ERR_RUNTIME, "%s: tau dtype %s does not match input dtype %s", fname,
+                        mt_dtype_scalar_name((mt_dtype)tau->dtype),
+                        mt_dtype_scalar_name((mt_dtype)x->dtype));
+    return 0;
+}
+
+/* linalg_householder_product(input, tau) */
+static int meta_householder(mt_call *c, mt_value *a, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_tensor *A = a[0].t, *tau = a[1].t;
+    const char *f = "torch.linalg.householder_product";
+    if (A->ndim < 2)
+        return mt_error(MT_ERR_RUNTIME, "%s: input must have at least 2 dimensions.", f);
+    int nb = A->ndim - 2;
+    int64_t m = A->sizes[nb], n = A->sizes[nb + 1];
+    if (m < n)
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s: input.shape[-2] must be greater than or equal to input.shape[-1]", f);
+    if (tau->ndim < 1 || n < tau->sizes[tau->ndim - 1])
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s: input.shape[-1] must be greater than or equal to tau.shape[-1]", f);
+    if (check_tau_batch(A, tau, f) || check_same_dtype(A, tau, f) ||
+        mt_la_check_lapack_dtype(A, "orgqr_cpu"))
+        return -1;
+    mt_la_out_colmajor(o, nb, A->sizes, m, n, (mt_dtype)A->dtype);
+    return 0;
+}
+
+/* ormqr(input, tau, other, left, transpose) */
+static int meta_ormqr(mt_call *c, mt_value *a, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_tensor *A = a[0].t, *tau = a[1].t, *C = a[2].t;
+    bool left = a[3].b;
+    const char *f = "torch.ormqr";
+    if (A->ndim < 2)
+        return mt_error(MT_ERR_RUNTIME, "%s: input must have at least 2 dimensions.", f);
+    if (C->ndim < 2)
+        return mt_error(MT_ERR_RUNTIME, "%s: other must have at least 2 dimensions.", f);
+    int64_t cdim = left ? C->sizes[C->ndim - 2] : C->sizes[C->ndim - 1];
+    int64_t ntau = tau->ndim ? tau->sizes[tau->ndim - 1] : 0;
+    if (cdim != A->sizes[A->ndim - 2])
+        return mt_error(MT_ERR_RUNTIME, "%s: other.shape[%d] must be equal to input.shape[-2]", f,
+                        left ? -2 : -1);
+    if (ntau > cdim)
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s: other.shape[%d] must be greater than or equal to tau.shape[-1]", f,
+                        left ? -2 : -1);
+    if (ntau > A->sizes[A->ndim - 1])
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s: input.shape[-1] must be greater than or equal to tau.shape[-1]", f);
+    if (A->dtype != C->dtype)
+        return mt_error(
+            MT_ERR_RUNTIME,
+            "%s: Expected input and other to have the same dtype, but input has dtype%s "
+            "and other has dtype %s",
+            f, mt_dtype_scalar_name((mt_dtype)A->dtype), mt_dtype_scalar_name((mt_dtype)C->dtype));
+    if (check_tau_batch(A, tau, f) || check_same_dtype(A, tau, f) ||
+        mt_la_check_lapack_dtype(A, "ormqr_cpu"))
+        return -1;
+    if (C->ndim != A->ndim ||
+        memcmp(C->sizes, A->sizes, sizeof(int64_t) * (size_t)(A->ndim - 2)) != 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s: Expected batch dimensions of other to be equal to input.shape[:-2]",
+                        f);
+    int nb = C->ndim - 2;
+    mt_la_out_colmajor(o, nb, C->sizes, C->sizes[nb], C->sizes[nb + 1], (mt_dtype)C->dtype);
+    return 0;
+}
+
+/* linalg_eigh(A, UPLO) -> eigenvalues, eigenvectors */
+static int meta_eigh(mt_call *c, mt_value *a, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_tensor *A = a[0].t;
+    const char *uplo = a[1].s;
+    if (mt_la_check_square(A, "linalg.eigh", "A")) return -1;
+    if (strcmp(uplo, "L") != 0 && strcmp(uplo, "U") != 0 && strcmp(uplo, "l") != 0 &&
+        strcmp(uplo, "u") != 0)
+        return mt_error(MT_ERR_RUNTIME, "Expected UPLO argument to be 'L' or 'U', but got %s",
+                        uplo);
+    if (mt_la_check_lapack_dtype(A, "linalg_eigh_cpu")) return -1;
+    int nb = A->ndim - 2;
+    int64_t n = A->sizes[nb];
+    mt_la_out_rowmajor(&o[0], nb, A->sizes, 1, &n, (mt_dtype)A->dtype);
+    mt_la_out_colmajor(&o[1], nb, A->sizes, n, n, (mt_dtype)A->dtype);
+    return 0;
+}
+
+/* _linalg_svd(A, full_matrices, compute_uv, driver) -> U, S, Vh */
+static int meta_svd(mt_call *c, mt_value *a, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_tensor *A = a[0].t;
+    bool full = a[1].b, uv = a[2].b;
+    if (mt_la_check_matrix(A, "linalg.svd", "A") || mt_la_check_floating(A, "linalg.svd"))
+        return -1;
+    if (a[3].tag == MT_V_STR)
+        return mt_error(MT_ERR_RUNTIME, "torch.linalg.svd: keyword argument `driver=` is only "
+                                        "supported on CUDA inputs with cuSOLVER backend.");
+    if (mt_la_check_lapack_dtype(A, "linalg_svd_cpu")) return -1;
+    int nb = A->ndim - 2;
+    int64_t m = A->sizes[nb], n = A->sizes[nb + 1], k = m < n ? m : n, zero = 0;
+    mt_dtype dt = (mt_dtype)A->dtype;
+    if (uv) {
+        mt_la_out_colmajor(&o[0], nb, A->sizes, m, full ? m : k, dt);
+        mt_la_out_colmajor(&o[2], nb, A->sizes, full ? n : k, n, dt);
+    } else {
+        mt_la_out_rowmajor(&o[0], 0, NULL, 1, &zero, dt);
+        mt_la_out_rowmajor(&o[2], 0, NULL, 1, &zero, dt);
+    }
+    mt_la_out_rowmajor(&o[1], nb, A->sizes, 1, &k, dt);
+    return 0;
+}
+
+/* _linalg_lstsq_raw(A, B, rcond, driver) -> X (max(m, n) rows), rank, singular_values */
+static int meta_lstsq_raw(mt_call *c, mt_value *a, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_tensor *A = a[0].t, *B = a[1].t;
+    const char *drv = a[3].s;
+    if (A->ndim < 2 || B->ndim < 2 || A->sizes[A->ndim - 2] != B->sizes[B->ndim - 2])
+        return mt_error(MT_ERR_RUNTIME, "_linalg_lstsq_raw: expected matrices with matching rows");
+    if (A->dtype != B->dtype) return mt_error(MT_ERR_RUNTIME, "_linalg_lstsq_raw: dtypes differ");
+    bool gels = strcmp(drv, "gels") == 0, gelsy = strcmp(drv, "gelsy") == 0,
+         svd = strcmp(drv, "gelsd") == 0 || strcmp(drv, "gelss") == 0;
+    if (!gels && !gelsy && !svd)
+        return mt_error(MT_ERR_RUNTIME, "torch.linalg.lstsq: parameter `driver` should be one of "
+                                        "(gels, gelsy, gelsd, gelss)");
+    if (mt_la_check_lapack_dtype(A, "linalg_lstsq_cpu")) return -1;
+    int nb;
+    int64_t batch[MT_MAX_DIM];
+    if (mt_la_broadcast_batch(A, B, &nb, batch)) return -1;
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n, zero = 0;
+    mt_dtype dt = (mt_dtype)A->dtype;
+    mt_la_out_colmajor(&o[0], nb, batch, m > n ? m : n, B->sizes[B->ndim - 1], dt);
+    if (gels)
+        mt_la_out_rowmajor(&o[1], 0, NULL, 1, &zero, MT_INT64);
+    else
+        mt_la_out_rowmajor(&o[1], nb, batch, 0, NULL, MT_INT64);
+    if (svd)
+        mt_la_out_rowmajor(&o[2], nb, batch, 1, &k, dt);
+    else
+        mt_la_out_rowmajor(&o[2], 0, NULL, 1, &zero, dt);
+    return 0;
+}
+
+/* linalg_ldl_factor_ex(A, hermitian, check_errors) -> LD, pivots, info */
+static int meta_ldl_factor_ex(mt_call *c, mt_value *a, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_tensor *A = a[0].t;
+    if (mt_la_check_square_float(A, "torch.linalg.ldl_factor_ex", "A") ||
+        mt_la_check_lapack_dtype(A, "ldl_factor_cpu"))
+        return -1;
+    int nb = A->ndim - 2;
+    int64_t n = A->sizes[nb];
+    mt_la_out_colmajor(&o[0], nb, A->sizes, n, n, (mt_dtype)A->dtype);
+    mt_la_out_rowmajor(&o[1], nb, A->sizes, 1, &n, MT_INT32);
+    mt_la_out_rowmajor(&o[2], nb, A->sizes, 0, NULL, MT_INT32);
+    return 0;
+}
+
+/* linalg_ldl_solve(LD, pivots, B, hermitian) */
+static int meta_ldl_solve(mt_call *c, mt_value *a, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_tensor *LD = a[0].t, *piv = a[1].t, *B = a[2].t;
+    const char *f = "torch.linalg.ldl_solve";
+    if (mt_la_check_square(LD, f, "LD")) return -1;
+    if (B->ndim < 2)
+        return mt_error(MT_ERR_RUNTIME,
+                        "Dimension out of range (expected to be in range of [-1, 1], but got -1)");
+    if (LD->dtype != B->dtype)
+        return mt_error(MT_ERR_RUNTIME,
+                        "Expected b and A to have the same dtype, but found b of type %s and A of "
+                        "type %s instead.",
+                        mt_dtype_scalar_name((mt_dtype)B->dtype),
+                        mt_dtype_scalar_name((mt_dtype)LD->dtype));
+    int64_t n = LD->sizes[LD->ndim - 1];
+    if (B->sizes[B->ndim - 2] != n)
+        return mt_error(
+            MT_ERR_RUNTIME,
+            "Incompatible matrix sizes for %s: each A matrix is %lld by %lld but each b "
+            "matrix is %lld by %lld",
+            f, (long long)n, (long long)n, (long long)B->sizes[B->ndim - 2],
+            (long long)B->sizes[B->ndim - 1]);
+    if (piv->dtype != MT_INT32 && piv->dtype != MT_INT64)
+        return mt_error(MT_ERR_RUNTIME, "%s: Expected pivots to be integers. Got %s", f,
+                        mt_dtype_scalar_name((mt_dtype)piv->dtype));
+    if (piv->ndim != LD->ndim - 1 ||
+        memcmp(piv->sizes, LD->sizes, sizeof(int64_t) * (size_t)(LD->ndim - 1)) != 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s: Expected LD.shape[:-1] and pivots.shape to be the same", f);
+    if (mt_la_check_lapack_dtype(LD, "ldl_solve_cpu")) return -1;
+    int nb;
+    int64_t batch[MT_MAX_DIM];
+    if (mt_la_broadcast_batch(B, LD, &nb, batch)) return -1;
+    mt_la_out_colmajor(o, nb, batch, n, B->sizes[B->ndim - 1], (mt_dtype)LD->dtype);
+    return 0;
+}
+
 void mt_linalg_lapack_register(void) {
     mt_disp_meta(MT_OP_linalg_lu_factor_ex, meta_lu_factor_ex);
     mt_disp_meta(MT_OP_lu_unpack, meta_lu_unpack);
     mt_disp_meta(MT_OP_linalg_lu_solve, meta_lu_solve);
     mt_disp_meta(MT_OP_linalg_cholesky_ex, meta_cholesky_ex);
     mt_disp_meta(MT_OP_linalg_solve_triangular, meta_solve_triangular);
+    mt_disp_meta(MT_OP_linalg_qr, meta_qr);
+    mt_disp_meta(MT_OP_geqrf, meta_geqrf);
+    mt_disp_meta(MT_OP_linalg_householder_product, meta_householder);
+    mt_disp_meta(MT_OP_ormqr, meta_ormqr);
+    mt_disp_meta(MT_OP_linalg_eigh, meta_eigh);
+    mt_disp_meta(MT_OP__linalg_svd, meta_svd);
+    mt_disp_meta(MT_OP__linalg_lstsq_raw, meta_lstsq_raw);
+    mt_disp_meta(MT_OP_linalg_ldl_factor_ex, meta_ldl_factor_ex);
+    mt_disp_meta(MT_OP_linalg_ldl_solve, meta_ldl_solve);
 }

@@ -4,6 +4,8 @@
  * engine. */
 #include "formula.h"
 
+#include <string.h>
+
 static mt_tensor *mT(mt_bw *b, mt_tensor *t) {
     return K(mto_transpose_int(t, -2, -1));
 }
@@ -174,4 +176,98 @@ void mt_d_lu_solve(mt_bw *b) {
         unpack(b, LU, piv, &P, &L, &U);
         SET(0, lu_grad_from_a(b, P, L, U, gA));
     }
+}
+
+/* ---- QR, eigh, SVD -------------------------------------------------------------------------- */
+
+/* the tall or square case (R square): gA = (gQ + Q copyltu(M)) R^{-T}, M = R gR^T - gQ^T Q,
+ * copyltu(M) the symmetric matrix with M's lower triangle */
+static mt_tensor *qr_tall_grad(mt_bw *b, mt_tensor *Q, mt_tensor *R, mt_tensor *gQ, mt_tensor *gR) {
+    mt_tensor *M = K(mto_sub_Tensor(mm(b, R, mT(b, gR)), mm(b, mT(b, gQ), Q), SI(1)));
+    mt_tensor *low = K(mto_tril(M, -1));
+    mt_tensor *sym = K(mto_add_Tensor(K(mto_tril(M, 0)), mT(b, low), SI(1)));
+    mt_tensor *rhs = K(mto_add_Tensor(gQ, mm(b, Q, sym), SI(1)));
+    return trsolve(b, mT(b, R), rhs, false, false, false); /* X R^T = rhs */
+}
+
+void mt_d_linalg_qr(mt_bw *b) {
+    mt_tensor *Q = R(0), *Rm = R(1);
+    const char *mode = V(1).s;
+    if (strcmp(mode, "r") == 0) {
+        mt_error(MT_ERR_RUNTIME,
+                 "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                 "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
+                 "through linalg.qr.");
+        mt_bw_fail(b);
+    }
+    int64_t m = Q->sizes[Q->ndim - 2], n = Rm->sizes[Rm->ndim - 1];
+    if (strcmp(mode, "complete") == 0 && m > n) {
+        mt_error(MT_ERR_RUNTIME, "The QR decomposition is not differentiable when mode='complete' "
+                                 "and nrows > ncols.");
+        mt_bw_fail(b);
+    }
+    if (m >= n) {
+        SET(0, qr_tall_grad(b, Q, Rm, G(0), G(1)));
+        return;
+    }
+    /* wide: A = [X | Y], R = [U | W] with X = Q U: gY = Q gW, gX from (Q, U) with gQ + Y gW^T */
+    mt_tensor *U = K(mto_narrow(Rm, -1, 0, m)), *gU = K(mto_narrow(G(1), -1, 0, m));
+    mt_tensor *gW = K(mto_narrow(G(1), -1, m, n - m));
+    mt_tensor *Y = K(mto_narrow(mm(b, Q, Rm), -1, m, n - m));
+    mt_tensor *gX = qr_tall_grad(b, Q, U, K(mto_add_Tensor(G(0), mm(b, Y, mT(b, gW)), SI(1))), gU);
+    mt_tensor *parts[2] = {gX, mm(b, Q, gW)};
+    SET(0, K(mto_cat(parts, 2, -1)));
+}
+
+/* eigh: gA = V (diag(gL) + (V^T gV) / E) V^T with E_ij = L_j - L_i off the diagonal */
+void mt_d_linalg_eigh(mt_bw *b) {
+    mt_tensor *L = R(0), *Vm = R(1);
+    mt_tensor *E = K(mto_sub_Tensor(K(mto_unsqueeze(L, -2)), K(mto_unsqueeze(L, -1)), SI(1)));
+    mt_tensor *I = K(mto_eye(L->sizes[L->ndim - 1], L->dtype, L->device, false, false));
+    E = K(mto_add_Tensor(E, I, SI(1))); /* the diagonal (zero) made 1: it is replaced below */
+    mt_tensor *inner = K(mto_div_Tensor(mm(b, mT(b, Vm), G(1)), E));
+    inner = K(mto_sub_Tensor(inner, K(mto_diag_embed(K(mto_diagonal(inner, 0, -2, -1)), 0, -2, -1)),
+                             SI(1)));
+    inner = K(mto_add_Tensor(inner, K(mto_diag_embed(G(0), 0, -2, -1)), SI(1)));
+    SET(0, mm(b, mm(b, Vm, inner), mT(b, Vm)));
+}
+
+/* svd (real, with U and V): gA = U [(skew(U^T gU) S_j + S_i skew(V^T gV)) / (S_j^2 - S_i^2) +
+ * diag(gS)] V^T, plus the parts of gU and gV outside the spans of U and V */
+void mt_d_linalg_svd(mt_bw *b) {
+    if (!V(2).b) {
+        mt_error(MT_ERR_RUNTIME, "linalg.svd: the derivative needs U and Vh: call it with "
+                                 "compute_uv=true");
+        mt_bw_fail(b);
+    }
+    mt_tensor *U = R(0), *Sv = R(1), *Vh = R(2), *gU = G(0), *gS = G(1), *gVh = G(2);
+    int64_t m = U->sizes[U->ndim - 2], n = Vh->sizes[Vh->ndim - 1], k = Sv->sizes[Sv->ndim - 1];
+    if (V(1).b) { /* full matrices: the columns past k do not enter A */
+        U = K(mto_narrow(U, -1, 0, k));
+        gU = K(mto_narrow(gU, -1, 0, k));
+        Vh = K(mto_narrow(Vh, -2, 0, k));
+        gVh = K(mto_narrow(gVh, -2, 0, k));
+    }
+    mt_tensor *Vm = mT(b, Vh), *gV = mT(b, gVh);
+    mt_tensor *UgU = mm(b, mT(b, U), gU), *VgV = mm(b, mT(b, Vm), gV);
+    mt_tensor *skU = K(mto_sub_Tensor(UgU, mT(b, UgU), SI(1)));
+    mt_tensor *skV = K(mto_sub_Tensor(VgV, mT(b, VgV), SI(1)));
+    mt_tensor *Srow = K(mto_unsqueeze(Sv, -2)), *Scol = K(mto_unsqueeze(Sv, -1));
+    mt_tensor *S2 = K(mto_mul_Tensor(Sv, Sv));
+    mt_tensor *E = K(mto_sub_Tensor(K(mto_unsqueeze(S2, -2)), K(mto_unsqueeze(S2, -1)), SI(1)));
+    mt_tensor *I = K(mto_eye(k, Sv->dtype, Sv->device, false, false));
+    E = K(mto_add_Tensor(E, I, SI(1))); /* skew parts are zero on the diagonal */
+    mt_tensor *inner = K(mto_div_Tensor(
+        K(mto_add_Tensor(K(mto_mul_Tensor(skU, Srow)), K(mto_mul_Tensor(Scol, skV)), SI(1))), E));
+    inner = K(mto_add_Tensor(inner, K(mto_diag_embed(gS, 0, -2, -1)), SI(1)));
+    mt_tensor *gA = mm(b, mm(b, U, inner), Vh);
+    if (m > k) { /* (I - U U^T) gU S^{-1} V^T */
+        mt_tensor *perp = K(mto_sub_Tensor(gU, mm(b, U, UgU), SI(1)));
+        gA = K(mto_add_Tensor(gA, mm(b, K(mto_div_Tensor(perp, Srow)), Vh), SI(1)));
+    }
+    if (n > k) { /* U S^{-1} gV^T (I - V V^T) */
+        mt_tensor *perp = K(mto_sub_Tensor(gV, mm(b, Vm, VgV), SI(1)));
+        gA = K(mto_add_Tensor(gA, mm(b, U, mT(b, K(mto_div_Tensor(perp, Srow)))), SI(1)));
+    }
+    SET(0, gA);
 }

@@ -79,3 +79,71 @@ op { "linalg_diagonal(Tensor(a) A, *, int offset=0, Dim dim1=-2, Dim dim2=-1) ->
 op { "linalg_matmul(Tensor self, Tensor other) -> Tensor", doc = "matmul." }
 op { "linalg_vecdot(Tensor x, Tensor y, *, Dim dim=-1) -> Tensor", doc = "Sums of x * y along dim." }
 op { "linalg_vander(Tensor x, *, int? N=None) -> Tensor", doc = "The Vandermonde matrix of increasing powers x^0 ... x^(N-1)." }
+
+-- ---- QR, eigenvalues, SVD, least squares, LDL ---------------------------------------------------
+op { "linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)",
+     doc = "The QR factorization ('reduced', 'complete', or 'r': R only).",
+     grad = lu_grad("LinalgQrBackward0", "mt_d_linalg_qr", "A: result0, result1") }
+op { "qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)", variants = fm,
+     doc = "linalg_qr, reduced when some (deprecated)." }
+op { "geqrf(Tensor self) -> (Tensor a, Tensor tau)", variants = fm,
+     doc = "LAPACK's geqrf: R above the diagonal, the Householder reflectors below, and their scales." }
+op { "linalg_householder_product(Tensor input, Tensor tau) -> Tensor",
+     doc = "The product of the Householder reflectors held below input's diagonal (LAPACK's orgqr)." }
+op { "orgqr(Tensor self, Tensor input2) -> Tensor", variants = fm, doc = "linalg_householder_product." }
+op { "ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor", variants = fm,
+     doc = "input3 multiplied by the Q of geqrf's (self, input2) (LAPACK's ormqr)." }
+op { "linalg_eigh(Tensor self, str UPLO=\"L\") -> (Tensor eigenvalues, Tensor eigenvectors)",
+     doc = "Eigenvalues (ascending) and eigenvectors of symmetric matrices, from the UPLO triangle.",
+     grad = lu_grad("LinalgEighBackward0", "mt_d_linalg_eigh", "self: result0, result1") }
+op { "linalg_eigvalsh(Tensor self, str UPLO=\"L\") -> Tensor", doc = "The eigenvalues of symmetric matrices." }
+op { "symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor, Tensor)",
+     variants = fm, doc = "linalg_eigh from the upper triangle by default (deprecated)." }
+op { "_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)",
+     doc = "The singular value decomposition A = U diag(S) Vh (LAPACK's gesdd).",
+     grad = lu_grad("LinalgSvdBackward0", "mt_d_linalg_svd", "A: result0, result1, result2") }
+op { "linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)",
+     doc = "The singular value decomposition A = U diag(S) Vh." }
+op { "linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", doc = "The singular values, descending." }
+op { "svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)", variants = fm,
+     doc = "The singular value decomposition A = U diag(S) V^T (deprecated: linalg_svd)." }
+op { "_linalg_lstsq_raw(Tensor A, Tensor B, float rcond, str driver) -> (Tensor X, Tensor rank, Tensor singular_values)",
+     doc = "LAPACK's least-squares drivers on broadcast matrices: X has max(m, n) rows (linalg_lstsq's kernel)." }
+op { "linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)",
+     doc = "The least-squares solution of self X = b (drivers gelsy, gels, gelsd, gelss)." }
+op { "linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)",
+     doc = "The LDL^T factorization of symmetric matrices (LAPACK's sytrf), with LAPACK's info." }
+op { "linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)",
+     doc = "linalg_ldl_factor_ex that errors when it fails." }
+op { "linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor",
+     doc = "Solves A X = B from A's LDL^T factorization." }
+
+-- ---- functions of the factorizations --------------------------------------------------------------
+op { "linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor",
+     doc = "The pseudo-inverse; singular values at most max(atol, rtol * the largest) count as zero." }
+op { "linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor", doc = "The pseudo-inverse with rtol = rcond." }
+op { "pinverse(Tensor self, float rcond=1e-15) -> Tensor", variants = fm, doc = "linalg_pinv." }
+op { "linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor",
+     doc = "The number of singular values above max(atol, rtol * the largest)." }
+op { "linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor", doc = "The rank with atol = tol." }
+op { "linalg_cond(Tensor self, Scalar? p=None) -> Tensor", doc = "The condition number in the p-norm (2 when nil)." }
+op { "linalg_cond.p_str(Tensor self, str p) -> Tensor", doc = "The condition number in the 'fro' or 'nuc' norm." }
+op { "linalg_vector_norm(Tensor self, Scalar ord=2, Dim[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+     doc = "The ord-norm of vectors along dim (all elements when nil)." }
+op { "linalg_matrix_norm(Tensor self, Scalar ord, Dim[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+     doc = "The matrix norm of order 1, -1, 2, -2, inf or -inf over two dims." }
+op { "linalg_matrix_norm.str_ord(Tensor self, str ord='fro', Dim[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+     doc = "The Frobenius ('fro') or nuclear ('nuc') norm over two dims." }
+op { "linalg_norm(Tensor self, Scalar? ord=None, Dim[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+     doc = "A vector or matrix norm, as dim and the input's dims decide." }
+op { "linalg_norm.ord_str(Tensor self, str ord, Dim[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+     doc = "linalg_norm with 'fro' or 'nuc'." }
+op { "nuclear_norm(Tensor self, bool keepdim=False) -> Tensor", doc = "The sum of a matrix's singular values." }
+op { "nuclear_norm.dim(Tensor self, Dim[2] dim, bool keepdim=False) -> Tensor", doc = "nuclear_norm over two dims." }
+op { "frobenius_norm.dim(Tensor self, Dim[1] dim, bool keepdim=False) -> Tensor",
+     doc = "The square root of the sum of squares over dims." }
+op { "linalg_matrix_exp(Tensor self) -> Tensor", doc = "The matrix exponential (scaling and squaring with a Pade approximant)." }
+op { "matrix_exp(Tensor self) -> Tensor", variants = fm, doc = "linalg_matrix_exp." }
+op { "linalg_tensorinv(Tensor self, int ind=2) -> Tensor", doc = "The inverse of self seen as a matrix of its first ind dims by the rest." }
+op { "linalg_tensorsolve(Tensor self, Tensor other, Dim[]? dims=None) -> Tensor",
+     doc = "X with tensordot(self, X, X.ndim) = other." }

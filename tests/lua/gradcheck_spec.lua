@@ -370,6 +370,37 @@ case("matrix_power", function(x) return L.matrix_power(wc(x), -2) + L.matrix_pow
   function() return { r(3, 3) } end, false, "linalg_inv_ex")
 case("linalg_cross", function(x, y) return L.cross(x, y) end, function() return { r(2, 3), r(2, 3) } end, false, "roll")
 
+case("linalg_qr", function(x) local q, r = L.qr(x); return q:sum(-1) * 2 + r:sum(-2):sum() end,
+  function() return { r(4, 3) } end, true)
+case("linalg_qr.wide", function(x) local q, r = L.qr(x); return q:sum() + (r * r):sum() end,
+  function() return { r(2, 4) } end)
+case("linalg_qr.batch_complete_square", function(x) local q, r = L.qr(x, "complete"); return q * 2 + r end,
+  function() return { r(2, 3, 3) } end)
+-- eigh reads one triangle: the functions take symmetric inputs, and eigenvectors enter through
+-- quantities that do not depend on their signs
+case("linalg_eigh", function(x)
+  local l, v = L.eigh(x + x.mT)
+  return l:sum() + (v * v:matmul(torch.diag(l))):sum(-2) + v:pow(2):matmul(l)
+end, function() return { r(3, 3) } end, true)
+case("linalg_eigvalsh", function(x) return L.eigvalsh(x + x.mT, "U") end, function() return { r(2, 3, 3) } end,
+  false, "linalg_eigh")
+case("_linalg_svd", function(x)
+  local u, s, vh = L.svd(x, { full_matrices = false })
+  return s + u:matmul(torch.diag_embed(s)):matmul(vh):sum(-2):narrow(1, 1, 3)
+end, function() return { r(4, 3) } end, true)
+case("_linalg_svd.uv_products", function(x)
+  local u, s, vh = L.svd(x, { full_matrices = false })
+  return u:matmul(u.mT) + vh.mT:matmul(vh):sum()
+end, function() return { r(2, 4) } end)
+case("_linalg_svd.full_values", function(x) local _, s = L.svd(x); return s end, function() return { r(3, 5) } end)
+case("linalg_pinv", function(x) return L.pinv(x) end, function() return { r(4, 3) } end, false, "_linalg_svd")
+case("linalg_matrix_norm", function(x) return L.matrix_norm(x, "nuc") + L.matrix_norm(x, 2) + L.matrix_norm(x, 1) end,
+  function() return { r(3, 4) } end, false, "_linalg_svd")
+case("linalg_matrix_exp", function(x) return L.matrix_exp(x) end, function() return { r(3, 3) } end, false,
+  "linalg_solve_ex")
+case("linalg_lstsq_solve", function(a, b) return L.pinv(a):matmul(b) end, function() return { r(4, 3), r(4, 2) } end,
+  false, "_linalg_svd")
+
 local function walk(outs)
   local seen, ops = {}, {}
   local function visit(fn)
