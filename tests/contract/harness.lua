@@ -34,6 +34,7 @@ end
 function H.dims_1based(msg)
   msg = msg:gsub("(%f[%w]dim )(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
   msg = msg:gsub("(dimension )(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
+  msg = msg:gsub("(for dim: )(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
   return msg
 end
 

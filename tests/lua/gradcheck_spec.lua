@@ -401,6 +401,23 @@ case("linalg_matrix_exp", function(x) return L.matrix_exp(x) end, function() ret
 case("linalg_lstsq_solve", function(a, b) return L.pinv(a):matmul(b) end, function() return { r(4, 3), r(4, 2) } end,
   false, "_linalg_svd")
 
+-- scatter_reduce (src/ops/scatter_reduce.lua): every reduction, with and without self; prod
+-- with zeros among the contributions (one and two in a group)
+local sr_index = torch.tensor({ { 1, 2, 1 }, { 3, 3, 2 } })
+for _, red in ipairs({ "sum", "prod", "mean", "amax", "amin" }) do
+  for _, incl in ipairs({ true, false }) do
+    local name = "scatter_reduce.two" .. (red == "sum" and incl and "" or ("." .. red .. (incl and "" or "_noself")))
+    case(name, function(x, y) return x:scatter_reduce(1, sr_index, y, red, { include_self = incl }) end,
+      function() return { r(3, 3), r(2, 3) } end, red == "sum" and incl, "scatter_reduce.two")
+  end
+end
+case("scatter_reduce.two.prod_zeros", function(x, y)
+  local z = y * torch.tensor({ { 0.0, 1, 1 }, { 1, 0, 0 } }, { dtype = f64 })
+  return x:scatter_reduce(1, sr_index, z, "prod")
+end, function() return { r(3, 3), r(2, 3) } end, false, "scatter_reduce.two")
+case("index_reduce", function(x, y) return x:index_reduce(1, torch.tensor({ 1, 3, 1 }), y, "prod") end,
+  function() return { r(3, 2), r(3, 2) } end, false, "scatter_reduce.two")
+
 local function walk(outs)
   local seen, ops = {}, {}
   local function visit(fn)
