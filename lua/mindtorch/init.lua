@@ -170,6 +170,7 @@ require "mindtorch._factories" -- as_tensor, asarray, the signal windows
 require "mindtorch._dtype_info" -- finfo, iinfo
 require "mindtorch._compositions" -- *_copy views, addmm_ ..., apply_, fill, conj on reals
 require "mindtorch._aliases" -- absolute, multiply, greater ...: PyTorch's other names for ops
+require "mindtorch._linalg_extra" -- torch.lu, svd_lowrank, pca_lowrank, the removed solve/lstsq/matrix_rank
 local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils", special = "mindtorch.special",
   linalg = "mindtorch.linalg" }
 
