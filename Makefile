@@ -120,7 +120,7 @@ $(OBJ)/gen/%.o: $(GEN)/%.c $(GEN)/mt_ops_gen.h
 # runs (the lua5.4 executable exports them; luamt and embedding hosts link liblua5.4).
 $(LIBMT): $(CORE_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,libmindtorch.so -lopenblas -lz -lmvec -lm -lpthread
+	$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,libmindtorch.so -llapacke -lopenblas -lz -lmvec -lm -lpthread
 
 $(LUAMOD): $(OBJ)/src/luamod/core.o $(LIBMT)
 	@mkdir -p $(dir $@)

@@ -17,12 +17,17 @@ void mt_common_register(void);
 void mt_shape_more_register(void);
 void mt_products_register(void);
 void mt_index_more_register(void);
+void mt_linalg_lapack_register(void);
+void mt_linalg_comp_register(void);
+void mt_linalg_spectral_register(void);
+void mt_scatter_reduce_register(void);
 void mt_statistics_register(void);
 
 const mt_builtin mt_builtins[] = {
     {"ew", mt_ew_register, NULL}, /* element-wise descriptions and their meta function, first */
     {"reduce", mt_reduce_register, NULL},
     {"linalg", mt_linalg_register, NULL},
+    {"linalg_lapack", mt_linalg_lapack_register, NULL}, /* the factorizations' meta functions */
     {"nn", mt_nn_register, NULL},
     {"index", mt_index_register, NULL},
     {"adv_index", mt_adv_index_register, NULL},
@@ -34,6 +39,9 @@ const mt_builtin mt_builtins[] = {
     {"shape_more", mt_shape_more_register, NULL},
     {"products", mt_products_register, NULL},
     {"index_more", mt_index_more_register, NULL},
+    {"linalg_comp", mt_linalg_comp_register, NULL},
+    {"linalg_spectral", mt_linalg_spectral_register, NULL},
+    {"scatter_reduce", mt_scatter_reduce_register, NULL},
     {"statistics", mt_statistics_register, NULL},
 };
 const int mt_num_builtins = (int)MT_ARRAY_LEN(mt_builtins);

@@ -35,6 +35,28 @@ for _, n in ipairs({ 256, 512, 1024, 2048 }) do
   B.result("matmul_" .. n, 2 * n ^ 3 / t / 1e9, "GFLOP/s")
 end
 
+-- torch.linalg on 256x256 matrices (LAPACK through liblapacke; PyTorch uses the same OpenBLAS)
+for _, dt in ipairs({ torch.float32, torch.float64 }) do
+  local n, L = 256, torch.linalg
+  local g = torch.rand(n, n, { dtype = dt })
+  local A = g:matmul(g.mT) + torch.eye(n, { dtype = dt }) * n -- symmetric positive-definite
+  local rhs = torch.rand(n, 8, { dtype = dt })
+  local tag = "_256_" .. (dt == torch.float32 and "f32" or "f64")
+  local cases = {
+    inv = function() return L.inv(A) end,
+    det = function() return L.det(A) end,
+    solve = function() return L.solve(A, rhs) end,
+    cholesky = function() return L.cholesky(A) end,
+    qr = function() return L.qr(g) end,
+    eigh = function() return L.eigh(A) end,
+    svd = function() return L.svd(g) end,
+    lstsq = function() return L.lstsq(g, rhs) end,
+  }
+  for _, name in ipairs({ "inv", "det", "solve", "cholesky", "qr", "eigh", "svd", "lstsq" }) do
+    B.result("linalg_" .. name .. tag, B.time_per_call(cases[name], 10, 3) * 1e3, "ms")
+  end
+end
+
 -- the fixed cost of a call on 4 elements
 local s, u = torch.rand(4), torch.rand(4)
 local K = 200000

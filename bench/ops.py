@@ -36,6 +36,26 @@ for n in (256, 512, 1024, 2048):
     t = time_per_call(lambda: x.matmul(y), calls, 3)
     result("matmul_%d" % n, 2 * n ** 3 / t / 1e9, "GFLOP/s")
 
+# torch.linalg on 256x256 matrices (twin of bench/ops.lua's)
+for dt in (torch.float32, torch.float64):
+    n, L = 256, torch.linalg
+    g = torch.rand(n, n, dtype=dt)
+    A = g @ g.mT + torch.eye(n, dtype=dt) * n  # symmetric positive-definite
+    rhs = torch.rand(n, 8, dtype=dt)
+    tag = "_256_" + ("f32" if dt == torch.float32 else "f64")
+    cases = {
+        "inv": lambda: L.inv(A),
+        "det": lambda: L.det(A),
+        "solve": lambda: L.solve(A, rhs),
+        "cholesky": lambda: L.cholesky(A),
+        "qr": lambda: L.qr(g),
+        "eigh": lambda: L.eigh(A),
+        "svd": lambda: L.svd(g),
+        "lstsq": lambda: L.lstsq(g, rhs),
+    }
+    for name in ("inv", "det", "solve", "cholesky", "qr", "eigh", "svd", "lstsq"):
+        result("linalg_" + name + tag, time_per_call(cases[name], 10, 3) * 1e3, "ms")
+
 s, u = torch.rand(4), torch.rand(4)
 K = 200000
 result("tiny_add", time_per_call(lambda: s + u, K) * 1e6, "us")

@@ -20,6 +20,7 @@ dependencies = {
 }
 external_dependencies = {
   OPENBLAS = { library = "openblas" },
+  LAPACKE = { header = "lapacke.h", library = "lapacke" },
 }
 build = {
   type = "make",

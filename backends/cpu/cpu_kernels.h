@@ -42,6 +42,9 @@ void mt_cpu_blas_register(void);
 const char *mt_cpu_blas_config(void);
 void mt_cpu_conv_register(void);
 void mt_cpu_pool_register(void);
+void mt_cpu_lapack_register(void);
+void mt_cpu_lapack_spectral_register(void);
+void mt_cpu_scatter_reduce_register(void);
 void mt_cpu_stats_register(void);
 void mt_cpu_reduce_select(void); /* the reduction loops the CPU can run */
 

@@ -170,7 +170,9 @@ require "mindtorch._factories" -- as_tensor, asarray, the signal windows
 require "mindtorch._dtype_info" -- finfo, iinfo
 require "mindtorch._compositions" -- *_copy views, addmm_ ..., apply_, fill, conj on reals
 require "mindtorch._aliases" -- absolute, multiply, greater ...: PyTorch's other names for ops
-local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils", special = "mindtorch.special" }
+require "mindtorch._linalg_extra" -- torch.lu, svd_lowrank, pca_lowrank, the removed solve/lstsq/matrix_rank
+local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils", special = "mindtorch.special",
+  linalg = "mindtorch.linalg" }
 
 -- torch.<dev> for an accelerator type the device registry knows (src/mt_device.c): the
 -- device module's own Lua file when it ships one (mindtorch.npu), else the shared shape

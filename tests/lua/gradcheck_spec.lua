@@ -323,6 +323,101 @@ case("special_xlog1py.self_scalar", function(y) return torch.special_xlog1py(2.5
 case("special_xlog1py.other_scalar", function(x) return torch.special_xlog1py(x, 0.5) end,
   function() return { r(3) } end, false, "special_xlog1py.other_scalar")
 
+-- torch.linalg (src/ops/linalg_lapack.lua): inputs shifted by a multiple of I to keep them
+-- well conditioned; symmetric positive-definite ones built inside the function
+local function wc(x) return x + torch.eye(x:size(-1), { dtype = f64 }) * 4 end
+local function spd(x) return x:matmul(x.mT) + torch.eye(x:size(-1), { dtype = f64 }) * 3 end
+local L = torch.linalg
+case("linalg_det", function(x) return L.det(wc(x)) end, function() return { r(2, 3, 3) } end, true)
+case("linalg_slogdet", function(x) local _, l = L.slogdet(wc(x)); return l end, function() return { r(3, 3) } end, true)
+case("linalg_inv_ex", function(x) return (L.inv_ex(wc(x))) end, function() return { r(3, 3) } end, true)
+case("linalg_solve_ex", function(a, b) return (L.solve_ex(wc(a), b)) end, function() return { r(3, 3), r(3, 2) } end, true)
+case("linalg_solve_ex.vector", function(a, b) return L.solve(wc(a), b) end, function() return { r(2, 3, 3), r(3) } end)
+case("linalg_solve_ex.right", function(a, b) return L.solve(wc(a), b, { left = false }) end,
+  function() return { r(3, 3), r(2, 3) } end)
+case("linalg_cholesky_ex", function(x) return (L.cholesky_ex(spd(x))) end, function() return { r(3, 3) } end, true)
+case("linalg_cholesky_ex.upper", function(x) return L.cholesky(spd(x), { upper = true }) end,
+  function() return { r(2, 3, 3) } end)
+case("linalg_solve_triangular", function(a, b) return L.solve_triangular(wc(a):triu(), b, { upper = true }) end,
+  function() return { r(3, 3), r(3, 2) } end, true)
+case("linalg_solve_triangular.right_unit", function(a, b)
+  return L.solve_triangular(wc(a):tril(), b, { upper = false, left = false, unitriangular = true })
+end, function() return { r(3, 3), r(2, 3) } end)
+case("linalg_lu_factor_ex", function(x) return (L.lu_factor_ex(wc(x))) end, function() return { r(3, 3) } end)
+case("lu_unpack", function(x)
+  local _, l, u = torch.lu_unpack(x, torch.tensor({ 2, 3, 3 }, { dtype = torch.int32 }))
+  return l:sum(-1) + u:sum(-2)
+end, function() return { r(3, 3) } end)
+case("lu_unpack.wide", function(x)
+  local _, l, u = torch.lu_unpack(x, torch.tensor({ 1, 2 }, { dtype = torch.int32 }))
+  return l:sum() + u:sum() * 2
+end, function() return { r(2, 4) } end)
+local lu_fixed, piv_fixed = L.lu_factor(wc(torch.randn(3, 3, { dtype = f64, generator = gen })))
+case("linalg_lu_solve", function(b)
+  return L.lu_solve(lu_fixed, piv_fixed, b) + L.lu_solve(lu_fixed, piv_fixed, b, { adjoint = true }) * 2
+end, function() return { r(3, 2) } end, true)
+case("linalg_lu_solve.LU", function(a, b)
+  local lu, piv = L.lu_factor(wc(a))
+  return L.lu_solve(lu, piv, b, { left = false }) + L.lu_solve(lu, piv, b, { left = false, adjoint = true })
+end, function() return { r(3, 3), r(2, 3) } end)
+case("linalg_lu_solve.solve", function(a, b)
+  local lu, piv = L.lu_factor(wc(a))
+  return L.lu_solve(lu, piv, b)
+end, function() return { r(3, 3), r(3, 2) } end)
+case("cholesky_solve", function(b, x) return torch.cholesky_solve(b, L.cholesky(spd(x))) end,
+  function() return { r(3, 2), r(3, 3) } end, false, "linalg_solve_triangular")
+case("matrix_power", function(x) return L.matrix_power(wc(x), -2) + L.matrix_power(x, 3) end,
+  function() return { r(3, 3) } end, false, "linalg_inv_ex")
+case("linalg_cross", function(x, y) return L.cross(x, y) end, function() return { r(2, 3), r(2, 3) } end, false, "roll")
+
+case("linalg_qr", function(x) local q, r = L.qr(x); return q:sum(-1) * 2 + r:sum(-2):sum() end,
+  function() return { r(4, 3) } end, true)
+case("linalg_qr.wide", function(x) local q, r = L.qr(x); return q:sum() + (r * r):sum() end,
+  function() return { r(2, 4) } end)
+case("linalg_qr.batch_complete_square", function(x) local q, r = L.qr(x, "complete"); return q * 2 + r end,
+  function() return { r(2, 3, 3) } end)
+-- eigh reads one triangle: the functions take symmetric inputs, and eigenvectors enter through
+-- quantities that do not depend on their signs
+case("linalg_eigh", function(x)
+  local l, v = L.eigh(x + x.mT)
+  return l:sum() + (v * v:matmul(torch.diag(l))):sum(-2) + v:pow(2):matmul(l)
+end, function() return { r(3, 3) } end, true)
+case("linalg_eigvalsh", function(x) return L.eigvalsh(x + x.mT, "U") end, function() return { r(2, 3, 3) } end,
+  false, "linalg_eigh")
+case("_linalg_svd", function(x)
+  local u, s, vh = L.svd(x, { full_matrices = false })
+  return s + u:matmul(torch.diag_embed(s)):matmul(vh):sum(-2):narrow(1, 1, 3)
+end, function() return { r(4, 3) } end, true)
+case("_linalg_svd.uv_products", function(x)
+  local u, s, vh = L.svd(x, { full_matrices = false })
+  return u:matmul(u.mT) + vh.mT:matmul(vh):sum()
+end, function() return { r(2, 4) } end)
+case("_linalg_svd.full_values", function(x) local _, s = L.svd(x); return s end, function() return { r(3, 5) } end)
+case("linalg_pinv", function(x) return L.pinv(x) end, function() return { r(4, 3) } end, false, "_linalg_svd")
+case("linalg_matrix_norm", function(x) return L.matrix_norm(x, "nuc") + L.matrix_norm(x, 2) + L.matrix_norm(x, 1) end,
+  function() return { r(3, 4) } end, false, "_linalg_svd")
+case("linalg_matrix_exp", function(x) return L.matrix_exp(x) end, function() return { r(3, 3) } end, false,
+  "linalg_solve_ex")
+case("linalg_lstsq_solve", function(a, b) return L.pinv(a):matmul(b) end, function() return { r(4, 3), r(4, 2) } end,
+  false, "_linalg_svd")
+
+-- scatter_reduce (src/ops/scatter_reduce.lua): every reduction, with and without self; prod
+-- with zeros among the contributions (one and two in a group)
+local sr_index = torch.tensor({ { 1, 2, 1 }, { 3, 3, 2 } })
+for _, red in ipairs({ "sum", "prod", "mean", "amax", "amin" }) do
+  for _, incl in ipairs({ true, false }) do
+    local name = "scatter_reduce.two" .. (red == "sum" and incl and "" or ("." .. red .. (incl and "" or "_noself")))
+    case(name, function(x, y) return x:scatter_reduce(1, sr_index, y, red, { include_self = incl }) end,
+      function() return { r(3, 3), r(2, 3) } end, red == "sum" and incl, "scatter_reduce.two")
+  end
+end
+case("scatter_reduce.two.prod_zeros", function(x, y)
+  local z = y * torch.tensor({ { 0.0, 1, 1 }, { 1, 0, 0 } }, { dtype = f64 })
+  return x:scatter_reduce(1, sr_index, z, "prod")
+end, function() return { r(3, 3), r(2, 3) } end, false, "scatter_reduce.two")
+case("index_reduce", function(x, y) return x:index_reduce(1, torch.tensor({ 1, 3, 1 }), y, "prod") end,
+  function() return { r(3, 2), r(3, 2) } end, false, "scatter_reduce.two")
+
 -- statistics (src/ops/statistics.lua): the ops that declare PyTorch's node (picks along a dim,
 -- the whole tensor's median shared by its equals); the compositions are in statistics_grad_spec
 case("median", call("median"), function() return { r(3, 5) } end)

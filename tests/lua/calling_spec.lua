@@ -1,0 +1,38 @@
+-- Calling conventions PyTorch users bring: NumPy's keyword names (axis, keepdims, x2), and the
+-- tuple forms of nonzero and where, which come back as a Lua list of 1-based position tensors.
+local torch = require "mindtorch"
+
+describe("calling", function()
+  it("takes NumPy's axis and keepdims for dim and keepdim", function()
+    local x = torch.arange(6.0):view(2, 3)
+    assert.is_true(torch.sum(x, { axis = 2 }):equal(x:sum(2)))
+    assert.is_true(x:mean({ axis = 1, keepdims = true }):equal(x:mean(1, true)))
+    assert.is_true(torch.amax(x, { axis = { 1, 2 } }):equal(x:amax({ 1, 2 })))
+    local ok, e = pcall(torch.sum, x, { axis = 1, dim = 1 })
+    assert.is_false(ok)
+    assert.truthy(tostring(e):find("sum()", 1, true))
+  end)
+
+  it("gives nonzero(x, {as_tuple = true}) as one position tensor per dim", function()
+    local x = torch.tensor({ { 0, 3, 0 }, { 5, 0, 6 } })
+    local t = torch.nonzero(x, { as_tuple = true })
+    assert.are.equal(2, #t)
+    assert.is_true(t[1]:equal(torch.tensor({ 1, 2, 2 })))
+    assert.is_true(t[2]:equal(torch.tensor({ 2, 1, 3 })))
+    assert.is_true(x[{ t[1], t[2] }]:equal(torch.tensor({ 3, 5, 6 })))
+    assert.is_true(x:nonzero({ as_tuple = false }):equal(torch.nonzero(x)))
+    local z = torch.nonzero(torch.tensor(7), { as_tuple = true })
+    assert.is_true(#z == 1 and z[1]:equal(torch.tensor({ 1 })))
+    local ok, e = pcall(torch.nonzero, x, { as_tuple = true, foo = 1 })
+    assert.is_false(ok)
+    assert.truthy(tostring(e):find("unexpected keyword argument 'foo'", 1, true))
+  end)
+
+  it("gives where(condition) as nonzero's tuple form", function()
+    local c = torch.tensor({ true, false, true })
+    local t = torch.where(c)
+    assert.are.equal(1, #t)
+    assert.is_true(t[1]:equal(torch.tensor({ 1, 3 })))
+    assert.is_true(torch.where(c, torch.ones(3), torch.zeros(3)):equal(torch.tensor({ 1.0, 0.0, 1.0 })))
+  end)
+end)
