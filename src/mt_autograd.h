@@ -29,6 +29,9 @@ MT_API void mt_set_grad_enabled(bool on);
 MT_API bool mt_inference_mode(void);
 MT_API void mt_set_inference_mode(bool on);
 MT_API bool mt_anomaly_enabled(void);
+/* anomaly mode's NaN check on every gradient (PyTorch's check_nan, on by default) */
+MT_API bool mt_anomaly_check_nan(void);
+MT_API void mt_set_anomaly_check_nan(bool on);
 MT_API void mt_set_anomaly_enabled(bool on);
 
 /* ---- tensors ------------------------------------------------------------------------------ */

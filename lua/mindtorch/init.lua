@@ -170,6 +170,7 @@ require "mindtorch._factories" -- as_tensor, asarray, the signal windows
 require "mindtorch._dtype_info" -- finfo, iinfo
 require "mindtorch._compositions" -- *_copy views, addmm_ ..., apply_, fill, conj on reals
 require "mindtorch._aliases" -- absolute, multiply, greater ...: PyTorch's other names for ops
+require "mindtorch._queries" -- polygamma, frexp, rrelu, prelu, isin, is_nonzero, result_type, global modes
 local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils", special = "mindtorch.special" }
 
 -- torch.<dev> for an accelerator type the device registry knows (src/mt_device.c): the

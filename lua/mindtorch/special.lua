@@ -7,9 +7,14 @@ local special = {}
 
 -- special.<name> = torch.<name>
 local same = { "erf", "erfc", "erfinv", "exp2", "expm1", "log1p", "round", "softmax", "log_softmax", "logsumexp",
-  "xlogy", "sinc" }
+  "xlogy", "sinc", "digamma", "polygamma", "i0", "logit" }
 for _, name in ipairs(same) do special[name] = torch[name] end
 special.expit = torch.sigmoid
+special.psi = torch.digamma
+special.gammaln = torch.lgamma
+special.multigammaln = torch.mvlgamma
+special.gammainc = torch.igamma
+special.gammaincc = torch.igammac
 
 -- ops declared as special_<name>
 local own = {

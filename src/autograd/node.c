@@ -29,6 +29,13 @@ bool mt_anomaly_enabled(void) {
 void mt_set_anomaly_enabled(bool on) {
     anomaly = on;
 }
+static _Thread_local bool anomaly_check_nan = true;
+bool mt_anomaly_check_nan(void) {
+    return anomaly_check_nan;
+}
+void mt_set_anomaly_check_nan(bool on) {
+    anomaly_check_nan = on;
+}
 
 static char *(*trace_hook)(void);
 void mt_set_trace_hook(char *(*hook)(void)) {
