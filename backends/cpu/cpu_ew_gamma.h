@@ -27,10 +27,10 @@ static double gm_digamma(double x) {
     }
     double z = 1 / (x * x);
     double s =
-        z * (1.0 / 12 -
-             z * (1.0 / 120 -
-                  z * (1.0 / 252 -
-                       z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
+        z *
+        (1.0 / 12 -
+         z * (1.0 / 120 -
+              z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
     return r + log(x) - 0.5 / x - s;
 }
 
@@ -54,10 +54,9 @@ static double gm_trigamma(double x) {
     double z = 1 / (x * x);
     r += 1 / x + z / 2 +
          z / x *
-             (1.0 / 6 -
-              z * (1.0 / 30 -
-                   z * (1.0 / 42 -
-                        z * (1.0 / 30 - z * (5.0 / 66 - z * (691.0 / 2730 - z * 7.0 / 6))))));
+             (1.0 / 6 - z * (1.0 / 30 -
+                             z * (1.0 / 42 - z * (1.0 / 30 - z * (5.0 / 66 - z * (691.0 / 2730 -
+                                                                                  z * 7.0 / 6))))));
     return sign * r;
 }
 
@@ -136,8 +135,10 @@ static double gm_igamc(double a, double x) {
 
 /* logit in the type, as PyTorch: x clamped to [eps, 1 - eps] when eps is given and not
  * negative, +inf at 1 */
-#define GM_LOGIT_X(a) ((ctx->has[0] && p0 >= 0) ? ((a) < p0 ? p0 : (a) > 1 - p0 ? 1 - p0 : (a)) : (a))
-#define GM_LOGIT(a) (GM_LOGIT_X(a) == 1 ? (ctype)INFINITY : EW_M(log, GM_LOGIT_X(a) / (1 - GM_LOGIT_X(a))))
+#define GM_LOGIT_X(a)                                                                              \
+    ((ctx->has[0] && p0 >= 0) ? ((a) < p0 ? p0 : (a) > 1 - p0 ? 1 - p0 : (a)) : (a))
+#define GM_LOGIT(a)                                                                                \
+    (GM_LOGIT_X(a) == 1 ? (ctype)INFINITY : EW_M(log, GM_LOGIT_X(a) / (1 - GM_LOGIT_X(a))))
 
 /* clang-format off */
 EW_FLOATS(EW_DEF1, GM_DIGAMMA, SP_D(gm_digamma, a))

@@ -116,8 +116,11 @@ local function rrelu(inplace, fname, ...)
   local count = neg:sum():item()
   local noise = torch.ones(self.shape, { dtype = dt, device = self.device })
   if count > 0 then
+    -- the bounds in self's dtype first, as PyTorch's kernel takes them
+    local lo = torch.tensor(lower, { dtype = dt }):item()
+    local hi = torch.tensor(upper, { dtype = dt }):item()
     local u = torch.rand(count, { dtype = torch.float64, generator = o.generator })
-    noise[neg] = (u * (upper - lower) + lower):to(dt)
+    noise[neg] = (u * (hi - lo) + lo):to(dt)
   end
   if inplace then return self:mul_(noise) end
   return self * noise
@@ -264,6 +267,9 @@ function Tensor:resize_as(other)
   end
   return self:contiguous():view(other.shape)
 end
+
+-- x:detach_(): x leaves the graph in place (not a view)
+Tensor.detach_ = torch._autograd.detach_
 
 -- ---- result_type: PyTorch's promotion of tensors (by dimension) and numbers --------------------
 -- dimensioned tensors win over zero-dim ones, which win over numbers, unless a later group

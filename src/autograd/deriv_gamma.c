@@ -34,7 +34,8 @@ void mt_d_igammac(mt_bw *b) {
 void mt_d_logit(mt_bw *b) {
     if (!NEEDS(0)) return;
     mt_tensor *x = A(0);
-    mt_tensor *g = K(mto_div_Tensor(G(0), K(mto_mul_Tensor(x, K(mto_rsub_Scalar(x, SI(1), SI(1)))))));
+    mt_tensor *g =
+        K(mto_div_Tensor(G(0), K(mto_mul_Tensor(x, K(mto_rsub_Scalar(x, SI(1), SI(1)))))));
     bool has_eps = V(1).tag != MT_V_NONE && NUM(1) >= 0;
     double lo = has_eps ? NUM(1) : 0, hi = has_eps ? 1 - NUM(1) : 1;
     mt_tensor *out = K(mto_logical_or(K(mto_lt_Scalar(x, SD(lo))), K(mto_gt_Scalar(x, SD(hi)))));

@@ -343,6 +343,12 @@ static int t_is_inference(lua_State *L) {
 }
 
 /* x:_is_view() */
+/* x:detach_() */
+static int t_detach_(lua_State *L) {
+    if (mt_detach_(lmt_check_tensor(L, 1))) return lmt_error(L);
+    lua_settop(L, 1);
+    return 1;
+}
 static int t_is_view(lua_State *L) {
     lua_pushboolean(L, (lmt_check_tensor(L, 1)->flags & MT_T_VIEW) != 0);
     return 1;
@@ -799,6 +805,7 @@ void lmt_open_autograd(lua_State *L) {
         {"register_hook", t_register_hook},
         {"retain_grad", t_retain_grad},
         {"_is_view", t_is_view},
+        {"detach_", t_detach_},
         {"is_inference", t_is_inference},
         {"differentiable_ops", ag_differentiable_ops},
         {"custom_node", ag_custom_node},
