@@ -21,20 +21,29 @@ local function check_n(n, level)
   end
   if n < 0 then error("polygamma(n, x) does not support negative n.", level + 1) end
 end
+-- PyTorch's kernel for float16 is refused under digamma's or trigamma's name for n = 0, 1
+local function check_half(n, self, level)
+  if torch.is_tensor(self) and self.dtype == torch.float16 and n <= 1 then
+    error(("\"%s\" not implemented for 'Half'"):format(n == 0 and "digamma" or "trigamma"), level + 1)
+  end
+end
 
 function torch.polygamma(n, self, opts)
   check_n(n, 2)
   args.tensor("polygamma", "input", 2, self)
+  check_half(n, self, 2)
   if opts ~= nil then return torch._polygamma(self, n, opts) end
   return torch._polygamma(self, n)
 end
 function Tensor:polygamma(n)
   check_n(n, 2)
+  check_half(n, self, 2)
   return torch._polygamma(self, n)
 end
 local polygamma_ = Tensor.polygamma_
 function Tensor:polygamma_(n)
   check_n(n, 2)
+  check_half(n, self, 2)
   return polygamma_(self, n)
 end
 

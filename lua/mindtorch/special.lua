@@ -25,7 +25,7 @@ local own = {
   "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
   "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
   "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
-  "legendre_polynomial_p", "zeta",
+  "legendre_polynomial_p", "zeta", "airy_ai",
 }
 for _, name in ipairs(own) do special[name] = assert(torch["special_" .. name], name) end
 

@@ -61,3 +61,7 @@ op { "hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", variants = fm,
      doc = "x where |x| > lambd, else 0.",
      ew = ew("GM_HARDSHRINK", "unary", "same", "FLOATS_NOHALF", "hardshrink_cpu", { "lambd" }),
      grad = { self = "masked_fill(grad, logical_and(self >= -lambd, self <= lambd), 0)" } }
+
+-- torch.special.airy_ai: no derivative in PyTorch
+op { "special_airy_ai(Tensor x) -> Tensor", variants = "function", doc = "The Airy function Ai(x).", nondiff = true,
+     ew = ew("GM_AIRY_AI", "unary", "float", "FLOATS_NOHALF_NOBF16", "airy_ai_cpu") }

@@ -82,7 +82,9 @@ for n in [0, 1, 2, 3, 4, 7]:
 add("polygamma_1_poles_float64", call("polygamma", 1, V(NEG_INTS, "float64"), tol=TOL))
 add("polygamma_int", call("polygamma", 2, T("int64", [3], domain="pos"), tol=TOL))
 add("polygamma_bf16", call("polygamma", 1, V([0.5, 2.0], "bfloat16"), tol=TOL))
-add("polygamma_half", call("polygamma", 2, V([0.5, 2.0], "float16"), tol=TOL))
+for n in [0, 1, 2]:
+    add("polygamma_%d_half" % n, call("polygamma", n, V([0.5, 2.0], "float16"), tol=TOL))
+add("polygamma_1_half_method", call("polygamma", V([0.5, 2.0], "float16"), 1, method=True))
 add("polygamma_transposed", call("polygamma", 1, T("float32", [3, 4], "t", domain="pos"), tol=TOL))
 add("polygamma_method", call("polygamma", T("float64", [2, 3], domain="pos"), 3, method=True, tol=TOL))
 add("polygamma_inplace", call("polygamma_", T("float64", [2, 3], domain="pos"), 2, method=True, tol=TOL))
@@ -196,3 +198,19 @@ add("xlogy_function_inplace_scalar", call("xlogy_", V([0.0, 1.0, 2.0], "float64"
 add("ldexp_function_inplace", call("ldexp_", V([1.0, 1.5, -2.0], "float32"), V([1, 3, -2], "int64")))
 add("square_function_inplace", call("square_", V([1.0, 1.5, -2.0], "float32")))
 add("square_function_inplace_int", call("square_", V([1, 3, -2], "int64")))
+
+# torch.special.airy_ai: both sides of the switches between the series and the asymptotic forms
+# (-8 and 6.5), the oscillating side, the underflow past 103.892. Left out: PyTorch's values
+# between -4 and -2.09, off by up to 2e-6 (Ai(-2.3381074104597670), at Ai's first zero, is
+# 6.6e-7 there; 2.7e-17 here and by mpmath), and for float32, whose phase 2/3 |x|^1.5 PyTorch
+# reduces in float, the arguments below -50
+AIRY = [-30.0, -20.0, -10.5, -8.5, -8.0, -7.9, -5.0, -1.0, -1e-3, -0.0, 0.0, 0.5, 1.0, 2.0, 3.5, 5.0, 6.4, 6.6,
+        7.9, 8.0, 8.1, 10.0, 20.0, 50.0, 100.0, 103.8, 104.0, 1e10, INF, -INF, NAN]
+TOL_AIRY = {"float32": 2e-6, "float64": 1e-12}
+add("airy_ai_float32", call("special_airy_ai", V(AIRY, "float32"), via=torch.special.airy_ai, tol=TOL_AIRY))
+add("airy_ai_float64", call("special_airy_ai", V(AIRY + [-1e3, -100.0], "float64"), via=torch.special.airy_ai,
+                            tol=TOL_AIRY))
+for dt in ["float16", "bfloat16"]:
+    add("airy_ai_%s" % dt, call("special_airy_ai", V([0.5, 1.0], dt), via=torch.special.airy_ai))
+add("airy_ai_int", call("special_airy_ai", T("int64", [3]), via=torch.special.airy_ai, tol=TOL_AIRY))
+add("airy_ai_transposed", call("special_airy_ai", T("float32", [3, 4], "t"), via=torch.special.airy_ai, tol=TOL_AIRY))
