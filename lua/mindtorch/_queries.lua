@@ -13,6 +13,10 @@ local function is_options(v) return args.is_options(v) end
 local cpp_names = { bool = "Bool", uint8 = "Byte", int8 = "Char", int16 = "Short", int32 = "Int", int64 = "Long",
   float16 = "Half", bfloat16 = "BFloat16", float32 = "Float", float64 = "Double" }
 local function cpp_name(dt) return cpp_names[dt.name] or dt.name end
+-- and as C++ spells the types themselves ("long int")
+local cpp_long_names = { bool = "bool", uint8 = "unsigned char", int8 = "signed char", int16 = "short int",
+  int32 = "int", int64 = "long int", float16 = "c10::Half", bfloat16 = "c10::BFloat16", float32 = "float",
+  float64 = "double" }
 
 -- ---- polygamma: PyTorch puts n first; the op (src/ops/gamma.lua) takes self first -------------
 local function check_n(n, level)
@@ -167,7 +171,7 @@ Tensor.prelu = torch.prelu
 -- ---- isin: whether each element is among test_elements ---------------------------------------
 -- by binary search in the sorted test elements (NaN is never found); numbers on either side
 -- take part in type promotion as PyTorch's Scalar overloads
-local isin_names = { "elements", "test_elements", "assume_unique", "invert" }
+local isin_names = { "elements", "test_elements", "assume_unique", "invert", "out" }
 function torch.isin(...)
   local o = args.parse_at(2, "isin", isin_names, { assume_unique = false, invert = false }, ...)
   args.require("isin", o, { "elements", "test_elements" })
@@ -201,6 +205,13 @@ function torch.isin(...)
     r = sorted:index_select(1, pos):eq(et:reshape(-1)):reshape(et.shape)
   end
   if o.invert then r = r:logical_not() end
+  if o.out ~= nil then
+    args.tensor("isin", "out", 5, o.out)
+    if o.out.dtype ~= torch.bool then
+      error(("Expected out tensor to have dtype bool, but got %s instead"):format(cpp_long_names[o.out.dtype.name]), 2)
+    end
+    return o.out:resize_(r.shape):copy_(r)
+  end
   return r
 end
 

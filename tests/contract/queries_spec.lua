@@ -76,6 +76,12 @@ local cases = {
   grad_fn_igamma = function()
     return torch.igamma(torch.ones(1), torch.ones(1, { requires_grad = true })).grad_fn:name()
   end,
+  isin_out = function()
+    return torch.isin(torch.tensor({ 1, 2, 3 }), torch.tensor({ 2 }), { out = torch.empty(5, { dtype = torch.bool }) })
+  end,
+  isin_out_dtype = function()
+    return torch.isin(torch.tensor({ 1, 2 }), torch.tensor({ 2 }), { out = torch.empty(2, { dtype = torch.int64 }) })
+  end,
   -- queries
   is_nonzero = function()
     return { torch.is_nonzero(torch.tensor({ 1 })), torch.is_nonzero(torch.tensor({ { 0.0 } })),

@@ -160,6 +160,8 @@ CASES.update({
     "grad_fn_logit": lambda: torch.logit(torch.ones(1, requires_grad=True)).grad_fn.name(),
     "grad_fn_hardshrink": lambda: torch.hardshrink(torch.ones(1, requires_grad=True)).grad_fn.name(),
     "grad_fn_igamma": lambda: torch.igamma(torch.ones(1), torch.ones(1, requires_grad=True)).grad_fn.name(),
+    "isin_out": lambda: torch.isin(torch.tensor([1, 2, 3]), torch.tensor([2]), out=torch.empty(5, dtype=torch.bool)),
+    "isin_out_dtype": lambda: torch.isin(torch.tensor([1, 2]), torch.tensor([2]), out=torch.empty(2, dtype=torch.int64)),
     # queries
     "is_nonzero": lambda: [torch.is_nonzero(torch.tensor([1])), torch.is_nonzero(torch.tensor([[0.0]])),
                            torch.is_nonzero(torch.tensor(NAN)), torch.is_nonzero(torch.tensor([False])),

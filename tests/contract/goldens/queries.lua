@@ -38,6 +38,8 @@ return {
   ["is_same_size"] = {value = {true, false, false, true}},
   ["is_signed"] = {value = {true, true, true, true, false, false, true}},
   ["is_storage"] = {value = {false, false, false}},
+  ["isin_out"] = {tensor = {device = "cpu", dtype = "bool", offset = 0, requires_grad = false, shape = {3}, strides = {1}, values = {false, true, false}}},
+  ["isin_out_dtype"] = {error = "Expected out tensor to have dtype bool, but got long int instead", kind = "RuntimeError"},
   ["lgamma_grad"] = {tensor = {device = "cpu", dtype = "float64", offset = 0, requires_grad = false, shape = {4}, strides = {1}, values = {-0x1.f6a897d3214f9p+0, -0x1.2788cfc6fb618p-1, 0x1.680425af12b5dp-1, 0x1.680425af12b5fp-1}}},
   ["logit_grad"] = {tensor = {device = "cpu", dtype = "float64", offset = 0, requires_grad = false, shape = {5}, strides = {1}, values = {(string.unpack("<d", "\0\0\0\0\0\0\248\127")), (1/0), 0x1.5555555555555p+2, (1/0), (string.unpack("<d", "\0\0\0\0\0\0\248\127"))}}},
   ["logit_grad_eps"] = {tensor = {device = "cpu", dtype = "float64", offset = 0, requires_grad = false, shape = {6}, strides = {1}, values = {0.0, 0.0, 0.0, 4.0, 0.0, 0.0}}},
