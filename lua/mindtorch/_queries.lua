@@ -254,10 +254,11 @@ function Tensor:is_same_size(other)
 end
 function torch.is_same_size(self, other) return args.tensor("is_same_size", "input", 1, self):is_same_size(other) end
 function torch.numel(self) return args.tensor("numel", "input", 1, self):numel() end
+-- the device's index; -1 on the CPU and the meta device (which have none)
 function Tensor:get_device()
   local d = self.device
   if d.type == "cpu" then return -1 end
-  return d.index or 0
+  return d.index or -1
 end
 function torch.get_device(self) return args.tensor("get_device", "input", 1, self):get_device() end
 function torch.is_storage(obj)

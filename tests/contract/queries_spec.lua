@@ -107,7 +107,9 @@ local cases = {
       torch.ones(2, 3):is_same_size(torch.ones(3, 2)), torch.ones({}):is_same_size(torch.ones({})) }
   end,
   numel = function() return { torch.numel(torch.ones(2, 3)), torch.numel(torch.ones({})), torch.numel(torch.ones(0, 4)) } end,
-  get_device = function() return { torch.ones(2):get_device(), torch.get_device(torch.ones(2)) } end,
+  get_device = function()
+    return { torch.ones(2):get_device(), torch.get_device(torch.ones(2)), torch.empty(2, { device = "meta" }):get_device() }
+  end,
   is_storage = function() return { torch.is_storage(torch.ones(2)), torch.is_storage(3), torch.is_storage("x") } end,
   device_properties = function()
     local x, out = torch.ones(1), {}

@@ -179,7 +179,8 @@ CASES.update({
                              torch.ones(2, 3).is_same_size(torch.ones(3, 2)),
                              torch.ones(()).is_same_size(torch.ones(()))],
     "numel": lambda: [torch.numel(torch.ones(2, 3)), torch.numel(torch.ones(())), torch.numel(torch.ones(0, 4))],
-    "get_device": lambda: [torch.ones(2).get_device(), torch.get_device(torch.ones(2))],
+    "get_device": lambda: [torch.ones(2).get_device(), torch.get_device(torch.ones(2)),
+                           torch.empty(2, device="meta").get_device()],
     "is_storage": lambda: [torch.is_storage(torch.ones(2)), torch.is_storage(3), torch.is_storage("x")],
     "device_properties": lambda: [getattr(torch.ones(1), n) for n in
                                   ["is_cuda", "is_meta", "is_xpu", "is_ipu", "is_mps", "is_mkldnn", "is_vulkan", "is_ort",
