@@ -55,7 +55,8 @@ end
 -- sum over i < p of lgamma(x - i/2), plus p (p - 1) / 4 log(pi)
 function torch.mvlgamma(self, p, opts)
   args.tensor("mvlgamma", "input", 1, self)
-  if is_options(p) then p, opts = p.p, nil end
+  if is_options(p) then p, opts = p.p, (p.out ~= nil) and { out = p.out } or nil end
+  opts = args.options("mvlgamma", opts, { out = "Tensor" })
   if math.type(p) ~= "integer" then
     error(("mvlgamma(): argument 'p' (position 2) must be int, not %s"):format(args.py_type(p)), 2)
   end
@@ -64,7 +65,7 @@ function torch.mvlgamma(self, p, opts)
   local dtype = self.dtype.is_floating_point and self.dtype or torch.get_default_dtype()
   local offsets = torch.arange(-p * 0.5 + 0.5, 0.5, 0.5, { dtype = dtype, device = self.device })
   local r = (offsets + self:unsqueeze(-1)):lgamma():sum(-1) + p * (p - 1) * math.log(math.pi) * 0.25
-  if opts and opts.out then return opts.out:resize_(r.shape):copy_(r) end
+  if opts.out then return opts.out:resize_(r.shape):copy_(r) end
   return r
 end
 Tensor.mvlgamma = torch.mvlgamma
@@ -77,6 +78,7 @@ function Tensor:mvlgamma_(p) return self:copy_(torch.mvlgamma(self, p)) end
 -- derivative is 1 / 2^exponent, as PyTorch's.
 function torch.frexp(self, opts)
   args.tensor("frexp", "input", 1, self)
+  opts = args.options("frexp", opts, { out = "table" })
   if not self.dtype.is_floating_point then error("torch.frexp() only supports floating-point dtypes", 2) end
   local x = self:detach():to(torch.float64)
   local regular = x:isfinite():logical_and(x:ne(0))
@@ -96,7 +98,7 @@ function torch.frexp(self, opts)
   if self.requires_grad then -- mantissa's value, with the gradient of self * 2^-e
     mantissa = mantissa + (self - self:detach()) * scale:to(self.dtype)
   end
-  if opts ~= nil and opts.out ~= nil then
+  if opts.out ~= nil then
     local om, oe = opts.out[1], opts.out[2]
     om:resize_(mantissa.shape):copy_(mantissa)
     oe:resize_(exponent.shape):copy_(exponent)
