@@ -95,8 +95,8 @@ function torch.frexp(self, opts)
   local mantissa = torch.empty_like(self, { requires_grad = false }):copy_(torch.where(regular, scaled(e):copysign(x), x))
   local exponent = torch.empty_like(self, { dtype = torch.int32, requires_grad = false })
     :copy_(e:masked_fill(regular:logical_not(), 0))
-  if self.requires_grad then -- mantissa's value, with the gradient of self * 2^-e
-    mantissa = mantissa + (self - self:detach()) * scale:to(self.dtype)
+  if self.requires_grad then -- mantissa's value, with the gradient of self * 2^-e (self where e = 0)
+    mantissa = torch.where(regular, mantissa + (self - self:detach()) * scale:to(self.dtype), self)
   end
   if opts.out ~= nil then
     local om, oe = opts.out[1], opts.out[2]

@@ -64,9 +64,9 @@ local cases = {
     return w.grad
   end,
   frexp_grad = function()
-    local x = torch.tensor({ 2.5, -0.75, 1e-3, 100.0 }, { dtype = f64, requires_grad = true })
+    local x = torch.tensor({ 2.5, -0.75, 1e-3, 100.0, 0.0, math.huge }, { dtype = f64, requires_grad = true })
     local m = torch.frexp(x);
-    (m * t64({ 1.0, 2.0, 3.0, 4.0 })):sum():backward()
+    (m * t64({ 1.0, 2.0, 3.0, 4.0, 5.0, 6.0 })):sum():backward()
     return x.grad
   end,
   grad_fn_digamma = function() return torch.digamma(torch.ones(1, { requires_grad = true })).grad_fn:name() end,

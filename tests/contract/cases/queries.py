@@ -43,9 +43,9 @@ def igammac_self_grad():
 
 
 def frexp_grad():
-    x = torch.tensor([2.5, -0.75, 1e-3, 100.0], dtype=torch.float64, requires_grad=True)
+    x = torch.tensor([2.5, -0.75, 1e-3, 100.0, 0.0, float("inf")], dtype=torch.float64, requires_grad=True)
     m, e = torch.frexp(x)
-    (m * torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64)).sum().backward()
+    (m * torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], dtype=torch.float64)).sum().backward()
     return x.grad
 
 

@@ -16,7 +16,7 @@ return {
   ["deterministic_bad_warn_only"] = {error = "_set_deterministic_algorithms(): argument 'warn_only' must be bool, not int", kind = "TypeError"},
   ["device_properties"] = {value = {false, false, false, false, false, false, false, false, false, false, false}},
   ["digamma_grad"] = {tensor = {device = "cpu", dtype = "float64", offset = 0, requires_grad = false, shape = {4}, strides = {1}, values = {0x1.3bd3cc9d88a7ap+2, 0x1.a51a66289539bp+0, 0x1.f62057f98f542p-2, 0x1.aec2e546522dep-4}}},
-  ["frexp_grad"] = {tensor = {device = "cpu", dtype = "float64", offset = 0, requires_grad = false, shape = {4}, strides = {1}, values = {0x1.0000000000000p-2, 2.0, 1536.0, 0x1.0000000000000p-5}}},
+  ["frexp_grad"] = {tensor = {device = "cpu", dtype = "float64", offset = 0, requires_grad = false, shape = {6}, strides = {1}, values = {0x1.0000000000000p-2, 2.0, 1536.0, 0x1.0000000000000p-5, 5.0, 6.0}}},
   ["get_device"] = {value = {-1, -1, -1}},
   ["grad_fn_digamma"] = {value = "DigammaBackward0"},
   ["grad_fn_hardshrink"] = {value = "HardshrinkBackward0"},
