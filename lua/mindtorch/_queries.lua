@@ -153,8 +153,7 @@ function torch.prelu(self, weight, ...)
     error(("\"prelu_cpu\" not implemented for '%s'"):format(cpp_name(dt)), 2)
   end
   if weight.dtype ~= dt then
-    error(("Found dtype %s but expected %s"):format(cpp_name(weight.dtype),
-      cpp_name(dt)), 2)
+    error(("Found dtype %s but expected %s"):format(cpp_name(weight.dtype), cpp_name(dt)), 2)
   end
   local nw = weight:numel()
   if self:dim() == 0 then return torch.where(self:gt(0), self, weight:reshape({}) * self) end
@@ -194,7 +193,10 @@ function torch.isin(...)
   local common = torch.result_type(e, t)
   if common == torch.float16 and torch.is_tensor(e) then error("\"isin_default_cpu\" not implemented for 'Half'", 2) end
   local dev = torch.is_tensor(e) and e.device or t.device
-  local function as_tensor(v) return torch.is_tensor(v) and v:detach():to(common) or torch.tensor(v, { dtype = common, device = dev }) end
+  local function as_tensor(v)
+    if torch.is_tensor(v) then return v:detach():to(common) end
+    return torch.tensor(v, { dtype = common, device = dev })
+  end
   local et, tt = as_tensor(e), as_tensor(t)
   local flat = tt:reshape(-1)
   local r
