@@ -417,6 +417,28 @@ case("scatter_reduce.two.prod_zeros", function(x, y)
 end, function() return { r(3, 3), r(2, 3) } end, false, "scatter_reduce.two")
 case("index_reduce", function(x, y) return x:index_reduce(1, torch.tensor({ 1, 3, 1 }), y, "prod") end,
   function() return { r(3, 2), r(3, 2) } end, false, "scatter_reduce.two")
+-- the gamma family (src/ops/gamma.lua) and its compositions (lua/mindtorch/_queries.lua)
+local function gpos(n) return leaf(torch.rand(n, { dtype = f64, generator = gen }) * 3 + 0.5) end
+local function prob(n) return leaf(torch.rand(n, { dtype = f64, generator = gen }) * 0.4 + 0.3) end
+both("digamma", call("digamma"), inplace("digamma_"), function() return { gpos(4) } end, true)
+both("lgamma", call("lgamma"), inplace("lgamma_"), function() return { gpos(4) } end, true)
+case("_polygamma", function(x) return torch.polygamma(1, x) end, function() return { gpos(4) } end, true)
+case("polygamma_", inplace("polygamma_", 2), function() return { gpos(4) } end)
+both("i0", call("i0"), inplace("i0_"), function() return { r(4) } end, true)
+for _, name in ipairs { "igamma", "igammac" } do
+  local a = torch.tensor({ 0.5, 1.5, 3.0, 7.0 }, { dtype = f64 })
+  case(name, function(x) return torch[name](a, x) end, function() return { gpos(4) } end, true)
+  case(name .. "_", function(x) return a:clone()[name .. "_"](a:clone(), x) end, function() return { gpos(4) } end)
+end
+both("logit", call("logit"), inplace("logit_"), function() return { prob(4) } end, true)
+case("logit.eps", call("logit", 0.2), function() return { prob(4) } end, false, "logit")
+case("hardshrink", call("hardshrink", 0.3), function() return { r(5) } end, true)
+case("mvlgamma", function(x) return torch.mvlgamma(x, 3) end, function() return { gpos(4) + 1.5 } end, true, "lgamma")
+case("prelu", torch.prelu, function() return { r(2, 3, 2), leaf(torch.tensor({ 0.1, 0.2, 0.3 }, { dtype = f64 })) } end,
+  true, "where.self")
+case("rrelu.training", function(x) return torch.rrelu(x, 0.1, 0.3, true, torch.Generator():manual_seed(5)) end,
+  function() return { r(6) } end, false, "mul.Tensor")
+case("frexp", function(x) return (torch.frexp(x)) end, function() return { r(4) } end, false, "mul.Tensor")
 
 local function walk(outs)
   local seen, ops = {}, {}
