@@ -31,10 +31,47 @@ static mt_tensor *inv_t(mt_bw *b, mt_tensor *A) {
     return mT(b, K(X));
 }
 
-/* det: g det A^{-T} */
+/* whether some determinant of the batch is zero (read on the host; never on the meta device) */
+static bool some_zero(mt_bw *b, mt_tensor *det) {
+    if (det->device.type == MT_DEV_META || det->numel == 0) return false;
+    mt_tensor *any = K(mto_any(K(mto_eq_Scalar(det, SI(0)))));
+    mt_tensor *h = K(mto_to_device(any, (mt_device){MT_DEV_CPU, 0}, MT_BOOL, false, true));
+    CHECK(mt_tensor_sync(h));
+    return *(const bool *)mt_tensor_data(h);
+}
+
+/* The cofactor matrix of A = U diag(s) V^T: det(U) det(V) U diag(prod_{j != i} s_j) V^T, the
+ * products without s_i from exclusive cumulative products (no division: exact when A is
+ * singular, where det A^{-T} is not defined) */
+static mt_tensor *cofactors_svd(mt_bw *b, mt_tensor *A) {
+    mt_tensor *U = NULL, *Sv = NULL, *Vh = NULL;
+    CHECK(mto__linalg_svd(A, false, true, NULL, &U, &Sv, &Vh));
+    K(U), K(Sv), K(Vh);
+    int64_t n = Sv->sizes[Sv->ndim - 1];
+    int64_t shape[MT_MAX_DIM];
+    for (int i = 0; i < Sv->ndim; i++) shape[i] = Sv->sizes[i];
+    shape[Sv->ndim - 1] = 1;
+    mt_tensor *one = K(mto_ones((mt_ilist){shape, Sv->ndim}, Sv->dtype, Sv->device, false, false));
+    mt_tensor *lp[2] = {one, K(mto_narrow(Sv, -1, 0, n - 1))};
+    mt_tensor *left = K(mto_cumprod(K(mto_cat(lp, 2, -1)), -1, -1));
+    mt_tensor *rp[2] = {K(mto_narrow(Sv, -1, 1, n - 1)), one};
+    mt_tensor *rev = K(mto_flip(K(mto_cat(rp, 2, -1)), MT_ILIST(-1)));
+    mt_tensor *right = K(mto_flip(K(mto_cumprod(rev, -1, -1)), MT_ILIST(-1)));
+    mt_tensor *others = K(mto_mul_Tensor(left, right));
+    mt_tensor *sign = K(mto_mul_Tensor(K(mto_linalg_det(U)), K(mto_linalg_det(Vh))));
+    mt_tensor *cof = mm(b, mm(b, U, K(mto_diag_embed(others, 0, -2, -1))), Vh);
+    return K(mto_mul_Tensor(as_matrix_scale(b, sign), cof));
+}
+
+/* det: g det A^{-T} (g times the cofactor matrix, from the SVD when some det is zero) */
 void mt_d_linalg_det(mt_bw *b) {
+    mt_tensor *A = A(0);
+    if (A->sizes[A->ndim - 1] > 0 && some_zero(b, R(0))) {
+        SET(0, K(mto_mul_Tensor(as_matrix_scale(b, G(0)), cofactors_svd(b, A))));
+        return;
+    }
     mt_tensor *s = as_matrix_scale(b, K(mto_mul_Tensor(G(0), R(0))));
-    SET(0, K(mto_mul_Tensor(s, inv_t(b, A(0)))));
+    SET(0, K(mto_mul_Tensor(s, inv_t(b, A))));
 }
 
 /* slogdet: only logabsdet is differentiable: g A^{-T} */
