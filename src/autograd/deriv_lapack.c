@@ -174,25 +174,42 @@ static void unpack(mt_bw *b, mt_tensor *LU, mt_tensor *piv, mt_tensor **P, mt_te
     K(*U);
 }
 
-/* lu_factor_ex (square A): gA = P L^{-T} (tril(L^T gL, -1) + triu(gU U^T)) U^{-T} */
-void mt_d_lu_factor_ex(mt_bw *b) {
-    mt_tensor *LU = R(0);
-    int64_t rows = LU->sizes[LU->ndim - 2], cols = LU->sizes[LU->ndim - 1];
-    if (rows != cols) {
-        mt_error(MT_ERR_NOT_IMPLEMENTED,
-                 "the derivative of linalg_lu_factor_ex is implemented for square matrices only "
-                 "(got %lld by %lld)",
-                 (long long)rows, (long long)cols);
-        mt_bw_fail(b);
-    }
-    mt_tensor *P, *L, *U;
-    unpack(b, LU, R(1), &P, &L, &U);
-    mt_tensor *gL = K(mto_tril(G(0), -1)), *gU = K(mto_triu(G(0), 0));
+/* the square case, A = P L U: gA = P L^{-T} (tril(L^T gL, -1) + triu(gU U^T)) U^{-T} */
+static mt_tensor *lu_square_grad(mt_bw *b, mt_tensor *L, mt_tensor *U, mt_tensor *gL,
+                                 mt_tensor *gU) {
     mt_tensor *phi = K(mto_add_Tensor(K(mto_tril(mm(b, mT(b, L), gL), -1)),
                                       K(mto_triu(mm(b, gU, mT(b, U)), 0)), SI(1)));
     mt_tensor *x = trsolve(b, mT(b, L), phi, true, true, true);
-    mt_tensor *y = trsolve(b, mT(b, U), x, false, false, false);
-    SET(0, mm(b, P, y));
+    return trsolve(b, mT(b, U), x, false, false, false);
+}
+
+/* lu_factor_ex: the gradient of the packed LU (L's strict lower part, U's upper part) taken back
+ * to A. A wide A = P L [U1 | U2] adds U2's part to L's gradient first; a tall A = P [L1; L2] U
+ * adds L2's part to U's. */
+void mt_d_lu_factor_ex(mt_bw *b) {
+    mt_tensor *LU = R(0), *g = G(0);
+    int64_t m = LU->sizes[LU->ndim - 2], n = LU->sizes[LU->ndim - 1];
+    mt_tensor *P, *L, *U;
+    unpack(b, LU, R(1), &P, &L, &U);
+    mt_tensor *gA;
+    if (m == n) {
+        gA = lu_square_grad(b, L, U, K(mto_tril(g, -1)), K(mto_triu(g, 0)));
+    } else if (m < n) { /* L m x m, U = [U1 | U2] */
+        mt_tensor *U1 = K(mto_narrow(U, -1, 0, m)), *U2 = K(mto_narrow(U, -1, m, n - m));
+        mt_tensor *g1 = K(mto_narrow(g, -1, 0, m)), *gU2 = K(mto_narrow(g, -1, m, n - m));
+        mt_tensor *gX2 = trsolve(b, mT(b, L), gU2, true, true, true); /* L^{-T} gU2 */
+        mt_tensor *gL = K(mto_sub_Tensor(K(mto_tril(g1, -1)), mm(b, gX2, mT(b, U2)), SI(1)));
+        mt_tensor *parts[2] = {lu_square_grad(b, L, U1, gL, K(mto_triu(g1, 0))), gX2};
+        gA = K(mto_cat(parts, 2, -1));
+    } else { /* L = [L1; L2] m x n, U n x n */
+        mt_tensor *L1 = K(mto_narrow(L, -2, 0, n)), *L2 = K(mto_narrow(L, -2, n, m - n));
+        mt_tensor *g1 = K(mto_narrow(g, -2, 0, n)), *gL2 = K(mto_narrow(g, -2, n, m - n));
+        mt_tensor *gX2 = trsolve(b, mT(b, U), gL2, false, false, false); /* gL2 U^{-T} */
+        mt_tensor *gU = K(mto_sub_Tensor(K(mto_triu(g1, 0)), mm(b, mT(b, L2), gX2), SI(1)));
+        mt_tensor *parts[2] = {lu_square_grad(b, L1, U, K(mto_tril(g1, -1)), gU), gX2};
+        gA = K(mto_cat(parts, 2, -2));
+    }
+    SET(0, mm(b, P, gA));
 }
 
 /* lu_solve(LU, pivots, B, left, adjoint) */

@@ -347,6 +347,12 @@ case("linalg_solve_triangular.right_unit", function(a, b)
   return L.solve_triangular(wc(a):tril(), b, { upper = false, left = false, unitriangular = true })
 end, function() return { r(3, 3), r(2, 3) } end)
 case("linalg_lu_factor_ex", function(x) return (L.lu_factor_ex(wc(x))) end, function() return { r(3, 3) } end)
+case("linalg_lu_factor_ex.wide", function(x) return (L.lu_factor_ex(x + torch.eye(3, 5, { dtype = f64 }) * 4)) end,
+  function() return { r(3, 5) } end)
+case("linalg_lu_factor_ex.tall", function(x) return (L.lu_factor_ex(x + torch.eye(5, 3, { dtype = f64 }) * 4)) end,
+  function() return { r(2, 5, 3) } end)
+case("linalg_lu", function(x) local p, l, u = L.lu(x); return l:sum(-1) + u:sum(-2) end,
+  function() return { r(4, 4) } end, false, "linalg_lu_factor_ex")
 case("lu_unpack", function(x)
   local _, l, u = torch.lu_unpack(x, torch.tensor({ 2, 3, 3 }, { dtype = torch.int32 }))
   return l:sum(-1) + u:sum(-2)
