@@ -322,4 +322,18 @@ function torch.where(condition, ...)
   return where(condition, ...)
 end
 
+-- ---- torch.get_file_path(...): a path under the directory that holds the mindtorch package ------
+local package_parent = (debug.getinfo(1, "S").source:gsub("^@", "")):match("^(.*)/mindtorch/[^/]+$") or "."
+function torch.get_file_path(...)
+  local parts = { package_parent }
+  for i = 1, select("#", ...) do
+    local p = select(i, ...)
+    if type(p) ~= "string" then
+      error(("get_file_path(): expected str path components, got %s"):format(type(p)), 2)
+    end
+    parts[#parts + 1] = p
+  end
+  return table.concat(parts, "/")
+end
+
 return torch
