@@ -36,20 +36,26 @@ static int64_t last(const mt_tensor *t, int k) { /* size of dim -k */
 
 /* ---- LU ------------------------------------------------------------------------------------- */
 
+/* The checked form of an _ex function: its results in r (info dropped), or PyTorch's error for
+ * the first failed matrix; takes the references of outs and info */
+static int ret_checked(mt_value *r, int n, mt_tensor **outs, mt_tensor *info, mt_la_failure kind,
+                       const char *fname) {
+    int st = mt_la_check_info_tensor(info, kind, fname);
+    mt_tensor_decref(info);
+    for (int i = 0; i < n; i++) {
+        if (st)
+            mt_tensor_decref(outs[i]);
+        else
+            r[i] = mt_vtensor(outs[i]);
+    }
+    return st;
+}
+
 static int c_lu_factor(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    mt_tensor *LU, *piv, *info;
-    if (mto_linalg_lu_factor_ex(a[0].t, a[1].b, false, &LU, &piv, &info)) return -1;
-    int st = mt_la_check_info_tensor(info, MT_LA_LU, "torch.linalg.lu_factor");
-    mt_tensor_decref(info);
-    if (st) {
-        mt_tensor_decref(LU);
-        mt_tensor_decref(piv);
-        return -1;
-    }
-    r[0] = mt_vtensor(LU);
-    r[1] = mt_vtensor(piv);
-    return 0;
+    mt_tensor *outs[2], *info;
+    if (mto_linalg_lu_factor_ex(a[0].t, a[1].b, false, &outs[0], &outs[1], &info)) return -1;
+    return ret_checked(r, 2, outs, info, MT_LA_LU, "torch.linalg.lu_factor");
 }
 
 static int c_lu(mt_call *c, mt_value *a, mt_value *r) {
@@ -177,13 +183,7 @@ static int c_inv(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *X, *info;
     if (mto_linalg_inv_ex(a[0].t, false, &X, &info)) return -1;
-    int st = mt_la_check_info_tensor(info, MT_LA_INV, "linalg.inv");
-    mt_tensor_decref(info);
-    if (st) {
-        mt_tensor_decref(X);
-        return -1;
-    }
-    return mt_ret_tensor(r, X);
+    return ret_checked(r, 1, &X, info, MT_LA_INV, "linalg.inv");
 }
 
 /* B is a vector when it is 1-D or A's batch of vectors (PyTorch's rule) */
@@ -235,13 +235,7 @@ static int c_solve(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *X, *info;
     if (mto_linalg_solve_ex(a[0].t, a[1].t, a[2].b, false, &X, &info)) return -1;
-    int st = mt_la_check_info_tensor(info, MT_LA_SOLVE, "torch.linalg.solve");
-    mt_tensor_decref(info);
-    if (st) {
-        mt_tensor_decref(X);
-        return -1;
-    }
-    return mt_ret_tensor(r, X);
+    return ret_checked(r, 1, &X, info, MT_LA_SOLVE, "torch.linalg.solve");
 }
 
 /* ---- Cholesky ------------------------------------------------------------------------------- */
@@ -250,13 +244,7 @@ static int c_cholesky(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *L, *info;
     if (mto_linalg_cholesky_ex(a[0].t, a[1].b, false, &L, &info)) return -1;
-    int st = mt_la_check_info_tensor(info, MT_LA_CHOLESKY, "linalg.cholesky");
-    mt_tensor_decref(info);
-    if (st) {
-        mt_tensor_decref(L);
-        return -1;
-    }
-    return mt_ret_tensor(r, L);
+    return ret_checked(r, 1, &L, info, MT_LA_CHOLESKY, "linalg.cholesky");
 }
 
 /* A X = B with A = L L^T (or U^T U): two triangular solves */
