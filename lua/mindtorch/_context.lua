@@ -19,9 +19,11 @@ function Context:__close()
 end
 M.Context = Context
 
--- make(enter, exit, methods, name): the constructor; methods (a table) gives its values more
--- methods, in a subclass of Context named `name`
-function M.make(enter, exit, methods, name)
+-- make(enter, exit, methods, name, arity): the constructor; methods (a table) gives its values
+-- more methods, in a subclass of Context named `name`. A body is the last argument when it is a
+-- function; with arity, only an argument past enter's arity first ones is (saved_tensors_hooks
+-- takes two functions itself).
+function M.make(enter, exit, methods, name, arity)
   local cls = Context
   if methods then
     cls = class.class(name or "mindtorch.context", Context)
@@ -30,7 +32,7 @@ function M.make(enter, exit, methods, name)
   return function(...)
     local n = select("#", ...)
     local fn = n > 0 and select(n, ...) or nil
-    if type(fn) ~= "function" then
+    if type(fn) ~= "function" or (arity and n <= arity) then
       return cls(enter(...), exit)
     end
     local state = enter(select(1, table.unpack({ ... }, 1, n - 1)))

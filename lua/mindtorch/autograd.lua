@@ -86,7 +86,7 @@ return function(torch)
       error("saved_tensors_hooks(pack_hook, unpack_hook) takes two functions", 3)
     end
     C.push_saved_hooks(pack, unpack)
-  end, function() C.pop_saved_hooks() end)
+  end, function() C.pop_saved_hooks() end, nil, nil, 2)
   autograd.graph.saved_tensors_hooks = saved_hooks
 
   return autograd

@@ -46,3 +46,23 @@ describe("torch.get_file_path", function()
     assert.has_error(function() torch.get_file_path(1) end)
   end)
 end)
+
+describe("saved_tensors_hooks", function()
+  it("takes its two hooks with <close> as well as with a body", function()
+    local packed, unpacked = 0, 0
+    local x = torch.randn(3, { requires_grad = true })
+    local y
+    do
+      local _ <close> = torch.autograd.graph.saved_tensors_hooks(
+        function(t) packed = packed + 1; return t end, function(t) unpacked = unpacked + 1; return t end)
+      y = (x * x):sum()
+    end
+    y:backward()
+    assert.are.same({ 2, 2 }, { packed, unpacked })
+    assert.is_true(x.grad:allclose(x * 2))
+    local r = torch.autograd.graph.saved_tensors_hooks(function(t) return t end, function(t) return t end,
+      function() return 42 end)
+    assert.are.equal(42, r)
+    assert.has_error(function() torch.autograd.graph.saved_tensors_hooks(function() end) end)
+  end)
+end)
