@@ -162,9 +162,20 @@ static int c_lstsq(mt_call *c, mt_value *a, mt_value *r) {
     SCOPE;
     mt_tensor *Bm = vec ? T(mto_unsqueeze(B, -1)) : B;
     mt_tensor *X = NULL, *rank = NULL, *sv = NULL;
-    T_MULTI(mto__linalg_lstsq_raw(A, Bm, rcond, drv, &X, &rank, &sv));
+    /* LAPACK's drivers on detached inputs: the derivative is pinv's, below */
+    mt_tensor *Ad = T(mto_detach(A)), *Bd = T(mto_detach(Bm));
+    T_MULTI(mto__linalg_lstsq_raw(Ad, Bd, rcond, drv, &X, &rank, &sv));
     T(X), T(rank), T(sv);
     mt_tensor *sol = T(mto_narrow(X, -2, 0, n));
+    if (mt_tls_get()->grad_enabled && (mt_tensor_requires_grad(A) || mt_tensor_requires_grad(B))) {
+        /* LAPACK's values with PyTorch's derivative, that of pinv(A) B: sol + (P B - [P B]) */
+        mt_tensor *P = T(mto_linalg_pinv_atol_rtol_float(A, MT_NONE, MT_NONE, false));
+        mt_tensor *PB = T(mto_matmul(P, Bm));
+        mt_tensor *PBd = T(mto_detach(PB));
+        mt_tensor *zero = T(mto_sub_Tensor(PB, PBd, mt_vint(1)));
+        mt_tensor *sold = T(mto_detach(sol));
+        sol = T(mto_add_Tensor(sold, zero, mt_vint(1)));
+    }
     if (vec) sol = T(mto_squeeze_dim(sol, -1));
     /* residuals: the squared norms of what is left below row n, when A is tall and of full rank */
     bool resid = !S.failed && m > n && strcmp(drv, "gelsy") != 0;

@@ -409,6 +409,10 @@ case("linalg_matrix_exp", function(x) return L.matrix_exp(x) end, function() ret
   "linalg_solve_ex")
 case("linalg_lstsq_solve", function(a, b) return L.pinv(a):matmul(b) end, function() return { r(4, 3), r(4, 2) } end,
   false, "_linalg_svd")
+case("linalg_lstsq", function(a, b) return (L.lstsq(a, b)) end, function() return { r(5, 3), r(5, 2) } end, false,
+  "_linalg_svd")
+case("linalg_lstsq.wide_vector", function(a, b) return (L.lstsq(a, b, { driver = "gelsd" })) end,
+  function() return { r(2, 4), r(2) } end, false, "_linalg_svd")
 
 -- scatter_reduce (src/ops/scatter_reduce.lua): every reduction, with and without self; prod
 -- with zeros among the contributions (one and two in a group)
