@@ -35,6 +35,8 @@ MT_API void mt_set_anomaly_enabled(bool on);
 /* requires_grad for a leaf (errors for non-floating dtypes and non-leaves as PyTorch does). */
 MT_API int mt_set_requires_grad(mt_tensor *t, bool on);
 MT_API bool mt_is_leaf(mt_tensor *t);
+/* detach_(): drop t's history and requires_grad in place (an error for views). */
+MT_API int mt_detach_(mt_tensor *t);
 /* Borrowed references (NULL when none). A view whose base was written in place since its
  * history was set gets a new one first (PyTorch regenerates views' grad_fn the same way). */
 MT_API mt_node *mt_grad_fn(mt_tensor *t);

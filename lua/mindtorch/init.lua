@@ -169,6 +169,7 @@ package.loaded.mindtorch = torch -- they require "mindtorch" themselves
 require "mindtorch._factories" -- as_tensor, asarray, the signal windows
 require "mindtorch._dtype_info" -- finfo, iinfo
 require "mindtorch._compositions" -- *_copy views, addmm_ ..., apply_, fill, conj on reals
+require "mindtorch._nn_functions" -- torch.* of ATen's nn layer: distances, losses, shuffles, dropouts, RNN cells
 require "mindtorch._aliases" -- absolute, multiply, greater ...: PyTorch's other names for ops
 local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils", special = "mindtorch.special",
   linalg = "mindtorch.linalg" }

@@ -137,6 +137,29 @@ int mt_set_requires_grad(mt_tensor *t, bool on) {
     return 0;
 }
 
+/* detach_(): the tensor becomes a leaf that requires no grad (its history dropped); views are
+ * refused, as PyTorch refuses them */
+int mt_detach_(mt_tensor *t) {
+    if (t->flags & MT_T_VIEW)
+        return mt_error(
+            MT_ERR_RUNTIME,
+            "Can't detach views in-place. Use detach() instead. If you are using "
+            "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as "
+            "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
+            "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
+            "function in torch/optim/optimizer.py as the solution.");
+    mt_ag_meta *m = t->autograd;
+    if (m && m->grad_fn) {
+        if (m->retains_grad) remove_hook(m->grad_fn->hooks, &m->grad_fn->nhooks, m->retain_handle);
+        m->retains_grad = false;
+        mt_node_decref(m->grad_fn);
+        m->grad_fn = NULL;
+    }
+    if (m) m->output_nr = 0;
+    t->flags &= (uint16_t)~MT_T_REQUIRES_GRAD;
+    return 0;
+}
+
 static bool same_geometry(const mt_tensor *a, const mt_tensor *b) {
     return a->ndim == b->ndim && memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->ndim) == 0;
 }

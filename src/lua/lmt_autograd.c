@@ -413,6 +413,13 @@ static int t_retain_grad(lua_State *L) {
     return 1;
 }
 
+static int t_detach_(lua_State *L) {
+    mt_tensor *t = lmt_check_tensor(L, 1);
+    if (mt_detach_(t)) return lmt_error(L);
+    lua_settop(L, 1);
+    return 1;
+}
+
 /* ---- backward and grad ----------------------------------------------------------------------- */
 
 /* tensors from a table (or one tensor) at idx; entries may be nil up to n when allow_nil */
@@ -790,6 +797,7 @@ void lmt_open_autograd(lua_State *L) {
                                    {"pop_saved_hooks", ag_pop_saved_hooks},
                                    {"register_hook", t_register_hook},
                                    {"retain_grad", t_retain_grad},
+                                   {"detach_", t_detach_},
                                    {"_is_view", t_is_view},
                                    {"is_inference", t_is_inference},
                                    {"differentiable_ops", ag_differentiable_ops},

@@ -1,0 +1,505 @@
+-- _nn_functions.lua: the top-level torch.* functions of ATen's neural-network layer (what
+-- torch.nn.functional calls) written as compositions of existing ops, in ATen's argument order
+-- with its defaults: distances, losses (reduction as ATen's int enum: 0 none, 1 mean, 2 sum; left
+-- out it is 0, as PyTorch 1.13's binding of these functions reads it),
+-- pixel and channel shuffles, constant padding, the dropout variants, instance_norm, the RNN
+-- cells, and a few function forms of methods. Gradients come from the ops they are made of.
+local torch = require "mindtorch"
+local args = require "mindtorch._args"
+local Tensor = torch.Tensor
+
+-- Arguments as the Python binding reads them: a signature "Tensor x1, Tensor x2, int dim=2, ...",
+-- values given positionally or by name in a trailing options table, missing ones and values of
+-- another type refused with the binding's words. Types: Tensor, Tensor?, Tensor[], int, int?,
+-- int[], float, bool, Scalar.
+local EXPECTED = { ["Tensor?"] = "Tensor", ["Tensor[]"] = "tuple of Tensors", ["int[]"] = "tuple of ints",
+  ["int?"] = "int", Scalar = "Number" }
+local function is_list_of(v, ok)
+  if type(v) ~= "table" or torch.is_tensor(v) or args.is_options(v) and next(v) ~= nil then return false end
+  for i = 1, #v do if not ok(v[i]) then return false end end
+  return true
+end
+local CHECK = {
+  Tensor = torch.is_tensor,
+  ["Tensor?"] = torch.is_tensor,
+  ["Tensor[]"] = function(v) return is_list_of(v, torch.is_tensor) end,
+  int = function(v) return math.type(v) == "integer" end,
+  ["int?"] = function(v) return math.type(v) == "integer" end,
+  ["int[]"] = function(v) return is_list_of(v, function(x) return math.type(x) == "integer" end) end,
+  float = function(v) return type(v) == "number" end,
+  bool = function(v) return type(v) == "boolean" end,
+  Scalar = function(v) return type(v) == "number" or type(v) == "boolean" end,
+}
+-- the binding's name for a Lua value's type, as mindtorch's C binding writes it
+local function got(v)
+  if torch.is_tensor(v) then return "Tensor" end
+  if math.type(v) == "integer" then return "integer" end
+  return type(v)
+end
+local function literal(text)
+  if text == "None" then return nil end
+  if text == "True" or text == "False" then return text == "True" end
+  return math.tointeger(tonumber(text)) or tonumber(text)
+end
+
+-- def(name, signature, fn): torch[name]; fn receives the arguments in the signature's order
+local function def(name, signature, fn)
+  local params, names, defaults = {}, {}, {}
+  for item in signature:gmatch("[^,]+") do
+    local ty, nm, dflt = item:match("^%s*(%S+)%s+([%w_]+)%s*=?%s*(.-)%s*$")
+    assert(CHECK[ty], ty)
+    params[#params + 1] = { type = ty, name = nm, required = dflt == "" and ty:sub(-1) ~= "?" }
+    names[#names + 1] = nm
+    if dflt ~= "" then defaults[nm] = literal(dflt) end
+  end
+  torch[name] = function(...)
+    local o = args.parse(name, names, defaults, ...)
+    local vals = {}
+    for i, p in ipairs(params) do
+      local v = o[p.name]
+      if v == nil then
+        if p.required then error(("%s() missing 1 required positional arguments: \"%s\""):format(name, p.name), 2) end
+      elseif not CHECK[p.type](v) then
+        error(("%s(): argument '%s' (position %d) must be %s, not %s"):format(name, p.name, i,
+          EXPECTED[p.type] or p.type, got(v)), 2)
+      end
+      vals[i] = v
+    end
+    return fn(table.unpack(vals, 1, #params))
+  end
+  return torch[name]
+end
+
+-- "[2, 3]": a shape as ATen's messages print it
+local function sizes(t) return "[" .. table.concat(t:size(), ", ") .. "]" end
+
+-- ATen's apply_loss_reduction: 1 mean, 2 sum, anything else the unreduced loss
+local function reduce(loss, reduction)
+  if reduction == 1 then return loss:mean() end
+  if reduction == 2 then return loss:sum() end
+  return loss
+end
+
+-- the dtype two tensors promote to (at::result_type): an empty addition in their dtypes and ranks
+local function result_type(a, b)
+  local function probe(t) return torch.empty(t:dim() == 0 and {} or { 0 }, { dtype = t.dtype }) end
+  return (probe(a) + probe(b)).dtype
+end
+
+local SCALAR_NAMES = { bool = "Bool", uint8 = "Byte", int8 = "Char", int16 = "Short", int32 = "Int", int64 = "Long" }
+
+-- ---- distances ------------------------------------------------------------------------------
+-- cosine_similarity: each input divided by its norm (clamped to eps outside autograd) first, as
+-- ATen 1.13 does, so the result stays within [-1, 1]
+def("cosine_similarity", "Tensor x1, Tensor x2, int dim=2, float eps=1e-8", function(x1, x2, dim, eps)
+  local dt = result_type(x1, x2)
+  if not dt.is_floating_point then
+    error("expected common dtype to be floating point, yet common dtype is " .. SCALAR_NAMES[dt.name], 2)
+  end
+  if not x1.dtype.is_floating_point then x1 = x1:to(dt) end
+  if not x2.dtype.is_floating_point then x2 = x2:to(dt) end
+  x1, x2 = table.unpack(torch.broadcast_tensors(x1, x2))
+  local n1 = torch.linalg.vector_norm(x1, 2, dim, true):clone()
+  local n2 = torch.linalg.vector_norm(x2, 2, dim, true):clone()
+  torch.no_grad(function()
+    n1:clamp_min_(eps)
+    n2:clamp_min_(eps)
+  end)
+  return ((x1 / n1) * (x2 / n2)):sum(dim)
+end)
+
+-- pairwise_distance: the p-norm of x1 - x2 + eps over the last dim of the broadcast shape
+def("pairwise_distance", "Tensor x1, Tensor x2, float p=2.0, float eps=1e-6, bool keepdim=False",
+  function(x1, x2, p, eps, keepdim)
+    return torch.norm(x1 - x2 + eps, p, -1, keepdim)
+  end)
+
+-- pdist: the p-norm distances between the rows of a matrix, pairs (i < j) in row-major order
+def("pdist", "Tensor input, float p=2.0", function(self, p)
+  if self:dim() ~= 2 then error(("pdist only supports 2D tensors, got: %dD"):format(self:dim()), 2) end
+  if not self.dtype.is_floating_point then error("pdist only supports floating-point dtypes", 2) end
+  if p < 0 then error("pdist only supports non-negative p values", 2) end
+  local n = self:size(1)
+  if n < 2 then return torch.empty(0, { dtype = self.dtype, device = self.device }) end
+  local ij = torch.triu_indices(n, n, 1, { device = self.device })
+  local d = self:index_select(1, ij[1]) - self:index_select(1, ij[2])
+  return torch.linalg.vector_norm(d, p, 2)
+end)
+
+-- ---- losses ---------------------------------------------------------------------------------
+def("margin_ranking_loss", "Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0",
+  function(input1, input2, target, margin, reduction)
+    return reduce((-target * (input1 - input2) + margin):clamp_min(0), reduction)
+  end)
+
+def("hinge_embedding_loss", "Tensor input, Tensor target, float margin=1.0, int reduction=0",
+  function(self, target, margin, reduction)
+    local zeros = torch.zeros_like(self)
+    local margin_clamp = (-self + margin):clamp_min(0)
+    local out = torch.where(target:ne(1), margin_clamp, zeros) + torch.where(target:ne(-1), self, zeros)
+    return reduce(out, reduction)
+  end)
+
+def("triplet_margin_loss", "Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2.0, "
+  .. "float eps=1e-6, bool swap=False, int reduction=0",
+  function(anchor, positive, negative, margin, p, eps, swap, reduction)
+    local a, pd, nd = anchor:dim(), positive:dim(), negative:dim()
+    if not (a == pd and pd == nd) then
+      error(("All inputs should have same dimension but got %dD, %dD and %dD inputs."):format(a, pd, nd), 2)
+    end
+    local dist_pos = torch.pairwise_distance(anchor, positive, p, eps)
+    local dist_neg = torch.pairwise_distance(anchor, negative, p, eps)
+    if swap then dist_neg = torch.min(dist_neg, torch.pairwise_distance(positive, negative, p, eps)) end
+    return reduce((dist_pos + margin - dist_neg):clamp_min(0), reduction)
+  end)
+
+def("cosine_embedding_loss", "Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0",
+  function(input1, input2, target, margin, reduction)
+    local td = target:dim()
+    if td ~= 0 and td ~= 1 then error("0D or 1D target tensor expected, multi-target not supported", 2) end
+    if td == 1 and (input1:dim() ~= 2 or input2:dim() ~= 2) then
+      error(("1D target tensor expects 2D input tensors, but found inputs with sizes %s and %s.")
+        :format(sizes(input1), sizes(input2)), 2)
+    elseif td == 0 and (input1:dim() ~= 1 or input2:dim() ~= 1) then
+      error(("0D target tensor expects 1D input tensors, but found inputs with sizes %s and %s.")
+        :format(sizes(input1), sizes(input2)), 2)
+    end
+    local EPSILON = 1e-12
+    local d = td + 1
+    local prod_sum = (input1 * input2):sum(d)
+    local mag1 = (input1 * input1):sum(d) + EPSILON
+    local mag2 = (input2 * input2):sum(d) + EPSILON
+    local cos = prod_sum / (mag1 * mag2):sqrt()
+    local zeros = torch.zeros_like(cos)
+    local pos, neg = -cos + 1, (cos - margin):clamp_min(0)
+    return reduce(torch.where(target:eq(1), pos, zeros) + torch.where(target:eq(-1), neg, zeros), reduction)
+  end)
+
+def("poisson_nll_loss", "Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction",
+  function(input, target, log_input, full, eps, reduction)
+    local loss
+    if log_input then
+      loss = torch.exp(input) - target * input
+    else
+      loss = input - target * torch.log(input + eps)
+    end
+    if full then
+      local stirling = target * torch.log(target) - target + torch.log(target * (2 * math.pi)) * 0.5
+      loss = loss + stirling:masked_fill(target:le(1), 0)
+    end
+    return reduce(loss, reduction)
+  end)
+
+-- ---- pixel and channel shuffles -------------------------------------------------------------
+-- a contiguous copy with fresh strides (contiguous() keeps the strides of size-1 dims)
+local function dense(x) return x:clone({ memory_format = torch.contiguous_format }) end
+local function lead_dims(t, n) return { table.unpack(t:size(), 1, t:dim() - n) } end
+local function append(list, ...)
+  local out = { table.unpack(list) }
+  for _, v in ipairs { ... } do out[#out + 1] = v end
+  return out
+end
+
+-- (*, C r^2, H, W) -> (*, C, H r, W r)
+def("pixel_shuffle", "Tensor input, int upscale_factor", function(self, r)
+  if self:dim() < 3 then
+    error(("pixel_shuffle expects input to have at least 3 dimensions, but got input with %d dimension(s)")
+      :format(self:dim()), 2)
+  end
+  if r <= 0 then error(("pixel_shuffle expects a positive upscale_factor, but got %d"):format(r), 2) end
+  local c, h, w = self:size(-3), self:size(-2), self:size(-1)
+  if c % (r * r) ~= 0 then
+    error(("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
+      .. "but input.size(-3)=%d is not divisible by %d"):format(c, r * r), 2)
+  end
+  local lead, nd = lead_dims(self, 3), self:dim() - 3
+  local x = self:reshape(append(lead, c // (r * r), r, r, h, w))
+  local perm = {}
+  for i = 1, nd do perm[i] = i end
+  for _, d in ipairs { 1, 4, 2, 5, 3 } do perm[#perm + 1] = nd + d end
+  return dense(x:permute(perm)):view(append(lead, c // (r * r), h * r, w * r))
+end)
+
+-- (*, C, H r, W r) -> (*, C r^2, H, W)
+def("pixel_unshuffle", "Tensor input, int downscale_factor", function(self, r)
+  if self:dim() < 3 then
+    error(("pixel_unshuffle expects input to have at least 3 dimensions, but got input with %d dimension(s)")
+      :format(self:dim()), 2)
+  end
+  if r <= 0 then error(("pixel_unshuffle expects a positive downscale_factor, but got %d"):format(r), 2) end
+  local c, h, w = self:size(-3), self:size(-2), self:size(-1)
+  if h % r ~= 0 then
+    error(("pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)=%d is not "
+      .. "divisible by %d"):format(h, r), 2)
+  end
+  if w % r ~= 0 then
+    error(("pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)=%d is not "
+      .. "divisible by %d"):format(w, r), 2)
+  end
+  local lead, nd = lead_dims(self, 3), self:dim() - 3
+  local x = self:reshape(append(lead, c, h // r, r, w // r, r))
+  local perm = {}
+  for i = 1, nd do perm[i] = i end
+  for _, d in ipairs { 1, 3, 5, 2, 4 } do perm[#perm + 1] = nd + d end
+  return dense(x:permute(perm)):view(append(lead, c * r * r, h // r, w // r))
+end)
+
+-- (N, C, *) with C = g k -> the channels taken k-major: (N, g, k, *) transposed to (N, k, g, *)
+def("channel_shuffle", "Tensor input, int groups", function(self, groups)
+  if self:dim() <= 2 then
+    error(("channel_shuffle expects input with > 2 dims, but got input with sizes %s"):format(sizes(self)), 2)
+  end
+  if groups <= 0 then
+    error(("Number of groups to divide channels in must be positive. Value of groups:%d"):format(groups), 2)
+  end
+  local c = self:size(2)
+  if c % groups ~= 0 then
+    error(("Number of channels must be divisible by groups. Got %d channels and %d groups."):format(c, groups), 2)
+  end
+  local shape = self:size()
+  local split = { shape[1], groups, c // groups, table.unpack(shape, 3) }
+  return dense(self:reshape(split):transpose(2, 3)):view(shape)
+end)
+
+-- constant_pad_nd(input, pad, value = 0): {left, right} pairs from the last dim backwards;
+-- negative pads crop
+def("constant_pad_nd", "Tensor input, int[] pad, Scalar value=0", function(self, pad, value)
+  local n = #pad
+  if n % 2 ~= 0 then error(("Length of pad must be even but instead it equals %d"):format(n), 2) end
+  if n // 2 > self:dim() then
+    error(("Length of pad should be no more than twice the number of dimensions of the input. Pad length is "
+      .. "%dwhile the input has %ddimensions."):format(n, self:dim()), 2)
+  end
+  local shape = self:size()
+  local nonpositive = true
+  for i = 1, n // 2 do
+    local d = self:dim() - i + 1
+    local l, r = pad[2 * i - 1], pad[2 * i]
+    if l > 0 or r > 0 then nonpositive = false end
+    shape[d] = shape[d] + l + r
+  end
+  -- crop: narrow the input where pads are negative (ATen's order: the dims from the first padded)
+  local src = self
+  for d = self:dim() - n // 2 + 1, self:dim() do
+    local i = self:dim() - d + 1
+    local l, r = pad[2 * i - 1], pad[2 * i]
+    if l < 0 then src = src:narrow(d, -l + 1, src:size(d) + l) end
+    if r < 0 then src = src:narrow(d, 1, src:size(d) + r) end
+  end
+  if nonpositive then return src:clone() end
+  for d = 1, self:dim() do
+    if shape[d] < 0 then
+      local i = self:dim() - d + 1
+      error(("The input size %d, plus negative padding %d and %d resulted in a negative output size, which is "
+        .. "invalid. Check dimension %d of your input."):format(self:size(d), pad[2 * i - 1], pad[2 * i], d), 2)
+    end
+  end
+  local out = torch.full(shape, value, { dtype = self.dtype, device = self.device })
+  local dst = out
+  for d = self:dim() - n // 2 + 1, self:dim() do
+    local i = self:dim() - d + 1
+    dst = dst:narrow(d, math.max(0, pad[2 * i - 1]) + 1, src:size(d))
+  end
+  dst:copy_(src)
+  return out
+end)
+
+-- ---- dropout variants (ATen's _dropout_impl): noise drawn by bernoulli_(1 - p) from the
+-- default generator, over the whole input or one draw per (sample, channel) for the feature forms
+local ALPHA = 1.7580993408473766 -- SELU's alpha times its scale
+local function dropout_impl(name, feature, alpha, inplace)
+  local fname = name .. (inplace and "_" or "")
+  def(fname, "Tensor input, float p, bool train", function(input, p, train)
+    if not (p >= 0 and p <= 1) then
+      error(("dropout probability has to be between 0 and 1, but got %s"):format(p), 2)
+    end
+    if p == 0 or not train or input:numel() == 0 then return input end
+    local function multiply(x, y) if inplace then return x:mul_(y) end return x * y end
+    if p == 1 then return multiply(input, torch.zeros({}, { dtype = input.dtype, device = input.device })) end
+    local noise
+    if feature then
+      if input:dim() < 2 then error("Feature dropout requires at least 2 dimensions in the input", 2) end
+      local shape = { input:size(1), input:size(2) }
+      for i = 3, input:dim() do shape[i] = 1 end
+      noise = input:new_empty(shape)
+    else
+      noise = torch.empty_like(input)
+    end
+    noise:bernoulli_(1 - p)
+    if not alpha then return multiply(input, noise:div_(1 - p)) end
+    local a = 1 / math.sqrt((ALPHA * ALPHA * p + 1) * (1 - p))
+    local b = noise:add(-1):mul_(ALPHA * a):add_(ALPHA * a * p)
+    noise:mul_(a)
+    return multiply(input, noise):add_(b)
+  end)
+end
+for _, inplace in ipairs { false, true } do
+  dropout_impl("feature_dropout", true, false, inplace)
+  dropout_impl("alpha_dropout", false, true, inplace)
+  dropout_impl("feature_alpha_dropout", true, true, inplace)
+end
+
+-- ---- normalization --------------------------------------------------------------------------
+-- instance_norm: batch_norm over (1, N C, *), the affine parameters and running stats repeated
+-- per sample; the running stats written back as their mean over the samples
+def("instance_norm", "Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+  .. "bool use_input_stats, float momentum, float eps, bool cudnn_enabled", function(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps)
+  if not use_input_stats and (running_mean == nil or running_var == nil) then
+    error("Expected running_mean and running_var to be defined when use_input_stats is false", 2)
+  end
+  local b, c = input:size(1), input:size(2)
+  local shape = input:size()
+  shape[1], shape[2] = 1, b * c
+  local function rep(t) return t ~= nil and t:repeat_tensor(b) or nil end
+  local rm, rv = rep(running_mean), rep(running_var)
+  local out = torch.batch_norm(input:contiguous():view(shape), rep(weight), rep(bias), rm, rv, use_input_stats,
+    momentum, eps)
+  torch.no_grad(function()
+    if running_mean ~= nil then running_mean:copy_(rm:view(b, c):mean(1)) end
+    if running_var ~= nil then running_var:copy_(rv:view(b, c):mean(1)) end
+  end)
+  return out:view(input:size())
+end)
+
+-- norm_except_dim(v, pow = 2, dim = 1): the pow-norm of each slice along dim, shaped to broadcast
+-- against v (weight_norm's g); dim = -1 takes the norm of the whole tensor, as ATen's
+def("norm_except_dim", "Tensor v, int pow=2, int dim=1", function(v, pow, dim)
+  if dim == -1 then return v:norm(pow) end
+  local nd = v:dim()
+  if dim == 0 or dim > nd or dim < -nd then
+    error(("Dimension out of range (expected to be in range of [%d, %d], but got %d)"):format(-nd, nd, dim), 2)
+  end
+  if dim < 0 then dim = dim + nd + 1 end
+  local out = {}
+  for i = 1, nd do out[i] = 1 end
+  if dim == 1 then
+    out[1] = v:size(1)
+    return v:contiguous():view(v:size(1), -1):norm(pow, 2):view(out)
+  elseif dim == nd then
+    out[nd] = v:size(nd)
+    return v:contiguous():view(-1, v:size(nd)):norm(pow, 1):view(out)
+  end
+  return torch.norm_except_dim(v:transpose(1, dim), pow, 1):transpose(1, dim)
+end)
+
+-- embedding_renorm_(weight, indices, max_norm, norm_type): the rows named by indices (1-based)
+-- whose norm exceeds max_norm scaled to max_norm / (norm + 1e-7), in place, outside autograd
+def("embedding_renorm_", "Tensor input, Tensor indices, float max_norm, float norm_type", function(self, indices, max_norm, norm_type)
+  if indices.dtype ~= torch.int64 and indices.dtype ~= torch.int32 then
+    error(("Expected tensor for argument #2 'indices' to have one of the following scalar types: Long, Int; but got "
+      .. "%s instead (while checking arguments for embedding_renorm_)"):format(indices:type()), 2)
+  end
+  local n = self:size(1)
+  local rows = indices:flatten():to(torch.int64):unique()
+  if rows:numel() == 0 then return self end
+  local lo, hi = rows:min():item(), rows:max():item()
+  if lo < 1 or hi > n then
+    local bad = lo < 1 and lo or hi
+    error(("select(): index %d out of range for tensor of size %s at dimension 1"):format(bad, sizes(self)), 2)
+  end
+  torch.no_grad(function()
+    local sel = self:index_select(1, rows)
+    local norms = sel:norm(norm_type, 2):double()
+    local scale = torch.where(norms:gt(max_norm), (norms + 1e-7):reciprocal() * max_norm, torch.ones_like(norms))
+    self:index_copy_(1, rows, sel * scale:to(self.dtype):unsqueeze(2))
+  end)
+  return self
+end)
+
+-- ---- RNN cells (ATen's SimpleCell, LSTMCell and GRUCell on 2-d inputs) -----------------------
+local function linear(x, w, b)
+  if b ~= nil then return torch.addmm(b, x, w:t()) end
+  return x:matmul(w:t())
+end
+local function check_input(input, input_size)
+  if input:size(2) ~= input_size then
+    error(("input has inconsistent input_size: got %d expected %d"):format(input:size(2), input_size), 3)
+  end
+end
+local function check_hidden(input, hx, hidden_size, label)
+  if input:size(1) ~= hx:size(1) then
+    error(("Input batch size %d doesn't match hidden%d batch size %d"):format(input:size(1), label, hx:size(1)), 3)
+  end
+  if hx:size(2) ~= hidden_size then
+    error(("hidden%d has inconsistent hidden_size: got %d, expected %d"):format(label, hx:size(2), hidden_size), 3)
+  end
+end
+local CELL_ARGS = "Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None"
+for name, act in pairs { rnn_tanh_cell = "tanh", rnn_relu_cell = "relu" } do
+  def(name, CELL_ARGS, function(input, hx, w_ih, w_hh, b_ih, b_hh)
+    check_input(input, w_ih:size(2))
+    check_hidden(input, hx, w_hh:size(2), 0)
+    local h = linear(hx, w_hh, b_hh) + linear(input, w_ih, b_ih)
+    return h[act](h)
+  end)
+end
+
+-- lstm_cell(input, {hx, cx}, ...) -> hy, cy
+def("lstm_cell", (CELL_ARGS:gsub("Tensor hx", "Tensor[] hx")), function(input, hx, w_ih, w_hh, b_ih, b_hh)
+  if #hx ~= 2 then error("lstm_cell expects two hidden states", 2) end
+  check_input(input, w_ih:size(2))
+  check_hidden(input, hx[1], w_hh:size(2), 0)
+  check_hidden(input, hx[2], w_hh:size(2), 0) -- (ATen labels both hidden0)
+  local gates = (linear(hx[1], w_hh, b_hh) + linear(input, w_ih, b_ih)):chunk(4, 2)
+  local i, f, g, o = gates[1]:sigmoid(), gates[2]:sigmoid(), gates[3]:tanh(), gates[4]:sigmoid()
+  local cy = f * hx[2] + i * g
+  return o * cy:tanh(), cy
+end)
+
+def("gru_cell", CELL_ARGS, function(input, hx, w_ih, w_hh, b_ih, b_hh)
+  check_input(input, w_ih:size(2))
+  check_hidden(input, hx, w_hh:size(2), 0)
+  local ig = linear(input, w_ih, b_ih):chunk(3, 2)
+  local hg = linear(hx, w_hh, b_hh):chunk(3, 2)
+  local reset = (hg[1] + ig[1]):sigmoid()
+  local update = (hg[2] + ig[2]):sigmoid()
+  local new = (ig[3] + hg[3] * reset):tanh()
+  return (hx - new) * update + new
+end)
+
+-- ---- function forms of methods, and the complex parts of real tensors -------------------------
+-- real: the tensor itself; imag: refused (every dtype here is real)
+-- (x.real and x.imag, the attributes, are src/lua/lmt_tensor.c's)
+local function tensor_arg(fname, v)
+  if torch.is_tensor(v) then return v end
+  error(("%s(): argument 'input' (position 1) must be Tensor, not %s"):format(fname,
+    math.type(v) == "integer" and "integer" or type(v)), 3)
+end
+function torch.real(self) return tensor_arg("real", self) end
+function torch.imag(self)
+  tensor_arg("imag", self)
+  error("imag is not implemented for tensors with non-complex dtypes.", 2)
+end
+
+-- detach_: the tensor itself, made a leaf that requires no grad (views refused)
+Tensor.detach_ = torch._autograd.detach_
+torch.detach_ = Tensor.detach_
+
+torch.addmv_ = Tensor.addmv_
+torch.as_strided_ = Tensor.as_strided_
+torch.index_put_ = Tensor.index_put_
+
+-- slice_copy(input, dim = 1, start = nil, end = nil, step = 1): input[start:end:step] along dim as
+-- a new tensor; start and end are Python slice bounds, as slice_scatter's
+def("slice_copy", "Tensor input, int dim=1, int? start=None, int? end=None, int step=1", function(self, dim, s, e, step)
+  if step <= 0 then error("slice step must be positive", 2) end
+  local n = self:size(dim)
+  local function bound(v, default)
+    if v == nil then return default end
+    if v < 0 then v = v + n end
+    return math.min(math.max(v, 0), n)
+  end
+  s, e = bound(s, 0), bound(e, n)
+  if e < s then e = s end
+  local view = self:narrow(dim, s + 1, e - s)
+  if step > 1 and e > s then
+    return view:index_select(dim, torch.arange(1, e - s + 1, step, { device = self.device }))
+  end
+  return view:clone()
+end)
+
+-- unsafe_split_with_sizes: split_with_sizes (PyTorch's skips the views' version checks)
+torch.unsafe_split_with_sizes = torch.split_with_sizes
+Tensor.unsafe_split_with_sizes = Tensor.split_with_sizes
+
+return torch

@@ -1,0 +1,231 @@
+"""The torch.* functions of ATen's neural-network layer (lua/mindtorch/_nn_functions.lua)."""
+import torch
+
+from _opcase import T, V, call
+
+CASES = {}
+TOL = 2e-6
+
+
+def add(name, case):
+    CASES[name] = case
+
+
+PM = lambda: V([1.0, -1.0, 1.0, -1.0])  # +-1 targets
+
+# ---- distances
+add("cosine_similarity", call("cosine_similarity", T("float32", [4, 3]), T("float32", [4, 3]), tol=TOL))
+add("cosine_similarity_dim", call("cosine_similarity", T("float64", [2, 3, 4]), T("float64", [2, 3, 4]), 2,
+                                  dims=(2,), tol=1e-12))
+add("cosine_similarity_kw", call("cosine_similarity", T("float32", [3, 5]), T("float32", [5]),
+                                 kw={"dim": -1, "eps": 0.5}, tol=TOL))
+add("cosine_similarity_broadcast", call("cosine_similarity", T("float32", [2, 1, 3]), T("float32", [4, 3]), 0,
+                                        dims=(2,), tol=TOL))
+add("cosine_similarity_zero", call("cosine_similarity", V([[0.0, 0.0], [1.0, 2.0]]), V([[1.0, 2.0], [3.0, 4.0]]),
+                                   tol=TOL))
+add("cosine_similarity_int_float", call("cosine_similarity", T("int64", [3]), T("float32", [3]), 0, dims=(2,),
+                                        tol=TOL))
+add("cosine_similarity_ints", call("cosine_similarity", T("int64", [3]), T("int32", [3]), 0, dims=(2,)))
+add("cosine_similarity_bad_shape", call("cosine_similarity", T("float32", [2, 3]), T("float32", [3, 3]),
+                                       expect=["dims"]))
+add("pairwise_distance", call("pairwise_distance", T("float32", [4, 3]), T("float32", [4, 3]), tol=TOL))
+add("pairwise_distance_p1_keepdim", call("pairwise_distance", T("float64", [2, 3, 4]), T("float64", [4]), 1.0, 1e-3,
+                                         True, tol=1e-12))
+add("pairwise_distance_inf", call("pairwise_distance", T("float32", [3, 2]), T("float32", [3, 2]),
+                                  kw={"p": float("inf")}, tol=TOL))
+add("pdist", call("pdist", T("float32", [5, 3]), tol=TOL))
+add("pdist_p1", call("pdist", T("float64", [4, 2]), 1.0, tol=1e-12))
+add("pdist_p0", call("pdist", V([[1.0, 2.0], [1.0, 3.0], [0.0, 3.0]]), 0.0))
+add("pdist_pinf", call("pdist", T("float32", [3, 4]), float("inf"), tol=TOL))
+add("pdist_one_row", call("pdist", T("float32", [1, 3])))
+add("pdist_1d", call("pdist", T("float32", [3])))
+add("pdist_int", call("pdist", T("int64", [3, 2])))
+add("pdist_negative_p", call("pdist", T("float32", [3, 2]), -1.0))
+
+# ---- losses (reduction: 0 none, 1 mean, 2 sum; other values: none, as ATen's)
+add("margin_ranking_loss", call("margin_ranking_loss", T("float32", [4]), T("float32", [4]), PM(), tol=TOL))
+add("margin_ranking_loss_sum", call("margin_ranking_loss", T("float32", [4]), T("float32", [4]), PM(), 0.5, 2,
+                                    tol=TOL))
+add("margin_ranking_loss_none", call("margin_ranking_loss", T("float64", [4]), T("float64", [4]), PM(),
+                                     kw={"margin": 1.0, "reduction": 0}))
+add("margin_ranking_loss_other_reduction", call("margin_ranking_loss", T("float32", [4]), T("float32", [4]), PM(),
+                                                0.0, 5))
+add("hinge_embedding_loss", call("hinge_embedding_loss", T("float32", [4]), PM(), tol=TOL))
+add("hinge_embedding_loss_none", call("hinge_embedding_loss", T("float32", [2, 4]), PM(), 2.0, 0))
+add("hinge_embedding_loss_sum", call("hinge_embedding_loss", T("float64", [4]), V([1.0, -1.0, 0.0, 2.0]),
+                                     kw={"reduction": 2}, tol=1e-12))
+add("triplet_margin_loss", call("triplet_margin_loss", T("float32", [4, 3]), T("float32", [4, 3]), T("float32", [4, 3]),
+                                tol=TOL))
+add("triplet_margin_loss_swap", call("triplet_margin_loss", T("float32", [4, 3]), T("float32", [4, 3]),
+                                     T("float32", [4, 3]), 0.5, 1.0, 1e-6, True, 0, tol=TOL))
+add("triplet_margin_loss_kw", call("triplet_margin_loss", T("float64", [3, 2]), T("float64", [3, 2]),
+                                   T("float64", [3, 2]), kw={"margin": 2.0, "p": 3.0, "reduction": 2}, tol=1e-12))
+add("triplet_margin_loss_dims", call("triplet_margin_loss", T("float32", [4, 3]), T("float32", [3]),
+                                     T("float32", [4, 3])))
+add("cosine_embedding_loss", call("cosine_embedding_loss", T("float32", [4, 3]), T("float32", [4, 3]), PM(), tol=TOL))
+add("cosine_embedding_loss_margin", call("cosine_embedding_loss", T("float64", [4, 3]), T("float64", [4, 3]), PM(),
+                                         -0.5, 0, tol=1e-12))
+add("cosine_embedding_loss_0d", call("cosine_embedding_loss", T("float32", [3]), T("float32", [3]), V(-1.0), 0.1, 2,
+                                     tol=TOL))
+add("cosine_embedding_loss_2d_target", call("cosine_embedding_loss", T("float32", [4, 3]), T("float32", [4, 3]),
+                                            T("float32", [4, 1])))
+add("cosine_embedding_loss_0d_target", call("cosine_embedding_loss", T("float32", [4, 3]), T("float32", [4, 3]),
+                                            V(1.0)))
+add("cosine_embedding_loss_1d_target", call("cosine_embedding_loss", T("float32", [3]), T("float32", [4, 3]), PM()))
+add("poisson_nll_loss", call("poisson_nll_loss", T("float32", [2, 3]), T("float32", [2, 3], domain="pos"), True,
+                             False, 1e-8, 1, tol=TOL))
+add("poisson_nll_loss_no_log", call("poisson_nll_loss", T("float32", [2, 3], domain="pos"),
+                                    T("float32", [2, 3], domain="pos"), False, False, 1e-8, 0, tol=TOL))
+add("poisson_nll_loss_full", call("poisson_nll_loss", T("float64", [2, 3]), T("float64", [2, 3], domain="pos"), True,
+                                  True, 1e-8, 2, tol=1e-12))
+
+# ---- shuffles and padding
+add("pixel_shuffle", call("pixel_shuffle", T("float32", [1, 8, 2, 3]), 2))
+add("pixel_shuffle_3d", call("pixel_shuffle", T("int64", [9, 2, 1]), 3))
+add("pixel_shuffle_5d", call("pixel_shuffle", T("float32", [2, 2, 4, 1, 2]), kw={"upscale_factor": 2}))
+add("pixel_shuffle_2d", call("pixel_shuffle", T("float32", [4, 2]), 2))
+add("pixel_shuffle_zero", call("pixel_shuffle", T("float32", [4, 2, 2]), 0))
+add("pixel_shuffle_channels", call("pixel_shuffle", T("float32", [6, 2, 2]), 2))
+add("pixel_unshuffle", call("pixel_unshuffle", T("float32", [1, 2, 4, 6]), 2))
+add("pixel_unshuffle_3d", call("pixel_unshuffle", T("int32", [1, 3, 3]), 3))
+add("pixel_unshuffle_2d", call("pixel_unshuffle", T("float32", [4, 2]), 2))
+add("pixel_unshuffle_zero", call("pixel_unshuffle", T("float32", [4, 2, 2]), 0))
+add("pixel_unshuffle_height", call("pixel_unshuffle", T("float32", [4, 3, 2]), 2))
+add("pixel_unshuffle_width", call("pixel_unshuffle", T("float32", [4, 2, 3]), 2))
+add("channel_shuffle", call("channel_shuffle", T("float32", [2, 6, 2]), 3))
+add("channel_shuffle_4d", call("channel_shuffle", T("int64", [1, 4, 2, 2]), kw={"groups": 2}))
+add("channel_shuffle_2d", call("channel_shuffle", T("float32", [4, 2]), 2))
+add("channel_shuffle_zero", call("channel_shuffle", T("float32", [2, 4, 2]), 0))
+add("channel_shuffle_indivisible", call("channel_shuffle", T("float32", [2, 3, 2]), 2))
+add("constant_pad_nd", call("constant_pad_nd", T("float32", [2, 3]), [1, 2]))
+add("constant_pad_nd_value", call("constant_pad_nd", T("float32", [2, 3]), [1, -1, 0, 2], 2.5))
+add("constant_pad_nd_int", call("constant_pad_nd", T("int64", [2, 2]), [1, 1], kw={"value": 7}))
+add("constant_pad_nd_crop", call("constant_pad_nd", T("float32", [3, 4]), [-1, -2, 0, -1]))
+add("constant_pad_nd_odd", call("constant_pad_nd", T("float32", [2, 2]), [1, 2, 3]))
+add("constant_pad_nd_too_long", call("constant_pad_nd", T("float32", [2, 2]), [1, 2, 3, 4, 5, 6]))
+
+# ---- dropout variants (the default generator, seeded)
+for name in ["feature_dropout", "alpha_dropout", "feature_alpha_dropout"]:
+    add(name, call(name, T("float32", [3, 4, 2]), 0.4, True, seed=5, tol=TOL))
+    add(name + "_inplace", call(name + "_", T("float64", [2, 5, 3]), 0.5, True, seed=6, tol=1e-12))
+    add(name + "_eval", call(name, T("float32", [3, 4]), 0.5, False, seed=5))
+    add(name + "_p0", call(name, T("float32", [3, 4]), 0.0, True, seed=5))
+    add(name + "_p1", call(name, T("float32", [3, 4]), 1.0, True, seed=5))
+    add(name + "_bad_p", call(name, T("float32", [3, 4]), 1.5, True))
+add("feature_dropout_1d", call("feature_dropout", T("float32", [3]), 0.5, True, seed=5))
+add("feature_dropout_1d_eval", call("feature_dropout", T("float32", [3]), 0.5, False))
+add("alpha_dropout_int", call("alpha_dropout", T("int64", [3, 2]), 0.5, True, seed=5))
+
+# ---- normalization
+add("instance_norm", call("instance_norm", T("float32", [2, 3, 5]), None, None, None, None, True, 0.1, 1e-5, False,
+                          tol=1e-5))
+add("instance_norm_affine", call("instance_norm", T("float64", [2, 3, 2, 2]), T("float64", [3]), T("float64", [3]),
+                                 None, None, True, 0.1, 1e-5, False, tol=1e-10))
+add("instance_norm_running", call("instance_norm", T("float64", [2, 3, 4]), None, None, T("float64", [3]),
+                                  T("float64", [3], domain="pos"), False, 0.1, 1e-5, False, tol=1e-10))
+add("instance_norm_no_stats", call("instance_norm", T("float32", [2, 3, 4]), None, None, None, None, False, 0.1,
+                                   1e-5, False))
+add("norm_except_dim", call("norm_except_dim", T("float32", [3, 2, 4]), tol=TOL))
+add("norm_except_dim_last", call("norm_except_dim", T("float32", [3, 2, 4]), 2, 2, dims=(2,), tol=TOL))
+add("norm_except_dim_middle", call("norm_except_dim", T("float64", [3, 2, 4]), 1, 1, dims=(2,), tol=1e-12))
+add("norm_except_dim_all", call("norm_except_dim", T("float32", [3, 2]), 2, -1, tol=TOL))
+add("norm_except_dim_out_of_range", call("norm_except_dim", T("float32", [3, 2]), 2, 5, dims=(2,), expect=["range"]))
+add("embedding_renorm_", call("embedding_renorm_", T("float32", [5, 3]), V([[0, 1], [3, 1]], "int64"), 2.0, 2.0,
+                              index=(1,), tol=TOL))
+add("embedding_renorm_p1", call("embedding_renorm_", T("float64", [4, 3]), V([2, 0, 2], "int32"), 1.0, 1.0,
+                                index=(1,), tol=1e-12))
+add("embedding_renorm_float_indices", call("embedding_renorm_", T("float32", [4, 3]), V([0.0, 1.0]), 1.0, 2.0))
+
+# ---- RNN cells
+def cell(name, gates, dt="float32", bias=True, **kw):
+    n, i, h = 3, 4, 5
+    hx = [T(dt, [n, h]), T(dt, [n, h])] if name == "lstm_cell" else T(dt, [n, h])
+    b = [T(dt, [gates * h]), T(dt, [gates * h])] if bias else []
+    return call(name, T(dt, [n, i]), hx, T(dt, [gates * h, i], domain="unit"), T(dt, [gates * h, h], domain="unit"),
+                *b, **kw)
+
+
+for name, gates in [("rnn_tanh_cell", 1), ("rnn_relu_cell", 1), ("lstm_cell", 4), ("gru_cell", 3)]:
+    add(name, cell(name, gates, tol=1e-5))
+    add(name + "_no_bias", cell(name, gates, "float64", bias=False, tol=1e-12))
+add("rnn_tanh_cell_input_size", call("rnn_tanh_cell", T("float32", [2, 3]), T("float32", [2, 4]),
+                                     T("float32", [4, 5]), T("float32", [4, 4])))
+add("rnn_tanh_cell_batch", call("rnn_tanh_cell", T("float32", [2, 3]), T("float32", [3, 4]), T("float32", [4, 3]),
+                                T("float32", [4, 4])))
+add("gru_cell_hidden_size", call("gru_cell", T("float32", [2, 3]), T("float32", [2, 5]), T("float32", [12, 3]),
+                                 T("float32", [12, 4])))
+add("lstm_cell_one_state", call("lstm_cell", T("float32", [2, 3]), [T("float32", [2, 4])], T("float32", [16, 3]),
+                                T("float32", [16, 4])))
+add("lstm_cell_cell_size", call("lstm_cell", T("float32", [2, 3]), [T("float32", [2, 4]), T("float32", [2, 5])],
+                                T("float32", [16, 3]), T("float32", [16, 4])))
+
+# ---- function forms of methods; real and imag of real tensors
+add("real", call("real", T("float32", [2, 3])))
+add("imag", call("imag", T("float32", [2, 3])))
+add("imag_int", call("imag", T("int64", [2])))
+add("addmv_", call("addmv_", T("float32", [2]), T("float32", [2, 3]), T("float32", [3]), tol=TOL))
+add("addmv__beta_alpha", call("addmv_", T("float64", [2]), T("float64", [2, 3]), T("float64", [3]),
+                              kw={"beta": 0.5, "alpha": 2}, tol=1e-12))
+add("as_strided_", call("as_strided_", T("float32", [3, 4]), [2, 2], [1, 2], 1))
+add("index_put_", call("index_put_", T("float32", [3, 4]), [V([0, 2], "int64")], T("float32", [2, 4]),
+                       index=(1,)))
+add("index_put__accumulate", call("index_put_", T("float64", [5]), [V([1, 1, 3], "int64")], T("float64", [3]),
+                                  True, index=(1,)))
+add("slice_copy", call("slice_copy", T("float32", [10]), 0, 1, 8, 3, dims=(1,)))
+# (PyTorch 1.13's binding reads an omitted step as garbage: the goldens pass the schema's default)
+add("slice_copy_default", call("slice_copy", T("int64", [4, 3]), via=lambda x: torch.slice_copy(x, 0, None, None, 1)))
+add("slice_copy_dim", call("slice_copy", T("float32", [4, 6]), 1, -4, None, 2, dims=(1,)))
+add("slice_copy_kw", call("slice_copy", T("float32", [4, 6]), kw={"dim": 1, "start": 2, "step": 2}, dims=("dim",)))
+add("slice_copy_empty", call("slice_copy", T("float32", [10]), 0, 20, 30, dims=(1,),
+                              via=lambda x, d, s, e: torch.slice_copy(x, d, s, e, 1)))
+add("slice_copy_bad_step", call("slice_copy", T("float32", [10]), 0, 1, 8, 0, dims=(1,)))
+add("unsafe_split_with_sizes", call("unsafe_split_with_sizes", T("float32", [5, 2]), [2, 3]))
+add("unsafe_split_with_sizes_dim", call("unsafe_split_with_sizes", T("float32", [2, 5]), [1, 4], 1, dims=(2,)))
+add("unsafe_split_with_sizes_method", call("unsafe_split_with_sizes", T("float32", [5]), [4, 1], method=True))
+add("unsafe_split_with_sizes_bad", call("unsafe_split_with_sizes", T("float32", [5]), [3, 3], expect=["dims"]))
+
+
+# ---- identities and in-place autograd changes (Lua cases in nn_functions_spec.lua)
+def _real_identity():
+    x = torch.ones(2)
+    return [torch.real(x) is x, x.real is x]
+
+
+def _detach_():
+    v = torch.ones(2, requires_grad=True) * 2
+    r = torch.detach_(v)
+    w = torch.ones(2, requires_grad=True)
+    w.detach_()
+    return [r is v, v.requires_grad, v.grad_fn is None, v.is_leaf, w.requires_grad, w.is_leaf]
+
+
+def _detach_leaf_grad():
+    w = torch.ones(2, requires_grad=True)
+    (w * 3).sum().backward()
+    w.detach_()
+    return [w.grad.tolist(), w.requires_grad]
+
+
+CASES.update({
+    "real_identity": _real_identity,
+    "imag_attribute": lambda: torch.ones(2).imag,
+    "real_not_tensor": lambda: torch.real(2),
+    "detach_": _detach_,
+    "detach__leaf_grad": _detach_leaf_grad,
+    "detach__view": lambda: torch.detach_((torch.ones(2, requires_grad=True) * 2)[0:1]),
+    "detach__view_of_leaf": lambda: torch.ones(3)[1:].detach_(),
+})
+
+# ---- arguments the binding refuses
+A = ["argtypes"]
+CASES.update({
+    "arg_missing": call("poisson_nll_loss", T("float32", [2]), T("float32", [2]), True, False, 1e-8),
+    "arg_p_string": call("pdist", T("float32", [2, 2]), "x", expect=A),
+    "arg_dim_float": call("cosine_similarity", T("float32", [2]), T("float32", [2]), 1.5, expect=A),
+    "arg_bool_int": call("instance_norm", T("float32", [2, 2]), None, None, None, None, 1, 0.1, 1e-5, False, expect=A),
+    "arg_hx_string": call("lstm_cell", T("float32", [2, 2]), "x", T("float32", [8, 2]), T("float32", [8, 2]), expect=A),
+    "arg_pad_string": call("constant_pad_nd", T("float32", [2]), "x", expect=A),
+    "arg_value_string": call("constant_pad_nd", T("float32", [2]), [1, 1], "x", expect=A),
+    "arg_input_string": call("alpha_dropout_", "a", 0.5, True, expect=A),
+    "arg_unknown_keyword": call("pixel_shuffle", T("float32", [4, 1, 1]), 2, kw={"factor": 2}),
+})
