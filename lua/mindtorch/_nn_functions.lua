@@ -457,6 +457,51 @@ def("gru_cell", CELL_ARGS, function(input, hx, w_ih, w_hh, b_ih, b_hh)
   return (hx - new) * update + new
 end)
 
+-- ---- the multi-layer recurrent functions (ATen's rnn_tanh, rnn_relu, lstm, gru on padded input):
+-- params is the flat list nn's modules hold, per layer and direction w_ih, w_hh (b_ih, b_hh when
+-- has_biases) (w_hr for an LSTM whose h is smaller than its c); dropout between layers when train
+local rnn = require "mindtorch._rnn"
+local function recurrent(name, mode)
+  local lstm = mode == "LSTM"
+  def(name, "Tensor input, " .. (lstm and "Tensor[] hx" or "Tensor hx") .. ", Tensor[] params, bool has_biases, "
+    .. "int num_layers, float dropout, bool train, bool bidirectional, bool batch_first",
+    function(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+      local h0, c0 = hx, nil
+      if lstm then
+        if #hx ~= 2 then error("lstm expects two hidden states", 2) end
+        h0, c0 = hx[1], hx[2]
+      end
+      if input:dim() ~= 3 then error(("input must have 3 dimensions, got %d"):format(input:dim()), 2) end
+      local nd = bidirectional and 2 or 1
+      local proj = lstm and h0:dim() == 3 and c0:dim() == 3 and h0:size(3) ~= c0:size(3)
+      local per = (has_biases and 4 or 2) + (proj and 1 or 0)
+      if #params % per ~= 0 or #params < per * num_layers * nd then
+        error("got an incorrect number of RNN parameters", 2)
+      end
+      if h0:dim() ~= 3 or h0:size(1) < num_layers * nd or (lstm and (c0:dim() ~= 3 or c0:size(1) < num_layers * nd)) then
+        error("Expected more hidden states in stacked_rnn", 2)
+      end
+      local weights = {}
+      for i = 1, num_layers * nd do
+        local k = (i - 1) * per
+        local w = { w_ih = params[k + 1], w_hh = params[k + 2] }
+        if has_biases then w.b_ih, w.b_hh = params[k + 3], params[k + 4] end
+        if proj then w.w_hr = params[k + per] end
+        weights[i] = w
+      end
+      if batch_first then input = input:transpose(1, 2) end
+      local out, hn, cn = rnn.run(mode, input, h0:narrow(1, 1, num_layers * nd),
+        c0 and c0:narrow(1, 1, num_layers * nd), weights, num_layers, bidirectional, dropout, train)
+      if batch_first then out = out:transpose(1, 2) end
+      if lstm then return out, hn, cn end
+      return out, hn
+    end)
+end
+recurrent("rnn_tanh", "RNN_TANH")
+recurrent("rnn_relu", "RNN_RELU")
+recurrent("lstm", "LSTM")
+recurrent("gru", "GRU")
+
 -- ---- function forms of methods, and the complex parts of real tensors -------------------------
 -- real: the tensor itself; imag: refused (every dtype here is real)
 -- (x.real and x.imag, the attributes, are src/lua/lmt_tensor.c's)

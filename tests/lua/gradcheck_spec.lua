@@ -501,6 +501,13 @@ describe("gradcheck of nn-layer compositions", function()
     gru_cell = { function(x, h, wi, wh, bi, bh) return torch.gru_cell(x, h, wi, wh, bi, bh) end,
       function() return { r(2, 3), r(2, 2), r(6, 3), r(6, 2), r(6), r(6) } end },
     slice_copy = { function(x) return torch.slice_copy(x, 2, 1, 6, 2) end, function() return { r(2, 6) } end },
+    lstm = { function(x, h, c, wi, wh, bi, bh)
+      local out, hn, cn = torch.lstm(x, { h, c }, { wi, wh, bi, bh }, true, 1, 0.0, false, false, true)
+      return out, hn, cn
+    end, function() return { r(2, 3, 2), r(1, 2, 2), r(1, 2, 2), r(8, 2), r(8, 2), r(8), r(8) } end },
+    gru = { function(x, h, wi, wh, wi2, wh2)
+      return torch.gru(x, h, { wi, wh, wi2, wh2 }, false, 1, 0.0, false, true, false)
+    end, function() return { r(3, 1, 2), r(2, 1, 2), r(6, 2), r(6, 2), r(6, 2), r(6, 2) } end },
   }
   local names = {}
   for name in pairs(N) do names[#names + 1] = name end

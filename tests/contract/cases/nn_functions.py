@@ -229,3 +229,40 @@ CASES.update({
     "arg_input_string": call("alpha_dropout_", "a", 0.5, True, expect=A),
     "arg_unknown_keyword": call("pixel_shuffle", T("float32", [4, 1, 1]), 2, kw={"factor": 2}),
 })
+
+# ---- the multi-layer recurrent functions (flat params as nn's modules hold them)
+def rnn_params(gates, i, h, layers, dirs, bias=True, proj=0, dt="float32"):
+    ps = []
+    for l in range(layers):
+        for d in range(dirs):
+            inp = i if l == 0 else (proj or h) * dirs
+            ps += [T(dt, [gates * h, inp], domain="unit"), T(dt, [gates * h, proj or h], domain="unit")]
+            if bias:
+                ps += [T(dt, [gates * h], domain="unit"), T(dt, [gates * h], domain="unit")]
+            if proj:
+                ps += [T(dt, [proj, h], domain="unit")]
+    return ps
+
+
+for name, gates in [("rnn_tanh", 1), ("rnn_relu", 1), ("gru", 3)]:
+    add(name, call(name, T("float32", [5, 2, 3]), T("float32", [1, 2, 4]), rnn_params(gates, 3, 4, 1, 1), True, 1,
+                   0.0, False, False, False, tol=1e-5))
+    add(name + "_stacked_bidirectional", call(name, T("float64", [2, 4, 3]), T("float64", [4, 2, 4]),
+                                              rnn_params(gates, 3, 4, 2, 2, bias=False, dt="float64"), False, 2, 0.0, False, True,
+                                              True, tol=1e-10))
+add("lstm", call("lstm", T("float32", [5, 2, 3]), [T("float32", [1, 2, 4]), T("float32", [1, 2, 4])],
+                 rnn_params(4, 3, 4, 1, 1), True, 1, 0.0, False, False, False, tol=1e-5))
+add("lstm_stacked_bidirectional", call("lstm", T("float64", [3, 2, 3]), [T("float64", [4, 2, 4]),
+                                                                       T("float64", [4, 2, 4])],
+                                       rnn_params(4, 3, 4, 2, 2, dt="float64"), True, 2, 0.0, False, True, False, tol=1e-10))
+add("lstm_proj", call("lstm", T("float64", [3, 2, 3]), [T("float64", [2, 2, 2]), T("float64", [2, 2, 4])],
+                      rnn_params(4, 3, 4, 2, 1, proj=2, dt="float64"), True, 2, 0.0, False, False, False,
+                      tol=1e-10))
+add("gru_dropout_train", call("gru", T("float32", [4, 2, 3]), T("float32", [3, 2, 4]), rnn_params(3, 3, 4, 3, 1),
+                              True, 3, 0.5, True, False, False, seed=3, tol=1e-5))
+add("lstm_one_state", call("lstm", T("float32", [5, 2, 3]), [T("float32", [1, 2, 4])], rnn_params(4, 3, 4, 1, 1),
+                           True, 1, 0.0, False, False, False))
+add("rnn_tanh_params_count", call("rnn_tanh", T("float32", [5, 2, 3]), T("float32", [1, 2, 4]),
+                                  rnn_params(1, 3, 4, 1, 1)[:3], True, 1, 0.0, False, False, False))
+add("rnn_tanh_hidden_count", call("rnn_tanh", T("float32", [5, 2, 3]), T("float32", [1, 2, 4]),
+                                  rnn_params(1, 3, 4, 2, 1), True, 2, 0.0, False, False, False))
