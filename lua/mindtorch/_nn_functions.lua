@@ -12,7 +12,7 @@ local Tensor = torch.Tensor
 -- values given positionally or by name in a trailing options table, missing ones and values of
 -- another type refused with the binding's words. Types: Tensor, Tensor?, Tensor[], int, int?,
 -- int[], float, bool, Scalar.
-local EXPECTED = { ["Tensor?"] = "Tensor", ["Tensor[]"] = "tuple of Tensors", ["int[]"] = "tuple of ints",
+local EXPECTED = { ["Tensor?"] = "Tensor", ["Tensor[]"] = "tuple of Tensors", ["int[]"] = "tuple of ints", ["int[N]"] = "tuple of ints",
   ["int?"] = "int", Scalar = "Number" }
 local function is_list_of(v, ok)
   if type(v) ~= "table" or torch.is_tensor(v) or args.is_options(v) and next(v) ~= nil then return false end
@@ -26,6 +26,10 @@ local CHECK = {
   int = function(v) return math.type(v) == "integer" end,
   ["int?"] = function(v) return math.type(v) == "integer" end,
   ["int[]"] = function(v) return is_list_of(v, function(x) return math.type(x) == "integer" end) end,
+  -- an int or a list of them (int[N] in a schema: one value stands for all N)
+  ["int[N]"] = function(v)
+    return math.type(v) == "integer" or is_list_of(v, function(x) return math.type(x) == "integer" end)
+  end,
   float = function(v) return type(v) == "number" end,
   bool = function(v) return type(v) == "boolean" end,
   Scalar = function(v) return type(v) == "number" or type(v) == "boolean" end,
@@ -455,6 +459,131 @@ def("gru_cell", CELL_ARGS, function(input, hx, w_ih, w_hh, b_ih, b_hh)
   local update = (hg[2] + ig[2]):sigmoid()
   local new = (ig[3] + hg[3] * reset):tanh()
   return (hx - new) * update + new
+end)
+
+-- ---- pooling -----------------------------------------------------------------------------------
+local function listed(v) if type(v) == "table" then return v end return { v } end
+local SCALAR_TYPE = { float16 = "Half", bfloat16 = "BFloat16", float32 = "Float", float64 = "Double" }
+local function type_name(dt) return SCALAR_TYPE[dt.name] or SCALAR_NAMES[dt.name] end
+
+-- adaptive_max_pool1d(input, output_size) -> values, 1-based indices: output i takes the max of
+-- [floor(i L / n), ceil((i + 1) L / n)) along the last dim
+def("adaptive_max_pool1d", "Tensor input, int[N] output_size", function(self, output_size)
+  output_size = listed(output_size)
+  if #output_size ~= 1 then
+    error(("adaptive_max_pool1d() argument 'output_size' should contain one int (got %d)"):format(#output_size), 2)
+  end
+  local n = output_size[1]
+  if self:dim() ~= 2 and self:dim() ~= 3 then
+    error(("Expected 2 to 3 dimensions, but got %d-dimensional tensor for argument #1 'self' (while checking "
+      .. "arguments for adaptive_max_pool1d)"):format(self:dim()), 2)
+  end
+  local shape4 = self:size()
+  table.insert(shape4, #shape4, 1)
+  for d = 2, #shape4 do
+    if shape4[d] == 0 then
+      error(("adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has "
+        .. "sizes %s with dimension %d being empty"):format("[" .. table.concat(shape4, ", ") .. "]", d), 2)
+    end
+  end
+  if not self.dtype.is_floating_point then
+    error(("\"adaptive_max_pool2d\" not implemented for '%s'"):format(type_name(self.dtype)), 2)
+  end
+  if n < 0 then
+    shape4[#shape4] = n
+    error(("Trying to create tensor with negative dimension %d: %s"):format(n, "[" .. table.concat(shape4, ", ") .. "]"), 2)
+  end
+  local L = self:size(-1)
+  if n == 0 then
+    local shape = self:size()
+    shape[#shape] = 0
+    return torch.empty(shape, { dtype = self.dtype, device = self.device }),
+      torch.empty(shape, { dtype = torch.int64, device = self.device })
+  end
+  local values, indices = {}, {}
+  for i = 0, n - 1 do
+    local s, e = (i * L) // n, -((-(i + 1) * L) // n)
+    local v, idx = self:narrow(-1, s + 1, e - s):max(-1, true)
+    values[i + 1], indices[i + 1] = v, idx + s
+  end
+  return torch.cat(values, -1), torch.cat(indices, -1)
+end)
+
+-- max_pool3d(input, kernel_size, stride = kernel_size, padding = 0, dilation = 1, ceil_mode = false):
+-- the windows unfolded along the three last dims (padding as -inf, dilation by stepping), the max
+-- of each (its gradient goes to one element, as max pooling's)
+def("max_pool3d", "Tensor input, int[N] kernel_size, int[N] stride=None, int[N] padding=0, int[N] dilation=1, "
+  .. "bool ceil_mode=False", function(self, kernel_size, stride, padding, dilation, ceil_mode)
+  local function three(v, what, words)
+    v = listed(v)
+    if #v ~= 1 and #v ~= 3 then error(("max_pool3d: %s %s"):format(what, words), 3) end
+    return #v == 1 and { v[1], v[1], v[1] } or v
+  end
+  local k = three(kernel_size, "kernel_size", "must either be a single int, or a tuple of three ints")
+  if stride ~= nil and type(stride) == "table" and #stride == 0 then stride = nil end
+  local st = stride == nil and k or three(stride, "stride", "must either be omitted, a single int, or a tuple of three ints")
+  local pd = three(padding, "padding", "must be either be a single int, or a tuple of three ints")
+  local dl = three(dilation, "dilation", "must be either a single int, or a tuple of three ints")
+  local nd = self:dim()
+  if nd ~= 4 and nd ~= 5 then error("non-empty 4D or 5D (batch mode) tensor expected for input", 2) end
+  local out = {}
+  for i = 1, 3 do
+    if st[i] == 0 then error("stride should not be zero", 2) end
+    local L = self:size(nd - 3 + i)
+    local span = dl[i] * (k[i] - 1) + 1
+    local num = L + 2 * pd[i] - span + (ceil_mode and st[i] - 1 or 0)
+    local o = num // st[i] + 1
+    if ceil_mode and (o - 1) * st[i] >= L + pd[i] then o = o - 1 end
+    out[i] = o
+  end
+  if k[1] <= 0 or k[2] <= 0 or k[3] <= 0 then
+    error(("kernel size should be greater than zero, but got kT: %d kH: %d kW: %d"):format(k[1], k[2], k[3]), 2)
+  end
+  if st[1] <= 0 or st[2] <= 0 or st[3] <= 0 then
+    error(("stride should be greater than zero, but got dT: %d dH: %d dW: %d"):format(st[1], st[2], st[3]), 2)
+  end
+  if dl[1] <= 0 or dl[2] <= 0 or dl[3] <= 0 then
+    error(("dilation should be greater than zero, but got dilationT: %d dilationH: %d dilationW: %d")
+      :format(dl[1], dl[2], dl[3]), 2)
+  end
+  for i = 1, 3 do
+    if pd[i] < 0 then error(("pad must be non-negative, but got pad: %d"):format(pd[i]), 2) end
+    if pd[i] > k[i] // 2 then
+      error(("pad should be at most half of kernel size, but got pad=%d and kernel_size=%d"):format(pd[i], k[i]), 2)
+    end
+  end
+  for d = nd - 3, nd do -- (PyTorch 1.13 numbers the dimension 0 whichever it is)
+    if self:size(d) == 0 then
+      error(("max_pool3d_with_indices_out_cpu_template(): Expected input's non-batch dimensions to have positive "
+        .. "length, but input has a shape of %s and non-batch dimension %d has length zero!"):format(sizes(self), d), 2)
+    end
+  end
+  if out[1] < 1 or out[2] < 1 or out[3] < 1 then
+    error(("Given input size: (%dx%dx%dx%d). Calculated output size: (%dx%dx%dx%d). Output size is too small")
+      :format(self:size(nd - 3), self:size(nd - 2), self:size(nd - 1), self:size(nd), self:size(nd - 3), out[1], out[2],
+        out[3]), 2)
+  end
+  if not self.dtype.is_floating_point then
+    error(("\"max_pool3d_with_indices_cpu\" not implemented for '%s'"):format(type_name(self.dtype)), 2)
+  end
+  -- padding: the given one on the left, on the right what the last window needs
+  local pad = {}
+  for i = 3, 1, -1 do
+    local L = self:size(nd - 3 + i)
+    local need = (out[i] - 1) * st[i] + dl[i] * (k[i] - 1) + 1 - (L + pd[i])
+    pad[#pad + 1] = pd[i]
+    pad[#pad + 1] = math.max(need, 0)
+  end
+  local x = torch.constant_pad_nd(self, pad, -math.huge)
+  for i = 1, 3 do
+    local d = nd - 3 + i
+    x = x:narrow(d, 1, (out[i] - 1) * st[i] + dl[i] * (k[i] - 1) + 1):unfold(d, dl[i] * (k[i] - 1) + 1, st[i])
+    if dl[i] > 1 then x = x:index_select(-1, torch.arange(1, dl[i] * (k[i] - 1) + 2, dl[i], { device = x.device })) end
+  end
+  local shape = x:size()
+  for _ = 1, 3 do table.remove(shape) end
+  shape[#shape + 1] = k[1] * k[2] * k[3]
+  return (x:reshape(shape):max(-1))
 end)
 
 -- ---- the multi-layer recurrent functions (ATen's rnn_tanh, rnn_relu, lstm, gru on padded input):

@@ -25,6 +25,18 @@ local cases = {
   end,
   detach__view = function() return torch.detach_((torch.ones(2, { requires_grad = true }) * 2)[{ { 1, 1 } }]) end,
   detach__view_of_leaf = function() return torch.ones(3)[{ { 2, 3 } }]:detach_() end,
+  unfold_unfold_grad = { function()
+    local x = torch.arange(27.0, { dtype = torch.float64 }):view(3, 3, 3):sin():requires_grad_()
+    local w = torch.arange(1.0, 65.0, { dtype = torch.float64 }):view(2, 2, 2, 2, 2, 2)
+    ;(x:unfold(1, 2, 1):unfold(2, 2, 1):unfold(3, 2, 1):contiguous() * w):sum():backward()
+    return x.grad
+  end, tol = 1e-12 },
+  max_pool3d_grad = { function()
+    local x = torch.arange(60.0, { dtype = torch.float64 }):view(1, 3, 4, 5):cos():requires_grad_()
+    local w = torch.arange(1.0, 121.0, { dtype = torch.float64 }):view(1, 4, 5, 6)
+    ;(torch.max_pool3d(x, 2, 1, 1, 1, true) * w):sum():backward()
+    return x.grad
+  end, tol = 1e-12 },
 }
 
 local goldens = H.load("nn_functions")

@@ -505,6 +505,9 @@ describe("gradcheck of nn-layer compositions", function()
       local out, hn, cn = torch.lstm(x, { h, c }, { wi, wh, bi, bh }, true, 1, 0.0, false, false, true)
       return out, hn, cn
     end, function() return { r(2, 3, 2), r(1, 2, 2), r(1, 2, 2), r(8, 2), r(8, 2), r(8), r(8) } end },
+    adaptive_max_pool1d = { function(x) return torch.adaptive_max_pool1d(x, 3) end, function() return { r(2, 2, 7) } end },
+    max_pool3d = { function(x) return torch.max_pool3d(x, 2, { 1, 2, 1 }, 1, 1, true) end,
+      function() return { r(1, 2, 3, 4, 3) } end },
     gru = { function(x, h, wi, wh, wi2, wh2)
       return torch.gru(x, h, { wi, wh, wi2, wh2 }, false, 1, 0.0, false, true, false)
     end, function() return { r(3, 1, 2), r(2, 1, 2), r(6, 2), r(6, 2), r(6, 2), r(6, 2) } end },

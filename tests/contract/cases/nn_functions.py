@@ -266,3 +266,52 @@ add("rnn_tanh_params_count", call("rnn_tanh", T("float32", [5, 2, 3]), T("float3
                                   rnn_params(1, 3, 4, 1, 1)[:3], True, 1, 0.0, False, False, False))
 add("rnn_tanh_hidden_count", call("rnn_tanh", T("float32", [5, 2, 3]), T("float32", [1, 2, 4]),
                                   rnn_params(1, 3, 4, 2, 1), True, 2, 0.0, False, False, False))
+
+# ---- pooling (indices are 1-based in Lua)
+add("adaptive_max_pool1d", call("adaptive_max_pool1d", T("float32", [2, 3, 7]), 3, index_out=(1,)))
+add("adaptive_max_pool1d_list", call("adaptive_max_pool1d", T("float64", [3, 5]), [5], index_out=(1,)))
+add("adaptive_max_pool1d_grow", call("adaptive_max_pool1d", T("float32", [1, 2, 4]), [6], index_out=(1,)))
+add("adaptive_max_pool1d_zero", call("adaptive_max_pool1d", T("float32", [2, 3, 7]), [0], index_out=(1,)))
+add("adaptive_max_pool1d_1d", call("adaptive_max_pool1d", T("float32", [7]), 3))
+add("adaptive_max_pool1d_two_sizes", call("adaptive_max_pool1d", T("float32", [2, 3, 7]), [2, 2]))
+add("adaptive_max_pool1d_empty", call("adaptive_max_pool1d", T("float32", [2, 0, 4]), 3, expect=["dims"]))
+add("adaptive_max_pool1d_int", call("adaptive_max_pool1d", T("int64", [2, 3, 4]), 3))
+add("adaptive_max_pool1d_negative", call("adaptive_max_pool1d", T("float32", [2, 3, 4]), -1))
+add("max_pool3d", call("max_pool3d", T("float32", [1, 2, 4, 4, 4]), 2))
+add("max_pool3d_unbatched", call("max_pool3d", T("float64", [2, 5, 4, 3]), [3, 2, 2], [1, 2, 1], [1, 0, 1]))
+add("max_pool3d_dilation_ceil", call("max_pool3d", T("float32", [1, 5, 5, 5]), [3, 2, 3], [2, 1, 2], [1, 0, 1],
+                                     [1, 2, 1], True))
+add("max_pool3d_kw", call("max_pool3d", T("float32", [1, 1, 5, 6, 7]), 2, kw={"stride": [], "ceil_mode": True}))
+add("max_pool3d_empty_batch", call("max_pool3d", T("float32", [0, 1, 4, 4, 4]), 2))
+add("max_pool3d_3d", call("max_pool3d", T("float32", [4, 4, 4]), 2))
+add("max_pool3d_kernel_list", call("max_pool3d", T("float32", [1, 4, 4, 4]), [2, 2]))
+add("max_pool3d_stride_list", call("max_pool3d", T("float32", [1, 4, 4, 4]), 2, [1, 1]))
+add("max_pool3d_padding_list", call("max_pool3d", T("float32", [1, 4, 4, 4]), 2, 2, [1, 1]))
+add("max_pool3d_dilation_list", call("max_pool3d", T("float32", [1, 4, 4, 4]), 2, 2, 0, [1, 1]))
+add("max_pool3d_zero_stride", call("max_pool3d", T("float32", [1, 4, 4, 4]), 2, 0))
+add("max_pool3d_negative_kernel", call("max_pool3d", T("float32", [1, 4, 4, 4]), -1))
+add("max_pool3d_zero_dilation", call("max_pool3d", T("float32", [1, 4, 4, 4]), 2, 1, 0, 0))
+add("max_pool3d_big_pad", call("max_pool3d", T("float32", [1, 4, 4, 4]), 2, 1, 2))
+add("max_pool3d_negative_pad", call("max_pool3d", T("float32", [1, 4, 4, 4]), 2, 2, -1))
+add("max_pool3d_too_small", call("max_pool3d", T("float32", [1, 1, 2, 2, 2]), 3))
+add("max_pool3d_int", call("max_pool3d", T("int64", [1, 4, 4, 4]), 2))
+
+
+# ---- gradients through overlapping views (as_strided's backward divides among shared positions)
+def _unfold_unfold_grad():
+    x = torch.arange(27.0, dtype=torch.float64).view(3, 3, 3).sin().requires_grad_()
+    (x.unfold(0, 2, 1).unfold(1, 2, 1).unfold(2, 2, 1).contiguous() * torch.arange(1.0, 65.0, dtype=torch.float64)
+     .view(2, 2, 2, 2, 2, 2)).sum().backward()
+    return x.grad
+
+
+def _max_pool3d_grad():
+    x = torch.arange(60.0, dtype=torch.float64).view(1, 3, 4, 5).cos().requires_grad_()
+    (torch.max_pool3d(x, 2, 1, 1, 1, True) * torch.arange(1.0, 121.0, dtype=torch.float64).view(1, 4, 5, 6)).sum().backward()
+    return x.grad
+
+
+CASES.update({
+    "unfold_unfold_grad": _unfold_unfold_grad,
+    "max_pool3d_grad": _max_pool3d_grad,
+})
