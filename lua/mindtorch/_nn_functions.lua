@@ -586,6 +586,115 @@ def("max_pool3d", "Tensor input, int[N] kernel_size, int[N] stride=None, int[N] 
   return (x:reshape(shape):max(-1))
 end)
 
+-- ---- 3-D convolutions: one 2-D convolution per kernel depth, the depth positions folded into
+-- the batch (the C convolution serves 1-D and 2-D; its checks run first, on meta tensors)
+local function three(v)
+  v = listed(v)
+  if #v == 1 then return { v[1], v[1], v[1] } end
+  return v
+end
+local function meta_of(t)
+  if t == nil then return nil end
+  return torch.empty_strided(t:size(), t:stride(), { dtype = t.dtype, device = "meta" })
+end
+local function dims3(v) return ("(%d x %d x %d)"):format(v[1], v[2], v[3]) end
+
+-- the batched input, after convolution's checks and the output-size ones (level: the user's)
+local function conv3d_input(name, input, weight, bias, stride, padding, dilation, transposed, opad, groups)
+  if input:dim() ~= 4 and input:dim() ~= 5 then
+    error(("Expected 4D (unbatched) or 5D (batched) input to %s, but got input of size: %s"):format(name,
+      sizes(input)), 3)
+  end
+  local x = input:dim() == 4 and input:unsqueeze(1) or input
+  local ok, err = pcall(torch.convolution, meta_of(x), meta_of(weight), meta_of(bias), listed(stride),
+    listed(padding), listed(dilation), transposed, listed(opad), groups)
+  if not ok and not tostring(err):find("3-D convolutions are not implemented", 1, true) then error(err, 0) end
+  local st, pd, dl, op = three(stride), three(padding), three(dilation), three(opad)
+  local insz, k = { x:size(3), x:size(4), x:size(5) }, { weight:size(3), weight:size(4), weight:size(5) }
+  if not transposed then
+    local padded, kern, small = {}, {}, false
+    for i = 1, 3 do
+      padded[i], kern[i] = insz[i] + 2 * pd[i], dl[i] * (k[i] - 1) + 1
+      small = small or padded[i] < kern[i]
+    end
+    if small then
+      error(("Calculated padded input size per channel: %s. Kernel size: %s. Kernel size can't be greater than "
+        .. "actual input size"):format(dims3(padded), dims3(kern)), 3)
+    end
+  else
+    for i = 1, 3 do
+      if op[i] >= st[i] and op[i] >= dl[i] then
+        error(("output padding must be smaller than either stride or dilation, but got output_padding_depth: %d "
+          .. "output_padding_height: %d output_padding_width: %d stride_depth: %d stride_height: %d stride_width: "
+          .. "%d dilation_depth: %d dilation_height: %d dilation_width: %d"):format(op[1], op[2], op[3], st[1],
+            st[2], st[3], dl[1], dl[2], dl[3]), 3)
+      end
+    end
+    local outsz, small = {}, false
+    for i = 1, 3 do
+      outsz[i] = (insz[i] - 1) * st[i] - 2 * pd[i] + dl[i] * (k[i] - 1) + op[i] + 1
+      small = small or outsz[i] < 1
+    end
+    if small then
+      error(("Given input size per channel: %s. Calculated output size per channel: %s. Output size is too small")
+        :format(dims3(insz), dims3(outsz)), 3)
+    end
+  end
+  if x.dtype ~= weight.dtype then
+    error(("expected scalar type %s but found %s"):format(type_name(x.dtype), type_name(weight.dtype)), 3)
+  end
+  return x, st, pd, dl, op
+end
+
+def("conv3d", "Tensor input, Tensor weight, Tensor? bias=None, int[N] stride=1, int[N] padding=0, "
+  .. "int[N] dilation=1, int groups=1", function(input, weight, bias, stride, padding, dilation, groups)
+  local x, st, pd, dl = conv3d_input("conv3d", input, weight, bias, stride, padding, dilation, false, 0, groups)
+  local N, C, D, H, W = table.unpack(x:size())
+  local kD = weight:size(3)
+  local oD = (D + 2 * pd[1] - dl[1] * (kD - 1) - 1) // st[1] + 1
+  local xp = pd[1] > 0 and torch.constant_pad_nd(x, { 0, 0, 0, 0, pd[1], pd[1] }) or x
+  local out
+  for j = 0, kD - 1 do
+    local xs = xp:narrow(3, j * dl[1] + 1, (oD - 1) * st[1] + 1)
+    if st[1] > 1 then xs = xs:index_select(3, torch.arange(1, (oD - 1) * st[1] + 2, st[1], { device = x.device })) end
+    local y = torch.conv2d(xs:transpose(2, 3):reshape(N * oD, C, H, W), weight:select(3, j + 1), nil,
+      { st[2], st[3] }, { pd[2], pd[3] }, { dl[2], dl[3] }, groups)
+    out = out and out + y or y
+  end
+  local O, oH, oW = out:size(2), out:size(3), out:size(4)
+  out = dense(out:view(N, oD, O, oH, oW):transpose(2, 3))
+  if bias ~= nil then out = out + bias:to(out.dtype):view(1, O, 1, 1, 1) end
+  if input:dim() == 4 then out = out:squeeze(1) end
+  return out
+end)
+
+def("conv_transpose3d", "Tensor input, Tensor weight, Tensor? bias=None, int[N] stride=1, int[N] padding=0, "
+  .. "int[N] output_padding=0, int groups=1, int[N] dilation=1",
+  function(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    local x, st, pd, dl, op = conv3d_input("conv_transpose3d", input, weight, bias, stride, padding, dilation, true,
+      output_padding, groups)
+    local N, C, D, H, W = table.unpack(x:size())
+    local kD = weight:size(3)
+    local full = (D - 1) * st[1] + dl[1] * (kD - 1) + 1 + op[1]
+    local x2 = x:transpose(2, 3):reshape(N * D, C, H, W)
+    local out
+    for j = 0, kD - 1 do
+      local y = torch.conv_transpose2d(x2, weight:select(3, j + 1), nil, { st[2], st[3] }, { pd[2], pd[3] },
+        { op[2], op[3] }, groups, { dl[2], dl[3] })
+      y = y:view(N, D, y:size(2), y:size(3), y:size(4))
+      if out == nil then
+        out = torch.zeros(N, full, y:size(3), y:size(4), y:size(5), { dtype = y.dtype, device = y.device })
+      end
+      out = out:index_add(2, torch.arange(0, D, { device = y.device }) * st[1] + (j * dl[1] + 1), y)
+    end
+    local oD = full - 2 * pd[1]
+    local O = out:size(3)
+    out = dense(out:narrow(2, pd[1] + 1, oD):transpose(2, 3))
+    if bias ~= nil then out = out + bias:to(out.dtype):view(1, O, 1, 1, 1) end
+    if input:dim() == 4 then out = out:squeeze(1) end
+    return out
+  end)
+
 -- ---- the multi-layer recurrent functions (ATen's rnn_tanh, rnn_relu, lstm, gru on padded input):
 -- params is the flat list nn's modules hold, per layer and direction w_ih, w_hh (b_ih, b_hh when
 -- has_biases) (w_hr for an LSTM whose h is smaller than its c); dropout between layers when train

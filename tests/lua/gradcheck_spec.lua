@@ -508,6 +508,10 @@ describe("gradcheck of nn-layer compositions", function()
     adaptive_max_pool1d = { function(x) return torch.adaptive_max_pool1d(x, 3) end, function() return { r(2, 2, 7) } end },
     max_pool3d = { function(x) return torch.max_pool3d(x, 2, { 1, 2, 1 }, 1, 1, true) end,
       function() return { r(1, 2, 3, 4, 3) } end },
+    conv3d = { function(x, w, b) return torch.conv3d(x, w, b, { 2, 1, 1 }, 1, { 1, 1, 2 }, 2) end,
+      function() return { r(1, 2, 4, 3, 4), r(2, 1, 2, 2, 2), r(2) } end },
+    conv_transpose3d = { function(x, w, b) return torch.conv_transpose3d(x, w, b, 2, { 1, 0, 0 }, { 1, 0, 0 }, 1, 1) end,
+      function() return { r(1, 2, 2, 2, 2), r(2, 2, 2, 1, 2), r(2) } end },
     gru = { function(x, h, wi, wh, wi2, wh2)
       return torch.gru(x, h, { wi, wh, wi2, wh2 }, false, 1, 0.0, false, true, false)
     end, function() return { r(3, 1, 2), r(2, 1, 2), r(6, 2), r(6, 2), r(6, 2), r(6, 2) } end },

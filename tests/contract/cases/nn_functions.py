@@ -315,3 +315,30 @@ CASES.update({
     "unfold_unfold_grad": _unfold_unfold_grad,
     "max_pool3d_grad": _max_pool3d_grad,
 })
+
+# ---- 3-D convolutions
+add("conv3d", call("conv3d", T("float32", [2, 2, 4, 5, 3]), T("float32", [3, 2, 2, 3, 2]), tol=1e-5))
+add("conv3d_bias_stride_pad", call("conv3d", T("float64", [1, 2, 5, 4, 4]), T("float64", [4, 2, 3, 2, 3]),
+                                   T("float64", [4]), [2, 1, 2], [1, 0, 1], tol=1e-10))
+add("conv3d_dilation_groups", call("conv3d", T("float64", [1, 4, 6, 5, 5]), T("float64", [2, 2, 2, 2, 2]), None, 1, 1,
+                                   [2, 1, 2], 2, tol=1e-10))
+add("conv3d_unbatched", call("conv3d", T("float32", [2, 3, 3, 3]), T("float32", [1, 2, 2, 2, 2]),
+                             kw={"stride": 1, "padding": [0, 1, 0]}, tol=1e-5))
+add("conv3d_3d_input", call("conv3d", T("float32", [2, 3, 3]), T("float32", [1, 2, 2, 2, 2])))
+add("conv3d_kernel_too_big", call("conv3d", T("float32", [1, 2, 3, 3, 3]), T("float32", [4, 2, 4, 2, 2])))
+add("conv3d_channels", call("conv3d", T("float32", [1, 3, 3, 3, 3]), T("float32", [4, 2, 2, 2, 2])))
+add("conv3d_dtype", call("conv3d", T("float32", [1, 2, 3, 3, 3]), T("float64", [4, 2, 2, 2, 2])))
+add("conv_transpose3d", call("conv_transpose3d", T("float32", [2, 2, 3, 2, 3]), T("float32", [2, 3, 2, 3, 2]),
+                             tol=1e-5))
+add("conv_transpose3d_all", call("conv_transpose3d", T("float64", [1, 4, 3, 3, 2]), T("float64", [4, 1, 3, 2, 2]),
+                                 T("float64", [2]), [2, 1, 2], [1, 0, 1], [1, 0, 1], 2, [1, 2, 1], tol=1e-10))
+add("conv_transpose3d_unbatched", call("conv_transpose3d", T("float32", [2, 2, 2, 2]), T("float32", [2, 1, 2, 2, 2]),
+                                       kw={"stride": 2, "dilation": 1}, tol=1e-5))
+add("conv_transpose3d_output_padding", call("conv_transpose3d", T("float32", [1, 2, 3, 3, 3]),
+                                            T("float32", [2, 3, 2, 2, 2]), None, 1, 0, 1))
+add("conv_transpose3d_too_small", call("conv_transpose3d", T("float32", [1, 2, 3, 3, 3]),
+                                       T("float32", [2, 3, 2, 2, 2]), None, 1, 5))
+add("conv_transpose3d_3d_input", call("conv_transpose3d", T("float32", [2, 3, 3]), T("float32", [2, 3, 2, 2, 2])))
+add("conv3d_bias_double", call("conv3d", T("float32", [1, 2, 3, 3, 3]), T("float32", [4, 2, 2, 2, 2]),
+                               T("float64", [4]), tol=1e-5))
+add("conv_transpose3d_dtype", call("conv_transpose3d", T("float32", [1, 2, 3, 3, 3]), T("float64", [2, 3, 2, 2, 2])))
