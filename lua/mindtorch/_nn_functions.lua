@@ -13,7 +13,7 @@ local Tensor = torch.Tensor
 -- another type refused with the binding's words. Types: Tensor, Tensor?, Tensor[], int, int?,
 -- int[], float, bool, Scalar.
 local EXPECTED = { ["Tensor?"] = "Tensor", ["Tensor[]"] = "tuple of Tensors", ["int[]"] = "tuple of ints", ["int[N]"] = "tuple of ints",
-  ["int?"] = "int", Scalar = "Number" }
+  ["int?"] = "int", ["bool?"] = "bool", Scalar = "Number" }
 local function is_list_of(v, ok)
   if type(v) ~= "table" or torch.is_tensor(v) or args.is_options(v) and next(v) ~= nil then return false end
   for i = 1, #v do if not ok(v[i]) then return false end end
@@ -32,6 +32,7 @@ local CHECK = {
   end,
   float = function(v) return type(v) == "number" end,
   bool = function(v) return type(v) == "boolean" end,
+  ["bool?"] = function(v) return type(v) == "boolean" end,
   Scalar = function(v) return type(v) == "number" or type(v) == "boolean" end,
 }
 -- the binding's name for a Lua value's type, as mindtorch's C binding writes it
@@ -91,6 +92,8 @@ local function result_type(a, b)
 end
 
 local SCALAR_NAMES = { bool = "Bool", uint8 = "Byte", int8 = "Char", int16 = "Short", int32 = "Int", int64 = "Long" }
+local SCALAR_TYPE = { float16 = "Half", bfloat16 = "BFloat16", float32 = "Float", float64 = "Double" }
+local function type_name(dt) return SCALAR_TYPE[dt.name] or SCALAR_NAMES[dt.name] end
 
 -- ---- distances ------------------------------------------------------------------------------
 -- cosine_similarity: each input divided by its norm (clamped to eps outside autograd) first, as
@@ -265,6 +268,8 @@ def("channel_shuffle", "Tensor input, int groups", function(self, groups)
   return dense(self:reshape(split):transpose(2, 3)):view(shape)
 end)
 
+torch.native_channel_shuffle = torch.channel_shuffle
+
 -- constant_pad_nd(input, pad, value = 0): {left, right} pairs from the last dim backwards;
 -- negative pads crop
 def("constant_pad_nd", "Tensor input, int[] pad, Scalar value=0", function(self, pad, value)
@@ -308,6 +313,57 @@ def("constant_pad_nd", "Tensor input, int[] pad, Scalar value=0", function(self,
   return out
 end)
 
+-- ---- activations -------------------------------------------------------------------------------
+-- hardshrink(input, lambd = 0.5): 0 inside [-lambd, lambd], the input elsewhere (NaN kept)
+def("hardshrink", "Tensor input, Scalar lambd=0.5", function(self, lambd)
+  if not self.dtype.is_floating_point then
+    error(("\"hardshrink_cpu\" not implemented for '%s'"):format(type_name(self.dtype)), 2)
+  end
+  return torch.where(self:ge(-lambd):logical_and(self:le(lambd)), torch.zeros_like(self), self)
+end)
+Tensor.hardshrink = torch.hardshrink
+
+-- prelu(input, weight): input where positive, weight * input elsewhere; weight has one value or
+-- one per channel (dim 2)
+def("prelu", "Tensor input, Tensor weight", function(self, weight)
+  local nd = self:dim()
+  local n = weight:numel()
+  if n ~= 1 then
+    if nd == 0 then error("Not allow zero-dim input tensor.", 2) end
+    local channels = nd > 1 and self:size(2) or 1
+    if channels ~= n then
+      error(("Mismatch of parameter numbers and input channel size. Found parameter numbers = %d and channel size = "
+        .. "%d."):format(n, channels), 2)
+    end
+  end
+  if weight:dim() > 1 then
+    error(("prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = %d"):format(weight:dim()), 2)
+  end
+  if not self.dtype.is_floating_point then
+    error(("\"prelu_cpu\" not implemented for '%s'"):format(type_name(self.dtype)), 2)
+  end
+  local w = weight
+  if n ~= 1 and nd > 1 then
+    local shape = { n }
+    for i = 3, nd do shape[i - 1] = 1 end
+    w = weight:reshape(shape)
+  elseif n == 1 then
+    w = weight:reshape({})
+  end
+  return torch.where(self:gt(0), self, w * self)
+end)
+Tensor.prelu = torch.prelu
+
+-- native_dropout(input, p, train): the output and the kept-elements mask (bool); train nil is true
+def("native_dropout", "Tensor input, float p, bool? train", function(input, p, train)
+  if input:numel() == 0 then return input, torch.empty_like(input) end
+  if train == false then return input:clone(), torch.ones_like(input, { dtype = torch.bool }) end
+  local q = 1 - p
+  if not (q >= 0 and q <= 1) then error(("bernoulli_ expects p to be in [0, 1], but got p=%s"):format(q), 2) end
+  local mask = torch.empty_like(input):bernoulli_(q)
+  return (input * mask):mul_(q == 0 and 0.0 or 1 / q), mask:to(torch.bool)
+end)
+
 -- ---- dropout variants (ATen's _dropout_impl): noise drawn by bernoulli_(1 - p) from the
 -- default generator, over the whole input or one draw per (sample, channel) for the feature forms
 local ALPHA = 1.7580993408473766 -- SELU's alpha times its scale
@@ -343,6 +399,34 @@ for _, inplace in ipairs { false, true } do
   dropout_impl("feature_alpha_dropout", true, true, inplace)
 end
 
+-- cdist(x1, x2, p = 2, compute_mode = nil): the p-norm distances between the rows of x1 and x2
+-- (batch dims broadcast); compute_mode is torch.cdist's string (the differences are always taken)
+local COMPUTE_MODES = { use_mm_for_euclid_dist_if_necessary = true, use_mm_for_euclid_dist = true,
+  donot_use_mm_for_euclid_dist = true }
+torch.cdist = function(...)
+  local o = args.parse("cdist", { "x1", "x2", "p", "compute_mode" }, { p = 2.0 }, ...)
+  local x1, x2, p = o.x1, o.x2, o.p
+  args.tensor("cdist", "x1", 1, x1)
+  args.tensor("cdist", "x2", 2, x2)
+  if o.compute_mode ~= nil and not COMPUTE_MODES[o.compute_mode] then
+    error(("%s is not a valid value for compute_mode"):format(tostring(o.compute_mode)), 2)
+  end
+  if x1:dim() < 2 then error(("cdist only supports at least 2D tensors, X1 got: %dD"):format(x1:dim()), 2) end
+  if x2:dim() < 2 then error(("cdist only supports at least 2D tensors, X2 got: %dD"):format(x2:dim()), 2) end
+  if x1:size(-1) ~= x2:size(-1) then
+    error(("X1 and X2 must have the same number of columns. X1: %d X2: %d"):format(x1:size(-1), x2:size(-1)), 2)
+  end
+  if not x1.dtype.is_floating_point then
+    error("cdist only supports floating-point dtypes, X1 got: " .. type_name(x1.dtype), 2)
+  end
+  if not x2.dtype.is_floating_point then
+    error("cdist only supports floating-point dtypes, X2 got: " .. type_name(x2.dtype), 2)
+  end
+  if type(p) ~= "number" then error(("cdist(): argument 'p' must be float, not %s"):format(got(p)), 2) end
+  if p < 0 then error("cdist only supports non-negative p values", 2) end
+  return torch.linalg.vector_norm(x1:unsqueeze(-2) - x2:unsqueeze(-3), p, -1)
+end
+
 -- ---- normalization --------------------------------------------------------------------------
 -- instance_norm: batch_norm over (1, N C, *), the affine parameters and running stats repeated
 -- per sample; the running stats written back as their mean over the samples
@@ -364,6 +448,45 @@ def("instance_norm", "Tensor input, Tensor? weight, Tensor? bias, Tensor? runnin
   end)
   return out:view(input:size())
 end)
+
+-- native_layer_norm, native_batch_norm, native_group_norm: the normalized tensor (layer_norm,
+-- batch_norm, group_norm) with the statistics ATen saves for backward: the mean and 1/sqrt(var + eps)
+-- (biased variance) over the normalized elements
+local function stats(x, dims, eps)
+  local mean = x:mean(dims, true)
+  return mean, (x:var(dims, { unbiased = false, keepdim = true }) + eps):rsqrt()
+end
+def("native_layer_norm", "Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps",
+  function(input, normalized_shape, weight, bias, eps)
+    local out = torch.layer_norm(input, normalized_shape, weight, bias, eps)
+    local dims = {}
+    for d = input:dim() - #normalized_shape + 1, input:dim() do dims[#dims + 1] = d end
+    if #dims == 0 then return out, input:clone(), torch.full_like(input, 1 / math.sqrt(eps)) end
+    local mean, rstd = stats(input, dims, eps)
+    return out, mean, rstd
+  end)
+def("native_batch_norm", "Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+  .. "bool training, float momentum, float eps",
+  function(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    local mean, invstd
+    if training then
+      local dims = { 1 }
+      for d = 3, input:dim() do dims[#dims + 1] = d end
+      mean, invstd = stats(input, dims, eps)
+      mean, invstd = mean:flatten(), invstd:flatten()
+    else
+      mean = torch.empty(0, { dtype = input.dtype, device = input.device })
+      invstd = torch.empty(0, { dtype = input.dtype, device = input.device })
+    end
+    local out = torch.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    return out, mean, invstd
+  end)
+def("native_group_norm", "Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps",
+  function(input, weight, bias, N, C, HxW, group, eps)
+    local out = torch.group_norm(input, group, weight, bias, eps)
+    local mean, rstd = stats(input:reshape(N, group, -1), 3, eps)
+    return out, mean:view(N, group), rstd:view(N, group)
+  end)
 
 -- norm_except_dim(v, pow = 2, dim = 1): the pow-norm of each slice along dim, shaped to broadcast
 -- against v (weight_norm's g); dim = -1 takes the norm of the whole tensor, as ATen's
@@ -463,8 +586,6 @@ end)
 
 -- ---- pooling -----------------------------------------------------------------------------------
 local function listed(v) if type(v) == "table" then return v end return { v } end
-local SCALAR_TYPE = { float16 = "Half", bfloat16 = "BFloat16", float32 = "Float", float64 = "Double" }
-local function type_name(dt) return SCALAR_TYPE[dt.name] or SCALAR_NAMES[dt.name] end
 
 -- adaptive_max_pool1d(input, output_size) -> values, 1-based indices: output i takes the max of
 -- [floor(i L / n), ceil((i + 1) L / n)) along the last dim

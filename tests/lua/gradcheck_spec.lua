@@ -512,6 +512,17 @@ describe("gradcheck of nn-layer compositions", function()
       function() return { r(1, 2, 4, 3, 4), r(2, 1, 2, 2, 2), r(2) } end },
     conv_transpose3d = { function(x, w, b) return torch.conv_transpose3d(x, w, b, 2, { 1, 0, 0 }, { 1, 0, 0 }, 1, 1) end,
       function() return { r(1, 2, 2, 2, 2), r(2, 2, 2, 1, 2), r(2) } end },
+    hardshrink = { function(x) return torch.hardshrink(x, 0.3) end, function() return { r(3, 4) } end },
+    prelu = { function(x, w) return torch.prelu(x, w) end, function() return { r(2, 3, 2), r(3) } end },
+    cdist = { function(a, b) return torch.cdist(a, b, 1.5) end, function() return { r(2, 3, 2), r(4, 2) } end },
+    native_layer_norm = { function(x, w, b)
+      local out, mean, rstd = torch.native_layer_norm(x, { 4 }, w, b, 1e-5)
+      return out, mean, rstd
+    end, function() return { r(2, 3, 4), r(4), r(4) } end },
+    native_group_norm = { function(x, w, b)
+      local out, mean, rstd = torch.native_group_norm(x, w, b, 2, 4, 3, 2, 1e-5)
+      return out, mean, rstd
+    end, function() return { r(2, 4, 3), r(4), r(4) } end },
     gru = { function(x, h, wi, wh, wi2, wh2)
       return torch.gru(x, h, { wi, wh, wi2, wh2 }, false, 1, 0.0, false, true, false)
     end, function() return { r(3, 1, 2), r(2, 1, 2), r(6, 2), r(6, 2), r(6, 2), r(6, 2) } end },

@@ -342,3 +342,44 @@ add("conv_transpose3d_3d_input", call("conv_transpose3d", T("float32", [2, 3, 3]
 add("conv3d_bias_double", call("conv3d", T("float32", [1, 2, 3, 3, 3]), T("float32", [4, 2, 2, 2, 2]),
                                T("float64", [4]), tol=1e-5))
 add("conv_transpose3d_dtype", call("conv_transpose3d", T("float32", [1, 2, 3, 3, 3]), T("float64", [2, 3, 2, 2, 2])))
+
+# ---- activations, native_* forms, cdist
+add("hardshrink", call("hardshrink", V([-1.0, -0.5, -0.25, 0.0, 0.5, 0.75, float("nan")])))
+add("hardshrink_lambd", call("hardshrink", T("float64", [3, 4]), 1.5))
+add("hardshrink_method", call("hardshrink", T("float32", [5]), kw={"lambd": 0.1}, method=True))
+add("hardshrink_int", call("hardshrink", T("int64", [3])))
+add("prelu", call("prelu", T("float32", [2, 3, 4]), T("float32", [3]), tol=TOL))
+add("prelu_one", call("prelu", T("float64", [2, 3]), T("float64", [1])))
+add("prelu_1d", call("prelu", T("float32", [5]), T("float32", [1]), method=True))
+add("prelu_mismatch", call("prelu", T("float32", [2, 3, 4]), T("float32", [2])))
+add("prelu_0d", call("prelu", T("float32", []), T("float32", [1])))
+add("prelu_weight_2d", call("prelu", T("float32", [2, 3, 4]), T("float32", [1, 3])))
+add("prelu_int", call("prelu", T("int64", [2, 3]), T("int64", [3])))
+add("native_dropout", call("native_dropout", T("float32", [3, 4]), 0.3, True, seed=7, tol=TOL))
+add("native_dropout_eval", call("native_dropout", T("float32", [3, 4]), 0.3, False))
+add("native_dropout_none", call("native_dropout", T("float64", [2, 5]), 0.5, None, seed=8, tol=1e-12))
+add("native_dropout_p1", call("native_dropout", T("float32", [3]), 1.0, True, seed=7))
+add("native_dropout_empty", call("native_dropout", T("float32", [0, 2]), 0.5, True))
+add("native_layer_norm", call("native_layer_norm", T("float32", [2, 3, 4]), [4], None, None, 1e-5, tol=1e-5))
+add("native_layer_norm_affine", call("native_layer_norm", T("float64", [2, 3, 4]), [3, 4], T("float64", [3, 4]),
+                                     T("float64", [3, 4]), 1e-3, tol=1e-10))
+add("native_batch_norm_training", call("native_batch_norm", T("float64", [4, 3, 2]), T("float64", [3]),
+                                       T("float64", [3]), T("float64", [3]), T("float64", [3], domain="pos"), True,
+                                       0.1, 1e-5, tol=1e-10))
+add("native_batch_norm_eval", call("native_batch_norm", T("float32", [4, 3]), None, None, T("float32", [3]),
+                                   T("float32", [3], domain="pos"), False, 0.1, 1e-5, tol=1e-5))
+add("native_group_norm", call("native_group_norm", T("float64", [2, 4, 3]), T("float64", [4]), T("float64", [4]), 2,
+                              4, 3, 2, 1e-5, tol=1e-10))
+add("native_channel_shuffle", call("native_channel_shuffle", T("float32", [2, 6, 2]), 2))
+add("cdist", call("cdist", T("float32", [4, 3]), T("float32", [5, 3]), tol=1e-5))
+add("cdist_batched_p1", call("cdist", T("float64", [2, 1, 3, 4]), T("float64", [3, 2, 4]), 1.0, tol=1e-10))
+add("cdist_pinf_kw", call("cdist", T("float32", [3, 2]), T("float32", [2, 2]), kw={"p": float("inf")}, tol=1e-6))
+add("cdist_p0", call("cdist", V([[1.0, 2.0], [1.0, 3.0]]), V([[1.0, 2.0], [0.0, 0.0]]), 0.0))
+add("cdist_mode", call("cdist", T("float64", [3, 2]), T("float64", [2, 2]),
+                       kw={"compute_mode": "donot_use_mm_for_euclid_dist"}, tol=1e-10))
+add("cdist_bad_mode", call("cdist", T("float32", [3, 2]), T("float32", [2, 2]), kw={"compute_mode": "foo"}))
+add("cdist_1d", call("cdist", T("float32", [3]), T("float32", [2, 3])))
+add("cdist_columns", call("cdist", T("float32", [3, 4]), T("float32", [2, 3])))
+add("cdist_int", call("cdist", T("int64", [3, 2]), T("int64", [2, 2])))
+add("cdist_negative_p", call("cdist", T("float32", [3, 2]), T("float32", [2, 2]), -1.0))
+add("prelu_0d_weights", call("prelu", T("float32", []), T("float32", [3])))
