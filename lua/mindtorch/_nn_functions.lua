@@ -1,9 +1,10 @@
 -- _nn_functions.lua: the top-level torch.* functions of ATen's neural-network layer (what
 -- torch.nn.functional calls) written as compositions of existing ops, in ATen's argument order
 -- with its defaults: distances, losses (reduction as ATen's int enum: 0 none, 1 mean, 2 sum; left
--- out it is 0, as PyTorch 1.13's binding of these functions reads it),
--- pixel and channel shuffles, constant padding, the dropout variants, instance_norm, the RNN
--- cells, and a few function forms of methods. Gradients come from the ops they are made of.
+-- out it is 0, as PyTorch 1.13's binding of these functions reads it), pixel and channel
+-- shuffles, constant padding, activations, the dropout variants, the normalizations and their
+-- native_* forms, pooling and 3-D convolutions, the RNN cells and layers, and a few function
+-- forms of methods. Gradients come from the ops they are made of.
 local torch = require "mindtorch"
 local args = require "mindtorch._args"
 local Tensor = torch.Tensor
@@ -13,7 +14,8 @@ local Tensor = torch.Tensor
 -- another type refused with the binding's words. Types: Tensor, Tensor?, Tensor[], int, int?,
 -- int[], float, bool, Scalar.
 local EXPECTED = { ["Tensor?"] = "Tensor", ["Tensor[]"] = "tuple of Tensors", ["int[]"] = "tuple of ints", ["int[N]"] = "tuple of ints",
-  ["int?"] = "int", ["bool?"] = "bool", Scalar = "Number" }
+  ["int?"] = "int", ["bool?"] = "bool", Scalar = "Number",
+  ["Generator?"] = "torch.Generator" }
 local function is_list_of(v, ok)
   if type(v) ~= "table" or torch.is_tensor(v) or args.is_options(v) and next(v) ~= nil then return false end
   for i = 1, #v do if not ok(v[i]) then return false end end
@@ -34,6 +36,10 @@ local CHECK = {
   bool = function(v) return type(v) == "boolean" end,
   ["bool?"] = function(v) return type(v) == "boolean" end,
   Scalar = function(v) return type(v) == "number" or type(v) == "boolean" end,
+  ["Generator?"] = function(v)
+    local mt = getmetatable(v)
+    return type(mt) == "table" and mt.__name == "torch.Generator"
+  end,
 }
 -- the binding's name for a Lua value's type, as mindtorch's C binding writes it
 local function got(v)
@@ -353,6 +359,33 @@ def("prelu", "Tensor input, Tensor weight", function(self, weight)
   return torch.where(self:gt(0), self, w * self)
 end)
 Tensor.prelu = torch.prelu
+
+-- rrelu(input, lower = 1/8, upper = 1/3, training = false, generator = nil): training, each
+-- element <= 0 scaled by its own draw from U(lower, upper) (in float64, in element order, as
+-- ATen draws them); otherwise leaky_relu with the mean slope
+local function rrelu(inplace)
+  local name = inplace and "rrelu_" or "rrelu"
+  def(name, "Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, "
+    .. "Generator? generator=None", function(self, lower, upper, training, generator)
+    if lower > upper then error("Lower bound should be less than or equal to the upper bound", 2) end
+    if not training then
+      if inplace then return torch.leaky_relu_(self, (lower + upper) / 2) end
+      return torch.leaky_relu(self, (lower + upper) / 2)
+    end
+    if not self.dtype.is_floating_point then
+      error(("\"rrelu_with_noise_out_cpu\" not implemented for '%s'"):format(type_name(self.dtype)), 2)
+    end
+    if self.device.type == "meta" then return inplace and self or torch.empty_like(self) end -- no values to draw for
+    local mask = self:le(0)
+    local draws = torch.empty(mask:sum():item(), { dtype = torch.float64, device = self.device })
+    if generator then draws:uniform_(lower, upper, { generator = generator }) else draws:uniform_(lower, upper) end
+    local noise = torch.ones_like(self):masked_scatter_(mask, draws:to(self.dtype))
+    if inplace then return self:mul_(noise) end
+    return self * noise
+  end)
+end
+rrelu(false)
+rrelu(true)
 
 -- native_dropout(input, p, train): the output and the kept-elements mask (bool); train nil is true
 def("native_dropout", "Tensor input, float p, bool? train", function(input, p, train)

@@ -513,6 +513,8 @@ describe("gradcheck of nn-layer compositions", function()
     conv_transpose3d = { function(x, w, b) return torch.conv_transpose3d(x, w, b, 2, { 1, 0, 0 }, { 1, 0, 0 }, 1, 1) end,
       function() return { r(1, 2, 2, 2, 2), r(2, 2, 2, 1, 2), r(2) } end },
     hardshrink = { function(x) return torch.hardshrink(x, 0.3) end, function() return { r(3, 4) } end },
+    rrelu = { function(x) return torch.rrelu(x, 0.1, 0.3, true, torch.Generator():manual_seed(5)) end,
+      function() return { r(3, 4) } end },
     prelu = { function(x, w) return torch.prelu(x, w) end, function() return { r(2, 3, 2), r(3) } end },
     cdist = { function(a, b) return torch.cdist(a, b, 1.5) end, function() return { r(2, 3, 2), r(4, 2) } end },
     native_layer_norm = { function(x, w, b)

@@ -383,3 +383,15 @@ add("cdist_columns", call("cdist", T("float32", [3, 4]), T("float32", [2, 3])))
 add("cdist_int", call("cdist", T("int64", [3, 2]), T("int64", [2, 2])))
 add("cdist_negative_p", call("cdist", T("float32", [3, 2]), T("float32", [2, 2]), -1.0))
 add("prelu_0d_weights", call("prelu", T("float32", []), T("float32", [3])))
+
+# ---- rrelu: the draws of the generator given (or the default one), in element order
+from _opcase import G
+add("rrelu_training", call("rrelu", V([-1.0, 2.0, -3.0, 0.0, float("nan"), -0.5]), 0.1, 0.3, True, G(3), tol=TOL))
+add("rrelu_default_generator", call("rrelu", T("float64", [3, 4]), kw={"training": True}, seed=11, tol=1e-12))
+add("rrelu_eval", call("rrelu", T("float32", [3, 4]), tol=TOL))
+add("rrelu_inplace", call("rrelu_", T("float32", [2, 5]), 0.2, 0.4, True, seed=12, tol=TOL))
+add("rrelu_inplace_eval", call("rrelu_", T("float32", [2, 5]), 0.2, 0.4, tol=TOL))
+add("rrelu_bounds", call("rrelu", T("float32", [3]), 0.5, 0.1, True))
+add("rrelu_bounds_eval", call("rrelu", T("float32", [3]), 0.5, 0.1))
+add("rrelu_int", call("rrelu", T("int64", [3]), 0.1, 0.3, True))
+add("rrelu_int_eval", call("rrelu", T("int64", [3])))
