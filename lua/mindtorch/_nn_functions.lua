@@ -521,6 +521,21 @@ def("native_group_norm", "Tensor input, Tensor? weight, Tensor? bias, int N, int
     return out, mean:view(N, group), rstd:view(N, group)
   end)
 
+-- batch_norm_update_stats(input, running_mean, running_var, momentum) -> the batch's mean and
+-- (biased) variance per channel; the running statistics moved towards the mean and the unbiased
+-- variance in place
+def("batch_norm_update_stats", "Tensor input, Tensor? running_mean, Tensor? running_var, float momentum",
+  function(input, running_mean, running_var, momentum)
+    local dims = { 1 }
+    for d = 3, input:dim() do dims[#dims + 1] = d end
+    local mean, var = input:mean(dims), input:var(dims, { unbiased = false })
+    torch.no_grad(function()
+      if running_mean ~= nil then running_mean:mul_(1 - momentum):add_(mean * momentum) end
+      if running_var ~= nil then running_var:mul_(1 - momentum):add_(input:var(dims) * momentum) end
+    end)
+    return mean, var
+  end)
+
 -- norm_except_dim(v, pow = 2, dim = 1): the pow-norm of each slice along dim, shaped to broadcast
 -- against v (weight_norm's g); dim = -1 takes the norm of the whole tensor, as ATen's
 def("norm_except_dim", "Tensor v, int pow=2, int dim=1", function(v, pow, dim)
@@ -848,6 +863,62 @@ def("conv_transpose3d", "Tensor input, Tensor weight, Tensor? bias=None, int[N] 
     if input:dim() == 4 then out = out:squeeze(1) end
     return out
   end)
+
+-- conv_tbc(input (time, batch, in), weight (kernel, in, out), bias (out), pad = 0): conv1d in the
+-- time-batch-channel layout
+def("conv_tbc", "Tensor input, Tensor weight, Tensor bias, int pad=0", function(self, weight, bias, pad)
+  if self:dim() ~= 3 then error("Input must have 3 dims: time, batch, in_channel", 2) end
+  if weight:dim() ~= 3 then
+    error("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.", 2)
+  end
+  if bias:dim() ~= 1 then error("Bias must be 1-D", 2) end
+  if self:size(3) ~= weight:size(2) then
+    error("Input dim 3 (input channels) is not == dim 2 in the weight tensor", 2)
+  end
+  if weight:size(3) ~= bias:size(1) then
+    error("Bias size must equal dim 3 in the weight tensor (output channels).", 2)
+  end
+  local olen = self:size(1) - weight:size(1) + 1 + 2 * pad
+  if olen < 0 then
+    error(("Trying to create tensor with negative dimension %d: [%d, %d, %d]"):format(olen, olen, self:size(2),
+      weight:size(3)), 2)
+  end
+  if olen == 0 then return torch.empty(0, self:size(2), weight:size(3), { dtype = self.dtype, device = self.device }) end
+  local y = torch.conv1d(self:permute(2, 3, 1), weight:permute(3, 2, 1), bias, 1, pad)
+  return dense(y:permute(3, 1, 2))
+end)
+
+-- affine_grid_generator(theta, size, align_corners): the sampling grid theta maps the output's
+-- normalized coordinates ([-1, 1], x fastest) to, (N, H, W, 2) or (N, D, H, W, 3)
+def("affine_grid_generator", "Tensor theta, int[] size, bool align_corners", function(theta, size, align_corners)
+  if #size ~= 4 and #size ~= 5 then
+    error("AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs.", 2)
+  end
+  local fo = { dtype = theta.dtype, device = theta.device }
+  local function steps(n)
+    if n <= 1 then return torch.zeros({}, fo) end
+    local r = torch.linspace(-1, 1, n, fo)
+    if not align_corners then r = r * (n - 1) / n end
+    return r
+  end
+  local N, spatial = size[1], { table.unpack(size, 3) }
+  local k = #spatial
+  local shape = { N, table.unpack(spatial) }
+  shape[#shape + 1] = k + 1
+  local base = torch.empty(shape, fo)
+  for i = 1, k do -- coordinate i runs along spatial dim k - i + 1 (x along the last)
+    local r = steps(spatial[k - i + 1])
+    for _ = 1, i - 1 do r = r:unsqueeze(-1) end
+    base:select(-1, i):copy_(r)
+  end
+  base:select(-1, k + 1):fill_(1)
+  local count = 1
+  for _, n in ipairs(spatial) do count = count * n end
+  local grid = base:view(N, count, k + 1):bmm(theta:transpose(2, 3))
+  local out = { N, table.unpack(spatial) }
+  out[#out + 1] = k
+  return grid:view(out)
+end)
 
 -- ---- the multi-layer recurrent functions (ATen's rnn_tanh, rnn_relu, lstm, gru on padded input):
 -- params is the flat list nn's modules hold, per layer and direction w_ih, w_hh (b_ih, b_hh when

@@ -39,6 +39,22 @@ local cases = {
   end, tol = 1e-12 },
 }
 
+local function running(fn)
+  local x = torch.arange(24.0):view(4, 3, 2):sin()
+  local rm, rv = torch.zeros(3), torch.ones(3)
+  fn(x, rm, rv)
+  return { rm, rv }
+end
+cases.batch_norm_update_stats_running = { function()
+  return running(function(x, rm, rv) torch.batch_norm_update_stats(x, rm, rv, 0.2) end)
+end, tol = 1e-6 }
+cases.instance_norm_running = { function()
+  return running(function(x, rm, rv) torch.instance_norm(x, nil, nil, rm, rv, true, 0.2, 1e-5, false) end)
+end, tol = 1e-6 }
+cases.native_batch_norm_running = { function()
+  return running(function(x, rm, rv) torch.native_batch_norm(x, nil, nil, rm, rv, true, 0.2, 1e-5) end)
+end, tol = 1e-6 }
+
 local goldens = H.load("nn_functions")
 describe("contract nn_functions", function()
   for _, name in ipairs(H.sorted_keys(goldens)) do

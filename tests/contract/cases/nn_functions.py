@@ -395,3 +395,43 @@ add("rrelu_bounds", call("rrelu", T("float32", [3]), 0.5, 0.1, True))
 add("rrelu_bounds_eval", call("rrelu", T("float32", [3]), 0.5, 0.1))
 add("rrelu_int", call("rrelu", T("int64", [3]), 0.1, 0.3, True))
 add("rrelu_int_eval", call("rrelu", T("int64", [3])))
+
+# ---- conv_tbc, affine_grid_generator, batch_norm_update_stats
+add("conv_tbc", call("conv_tbc", T("float32", [5, 2, 3]), T("float32", [3, 3, 4]), T("float32", [4]), 1, tol=1e-5))
+add("conv_tbc_no_pad", call("conv_tbc", T("float64", [5, 2, 3]), T("float64", [2, 3, 4]), T("float64", [4]),
+                            tol=1e-10))
+add("conv_tbc_2d_input", call("conv_tbc", T("float32", [2, 3]), T("float32", [3, 3, 4]), T("float32", [4])))
+add("conv_tbc_2d_weight", call("conv_tbc", T("float32", [5, 2, 3]), T("float32", [3, 4]), T("float32", [4])))
+add("conv_tbc_2d_bias", call("conv_tbc", T("float32", [5, 2, 3]), T("float32", [3, 3, 4]), T("float32", [4, 1])))
+add("conv_tbc_channels", call("conv_tbc", T("float32", [5, 2, 3]), T("float32", [3, 2, 4]), T("float32", [4]),
+                              expect=["dims"]))
+add("conv_tbc_bias_size", call("conv_tbc", T("float32", [5, 2, 3]), T("float32", [3, 3, 4]), T("float32", [5]),
+                               expect=["dims"]))
+add("conv_tbc_negative", call("conv_tbc", T("float32", [5, 2, 3]), T("float32", [9, 3, 4]), T("float32", [4])))
+add("affine_grid_generator", call("affine_grid_generator", T("float32", [2, 2, 3]), [2, 1, 4, 5], False, tol=1e-6))
+add("affine_grid_generator_aligned", call("affine_grid_generator", T("float64", [2, 2, 3]), [2, 3, 1, 3], True,
+                                          tol=1e-12))
+add("affine_grid_generator_3d", call("affine_grid_generator", T("float64", [2, 3, 4]), [2, 1, 2, 4, 5], False,
+                                     tol=1e-12))
+add("affine_grid_generator_bad_size", call("affine_grid_generator", T("float32", [2, 3, 4]), [2, 1, 5], True))
+add("batch_norm_update_stats", call("batch_norm_update_stats", T("float32", [4, 3, 2]), T("float32", [3]),
+                                    T("float32", [3], domain="pos"), 0.1, tol=1e-6))
+add("batch_norm_update_stats_none", call("batch_norm_update_stats", T("float64", [5, 2]), None, None, 0.5,
+                                         tol=1e-12))
+
+
+# running statistics written in place
+def _running(fn):
+    x = torch.arange(24.0).view(4, 3, 2).sin()
+    rm, rv = torch.zeros(3), torch.ones(3)
+    fn(x, rm, rv)
+    return rm, rv
+
+
+CASES.update({
+    "batch_norm_update_stats_running": lambda: _running(lambda x, rm, rv: torch.batch_norm_update_stats(x, rm, rv, 0.2)),
+    "instance_norm_running": lambda: _running(lambda x, rm, rv: torch.instance_norm(x, None, None, rm, rv, True, 0.2,
+                                                                                    1e-5, False)),
+    "native_batch_norm_running": lambda: _running(lambda x, rm, rv: torch.native_batch_norm(x, None, None, rm, rv, True,
+                                                                                            0.2, 1e-5)),
+})
