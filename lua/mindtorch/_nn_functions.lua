@@ -920,6 +920,126 @@ def("affine_grid_generator", "Tensor theta, int[] size, bool align_corners", fun
   return grid:view(out)
 end)
 
+-- ---- grid sampling (ATen's grid_sampler_2d): interpolation 0 bilinear, 1 nearest, 2 bicubic;
+-- padding 0 zeros, 1 border, 2 reflection; grid (N, Ho, Wo, 2) holds (x, y) in [-1, 1]. Each tap
+-- is a gather from the flattened input, out-of-bounds taps read 0; the gradient reaches the input
+-- through the gathers and the grid through the weights and the coordinate maps.
+local function unnormalize(coord, size, align_corners)
+  if align_corners then return (coord + 1) * ((size - 1) / 2) end
+  return (coord + 1) * (size / 2) - 0.5
+end
+local function clip(coord, size) return coord:clamp(0, size - 1) end
+local function reflect(coord, twice_low, twice_high)
+  if twice_low == twice_high then return torch.zeros_like(coord) end
+  local min, span = twice_low / 2, (twice_high - twice_low) / 2
+  local c = (coord - min):abs()
+  local extra = torch.fmod(c, span)
+  local flips = (c / span):floor()
+  local even = torch.fmod(flips, 2):eq(0)
+  return torch.where(even, extra + min, -extra + (span + min))
+end
+-- the padding mode applied to source coordinates
+local function pad_coord(coord, size, padding_mode, align_corners)
+  if padding_mode == 1 then return clip(coord, size) end
+  if padding_mode == 2 then
+    if align_corners then return clip(reflect(coord, 0, 2 * (size - 1)), size) end
+    return clip(reflect(coord, -1, 2 * size - 1), size)
+  end
+  return coord
+end
+
+local function grid_checks(fname, input, grid)
+  local function both() return sizes(input), sizes(grid) end
+  if input:size(1) ~= grid:size(1) then
+    error(("grid_sampler(): expected grid and input to have same batch size, but got input with sizes %s and grid "
+      .. "with sizes %s"):format(both()), 3)
+  end
+  if grid:size(-1) ~= input:dim() - 2 then
+    error(("grid_sampler(): expected grid to have size %d in last dimension, but got grid with sizes %s")
+      :format(input:dim() - 2, sizes(grid)), 3)
+  end
+  for d = 3, input:dim() do
+    if input:size(d) == 0 then
+      error(("grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes %s with "
+        .. "dimension %d being empty"):format(sizes(input), d), 3)
+    end
+  end
+end
+
+local function grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners)
+  if input:dim() ~= 4 or grid:dim() ~= 4 then
+    error(("grid_sampler(): expected 4D input and grid with same number of dimensions, but got input with sizes %s "
+      .. "and grid with sizes %s"):format(sizes(input), sizes(grid)), 3)
+  end
+  if input.dtype ~= grid.dtype then
+    error(("expected scalar type %s but found %s"):format(type_name(input.dtype), type_name(grid.dtype)), 3)
+  end
+  if not input.dtype.is_floating_point then
+    error(("grid_sampler_2d_cpu not implemented for %s"):format(type_name(input.dtype)), 3)
+  end
+  local N, C, H, W = table.unpack(input:size())
+  local Ho, Wo = grid:size(2), grid:size(3)
+  local flat = input:reshape(N, C, H * W)
+  -- the input at integer positions (x, y) (N, Ho, Wo), 0 outside: (N, C, Ho, Wo)
+  local function tap(x, y)
+    local inside = x:ge(0):logical_and(x:le(W - 1)):logical_and(y:ge(0)):logical_and(y:le(H - 1))
+    local idx = (y:clamp(0, H - 1) * W + x:clamp(0, W - 1)):to(torch.int64):reshape(N, 1, Ho * Wo)
+    local v = flat:gather(3, idx:expand(N, C, Ho * Wo) + 1):view(N, C, Ho, Wo)
+    return v * inside:unsqueeze(2):to(v.dtype)
+  end
+  local gx, gy = grid:select(4, 1), grid:select(4, 2)
+  local ix, iy = unnormalize(gx, W, align_corners), unnormalize(gy, H, align_corners)
+  if interpolation_mode == 2 then -- bicubic: 4 x 4 taps, each padded on its own
+    local x0, y0 = ix:floor(), iy:floor()
+    local tx, ty = ix - x0, iy - y0
+    local A = -0.75
+    local function coeffs(t)
+      local function near(v) return ((v * (A + 2) - (A + 3)) * v) * v + 1 end
+      local function far(v) return ((v * A - 5 * A) * v + 8 * A) * v - 4 * A end
+      return { far(t + 1), near(t), near(-t + 1), far(-t + 2) }
+    end
+    local cx, cy = coeffs(tx), coeffs(ty)
+    local out
+    for j = 1, 4 do
+      local row
+      local yy = pad_coord(y0 + (j - 2), H, padding_mode, align_corners)
+      for i = 1, 4 do
+        local xx = pad_coord(x0 + (i - 2), W, padding_mode, align_corners)
+        local v = tap(xx:detach(), yy:detach()) * cx[i]:unsqueeze(2)
+        row = row and row + v or v
+      end
+      row = row * cy[j]:unsqueeze(2)
+      out = out and out + row or row
+    end
+    return out
+  end
+  ix = pad_coord(ix, W, padding_mode, align_corners)
+  iy = pad_coord(iy, H, padding_mode, align_corners)
+  if interpolation_mode == 1 then
+    return tap(ix:detach():round(), iy:detach():round())
+  end
+  local x0, y0 = ix:detach():floor(), iy:detach():floor()
+  local x1, y1 = x0 + 1, y0 + 1
+  local wx1, wy1 = ix - x0, iy - y0
+  local wx0, wy0 = -ix + x1, -iy + y1
+  local function w(a, b) return (a * b):unsqueeze(2) end
+  return tap(x0, y0) * w(wx0, wy0) + tap(x1, y0) * w(wx1, wy0) + tap(x0, y1) * w(wx0, wy1) + tap(x1, y1) * w(wx1, wy1)
+end
+
+local SAMPLER_ARGS = "Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners"
+def("grid_sampler_2d", SAMPLER_ARGS, function(input, grid, interpolation_mode, padding_mode, align_corners)
+  grid_checks("grid_sampler_2d", input, grid)
+  return grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners)
+end)
+def("grid_sampler", SAMPLER_ARGS, function(input, grid, interpolation_mode, padding_mode, align_corners)
+  grid_checks("grid_sampler", input, grid)
+  if input:dim() == 4 then return grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners) end
+  if input:dim() == 5 and interpolation_mode == 2 then
+    error("grid_sampler(): bicubic interpolation only supports 4D input", 2)
+  end
+  error("grid_sampler(): volumetric (5-D) grid sampling is not implemented in mindtorch", 2)
+end)
+
 -- ---- the multi-layer recurrent functions (ATen's rnn_tanh, rnn_relu, lstm, gru on padded input):
 -- params is the flat list nn's modules hold, per layer and direction w_ih, w_hh (b_ih, b_hh when
 -- has_biases) (w_hr for an LSTM whose h is smaller than its c); dropout between layers when train

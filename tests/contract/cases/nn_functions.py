@@ -435,3 +435,25 @@ CASES.update({
     "native_batch_norm_running": lambda: _running(lambda x, rm, rv: torch.native_batch_norm(x, None, None, rm, rv, True,
                                                                                             0.2, 1e-5)),
 })
+
+# ---- grid sampling (2-D)
+for m in range(3):
+    for p in range(3):
+        for ac in (False, True):
+            add("grid_sampler_%d_%d_%s" % (m, p, "aligned" if ac else "unaligned"),
+                call("grid_sampler", T("float32", [2, 3, 4, 5]), T("float32", [2, 3, 6, 2], domain="unit"), m, p, ac,
+                     tol=1e-5))
+add("grid_sampler_outside", call("grid_sampler_2d", T("float64", [1, 2, 3, 3]), T("float64", [1, 4, 4, 2]), 0, 0,
+                                 False, tol=1e-10))
+add("grid_sampler_outside_reflection", call("grid_sampler_2d", T("float64", [1, 2, 3, 3]), T("float64", [1, 4, 4, 2]),
+                                            0, 2, False, tol=1e-10))
+add("grid_sampler_outside_bicubic_border", call("grid_sampler_2d", T("float64", [1, 2, 3, 3]),
+                                                T("float64", [1, 4, 4, 2]), 2, 1, True, tol=1e-10))
+add("grid_sampler_batch", call("grid_sampler", T("float32", [2, 3, 4, 5]), T("float32", [1, 3, 6, 2]), 0, 0, False))
+add("grid_sampler_last_dim", call("grid_sampler", T("float32", [2, 3, 4, 5]), T("float32", [2, 3, 6, 1]), 0, 0, False))
+add("grid_sampler_empty", call("grid_sampler", T("float32", [2, 3, 0, 5]), T("float32", [2, 3, 6, 2]), 0, 0, False,
+                               expect=["dims"]))
+add("grid_sampler_int", call("grid_sampler", T("int64", [2, 3, 4, 5]), T("int64", [2, 3, 6, 2]), 0, 0, False))
+add("grid_sampler_dtypes", call("grid_sampler", T("float32", [2, 3, 4, 5]), T("float64", [2, 3, 6, 2]), 0, 0, False))
+add("grid_sampler_bicubic_5d", call("grid_sampler", T("float32", [2, 3, 1, 4, 5]), T("float32", [2, 1, 3, 6, 3]), 2, 0,
+                                    False))
