@@ -920,8 +920,9 @@ def("affine_grid_generator", "Tensor theta, int[] size, bool align_corners", fun
   return grid:view(out)
 end)
 
--- ---- grid sampling (ATen's grid_sampler_2d): interpolation 0 bilinear, 1 nearest, 2 bicubic;
--- padding 0 zeros, 1 border, 2 reflection; grid (N, Ho, Wo, 2) holds (x, y) in [-1, 1]. Each tap
+-- ---- grid sampling (ATen's grid_sampler_2d/3d): interpolation 0 bilinear, 1 nearest, 2 bicubic
+-- (2-D only); padding 0 zeros, 1 border, 2 reflection; grid (N, Ho, Wo, 2) holds (x, y) in [-1, 1]
+-- ((x, y, z) for 3-D). Each tap
 -- is a gather from the flattened input, out-of-bounds taps read 0; the gradient reaches the input
 -- through the gathers and the grid through the weights and the coordinate maps.
 local function unnormalize(coord, size, align_corners)
@@ -1026,6 +1027,52 @@ local function grid_sampler_2d(input, grid, interpolation_mode, padding_mode, al
   return tap(x0, y0) * w(wx0, wy0) + tap(x1, y0) * w(wx1, wy0) + tap(x0, y1) * w(wx0, wy1) + tap(x1, y1) * w(wx1, wy1)
 end
 
+-- grid_sampler_3d: trilinear (0) or nearest (1) over (N, C, D, H, W) with grid (N, Do, Ho, Wo, 3)
+local function grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners)
+  if input:dim() ~= 5 or grid:dim() ~= 5 then
+    error(("grid_sampler(): expected 5D input and grid with same number of dimensions, but got input with sizes %s "
+      .. "and grid with sizes %s"):format(sizes(input), sizes(grid)), 3)
+  end
+  if interpolation_mode == 2 then error("grid_sampler(): bicubic interpolation only supports 4D input", 3) end
+  if input.dtype ~= grid.dtype then
+    error(("expected scalar type %s but found %s"):format(type_name(input.dtype), type_name(grid.dtype)), 3)
+  end
+  if not input.dtype.is_floating_point then
+    error(("\"grid_sampler3d_cpu\" not implemented for '%s'"):format(type_name(input.dtype)), 3)
+  end
+  local N, C, D, H, W = table.unpack(input:size())
+  local Do, Ho, Wo = grid:size(2), grid:size(3), grid:size(4)
+  local M = Do * Ho * Wo
+  local flat = input:reshape(N, C, D * H * W)
+  local function tap(x, y, z)
+    local inside = x:ge(0):logical_and(x:le(W - 1)):logical_and(y:ge(0)):logical_and(y:le(H - 1))
+      :logical_and(z:ge(0)):logical_and(z:le(D - 1))
+    local idx = ((z:clamp(0, D - 1) * H + y:clamp(0, H - 1)) * W + x:clamp(0, W - 1)):to(torch.int64)
+    local v = flat:gather(3, idx:reshape(N, 1, M):expand(N, C, M) + 1):view(N, C, Do, Ho, Wo)
+    return v * inside:unsqueeze(2):to(v.dtype)
+  end
+  local coords, size = {}, { W, H, D }
+  for i = 1, 3 do
+    coords[i] = pad_coord(unnormalize(grid:select(5, i), size[i], align_corners), size[i], padding_mode, align_corners)
+  end
+  if interpolation_mode == 1 then
+    return tap(coords[1]:detach():round(), coords[2]:detach():round(), coords[3]:detach():round())
+  end
+  local lo, w = {}, {}
+  for i = 1, 3 do
+    lo[i] = coords[i]:detach():floor()
+    w[i] = { -coords[i] + (lo[i] + 1), coords[i] - lo[i] } -- the weights of lo and lo + 1
+  end
+  local out
+  for c = 0, 7 do
+    local b = { c & 1, (c >> 1) & 1, (c >> 2) & 1 }
+    local v = tap(lo[1] + b[1], lo[2] + b[2], lo[3] + b[3])
+      * (w[1][b[1] + 1] * w[2][b[2] + 1] * w[3][b[3] + 1]):unsqueeze(2)
+    out = out and out + v or v
+  end
+  return out
+end
+
 local SAMPLER_ARGS = "Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners"
 def("grid_sampler_2d", SAMPLER_ARGS, function(input, grid, interpolation_mode, padding_mode, align_corners)
   grid_checks("grid_sampler_2d", input, grid)
@@ -1034,10 +1081,11 @@ end)
 def("grid_sampler", SAMPLER_ARGS, function(input, grid, interpolation_mode, padding_mode, align_corners)
   grid_checks("grid_sampler", input, grid)
   if input:dim() == 4 then return grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners) end
-  if input:dim() == 5 and interpolation_mode == 2 then
-    error("grid_sampler(): bicubic interpolation only supports 4D input", 2)
-  end
-  error("grid_sampler(): volumetric (5-D) grid sampling is not implemented in mindtorch", 2)
+  return grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners)
+end)
+def("grid_sampler_3d", SAMPLER_ARGS, function(input, grid, interpolation_mode, padding_mode, align_corners)
+  grid_checks("grid_sampler_3d", input, grid)
+  return grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners)
 end)
 
 -- ---- the multi-layer recurrent functions (ATen's rnn_tanh, rnn_relu, lstm, gru on padded input):

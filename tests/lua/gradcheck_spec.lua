@@ -515,6 +515,8 @@ describe("gradcheck of nn-layer compositions", function()
     hardshrink = { function(x) return torch.hardshrink(x, 0.3) end, function() return { r(3, 4) } end },
     grid_sampler_bilinear = { function(x, g) return torch.grid_sampler(x, g, 0, 2, false) end,
       function() return { r(1, 2, 3, 4), unit(1, 2, 3, 2) } end },
+    grid_sampler_3d = { function(x, g) return torch.grid_sampler(x, g, 0, 1, false) end,
+      function() return { r(1, 2, 2, 3, 2), unit(1, 2, 1, 2, 3) } end },
     grid_sampler_bicubic = { function(x, g) return torch.grid_sampler_2d(x, g, 2, 1, true) end,
       function() return { r(1, 2, 3, 4), unit(1, 2, 2, 2) } end },
     conv_tbc = { function(x, w, b) return torch.conv_tbc(x, w, b, 1) end, function() return { r(4, 2, 3), r(2, 3, 2), r(2) } end },

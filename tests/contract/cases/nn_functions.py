@@ -457,3 +457,14 @@ add("grid_sampler_int", call("grid_sampler", T("int64", [2, 3, 4, 5]), T("int64"
 add("grid_sampler_dtypes", call("grid_sampler", T("float32", [2, 3, 4, 5]), T("float64", [2, 3, 6, 2]), 0, 0, False))
 add("grid_sampler_bicubic_5d", call("grid_sampler", T("float32", [2, 3, 1, 4, 5]), T("float32", [2, 1, 3, 6, 3]), 2, 0,
                                     False))
+for m in range(2):
+    for p in range(3):
+        for ac in (False, True):
+            add("grid_sampler_3d_%d_%d_%s" % (m, p, "aligned" if ac else "unaligned"),
+                call("grid_sampler", T("float32", [2, 2, 3, 4, 5]), T("float32", [2, 2, 3, 4, 3], domain="unit"), m, p,
+                     ac, tol=1e-5))
+add("grid_sampler_3d_outside", call("grid_sampler_3d", T("float64", [1, 2, 3, 3, 2]), T("float64", [1, 2, 2, 3, 3]), 0,
+                                    2, False, tol=1e-10))
+add("grid_sampler_3d_int", call("grid_sampler", T("int64", [2, 3, 4, 5, 2]), T("int64", [2, 1, 3, 6, 3]), 0, 0, False))
+add("grid_sampler_3d_dtypes", call("grid_sampler_3d", T("float32", [2, 3, 4, 5, 2]), T("float64", [2, 1, 3, 6, 3]), 0,
+                                   0, False))
