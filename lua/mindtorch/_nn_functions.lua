@@ -557,6 +557,36 @@ def("norm_except_dim", "Tensor v, int pow=2, int dim=1", function(v, pow, dim)
   return torch.norm_except_dim(v:transpose(1, dim), pow, 1):transpose(1, dim)
 end)
 
+-- renorm(input, p, dim, maxnorm): each slice along dim whose p-norm exceeds maxnorm scaled to
+-- maxnorm / (norm + 1e-7)
+local function cpp_number(v) -- a double as C++'s stream prints it
+  if v == math.floor(v) and math.abs(v) < 1e15 then return ("%d"):format(v) end
+  return ("%g"):format(v)
+end
+local function renorm(inplace)
+  local function fn(self, p, dim, maxnorm)
+    if p <= 0 then error("renorm: non-positive-norm not supported", 2) end
+    if maxnorm < 0 then error(("renorm: expected maxnorm to be >= 0 but got %s"):format(cpp_number(maxnorm)), 2) end
+    local nd = self:dim()
+    if nd < 2 then error(("renorm: input needs at least 2 dimensions, got %d dimensions"):format(nd), 2) end
+    if dim == 0 or dim > nd or dim < -nd then
+      error(("Dimension out of range (expected to be in range of [%d, %d], but got %d)"):format(-nd, nd, dim), 2)
+    end
+    if dim < 0 then dim = dim + nd + 1 end
+    local others = {}
+    for d = 1, nd do if d ~= dim then others[#others + 1] = d end end
+    local norm = torch.linalg.vector_norm(self, p, others, true)
+    local factor = torch.where(norm:gt(maxnorm), (norm + 1e-7):reciprocal() * maxnorm, torch.ones_like(norm))
+    if inplace then return self:copy_(self * factor) end
+    return self * factor
+  end
+  def(inplace and "renorm_" or "renorm", "Tensor input, Scalar p, int dim, Scalar maxnorm", fn)
+  return torch[inplace and "renorm_" or "renorm"]
+end
+Tensor.renorm = renorm(false)
+Tensor.renorm_ = renorm(true)
+torch.renorm_ = nil -- (a method only, as PyTorch's)
+
 -- embedding_renorm_(weight, indices, max_norm, norm_type): the rows named by indices (1-based)
 -- whose norm exceeds max_norm scaled to max_norm / (norm + 1e-7), in place, outside autograd
 def("embedding_renorm_", "Tensor input, Tensor indices, float max_norm, float norm_type", function(self, indices, max_norm, norm_type)

@@ -513,6 +513,8 @@ describe("gradcheck of nn-layer compositions", function()
     conv_transpose3d = { function(x, w, b) return torch.conv_transpose3d(x, w, b, 2, { 1, 0, 0 }, { 1, 0, 0 }, 1, 1) end,
       function() return { r(1, 2, 2, 2, 2), r(2, 2, 2, 1, 2), r(2) } end },
     hardshrink = { function(x) return torch.hardshrink(x, 0.3) end, function() return { r(3, 4) } end },
+    renorm = { function(x) return torch.renorm(x, 2, 1, 1.0) end, function() return { r(3, 4) } end },
+    renorm_ = { function(x) return (x * 1):renorm_(1.5, 2, 0.8) end, function() return { r(3, 4) } end },
     grid_sampler_bilinear = { function(x, g) return torch.grid_sampler(x, g, 0, 2, false) end,
       function() return { r(1, 2, 3, 4), unit(1, 2, 3, 2) } end },
     grid_sampler_3d = { function(x, g) return torch.grid_sampler(x, g, 0, 1, false) end,

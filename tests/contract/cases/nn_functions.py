@@ -468,3 +468,14 @@ add("grid_sampler_3d_outside", call("grid_sampler_3d", T("float64", [1, 2, 3, 3,
 add("grid_sampler_3d_int", call("grid_sampler", T("int64", [2, 3, 4, 5, 2]), T("int64", [2, 1, 3, 6, 3]), 0, 0, False))
 add("grid_sampler_3d_dtypes", call("grid_sampler_3d", T("float32", [2, 3, 4, 5, 2]), T("float64", [2, 1, 3, 6, 3]), 0,
                                    0, False))
+
+# ---- renorm (a function and methods; in place as a method only)
+add("renorm", call("renorm", T("float32", [3, 4]), 2, 0, 1.0, dims=(2,), tol=1e-6))
+add("renorm_p1_dim", call("renorm", T("float64", [2, 3, 4]), 1, -1, 2.5, tol=1e-12))
+add("renorm_method", call("renorm", T("float32", [3, 4]), 3.0, 1, 0.5, method=True, dims=(2,), tol=1e-6))
+add("renorm_inplace", call("renorm_", T("float32", [3, 4]), 2, 1, 0.5, method=True, dims=(2,), tol=1e-6))
+add("renorm_zero_p", call("renorm", T("float32", [3, 4]), 0, 0, 1.0, dims=(2,)))
+add("renorm_negative_maxnorm", call("renorm", T("float32", [3, 4]), 2, 0, -1.0, dims=(2,)))
+add("renorm_0d", call("renorm", T("float32", []), 2, 0, 1.0, dims=(2,)))
+add("renorm_dim_range", call("renorm", T("float32", [3, 4]), 2, 3, 1.0, dims=(2,), expect=["range"]))
+add("renorm_int", call("renorm", T("int64", [3, 4]), 2, 0, 1, dims=(2,)))
