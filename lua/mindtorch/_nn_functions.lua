@@ -575,9 +575,11 @@ local function renorm(inplace)
     if dim < 0 then dim = dim + nd + 1 end
     local others = {}
     for d = 1, nd do if d ~= dim then others[#others + 1] = d end end
-    local norm = torch.linalg.vector_norm(self, p, others, true)
+    -- in place: computed from a copy, whose values the gradient still needs after self is written
+    local src = inplace and self:clone() or self
+    local norm = torch.linalg.vector_norm(src, p, others, true)
     local factor = torch.where(norm:gt(maxnorm), (norm + 1e-7):reciprocal() * maxnorm, torch.ones_like(norm))
-    if inplace then return self:copy_(self * factor) end
+    if inplace then return self:copy_(src * factor) end
     return self * factor
   end
   def(inplace and "renorm_" or "renorm", "Tensor input, Scalar p, int dim, Scalar maxnorm", fn)
