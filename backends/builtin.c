@@ -20,6 +20,8 @@ void mt_index_more_register(void);
 void mt_linalg_lapack_register(void);
 void mt_linalg_comp_register(void);
 void mt_linalg_spectral_register(void);
+void mt_scatter_reduce_register(void);
+void mt_statistics_register(void);
 
 const mt_builtin mt_builtins[] = {
     {"ew", mt_ew_register, NULL}, /* element-wise descriptions and their meta function, first */
@@ -39,5 +41,7 @@ const mt_builtin mt_builtins[] = {
     {"index_more", mt_index_more_register, NULL},
     {"linalg_comp", mt_linalg_comp_register, NULL},
     {"linalg_spectral", mt_linalg_spectral_register, NULL},
+    {"scatter_reduce", mt_scatter_reduce_register, NULL},
+    {"statistics", mt_statistics_register, NULL},
 };
 const int mt_num_builtins = (int)MT_ARRAY_LEN(mt_builtins);

@@ -29,13 +29,16 @@ MT_API void mt_set_grad_enabled(bool on);
 MT_API bool mt_inference_mode(void);
 MT_API void mt_set_inference_mode(bool on);
 MT_API bool mt_anomaly_enabled(void);
+/* anomaly mode's NaN check on every gradient (PyTorch's check_nan, on by default) */
+MT_API bool mt_anomaly_check_nan(void);
+MT_API void mt_set_anomaly_check_nan(bool on);
 MT_API void mt_set_anomaly_enabled(bool on);
 
 /* ---- tensors ------------------------------------------------------------------------------ */
 /* requires_grad for a leaf (errors for non-floating dtypes and non-leaves as PyTorch does). */
 MT_API int mt_set_requires_grad(mt_tensor *t, bool on);
 MT_API bool mt_is_leaf(mt_tensor *t);
-/* detach_(): drop t's history and requires_grad in place (an error for views). */
+/* x.detach_(): t leaves its graph (a leaf that does not require grad); views are refused. */
 MT_API int mt_detach_(mt_tensor *t);
 /* Borrowed references (NULL when none). A view whose base was written in place since its
  * history was set gets a new one first (PyTorch regenerates views' grad_fn the same way). */

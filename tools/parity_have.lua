@@ -2,9 +2,11 @@
 -- has; prints those lines back. Run by tools/parity.py through luamt.
 local torch = require "mindtorch"
 
+-- t[k], or nil when indexing raises (a property that is false counts as present)
 local function lookup(t, k)
   local ok, v = pcall(function() return t[k] end)
-  return ok and v or nil
+  if ok then return v end
+  return nil
 end
 
 -- tensors on which a Tensor attribute may be looked up: a leaf with a gradient, a result

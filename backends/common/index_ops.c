@@ -509,6 +509,24 @@ static int index_vector(const mt_tensor *index, const char *who) {
     return 0;
 }
 
+/* scatter_reduce(self, dim, index, src, reduce, include_self): a new tensor like self */
+static int meta_scatter_reduce(mt_call *c, mt_value *a, mt_outspec *o) {
+    MT_UNUSED(c);
+    mt_tensor *self = a[0].t, *index = a[2].t, *src = a[3].t;
+    const char *red = a[4].s;
+    int d;
+    if (mt_wrap_dim(a[1].i, self->ndim, &d)) return -1;
+    if (strcmp(red, "sum") && strcmp(red, "prod") && strcmp(red, "mean") && strcmp(red, "amax") &&
+        strcmp(red, "amin"))
+        return mt_error(MT_ERR_RUNTIME,
+                        "reduce argument must be either sum, prod, mean, amax or amin.");
+    if (gather_like_checks("scatter", self, d, index, src)) return -1;
+    if (src->dtype != self->dtype)
+        return mt_error(MT_ERR_RUNTIME, "scatter(): Expected self.dtype to be equal to src.dtype");
+    out_like(o, self, (mt_dtype)self->dtype);
+    return 0;
+}
+
 static int meta_index_select(mt_call *c, mt_value *a, mt_outspec *o) {
     MT_UNUSED(c);
     mt_tensor *self = a[0].t, *index = a[2].t;
@@ -731,6 +749,7 @@ void mt_index_register(void) {
     mt_disp_meta(MT_OP_scatter__src, meta_scatter_);
     mt_disp_meta(MT_OP_scatter__value, meta_scatter_);
     mt_disp_meta(MT_OP_scatter_add_, meta_scatter_);
+    mt_disp_meta(MT_OP_scatter_reduce_two, meta_scatter_reduce);
     mt_disp_meta(MT_OP_index_select, meta_index_select);
     mt_disp_meta(MT_OP_index_add_, meta_index_put_);
     mt_disp_meta(MT_OP_index_copy_, meta_index_put_);

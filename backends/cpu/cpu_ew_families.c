@@ -431,6 +431,8 @@ ALL(EW_DEFW, WHERE, 0)
 
 /* torch.special */
 #include "cpu_ew_special.h"
+/* the gamma family (src/ops/gamma.lua) */
+#include "cpu_ew_gamma.h"
 
 /* ---- tables: family x dtype -> loop ---------------------------------------------------------- */
 

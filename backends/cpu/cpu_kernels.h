@@ -44,6 +44,8 @@ void mt_cpu_conv_register(void);
 void mt_cpu_pool_register(void);
 void mt_cpu_lapack_register(void);
 void mt_cpu_lapack_spectral_register(void);
+void mt_cpu_scatter_reduce_register(void);
+void mt_cpu_stats_register(void);
 void mt_cpu_reduce_select(void); /* the reduction loops the CPU can run */
 
 void mt_cpu_register(void);

@@ -112,7 +112,7 @@ static int unpack_permutation(const int32_t *pv, int64_t m, int64_t k, int64_t *
         perm[i] = perm[j];
         perm[j] = t;
     }
-    memset(P, 0, (size_t)(m * m) * es);
+    zero_bytes(P, (size_t)(m * m) * es);
     for (int64_t i = 0; i < m; i++) {
         char *e = P + (size_t)(perm[i] * m + i) * es;
         if (es == 8)
@@ -201,7 +201,7 @@ static int k_cholesky_ex(mt_call *c, mt_value *a, mt_value *r) {
         inf[b] = n ? potrf(d, upper ? 'U' : 'L', (int)n, m, ld(n)) : 0;
         for (int64_t j = 0; j < n; j++) /* LAPACK leaves the other triangle as it was */
             for (int64_t i = upper ? j + 1 : 0; i < (upper ? n : j); i++)
-                memset(m + (size_t)(j * n + i) * es, 0, es);
+                zero_bytes(m + (size_t)(j * n + i) * es, es);
     }
     if (a[2].b) return mt_la_check_infos(inf, count, nb > 0, MT_LA_CHOLESKY, "linalg.cholesky_ex");
     return 0;

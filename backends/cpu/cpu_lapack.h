@@ -14,6 +14,14 @@
 
 _Static_assert(sizeof(lapack_int) == sizeof(int32_t), "pivots are int32 tensors");
 
+/* memset and memcpy that accept the NULL data of empty tensors when there is nothing to do */
+static inline void zero_bytes(void *p, size_t n) {
+    if (n) memset(p, 0, n);
+}
+static inline void copy_bytes(void *dst, const void *src, size_t n) {
+    if (n) memcpy(dst, src, n);
+}
+
 /* ---- geometry ------------------------------------------------------------------------------- */
 
 /* the number of matrices in t's first nb dims */

@@ -55,15 +55,15 @@ static int k_qr(mt_call *c, mt_value *a, mt_value *r) {
         for (int64_t j = 0; j < n; j++) /* R: the upper triangle of geqrf's result */
             for (int64_t i = 0; i < rr; i++) {
                 if (i <= j && i < m)
-                    memcpy(AT(Rb, d, j * rr + i), AT(Ab, d, j * m + i), ES(d));
+                    copy_bytes(AT(Rb, d, j * rr + i), AT(Ab, d, j * m + i), ES(d));
                 else
-                    memset(AT(Rb, d, j * rr + i), 0, ES(d));
+                    zero_bytes(AT(Rb, d, j * rr + i), ES(d));
             }
         if (ronly || !m || !qc) continue;
         char *Qb = AT(qp, d, b * m * qc); /* Q: orgqr over the reflectors below the diagonal */
         int64_t cols = qc < n ? qc : n;
-        memcpy(Qb, Ab, ES(d) * (size_t)(m * cols));
-        if (qc > cols) memset(AT(Qb, d, m * cols), 0, ES(d) * (size_t)(m * (qc - cols)));
+        copy_bytes(Qb, Ab, ES(d) * (size_t)(m * cols));
+        if (qc > cols) zero_bytes(AT(Qb, d, m * cols), ES(d) * (size_t)(m * (qc - cols)));
         if (lapack_status(orgqr(d, (int)m, (int)qc, (int)k, Qb, ld(m), tau), "linalg.qr"))
             goto done;
     }
@@ -166,7 +166,7 @@ static int k_eigh(mt_call *c, mt_value *a, mt_value *r) {
 
 /* an empty matrix's U and Vh: identities */
 static void eye_colmajor(char *p, int64_t rows, int64_t cols, bool d) {
-    memset(p, 0, ES(d) * (size_t)(rows * cols));
+    zero_bytes(p, ES(d) * (size_t)(rows * cols));
     for (int64_t i = 0; i < rows && i < cols; i++) {
         if (d)
             ((double *)p)[i * rows + i] = 1;
@@ -241,9 +241,9 @@ static int k_lstsq_raw(mt_call *c, mt_value *a, mt_value *r) {
     double rcond = a[2].d;
     for (int64_t b = 0; b < count; b++) {
         char *Ab = AT(ap, d, b * m * n), *Xb = AT(xp, d, b * mx * nrhs);
-        memset(Xb, 0, ES(d) * (size_t)(mx * nrhs)); /* B in the top m rows of each column */
+        zero_bytes(Xb, ES(d) * (size_t)(mx * nrhs)); /* B in the top m rows of each column */
         for (int64_t j = 0; j < nrhs; j++)
-            memcpy(AT(Xb, d, j * mx), AT(bp, d, b * m * nrhs + j * m), ES(d) * (size_t)m);
+            copy_bytes(AT(Xb, d, j * mx), AT(bp, d, b * m * nrhs + j * m), ES(d) * (size_t)m);
         lapack_int rk = 0, info = 0;
         if (k && nrhs) {
             if (gels) {
@@ -252,7 +252,7 @@ static int k_lstsq_raw(mt_call *c, mt_value *a, mt_value *r) {
                          : LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', (int)m, (int)n, (int)nrhs,
                                          (float *)Ab, ld(m), (float *)Xb, ld(mx));
             } else if (gelsy) {
-                memset(jpvt, 0, sizeof(lapack_int) * (size_t)(n ? n : 1));
+                zero_bytes(jpvt, sizeof(lapack_int) * (size_t)(n ? n : 1));
                 info = d ? LAPACKE_dgelsy(LAPACK_COL_MAJOR, (int)m, (int)n, (int)nrhs, (double *)Ab,
                                           ld(m), (double *)Xb, ld(mx), jpvt, rcond, &rk)
                          : LAPACKE_sgelsy(LAPACK_COL_MAJOR, (int)m, (int)n, (int)nrhs, (float *)Ab,
@@ -275,7 +275,7 @@ static int k_lstsq_raw(mt_call *c, mt_value *a, mt_value *r) {
                                            ld(m), (float *)Xb, ld(mx), Sb, (float)rcond, &rk);
             }
         } else if (sv && k) { /* no right-hand sides: the singular values still */
-            memset(AT(sv, d, b * k), 0, ES(d) * (size_t)k);
+            zero_bytes(AT(sv, d, b * k), ES(d) * (size_t)k);
         }
         if (info > 0) {
             mt_error(MT_ERR_RUNTIME,
@@ -315,7 +315,7 @@ static int k_ldl_factor_ex(mt_call *c, mt_value *a, mt_value *r) {
         if (info < 0 && lapack_status(info, "torch.linalg.ldl_factor_ex")) return -1;
         inf[b] = info;
         for (int64_t j = 1; j < n; j++) /* the strict upper triangle, which sytrf leaves, zeroed */
-            memset(AT(M, d, j * n), 0, ES(d) * (size_t)j);
+            zero_bytes(AT(M, d, j * n), ES(d) * (size_t)j);
     }
     if (a[2].b)
         for (int64_t b = 0; b < count; b++)

@@ -40,6 +40,8 @@ void mt_cpu_register(void) {
     mt_cpu_pool_register();
     mt_cpu_lapack_register();
     mt_cpu_lapack_spectral_register();
+    mt_cpu_scatter_reduce_register();
+    mt_cpu_stats_register();
     mt_cpu_reduce_select();
     /* the generic kernels of the declared groups (src/ops: reduce =, dimop =, group = "product") */
     mt_disp_impl_group(MT_GROUP_REDUCTION, MT_KEY_CPU, mt_cpu_reduce_impl);

@@ -294,4 +294,46 @@ local warn_always = false
 function torch.set_warn_always(b) warn_always = not not b end
 function torch.is_warn_always_enabled() return warn_always end
 
+-- ---- nonzero(x, {as_tuple = true}) and where(condition): one index tensor per dim --------------
+-- (a Lua list of 1-D tensors of 1-based positions, as split's results are a list)
+local nonzero = torch.nonzero
+local function as_tuple(x)
+  if x:dim() == 0 then return { nonzero(x:reshape(1)):reshape(-1) } end -- a 0-d x as one element
+  return nonzero(x):unbind(2)
+end
+local function nonzero_with_options(self, ...)
+  local n = select("#", ...)
+  local opts = n > 0 and select(n, ...) or nil
+  if not (torch.is_tensor(self) and type(opts) == "table" and getmetatable(opts) == nil and opts.as_tuple ~= nil) then
+    return nonzero(self, ...)
+  end
+  local rest = {}
+  for k, v in pairs(opts) do if k ~= "as_tuple" then rest[k] = v end end
+  if not opts.as_tuple then return next(rest) == nil and nonzero(self) or nonzero(self, rest) end
+  if next(rest) ~= nil then error(("nonzero() got an unexpected keyword argument '%s'"):format(next(rest)), 2) end
+  return as_tuple(self)
+end
+torch.nonzero = nonzero_with_options
+Tensor.nonzero = nonzero_with_options
+
+local where = torch.where
+function torch.where(condition, ...)
+  if select("#", ...) == 0 and torch.is_tensor(condition) then return as_tuple(condition) end
+  return where(condition, ...)
+end
+
+-- ---- torch.get_file_path(...): a path under the directory that holds the mindtorch package ------
+local package_parent = (debug.getinfo(1, "S").source:gsub("^@", "")):match("^(.*)/mindtorch/[^/]+$") or "."
+function torch.get_file_path(...)
+  local parts = { package_parent }
+  for i = 1, select("#", ...) do
+    local p = select(i, ...)
+    if type(p) ~= "string" then
+      error(("get_file_path(): expected str path components, got %s"):format(type(p)), 2)
+    end
+    parts[#parts + 1] = p
+  end
+  return table.concat(parts, "/")
+end
+
 return torch

@@ -171,4 +171,16 @@ function torch.blackman_window(...)
   return finish(o, w)
 end
 
+-- kaiser_window: I0(beta sqrt(1 - ((k - a) / a)^2)) / I0(beta), a = (n - 1) / 2; PyTorch's CPU
+-- kernel refuses float16
+function torch.kaiser_window(...)
+  local o, done = window_args("kaiser_window", { "beta" }, { beta = 12.0 }, ...)
+  if o and o.dtype == torch.float16 then error("\"kaiser_window_cpu\" not implemented for 'Half'", 2) end
+  if not o then return done end
+  local a = (o.n - 1) / 2
+  local k = arange(o):sub_(a):div_(a)
+  local w = torch.i0(k:mul_(k):neg_():add_(1):sqrt_():mul_(o.beta)):div_(torch.i0(torch.tensor(o.beta, { dtype = o.dtype })))
+  return finish(o, w)
+end
+
 return torch

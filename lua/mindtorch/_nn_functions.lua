@@ -127,18 +127,6 @@ def("pairwise_distance", "Tensor x1, Tensor x2, float p=2.0, float eps=1e-6, boo
     return torch.norm(x1 - x2 + eps, p, -1, keepdim)
   end)
 
--- pdist: the p-norm distances between the rows of a matrix, pairs (i < j) in row-major order
-def("pdist", "Tensor input, float p=2.0", function(self, p)
-  if self:dim() ~= 2 then error(("pdist only supports 2D tensors, got: %dD"):format(self:dim()), 2) end
-  if not self.dtype.is_floating_point then error("pdist only supports floating-point dtypes", 2) end
-  if p < 0 then error("pdist only supports non-negative p values", 2) end
-  local n = self:size(1)
-  if n < 2 then return torch.empty(0, { dtype = self.dtype, device = self.device }) end
-  local ij = torch.triu_indices(n, n, 1, { device = self.device })
-  local d = self:index_select(1, ij[1]) - self:index_select(1, ij[2])
-  return torch.linalg.vector_norm(d, p, 2)
-end)
-
 -- ---- losses ---------------------------------------------------------------------------------
 def("margin_ranking_loss", "Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0",
   function(input1, input2, target, margin, reduction)
@@ -320,73 +308,6 @@ def("constant_pad_nd", "Tensor input, int[] pad, Scalar value=0", function(self,
 end)
 
 -- ---- activations -------------------------------------------------------------------------------
--- hardshrink(input, lambd = 0.5): 0 inside [-lambd, lambd], the input elsewhere (NaN kept)
-def("hardshrink", "Tensor input, Scalar lambd=0.5", function(self, lambd)
-  if not self.dtype.is_floating_point then
-    error(("\"hardshrink_cpu\" not implemented for '%s'"):format(type_name(self.dtype)), 2)
-  end
-  return torch.where(self:ge(-lambd):logical_and(self:le(lambd)), torch.zeros_like(self), self)
-end)
-Tensor.hardshrink = torch.hardshrink
-
--- prelu(input, weight): input where positive, weight * input elsewhere; weight has one value or
--- one per channel (dim 2)
-def("prelu", "Tensor input, Tensor weight", function(self, weight)
-  local nd = self:dim()
-  local n = weight:numel()
-  if n ~= 1 then
-    if nd == 0 then error("Not allow zero-dim input tensor.", 2) end
-    local channels = nd > 1 and self:size(2) or 1
-    if channels ~= n then
-      error(("Mismatch of parameter numbers and input channel size. Found parameter numbers = %d and channel size = "
-        .. "%d."):format(n, channels), 2)
-    end
-  end
-  if weight:dim() > 1 then
-    error(("prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = %d"):format(weight:dim()), 2)
-  end
-  if not self.dtype.is_floating_point then
-    error(("\"prelu_cpu\" not implemented for '%s'"):format(type_name(self.dtype)), 2)
-  end
-  local w = weight
-  if n ~= 1 and nd > 1 then
-    local shape = { n }
-    for i = 3, nd do shape[i - 1] = 1 end
-    w = weight:reshape(shape)
-  elseif n == 1 then
-    w = weight:reshape({})
-  end
-  return torch.where(self:gt(0), self, w * self)
-end)
-Tensor.prelu = torch.prelu
-
--- rrelu(input, lower = 1/8, upper = 1/3, training = false, generator = nil): training, each
--- element <= 0 scaled by its own draw from U(lower, upper) (in float64, in element order, as
--- ATen draws them); otherwise leaky_relu with the mean slope
-local function rrelu(inplace)
-  local name = inplace and "rrelu_" or "rrelu"
-  def(name, "Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, "
-    .. "Generator? generator=None", function(self, lower, upper, training, generator)
-    if lower > upper then error("Lower bound should be less than or equal to the upper bound", 2) end
-    if not training then
-      if inplace then return torch.leaky_relu_(self, (lower + upper) / 2) end
-      return torch.leaky_relu(self, (lower + upper) / 2)
-    end
-    if not self.dtype.is_floating_point then
-      error(("\"rrelu_with_noise_out_cpu\" not implemented for '%s'"):format(type_name(self.dtype)), 2)
-    end
-    if self.device.type == "meta" then return inplace and self or torch.empty_like(self) end -- no values to draw for
-    local mask = self:le(0)
-    local draws = torch.empty(mask:sum():item(), { dtype = torch.float64, device = self.device })
-    if generator then draws:uniform_(lower, upper, { generator = generator }) else draws:uniform_(lower, upper) end
-    local noise = torch.ones_like(self):masked_scatter_(mask, draws:to(self.dtype))
-    if inplace then return self:mul_(noise) end
-    return self * noise
-  end)
-end
-rrelu(false)
-rrelu(true)
-
 -- native_dropout(input, p, train): the output and the kept-elements mask (bool); train nil is true
 def("native_dropout", "Tensor input, float p, bool? train", function(input, p, train)
   if input:numel() == 0 then return input, torch.empty_like(input) end
@@ -430,34 +351,6 @@ for _, inplace in ipairs { false, true } do
   dropout_impl("feature_dropout", true, false, inplace)
   dropout_impl("alpha_dropout", false, true, inplace)
   dropout_impl("feature_alpha_dropout", true, true, inplace)
-end
-
--- cdist(x1, x2, p = 2, compute_mode = nil): the p-norm distances between the rows of x1 and x2
--- (batch dims broadcast); compute_mode is torch.cdist's string (the differences are always taken)
-local COMPUTE_MODES = { use_mm_for_euclid_dist_if_necessary = true, use_mm_for_euclid_dist = true,
-  donot_use_mm_for_euclid_dist = true }
-torch.cdist = function(...)
-  local o = args.parse("cdist", { "x1", "x2", "p", "compute_mode" }, { p = 2.0 }, ...)
-  local x1, x2, p = o.x1, o.x2, o.p
-  args.tensor("cdist", "x1", 1, x1)
-  args.tensor("cdist", "x2", 2, x2)
-  if o.compute_mode ~= nil and not COMPUTE_MODES[o.compute_mode] then
-    error(("%s is not a valid value for compute_mode"):format(tostring(o.compute_mode)), 2)
-  end
-  if x1:dim() < 2 then error(("cdist only supports at least 2D tensors, X1 got: %dD"):format(x1:dim()), 2) end
-  if x2:dim() < 2 then error(("cdist only supports at least 2D tensors, X2 got: %dD"):format(x2:dim()), 2) end
-  if x1:size(-1) ~= x2:size(-1) then
-    error(("X1 and X2 must have the same number of columns. X1: %d X2: %d"):format(x1:size(-1), x2:size(-1)), 2)
-  end
-  if not x1.dtype.is_floating_point then
-    error("cdist only supports floating-point dtypes, X1 got: " .. type_name(x1.dtype), 2)
-  end
-  if not x2.dtype.is_floating_point then
-    error("cdist only supports floating-point dtypes, X2 got: " .. type_name(x2.dtype), 2)
-  end
-  if type(p) ~= "number" then error(("cdist(): argument 'p' must be float, not %s"):format(got(p)), 2) end
-  if p < 0 then error("cdist only supports non-negative p values", 2) end
-  return torch.linalg.vector_norm(x1:unsqueeze(-2) - x2:unsqueeze(-3), p, -1)
 end
 
 -- ---- normalization --------------------------------------------------------------------------
@@ -556,38 +449,6 @@ def("norm_except_dim", "Tensor v, int pow=2, int dim=1", function(v, pow, dim)
   end
   return torch.norm_except_dim(v:transpose(1, dim), pow, 1):transpose(1, dim)
 end)
-
--- renorm(input, p, dim, maxnorm): each slice along dim whose p-norm exceeds maxnorm scaled to
--- maxnorm / (norm + 1e-7)
-local function cpp_number(v) -- a double as C++'s stream prints it
-  if v == math.floor(v) and math.abs(v) < 1e15 then return ("%d"):format(v) end
-  return ("%g"):format(v)
-end
-local function renorm(inplace)
-  local function fn(self, p, dim, maxnorm)
-    if p <= 0 then error("renorm: non-positive-norm not supported", 2) end
-    if maxnorm < 0 then error(("renorm: expected maxnorm to be >= 0 but got %s"):format(cpp_number(maxnorm)), 2) end
-    local nd = self:dim()
-    if nd < 2 then error(("renorm: input needs at least 2 dimensions, got %d dimensions"):format(nd), 2) end
-    if dim == 0 or dim > nd or dim < -nd then
-      error(("Dimension out of range (expected to be in range of [%d, %d], but got %d)"):format(-nd, nd, dim), 2)
-    end
-    if dim < 0 then dim = dim + nd + 1 end
-    local others = {}
-    for d = 1, nd do if d ~= dim then others[#others + 1] = d end end
-    -- in place: computed from a copy, whose values the gradient still needs after self is written
-    local src = inplace and self:clone() or self
-    local norm = torch.linalg.vector_norm(src, p, others, true)
-    local factor = torch.where(norm:gt(maxnorm), (norm + 1e-7):reciprocal() * maxnorm, torch.ones_like(norm))
-    if inplace then return self:copy_(src * factor) end
-    return self * factor
-  end
-  def(inplace and "renorm_" or "renorm", "Tensor input, Scalar p, int dim, Scalar maxnorm", fn)
-  return torch[inplace and "renorm_" or "renorm"]
-end
-Tensor.renorm = renorm(false)
-Tensor.renorm_ = renorm(true)
-torch.renorm_ = nil -- (a method only, as PyTorch's)
 
 -- embedding_renorm_(weight, indices, max_norm, norm_type): the rows named by indices (1-based)
 -- whose norm exceeds max_norm scaled to max_norm / (norm + 1e-7), in place, outside autograd
@@ -1179,10 +1040,9 @@ function torch.imag(self)
   error("imag is not implemented for tensors with non-complex dtypes.", 2)
 end
 
--- detach_: the tensor itself, made a leaf that requires no grad (views refused)
-Tensor.detach_ = torch._autograd.detach_
-torch.detach_ = Tensor.detach_
-
+-- torch.detach_(x): x:detach_() (the method is _queries.lua's; pdist, cdist, renorm, hardshrink,
+-- prelu and rrelu are statistics.lua's, gamma.lua's and _queries.lua's)
+torch.detach_ = torch._autograd.detach_
 torch.addmv_ = Tensor.addmv_
 torch.as_strided_ = Tensor.as_strided_
 torch.index_put_ = Tensor.index_put_

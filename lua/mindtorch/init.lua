@@ -171,6 +171,8 @@ require "mindtorch._dtype_info" -- finfo, iinfo
 require "mindtorch._compositions" -- *_copy views, addmm_ ..., apply_, fill, conj on reals
 require "mindtorch._nn_functions" -- torch.* of ATen's nn layer: distances, losses, shuffles, dropouts, RNN cells
 require "mindtorch._aliases" -- absolute, multiply, greater ...: PyTorch's other names for ops
+require "mindtorch._linalg_extra" -- torch.lu, svd_lowrank, pca_lowrank, the removed solve/lstsq/matrix_rank
+require "mindtorch._queries" -- polygamma, frexp, rrelu, prelu, isin, is_nonzero, result_type, global modes
 local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils", special = "mindtorch.special",
   linalg = "mindtorch.linalg" }
 

@@ -7,9 +7,14 @@ local special = {}
 
 -- special.<name> = torch.<name>
 local same = { "erf", "erfc", "erfinv", "exp2", "expm1", "log1p", "round", "softmax", "log_softmax", "logsumexp",
-  "xlogy", "sinc" }
+  "xlogy", "sinc", "digamma", "polygamma", "i0", "logit" }
 for _, name in ipairs(same) do special[name] = torch[name] end
 special.expit = torch.sigmoid
+special.psi = torch.digamma
+special.gammaln = torch.lgamma
+special.multigammaln = torch.mvlgamma
+special.gammainc = torch.igamma
+special.gammaincc = torch.igammac
 
 -- ops declared as special_<name>
 local own = {
@@ -20,7 +25,7 @@ local own = {
   "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
   "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
   "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
-  "legendre_polynomial_p", "zeta",
+  "legendre_polynomial_p", "zeta", "airy_ai",
 }
 for _, name in ipairs(own) do special[name] = assert(torch["special_" .. name], name) end
 

@@ -2,6 +2,8 @@
  * in-place ops (whose inputs get zero gradients, as in PyTorch). Index tensors are 0-based here. */
 #include "formula.h"
 
+#include <string.h>
+
 static void gather_bw(mt_bw *b) {
     SET(0, K(mto_scatter_add(mt_bw_grad_zeros(b, 0), V(1).i, A(2), G(0))));
 }
@@ -157,4 +159,68 @@ static mt_derivative table[] = {
 
 void mt_deriv_index_register(void) {
     mt_derivatives_register(table, (int)MT_ARRAY_LEN(table));
+}
+
+/* ---- scatter_reduce ------------------------------------------------------------------------- */
+
+/* where(c, x, 0) for a bool c */
+static mt_tensor *keep_where(mt_bw *b, mt_tensor *c, mt_tensor *x) {
+    return K(mto_where_ScalarOther(c, x, SI(0)));
+}
+
+/* scatter_reduce(self, dim, index, src, reduce, include_self): each contribution to a position
+ * (self's value when included, the src values scattered there) gets the gradient of that
+ * position through the reduction; positions nothing was scattered to pass theirs to self */
+void mt_d_scatter_reduce(mt_bw *b) {
+    mt_tensor *self = A(0), *index = A(2), *src = A(3), *res = R(0), *g = G(0);
+    int64_t dim = V(1).i;
+    const char *red = V(4).s;
+    bool incl = V(5).b;
+    mt_tensor *zs = K(mto_zeros_like(self, -1, NODEV, false));
+    mt_tensor *ones_src = K(mto_ones_like(src, -1, NODEV, false));
+    mt_tensor *touched = K(mto_ne_Scalar(K(mto_scatter_add(zs, dim, index, ones_src)), SI(0)));
+    mt_tensor *self_in = incl ? NULL : K(mto_logical_not(touched)); /* self counts here only */
+    mt_tensor *gsrc = NULL, *gself = NULL;
+    if (strcmp(red, "sum") == 0 || strcmp(red, "mean") == 0) {
+        mt_tensor *gg = g;
+        if (red[0] == 'm') { /* the count of contributions per position */
+            mt_tensor *base = incl ? K(mto_ones_like(self, -1, NODEV, false)) : zs;
+            mt_tensor *n = K(mto_scatter_add(base, dim, index, ones_src));
+            gg = K(mto_div_Tensor(g, K(mto_clamp(n, SD(1), MT_NONE))));
+        }
+        gself = incl ? gg : keep_where(b, self_in, g);
+        gsrc = K(mto_gather(gg, dim, index, false));
+    } else if (strcmp(red, "amax") == 0 || strcmp(red, "amin") == 0) {
+        /* evenly among the contributions equal to the result */
+        mt_tensor *self_hit = K(mto_eq_Tensor(self, res));
+        if (!incl) self_hit = K(mto_logical_and(self_hit, self_in));
+        mt_tensor *src_hit = K(mto_eq_Tensor(src, K(mto_gather(res, dim, index, false))));
+        mt_tensor *src_f = K(mto_to_dtype(src_hit, (mt_dtype)g->dtype, false, false));
+        mt_tensor *self_f = K(mto_to_dtype(self_hit, (mt_dtype)g->dtype, false, false));
+        mt_tensor *n = K(mto_scatter_add(self_f, dim, index, src_f));
+        mt_tensor *share = K(mto_div_Tensor(g, K(mto_clamp(n, SD(1), MT_NONE))));
+        gself = keep_where(b, self_hit, share);
+        gsrc = K(mto_mul_Tensor(K(mto_gather(share, dim, index, false)), src_f));
+    } else { /* prod: the product of the other contributions, exact where some are zero */
+        mt_tensor *src0 = K(mto_eq_Scalar(src, SI(0))), *self0 = K(mto_eq_Scalar(self, SI(0)));
+        if (!incl) self0 = K(mto_logical_and(self0, self_in));
+        mt_tensor *zeros_n =
+            K(mto_scatter_add(K(mto_to_dtype(self0, (mt_dtype)g->dtype, false, false)), dim, index,
+                              K(mto_to_dtype(src0, (mt_dtype)g->dtype, false, false))));
+        mt_tensor *src1 = K(mto_where_ScalarSelf(src0, SI(1), src));
+        mt_tensor *self1 = K(mto_where_ScalarSelf(self0, SI(1), self));
+        mt_tensor *res1 = K(mto_scatter_reduce_two(self1, dim, index, src1, "prod", incl));
+        /* others(x) = x != 0 ? res / x : (one zero in the group ? res1 : 0) */
+        mt_tensor *one_zero = K(mto_eq_Scalar(zeros_n, SI(1)));
+        mt_tensor *alt = keep_where(b, one_zero, res1);
+        mt_tensor *oth_self = K(mto_where_self(self0, alt, K(mto_div_Tensor(res, self))));
+        gself = incl ? K(mto_mul_Tensor(g, oth_self))
+                     : K(mto_where_self(self_in, g, K(mto_zeros_like(g, -1, NODEV, false))));
+        mt_tensor *alt_s = K(mto_gather(alt, dim, index, false));
+        mt_tensor *res_s = K(mto_gather(res, dim, index, false));
+        mt_tensor *oth_src = K(mto_where_self(src0, alt_s, K(mto_div_Tensor(res_s, src))));
+        gsrc = K(mto_mul_Tensor(K(mto_gather(g, dim, index, false)), oth_src));
+    }
+    if (NEEDS(0)) SET(0, gself);
+    if (NEEDS(3)) SET(3, gsrc);
 }

@@ -31,10 +31,47 @@ static mt_tensor *inv_t(mt_bw *b, mt_tensor *A) {
     return mT(b, K(X));
 }
 
-/* det: g det A^{-T} */
+/* whether some determinant of the batch is zero (read on the host; never on the meta device) */
+static bool some_zero(mt_bw *b, mt_tensor *det) {
+    if (det->device.type == MT_DEV_META || det->numel == 0) return false;
+    mt_tensor *any = K(mto_any(K(mto_eq_Scalar(det, SI(0)))));
+    mt_tensor *h = K(mto_to_device(any, (mt_device){MT_DEV_CPU, 0}, MT_BOOL, false, true));
+    CHECK(mt_tensor_sync(h));
+    return *(const bool *)mt_tensor_data(h);
+}
+
+/* The cofactor matrix of A = U diag(s) V^T: det(U) det(V) U diag(prod_{j != i} s_j) V^T, the
+ * products without s_i from exclusive cumulative products (no division: exact when A is
+ * singular, where det A^{-T} is not defined) */
+static mt_tensor *cofactors_svd(mt_bw *b, mt_tensor *A) {
+    mt_tensor *U = NULL, *Sv = NULL, *Vh = NULL;
+    CHECK(mto__linalg_svd(A, false, true, NULL, &U, &Sv, &Vh));
+    K(U), K(Sv), K(Vh);
+    int64_t n = Sv->sizes[Sv->ndim - 1];
+    int64_t shape[MT_MAX_DIM];
+    for (int i = 0; i < Sv->ndim; i++) shape[i] = Sv->sizes[i];
+    shape[Sv->ndim - 1] = 1;
+    mt_tensor *one = K(mto_ones((mt_ilist){shape, Sv->ndim}, Sv->dtype, Sv->device, false, false));
+    mt_tensor *lp[2] = {one, K(mto_narrow(Sv, -1, 0, n - 1))};
+    mt_tensor *left = K(mto_cumprod(K(mto_cat(lp, 2, -1)), -1, -1));
+    mt_tensor *rp[2] = {K(mto_narrow(Sv, -1, 1, n - 1)), one};
+    mt_tensor *rev = K(mto_flip(K(mto_cat(rp, 2, -1)), MT_ILIST(-1)));
+    mt_tensor *right = K(mto_flip(K(mto_cumprod(rev, -1, -1)), MT_ILIST(-1)));
+    mt_tensor *others = K(mto_mul_Tensor(left, right));
+    mt_tensor *sign = K(mto_mul_Tensor(K(mto_linalg_det(U)), K(mto_linalg_det(Vh))));
+    mt_tensor *cof = mm(b, mm(b, U, K(mto_diag_embed(others, 0, -2, -1))), Vh);
+    return K(mto_mul_Tensor(as_matrix_scale(b, sign), cof));
+}
+
+/* det: g det A^{-T} (g times the cofactor matrix, from the SVD when some det is zero) */
 void mt_d_linalg_det(mt_bw *b) {
+    mt_tensor *A = A(0);
+    if (A->sizes[A->ndim - 1] > 0 && some_zero(b, R(0))) {
+        SET(0, K(mto_mul_Tensor(as_matrix_scale(b, G(0)), cofactors_svd(b, A))));
+        return;
+    }
     mt_tensor *s = as_matrix_scale(b, K(mto_mul_Tensor(G(0), R(0))));
-    SET(0, K(mto_mul_Tensor(s, inv_t(b, A(0)))));
+    SET(0, K(mto_mul_Tensor(s, inv_t(b, A))));
 }
 
 /* slogdet: only logabsdet is differentiable: g A^{-T} */
@@ -137,25 +174,42 @@ static void unpack(mt_bw *b, mt_tensor *LU, mt_tensor *piv, mt_tensor **P, mt_te
     K(*U);
 }
 
-/* lu_factor_ex (square A): gA = P L^{-T} (tril(L^T gL, -1) + triu(gU U^T)) U^{-T} */
-void mt_d_lu_factor_ex(mt_bw *b) {
-    mt_tensor *LU = R(0);
-    int64_t rows = LU->sizes[LU->ndim - 2], cols = LU->sizes[LU->ndim - 1];
-    if (rows != cols) {
-        mt_error(MT_ERR_NOT_IMPLEMENTED,
-                 "the derivative of linalg_lu_factor_ex is implemented for square matrices only "
-                 "(got %lld by %lld)",
-                 (long long)rows, (long long)cols);
-        mt_bw_fail(b);
-    }
-    mt_tensor *P, *L, *U;
-    unpack(b, LU, R(1), &P, &L, &U);
-    mt_tensor *gL = K(mto_tril(G(0), -1)), *gU = K(mto_triu(G(0), 0));
+/* the square case, A = P L U: gA = P L^{-T} (tril(L^T gL, -1) + triu(gU U^T)) U^{-T} */
+static mt_tensor *lu_square_grad(mt_bw *b, mt_tensor *L, mt_tensor *U, mt_tensor *gL,
+                                 mt_tensor *gU) {
     mt_tensor *phi = K(mto_add_Tensor(K(mto_tril(mm(b, mT(b, L), gL), -1)),
                                       K(mto_triu(mm(b, gU, mT(b, U)), 0)), SI(1)));
     mt_tensor *x = trsolve(b, mT(b, L), phi, true, true, true);
-    mt_tensor *y = trsolve(b, mT(b, U), x, false, false, false);
-    SET(0, mm(b, P, y));
+    return trsolve(b, mT(b, U), x, false, false, false);
+}
+
+/* lu_factor_ex: the gradient of the packed LU (L's strict lower part, U's upper part) taken back
+ * to A. A wide A = P L [U1 | U2] adds U2's part to L's gradient first; a tall A = P [L1; L2] U
+ * adds L2's part to U's. */
+void mt_d_lu_factor_ex(mt_bw *b) {
+    mt_tensor *LU = R(0), *g = G(0);
+    int64_t m = LU->sizes[LU->ndim - 2], n = LU->sizes[LU->ndim - 1];
+    mt_tensor *P, *L, *U;
+    unpack(b, LU, R(1), &P, &L, &U);
+    mt_tensor *gA;
+    if (m == n) {
+        gA = lu_square_grad(b, L, U, K(mto_tril(g, -1)), K(mto_triu(g, 0)));
+    } else if (m < n) { /* L m x m, U = [U1 | U2] */
+        mt_tensor *U1 = K(mto_narrow(U, -1, 0, m)), *U2 = K(mto_narrow(U, -1, m, n - m));
+        mt_tensor *g1 = K(mto_narrow(g, -1, 0, m)), *gU2 = K(mto_narrow(g, -1, m, n - m));
+        mt_tensor *gX2 = trsolve(b, mT(b, L), gU2, true, true, true); /* L^{-T} gU2 */
+        mt_tensor *gL = K(mto_sub_Tensor(K(mto_tril(g1, -1)), mm(b, gX2, mT(b, U2)), SI(1)));
+        mt_tensor *parts[2] = {lu_square_grad(b, L, U1, gL, K(mto_triu(g1, 0))), gX2};
+        gA = K(mto_cat(parts, 2, -1));
+    } else { /* L = [L1; L2] m x n, U n x n */
+        mt_tensor *L1 = K(mto_narrow(L, -2, 0, n)), *L2 = K(mto_narrow(L, -2, n, m - n));
+        mt_tensor *g1 = K(mto_narrow(g, -2, 0, n)), *gL2 = K(mto_narrow(g, -2, n, m - n));
+        mt_tensor *gX2 = trsolve(b, mT(b, U), gL2, false, false, false); /* gL2 U^{-T} */
+        mt_tensor *gU = K(mto_sub_Tensor(K(mto_triu(g1, 0)), mm(b, mT(b, L2), gX2), SI(1)));
+        mt_tensor *parts[2] = {lu_square_grad(b, L1, U, K(mto_tril(g1, -1)), gU), gX2};
+        gA = K(mto_cat(parts, 2, -2));
+    }
+    SET(0, mm(b, P, gA));
 }
 
 /* lu_solve(LU, pivots, B, left, adjoint) */

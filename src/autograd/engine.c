@@ -384,7 +384,7 @@ static int run(node_map *map, heap *ready, const mt_backward_opts *o, capture *c
         memset(out, 0, sizeof *out * (size_t)(n->nnext <= 16 ? 16 : n->nnext));
         int st = mt_node_call(n, grads, out);
         if (st == 0 && !o->retain_graph && n->kind->release_saved) n->kind->release_saved(n);
-        if (st == 0 && mt_anomaly_enabled())
+        if (st == 0 && mt_anomaly_enabled() && mt_anomaly_check_nan())
             for (int e = 0; e < n->nnext; e++)
                 if (out[e] && has_nan(out[e])) {
                     st = mt_error(MT_ERR_RUNTIME,

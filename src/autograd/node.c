@@ -29,6 +29,13 @@ bool mt_anomaly_enabled(void) {
 void mt_set_anomaly_enabled(bool on) {
     anomaly = on;
 }
+static _Thread_local bool anomaly_check_nan = true;
+bool mt_anomaly_check_nan(void) {
+    return anomaly_check_nan;
+}
+void mt_set_anomaly_check_nan(bool on) {
+    anomaly_check_nan = on;
+}
 
 static char *(*trace_hook)(void);
 void mt_set_trace_hook(char *(*hook)(void)) {
@@ -97,6 +104,28 @@ int mt_set_history(mt_tensor *t, mt_node *fn, int output_nr) {
     return 0;
 }
 
+int mt_detach_(mt_tensor *t) {
+    if (t->flags & MT_T_VIEW)
+        return mt_error(
+            MT_ERR_RUNTIME,
+            "Can't detach views in-place. Use detach() instead. If you are using "
+            "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as "
+            "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
+            "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
+            "function in torch/optim/optimizer.py as the solution.");
+    mt_ag_meta *m = t->autograd;
+    if (m) {
+        if (m->retains_grad && m->grad_fn)
+            remove_hook(m->grad_fn->hooks, &m->grad_fn->nhooks, m->retain_handle);
+        m->retains_grad = false;
+        mt_node_decref(m->grad_fn);
+        m->grad_fn = NULL;
+        m->output_nr = 0;
+    }
+    t->flags &= (uint16_t)~MT_T_REQUIRES_GRAD;
+    return 0;
+}
+
 bool mt_is_leaf(mt_tensor *t) {
     return mt_current_grad_fn(t) == NULL;
 }
@@ -134,29 +163,6 @@ int mt_set_requires_grad(mt_tensor *t, bool on) {
         t->flags |= MT_T_REQUIRES_GRAD;
     else
         t->flags &= (uint16_t)~MT_T_REQUIRES_GRAD;
-    return 0;
-}
-
-/* detach_(): the tensor becomes a leaf that requires no grad (its history dropped); views are
- * refused, as PyTorch refuses them */
-int mt_detach_(mt_tensor *t) {
-    if (t->flags & MT_T_VIEW)
-        return mt_error(
-            MT_ERR_RUNTIME,
-            "Can't detach views in-place. Use detach() instead. If you are using "
-            "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as "
-            "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
-            "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
-            "function in torch/optim/optimizer.py as the solution.");
-    mt_ag_meta *m = t->autograd;
-    if (m && m->grad_fn) {
-        if (m->retains_grad) remove_hook(m->grad_fn->hooks, &m->grad_fn->nhooks, m->retain_handle);
-        m->retains_grad = false;
-        mt_node_decref(m->grad_fn);
-        m->grad_fn = NULL;
-    }
-    if (m) m->output_nr = 0;
-    t->flags &= (uint16_t)~MT_T_REQUIRES_GRAD;
     return 0;
 }
 

@@ -343,6 +343,12 @@ static int t_is_inference(lua_State *L) {
 }
 
 /* x:_is_view() */
+/* x:detach_() */
+static int t_detach_(lua_State *L) {
+    if (mt_detach_(lmt_check_tensor(L, 1))) return lmt_error(L);
+    lua_settop(L, 1);
+    return 1;
+}
 static int t_is_view(lua_State *L) {
     lua_pushboolean(L, (lmt_check_tensor(L, 1)->flags & MT_T_VIEW) != 0);
     return 1;
@@ -409,13 +415,6 @@ static int t_register_hook(lua_State *L) {
 static int t_retain_grad(lua_State *L) {
     mt_tensor *t = lmt_check_tensor(L, 1);
     if (mt_retain_grad(t)) return lmt_error(L);
-    lua_settop(L, 1);
-    return 1;
-}
-
-static int t_detach_(lua_State *L) {
-    mt_tensor *t = lmt_check_tensor(L, 1);
-    if (mt_detach_(t)) return lmt_error(L);
     lua_settop(L, 1);
     return 1;
 }
@@ -560,12 +559,18 @@ static char *lua_trace(void) {
     return copy;
 }
 
+/* set_anomaly_enabled(on, check_nan): check_nan left out keeps the NaN checks on */
 static int ag_set_anomaly_enabled(lua_State *L) {
     bool on = lua_toboolean(L, 1);
     anomaly_L = on ? L : NULL;
     mt_set_trace_hook(lua_trace);
     mt_set_anomaly_enabled(on);
+    mt_set_anomaly_check_nan(lua_isnoneornil(L, 2) || lua_toboolean(L, 2));
     return 0;
+}
+static int ag_is_anomaly_check_nan_enabled(lua_State *L) {
+    lua_pushboolean(L, mt_anomaly_check_nan());
+    return 1;
 }
 
 /* ---- saved-tensor hooks (autograd.graph.saved_tensors_hooks) --------------------------------- */
@@ -785,25 +790,27 @@ void lmt_open_autograd(lua_State *L) {
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
 
-    static const luaL_Reg fns[] = {{"backward", ag_backward},
-                                   {"grad", ag_grad},
-                                   {"is_grad_enabled", ag_is_grad_enabled},
-                                   {"set_grad_enabled", ag_set_grad_enabled},
-                                   {"is_inference_mode_enabled", ag_is_inference_mode_enabled},
-                                   {"set_inference_mode", ag_set_inference_mode},
-                                   {"is_anomaly_enabled", ag_is_anomaly_enabled},
-                                   {"set_anomaly_enabled", ag_set_anomaly_enabled},
-                                   {"push_saved_hooks", ag_push_saved_hooks},
-                                   {"pop_saved_hooks", ag_pop_saved_hooks},
-                                   {"register_hook", t_register_hook},
-                                   {"retain_grad", t_retain_grad},
-                                   {"detach_", t_detach_},
-                                   {"_is_view", t_is_view},
-                                   {"is_inference", t_is_inference},
-                                   {"differentiable_ops", ag_differentiable_ops},
-                                   {"custom_node", ag_custom_node},
-                                   {"custom_saved", ag_custom_saved},
-                                   {NULL, NULL}};
+    static const luaL_Reg fns[] = {
+        {"backward", ag_backward},
+        {"grad", ag_grad},
+        {"is_grad_enabled", ag_is_grad_enabled},
+        {"set_grad_enabled", ag_set_grad_enabled},
+        {"is_inference_mode_enabled", ag_is_inference_mode_enabled},
+        {"set_inference_mode", ag_set_inference_mode},
+        {"is_anomaly_enabled", ag_is_anomaly_enabled},
+        {"set_anomaly_enabled", ag_set_anomaly_enabled},
+        {"is_anomaly_check_nan_enabled", ag_is_anomaly_check_nan_enabled},
+        {"push_saved_hooks", ag_push_saved_hooks},
+        {"pop_saved_hooks", ag_pop_saved_hooks},
+        {"register_hook", t_register_hook},
+        {"retain_grad", t_retain_grad},
+        {"_is_view", t_is_view},
+        {"detach_", t_detach_},
+        {"is_inference", t_is_inference},
+        {"differentiable_ops", ag_differentiable_ops},
+        {"custom_node", ag_custom_node},
+        {"custom_saved", ag_custom_saved},
+        {NULL, NULL}};
     luaL_newlib(L, fns);
     lua_setfield(L, -2, "_autograd");
 }

@@ -115,6 +115,30 @@ static int conv_intlist(lua_State *L, int idx, const mt_arg *a, mt_value *out, l
     return 0;
 }
 
+/* A list of floats (float[]: histogram's range) from a plain Lua sequence of numbers. */
+static int conv_floatlist(lua_State *L, int idx, mt_value *out, lmt_scratch *sc, lmt_mismatch *mm) {
+    if (lua_type(L, idx) != LUA_TTABLE || lua_getmetatable(L, idx)) {
+        if (lua_type(L, idx) == LUA_TTABLE) lua_pop(L, 1);
+        return -1;
+    }
+    lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+    if (n > INT32_MAX) return -1;
+    double *buf = scratch_alloc(L, sc, sizeof(double) * (size_t)(n ? n : 1));
+    for (lua_Integer i = 1; i <= n; i++) {
+        if (lua_rawgeti(L, idx, i) != LUA_TNUMBER) {
+            mm->got = lmt_value_type(L, -1);
+            mm->kind = M_ELEMENT;
+            mm->element = (int)i;
+            lua_pop(L, 1);
+            return -1;
+        }
+        buf[i - 1] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    *out = (mt_value){.tag = MT_V_DOUBLELIST, .n = (int32_t)n, .dl = buf};
+    return 0;
+}
+
 /* A list of tensors; with allow_none, `false` entries stand for None (NULL). */
 static int conv_tensorlist(lua_State *L, int idx, mt_value *out, lmt_scratch *sc, lmt_mismatch *mm,
                            bool allow_none) {
@@ -257,6 +281,8 @@ int lmt_conv(lua_State *L, int idx, const mt_arg *a, mt_value *out, lmt_scratch 
     case MT_A_INTLIST:
     case MT_A_DIMLIST:
         return conv_intlist(L, idx, a, out, sc, mm);
+    case MT_A_FLOATLIST:
+        return conv_floatlist(L, idx, out, sc, mm);
     case MT_A_FLOAT: {
         if (lt != LUA_TNUMBER) return -1;
         *out = mt_vdouble(lua_tonumber(L, idx));

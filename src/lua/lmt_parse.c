@@ -25,6 +25,20 @@ static int find_arg(const mt_schema *s, const char *key, int first) {
     return -1;
 }
 
+/* NumPy's names that PyTorch's argument parser also accepts for dim, keepdim, input and other */
+static int find_numpy_alias(const mt_schema *s, const char *k, bool method) {
+    static const char *const pairs[][2] = {
+        {"axis", "dim"}, {"keepdims", "keepdim"}, {"x2", "other"},
+        {"x", "self"},   {"a", "self"},           {"x1", "self"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        if (strcmp(k, pairs[i][0]) != 0) continue;
+        if (strcmp(pairs[i][1], "self") == 0 && (method || !s->nargs)) return -1;
+        return find_arg(s, pairs[i][1], 0);
+    }
+    return -1;
+}
+
 /* Keys the binding itself handles: out= for ops that return new tensors (not views, in-place
  * ops or lists, which PyTorch gives no out= either). */
 static bool binding_key(const mt_schema *s, const char *k) {
@@ -135,6 +149,8 @@ int lmt_parse(lua_State *L, const mt_op *op, const lmt_arg_plan *plan, bool meth
             if (ai < 0 && method == false && strcmp(k, "input") == 0 && s->nargs &&
                 strcmp(s->args[0].name, "self") == 0)
                 ai = 0;
+            if (ai < 0) ai = find_numpy_alias(s, k, method);
+            if (ai == self_index && method) ai = -1;
             if (ai < 0) {
                 if (binding_key(s, k)) {
                     lua_pop(L, 1);

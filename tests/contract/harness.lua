@@ -34,6 +34,7 @@ end
 function H.dims_1based(msg)
   msg = msg:gsub("(%f[%w]dim )(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
   msg = msg:gsub("(dimension )(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
+  msg = msg:gsub("(for dim: )(%d+)", function(p, n) return p .. (tonumber(n) + 1) end)
   return msg
 end
 
@@ -333,7 +334,15 @@ function H.replay(call, meta, extra_kw)
   end
   local kw, has_kw = {}, false
   for k, v in pairs(call.kw) do
-    v = plain(v)
+    if type(v) == "table" and v.tensor then -- tensor keyword arguments
+      v = input(v.tensor)
+    elseif type(v) == "table" and v.tensors then
+      local ts = {}
+      for j, d in ipairs(v.tensors) do ts[j] = input(d) end
+      v = ts
+    else
+      v = plain(v)
+    end
     if shift[k] then v = shift_dims(v) end
     kw[k] = v
     has_kw = true
@@ -367,7 +376,8 @@ end
 local DATA_DEPENDENT = "^Could not run 'aten::([%w_]+)' with arguments from the 'Meta' backend"
 local data_dependent = { nonzero = true, masked_select = true, unique = true, equal = true,
   repeat_interleave = true, tensor_split = true, unique_consecutive = true,
-  linalg_lstsq = true } -- with gelsd/gelss, a tall A's residuals exist when its rank is full
+  linalg_lstsq = true, -- with gelsd/gelss, a tall A's residuals exist when its rank is full
+  histc = true, bincount = true, histogram = true, histogramdd = true }
 
 -- The call on meta tensors gives results of the golden's sizes, strides and dtypes.
 local function check_meta(g)

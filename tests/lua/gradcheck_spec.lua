@@ -329,6 +329,9 @@ local function wc(x) return x + torch.eye(x:size(-1), { dtype = f64 }) * 4 end
 local function spd(x) return x:matmul(x.mT) + torch.eye(x:size(-1), { dtype = f64 }) * 3 end
 local L = torch.linalg
 case("linalg_det", function(x) return L.det(wc(x)) end, function() return { r(2, 3, 3) } end, true)
+case("linalg_det.singular", function(x) -- rank 2: the cofactors come from the SVD
+  return L.det(torch.cat({ x, (x[1] + x[2]):view(1, 3) }, 1))
+end, function() return { r(2, 3) } end)
 case("linalg_slogdet", function(x) local _, l = L.slogdet(wc(x)); return l end, function() return { r(3, 3) } end, true)
 case("linalg_inv_ex", function(x) return (L.inv_ex(wc(x))) end, function() return { r(3, 3) } end, true)
 case("linalg_solve_ex", function(a, b) return (L.solve_ex(wc(a), b)) end, function() return { r(3, 3), r(3, 2) } end, true)
@@ -344,6 +347,12 @@ case("linalg_solve_triangular.right_unit", function(a, b)
   return L.solve_triangular(wc(a):tril(), b, { upper = false, left = false, unitriangular = true })
 end, function() return { r(3, 3), r(2, 3) } end)
 case("linalg_lu_factor_ex", function(x) return (L.lu_factor_ex(wc(x))) end, function() return { r(3, 3) } end)
+case("linalg_lu_factor_ex.wide", function(x) return (L.lu_factor_ex(x + torch.eye(3, 5, { dtype = f64 }) * 4)) end,
+  function() return { r(3, 5) } end)
+case("linalg_lu_factor_ex.tall", function(x) return (L.lu_factor_ex(x + torch.eye(5, 3, { dtype = f64 }) * 4)) end,
+  function() return { r(2, 5, 3) } end)
+case("linalg_lu", function(x) local p, l, u = L.lu(x); return l:sum(-1) + u:sum(-2) end,
+  function() return { r(4, 4) } end, false, "linalg_lu_factor_ex")
 case("lu_unpack", function(x)
   local _, l, u = torch.lu_unpack(x, torch.tensor({ 2, 3, 3 }, { dtype = torch.int32 }))
   return l:sum(-1) + u:sum(-2)
@@ -400,6 +409,58 @@ case("linalg_matrix_exp", function(x) return L.matrix_exp(x) end, function() ret
   "linalg_solve_ex")
 case("linalg_lstsq_solve", function(a, b) return L.pinv(a):matmul(b) end, function() return { r(4, 3), r(4, 2) } end,
   false, "_linalg_svd")
+
+-- scatter_reduce (src/ops/scatter_reduce.lua): every reduction, with and without self; prod
+-- with zeros among the contributions (one and two in a group)
+local sr_index = torch.tensor({ { 1, 2, 1 }, { 3, 3, 2 } })
+for _, red in ipairs({ "sum", "prod", "mean", "amax", "amin" }) do
+  for _, incl in ipairs({ true, false }) do
+    local name = "scatter_reduce.two" .. (red == "sum" and incl and "" or ("." .. red .. (incl and "" or "_noself")))
+    case(name, function(x, y) return x:scatter_reduce(1, sr_index, y, red, { include_self = incl }) end,
+      function() return { r(3, 3), r(2, 3) } end, red == "sum" and incl, "scatter_reduce.two")
+  end
+end
+case("scatter_reduce.two.prod_zeros", function(x, y)
+  local z = y * torch.tensor({ { 0.0, 1, 1 }, { 1, 0, 0 } }, { dtype = f64 })
+  return x:scatter_reduce(1, sr_index, z, "prod")
+end, function() return { r(3, 3), r(2, 3) } end, false, "scatter_reduce.two")
+case("index_reduce", function(x, y) return x:index_reduce(1, torch.tensor({ 1, 3, 1 }), y, "prod") end,
+  function() return { r(3, 2), r(3, 2) } end, false, "scatter_reduce.two")
+-- the gamma family (src/ops/gamma.lua) and its compositions (lua/mindtorch/_queries.lua)
+local function gpos(n) return leaf(torch.rand(n, { dtype = f64, generator = gen }) * 3 + 0.5) end
+local function prob(n) return leaf(torch.rand(n, { dtype = f64, generator = gen }) * 0.4 + 0.3) end
+both("digamma", call("digamma"), inplace("digamma_"), function() return { gpos(4) } end, true)
+both("lgamma", call("lgamma"), inplace("lgamma_"), function() return { gpos(4) } end, true)
+case("_polygamma", function(x) return torch.polygamma(1, x) end, function() return { gpos(4) } end, true)
+case("polygamma_", inplace("polygamma_", 2), function() return { gpos(4) } end)
+both("i0", call("i0"), inplace("i0_"), function() return { r(4) } end, true)
+for _, name in ipairs { "igamma", "igammac" } do
+  local a = torch.tensor({ 0.5, 1.5, 3.0, 7.0 }, { dtype = f64 })
+  case(name, function(x) return torch[name](a, x) end, function() return { gpos(4) } end, true)
+  case(name .. "_", function(x) return a:clone()[name .. "_"](a:clone(), x) end, function() return { gpos(4) } end)
+end
+both("logit", call("logit"), inplace("logit_"), function() return { prob(4) } end, true)
+case("logit.eps", call("logit", 0.2), function() return { prob(4) } end, false, "logit")
+case("hardshrink", call("hardshrink", 0.3), function() return { r(5) } end, true)
+case("mvlgamma", function(x) return torch.mvlgamma(x, 3) end, function() return { gpos(4) + 1.5 } end, true, "lgamma")
+case("prelu", torch.prelu, function() return { r(2, 3, 2), leaf(torch.tensor({ 0.1, 0.2, 0.3 }, { dtype = f64 })) } end,
+  true, "where.self")
+case("rrelu.training", function(x) return torch.rrelu(x, 0.1, 0.3, true, torch.Generator():manual_seed(5)) end,
+  function() return { r(6) } end, false, "mul.Tensor")
+case("frexp", function(x) return (torch.frexp(x)) end, function() return { r(4) } end, false, "mul.Tensor")
+
+-- statistics (src/ops/statistics.lua): the ops that declare PyTorch's node (picks along a dim,
+-- the whole tensor's median shared by its equals); the compositions are in statistics_grad_spec
+case("median", call("median"), function() return { r(3, 5) } end)
+case("median.dim", function(x) return (x:median(2)) end, function() return { r(3, 4) } end, true)
+case("nanmedian", function(x) return x:masked_fill(ix({ { false, true, false }, { false, false, false } }), 0 / 0):nanmedian() end,
+  function() return { r(2, 3) } end)
+case("nanmedian.dim", function(x) return (x:masked_fill(ix({ { false, true, false }, { true, false, false } }), 0 / 0):nanmedian(2, true)) end,
+  function() return { r(2, 3) } end)
+case("mode", function(x) return (torch.cat({ x, x:narrow(2, 1, 1) }, 2):mode(2)) end, function() return { r(3, 4) } end, true)
+case("cummax", function(x) return (torch.cummax(x, 2)) end, function() return { r(3, 5) } end, true)
+case("cummin", function(x) return (x:cummin(1)) end, function() return { r(4, 3) } end)
+case("logcumsumexp", function(x) return torch.logcumsumexp(x, 2) end, function() return { r(3, 6) } end, true)
 
 local function walk(outs)
   local seen, ops = {}, {}

@@ -112,6 +112,11 @@ def _plain(v):
     return v
 
 
+def _tensors(v):
+    """A tensor argument, or a list of them."""
+    return isinstance(v, T) or (isinstance(v, list) and bool(v) and all(isinstance(x, T) for x in v))
+
+
 def call(fn, *args, method=False, dims=(), kw=None, tol=None, expect=None, index=(), via=None,
          index_out=(), seed=None):
     """A case: `fn` (a torch function name, or a method when method=True) applied to args.
@@ -145,6 +150,9 @@ def call(fn, *args, method=False, dims=(), kw=None, tol=None, expect=None, index
         # described now: an in-place op may change them
         run.described = [describe_one(a, t) for a, t in zip(args, real)]
         real_kw = {k: materialize(v) for k, v in kw.items()}
+        for k, v in kw.items():  # tensor keyword arguments (weights=...): described as the args
+            if _tensors(v):
+                case["call"]["kw"][k] = describe_one(v, real_kw[k])
         if seed is not None:
             torch.manual_seed(seed)
         if via is not None:
@@ -166,7 +174,8 @@ def call(fn, *args, method=False, dims=(), kw=None, tol=None, expect=None, index
                     t.seed = base + k
                     k += 1
 
-    case = {"make": run, "call": {"fn": fn, "method": method, "kw": {k: _plain(v) for k, v in kw.items()},
+    case = {"make": run, "call": {"fn": fn, "method": method,
+                                  "kw": {k: None if _tensors(v) else _plain(v) for k, v in kw.items()},
                                   "dims": list(dims), "index": list(index), "index_out": list(index_out),
                                   "seed": seed},
             "describe_args": describe, "reseed": reseed}

@@ -435,3 +435,13 @@ add("tensorsolve", call("linalg_tensorsolve", T(D, [2, 3, 6]), T(D, [2, 3]), via
 add("tensorsolve_dims", call("linalg_tensorsolve", T(D, [6, 2, 3]), T(D, [2, 3]), kw={"dims": [0]}, dims=("dims",),
                              via=la("tensorsolve"), tol=TOL))
 add("tensorsolve_bad", call("linalg_tensorsolve", T(F, [2, 3, 5]), T(F, [2, 3]), via=la("tensorsolve")))
+
+# ---- Python-level functions: torch.lu, the randomized low-rank SVD and PCA (seeded) -----------------
+add("lu_top", call("lu", T(F, [3, 3]), tol=TOL))
+add("lu_top_infos", call("lu", V([[0.0, 0.0], [0.0, 0.0]]), kw={"get_infos": True}, tol=TOL))
+add("lu_top_method", call("lu", T(D, [2, 3, 3]), method=True, tol=TOL))
+add("svd_lowrank", call("svd_lowrank", T(D, [6, 4]), kw={"q": 3}, seed=3, tol=TOL))
+add("svd_lowrank_wide", call("svd_lowrank", T(D, [3, 7]), kw={"q": 3}, seed=4, tol=TOL))
+add("svd_lowrank_niter", call("svd_lowrank", T(F, [8, 5]), kw={"q": 5, "niter": 0}, seed=5, tol=TOL))
+add("pca_lowrank", call("pca_lowrank", T(D, [7, 4]), seed=6, tol=TOL))
+add("pca_lowrank_q", call("pca_lowrank", T(D, [7, 4]), kw={"q": 2, "center": False}, seed=7, tol=TOL))
