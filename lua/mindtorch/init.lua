@@ -169,6 +169,7 @@ package.loaded.mindtorch = torch -- they require "mindtorch" themselves
 require "mindtorch._factories" -- as_tensor, asarray, the signal windows
 require "mindtorch._dtype_info" -- finfo, iinfo
 require "mindtorch._compositions" -- *_copy views, addmm_ ..., apply_, fill, conj on reals
+require "mindtorch._nn_functions" -- torch.* of ATen's nn layer: distances, losses, shuffles, dropouts, RNN cells
 require "mindtorch._aliases" -- absolute, multiply, greater ...: PyTorch's other names for ops
 require "mindtorch._linalg_extra" -- torch.lu, svd_lowrank, pca_lowrank, the removed solve/lstsq/matrix_rank
 require "mindtorch._queries" -- polygamma, frexp, rrelu, prelu, isin, is_nonzero, result_type, global modes

@@ -46,8 +46,51 @@ static void select_bw(mt_bw *b) {
     SET(0, z);
 }
 
+/* the storage positions (relative to base) of the elements of a layout, flattened */
+static mt_tensor *storage_positions(mt_bw *b, const int64_t *sizes, const int64_t *strides, int n,
+                                    int64_t off) {
+    mt_tensor *pos = K(mto_full(MT_ILIST(), SI(off), MT_INT64, G(0)->device, false, false));
+    for (int i = 0; i < n; i++) {
+        int64_t shape[MT_MAX_DIM];
+        for (int k = 0; k < n; k++) shape[k] = k == i ? sizes[i] : 1;
+        mt_tensor *r = K(mto_arange(SI(sizes[i]), MT_INT64, G(0)->device, false, false));
+        r = K(mto_view(K(mto_mul_Scalar(r, SI(strides[i]))), (mt_ilist){shape, n}));
+        pos = K(mto_add_Tensor(pos, r, SI(1)));
+    }
+    int64_t all = -1;
+    return K(mto_reshape(K(mto_expand(pos, (mt_ilist){sizes, n}, false)), (mt_ilist){&all, 1}));
+}
+
+/* may two elements of the layout share a storage position? (dims sorted by stride, each must
+ * step past everything the smaller ones reach) */
+static bool may_overlap(const mt_geometry *g) {
+    int64_t st[MT_MAX_DIM], sz[MT_MAX_DIM];
+    int n = 0;
+    for (int i = 0; i < g->ndim; i++) {
+        if (g->sizes[i] == 0) return false;
+        if (g->sizes[i] == 1) continue;
+        int64_t s = g->strides[i] < 0 ? -g->strides[i] : g->strides[i];
+        if (s == 0) return true;
+        int j = n++;
+        for (; j > 0 && st[j - 1] > s; j--) {
+            st[j] = st[j - 1];
+            sz[j] = sz[j - 1];
+        }
+        st[j] = s;
+        sz[j] = g->sizes[i];
+    }
+    int64_t reach = 0;
+    for (int i = 0; i < n; i++) {
+        if (st[i] <= reach) return true;
+        reach += (sz[i] - 1) * st[i];
+    }
+    return false;
+}
+
 /* as_strided: the gradient of each output element added at its storage position, read back
- * through the input's own geometry (self may have been any view of its storage) */
+ * through the input's own geometry (self may have been any view of its storage); where the
+ * input's elements share positions (an overlapping view, unfold of unfold) the sum is divided
+ * among them, as PyTorch's as_strided_backward does */
 static void as_strided_bw(mt_bw *b) {
     const mt_geometry *in = b->node->extra;
     const mt_value *size = &V(1), *stride = &V(2);
@@ -77,21 +120,19 @@ static void as_strided_bw(mt_bw *b) {
     }
     int64_t base = lo < olo ? lo : olo, top = hi > ohi ? hi : ohi, span = top - base + 1;
     mt_tensor *flat = K(mto_zeros((mt_ilist){&span, 1}, G(0)->dtype, G(0)->device, false, false));
-    /* each output element's position in `flat` */
-    mt_tensor *pos =
-        K(mto_full(MT_ILIST(), SI(out_off - base), MT_INT64, G(0)->device, false, false));
-    for (int i = 0; i < size->n; i++) {
-        int64_t shape[MT_MAX_DIM];
-        for (int k = 0; k < size->n; k++) shape[k] = k == i ? size->il[i] : 1;
-        mt_tensor *r = K(mto_arange(SI(size->il[i]), MT_INT64, G(0)->device, false, false));
-        r = K(mto_view(K(mto_mul_Scalar(r, SI(stride->il[i]))), (mt_ilist){shape, size->n}));
-        pos = K(mto_add_Tensor(pos, r, SI(1)));
-    }
     int64_t all = -1;
-    mt_tensor *idx[1] = {K(mto_reshape(K(mto_expand(pos, (mt_ilist){size->il, size->n}, false)),
-                                       (mt_ilist){&all, 1}))};
+    mt_tensor *idx[1] = {storage_positions(b, size->il, stride->il, size->n, out_off - base)};
     mt_tensor *vals = K(mto_reshape(G(0), (mt_ilist){&all, 1}));
     flat = K(mto_index_put(flat, idx, 1, vals, true));
+    if (may_overlap(in)) {
+        mt_tensor *count =
+            K(mto_zeros((mt_ilist){&span, 1}, G(0)->dtype, G(0)->device, false, false));
+        mt_tensor *in_idx[1] = {
+            storage_positions(b, in->sizes, in->strides, in->ndim, in->offset - base)};
+        count = K(mto_index_put(count, in_idx, 1,
+                                K(mto_ones_like(in_idx[0], G(0)->dtype, NODEV, false)), true));
+        flat = K(mto_div_Tensor(flat, K(mto_clamp(count, SI(1), MT_NONE))));
+    }
     SET(0, K(mto_as_strided(flat, (mt_ilist){in->sizes, in->ndim},
                             (mt_ilist){in->strides, in->ndim}, SI(in->offset - base))));
 }

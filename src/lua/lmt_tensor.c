@@ -394,6 +394,17 @@ static int g_H(lua_State *L, mt_tensor *t) {
     return matrix_transpose(L, t, "H");
 }
 
+/* x.real: x itself (every dtype here is real); x.imag: refused, as PyTorch refuses it there */
+static int g_real(lua_State *L, mt_tensor *t) {
+    (void)t;
+    lua_pushvalue(L, 1);
+    return 1;
+}
+static int g_imag(lua_State *L, mt_tensor *t) {
+    (void)t;
+    return lmt_errorf(L, "imag is not implemented for tensors with non-complex dtypes.");
+}
+
 static const struct {
     const char *name;
     getter get;
@@ -413,6 +424,8 @@ static const struct {
     {"mT", g_mT},
     {"mH", g_mH},
     {"H", g_H},
+    {"real", g_real},
+    {"imag", g_imag},
     /* autograd (lmt_autograd.c) */
     {"grad", lmt_g_grad},
     {"grad_fn", lmt_g_grad_fn},

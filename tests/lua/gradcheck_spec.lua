@@ -524,3 +524,91 @@ describe("gradcheck", function()
     print(("# %d ops under gradcheck, %d under gradgradcheck"):format(#names, gg))
   end)
 end)
+
+-- torch.* functions of the nn layer written as compositions (lua/mindtorch/_nn_functions.lua):
+-- their gradients are those of the ops they are made of, checked end to end
+describe("gradcheck of nn-layer compositions", function()
+  local pm = function() return torch.tensor({ 1.0, -1.0, 1.0, -1.0 }, { dtype = f64 }) end
+  local N = {
+    cosine_similarity = { function(a, b) return torch.cosine_similarity(a, b) end, function() return { r(4, 3), r(4, 3) } end },
+    pairwise_distance = { function(a, b) return torch.pairwise_distance(a, b, 3.0) end, function() return { r(4, 3), r(4, 3) } end },
+    pdist = { function(a) return torch.pdist(a) end, function() return { r(4, 3) } end },
+    margin_ranking_loss = { function(a, b) return torch.margin_ranking_loss(a, b, pm(), 0.1, 1) end,
+      function() return { r(4), r(4) } end },
+    hinge_embedding_loss = { function(a) return torch.hinge_embedding_loss(a, pm(), 0.5, 2) end, function() return { r(4) } end },
+    triplet_margin_loss = { function(a, p, n) return torch.triplet_margin_loss(a, p, n, 1.0, 2.0, 1e-6, true, 1) end,
+      function() return { r(4, 3), r(4, 3), r(4, 3) } end },
+    cosine_embedding_loss = { function(a, b) return torch.cosine_embedding_loss(a, b, pm(), -0.5, 0) end,
+      function() return { r(4, 3), r(4, 3) } end },
+    poisson_nll_loss = { function(a, t) return torch.poisson_nll_loss(a, t, false, true, 1e-8, 1) end,
+      function() return { pos(2, 3), above1(2, 3) } end },
+    pixel_shuffle = { function(x) return torch.pixel_shuffle(x, 2) end, function() return { r(1, 4, 2, 3) } end },
+    pixel_unshuffle = { function(x) return torch.pixel_unshuffle(x, 2) end, function() return { r(1, 1, 4, 2) } end },
+    channel_shuffle = { function(x) return torch.channel_shuffle(x, 2) end, function() return { r(1, 4, 3) } end },
+    constant_pad_nd = { function(x) return torch.constant_pad_nd(x, { 1, -1, 2, 0 }, 1.5) end, function() return { r(2, 3) } end },
+    alpha_dropout = { function(x)
+      torch.manual_seed(3)
+      return torch.alpha_dropout(x, 0.4, true)
+    end, function() return { r(3, 4) } end },
+    feature_dropout = { function(x)
+      torch.manual_seed(3)
+      return torch.feature_dropout(x, 0.4, true)
+    end, function() return { r(3, 4, 2) } end },
+    instance_norm = { function(x, w, b) return torch.instance_norm(x, w, b, nil, nil, true, 0.1, 1e-5, false) end,
+      function() return { r(2, 3, 4), r(3), r(3) } end },
+    norm_except_dim = { function(v) return torch.norm_except_dim(v, 2, 2) end, function() return { r(3, 2, 4) } end },
+    rnn_tanh_cell = { function(x, h, wi, wh, bi, bh) return torch.rnn_tanh_cell(x, h, wi, wh, bi, bh) end,
+      function() return { r(2, 3), r(2, 4), r(4, 3), r(4, 4), r(4), r(4) } end },
+    lstm_cell = { function(x, h, c, wi, wh)
+      local hy, cy = torch.lstm_cell(x, { h, c }, wi, wh)
+      return hy + cy
+    end, function() return { r(2, 3), r(2, 2), r(2, 2), r(8, 3), r(8, 2) } end },
+    gru_cell = { function(x, h, wi, wh, bi, bh) return torch.gru_cell(x, h, wi, wh, bi, bh) end,
+      function() return { r(2, 3), r(2, 2), r(6, 3), r(6, 2), r(6), r(6) } end },
+    slice_copy = { function(x) return torch.slice_copy(x, 2, 1, 6, 2) end, function() return { r(2, 6) } end },
+    lstm = { function(x, h, c, wi, wh, bi, bh)
+      local out, hn, cn = torch.lstm(x, { h, c }, { wi, wh, bi, bh }, true, 1, 0.0, false, false, true)
+      return out, hn, cn
+    end, function() return { r(2, 3, 2), r(1, 2, 2), r(1, 2, 2), r(8, 2), r(8, 2), r(8), r(8) } end },
+    adaptive_max_pool1d = { function(x) return torch.adaptive_max_pool1d(x, 3) end, function() return { r(2, 2, 7) } end },
+    max_pool3d = { function(x) return torch.max_pool3d(x, 2, { 1, 2, 1 }, 1, 1, true) end,
+      function() return { r(1, 2, 3, 4, 3) } end },
+    conv3d = { function(x, w, b) return torch.conv3d(x, w, b, { 2, 1, 1 }, 1, { 1, 1, 2 }, 2) end,
+      function() return { r(1, 2, 4, 3, 4), r(2, 1, 2, 2, 2), r(2) } end },
+    conv_transpose3d = { function(x, w, b) return torch.conv_transpose3d(x, w, b, 2, { 1, 0, 0 }, { 1, 0, 0 }, 1, 1) end,
+      function() return { r(1, 2, 2, 2, 2), r(2, 2, 2, 1, 2), r(2) } end },
+    hardshrink = { function(x) return torch.hardshrink(x, 0.3) end, function() return { r(3, 4) } end },
+    renorm = { function(x) return torch.renorm(x, 2, 1, 1.0) end, function() return { r(3, 4) } end },
+    renorm_ = { function(x) return (x * 1):renorm_(1.5, 2, 0.8) end, function() return { r(3, 4) } end },
+    grid_sampler_bilinear = { function(x, g) return torch.grid_sampler(x, g, 0, 2, false) end,
+      function() return { r(1, 2, 3, 4), unit(1, 2, 3, 2) } end },
+    grid_sampler_3d = { function(x, g) return torch.grid_sampler(x, g, 0, 1, false) end,
+      function() return { r(1, 2, 2, 3, 2), unit(1, 2, 1, 2, 3) } end },
+    grid_sampler_bicubic = { function(x, g) return torch.grid_sampler_2d(x, g, 2, 1, true) end,
+      function() return { r(1, 2, 3, 4), unit(1, 2, 2, 2) } end },
+    conv_tbc = { function(x, w, b) return torch.conv_tbc(x, w, b, 1) end, function() return { r(4, 2, 3), r(2, 3, 2), r(2) } end },
+    affine_grid_generator = { function(t) return torch.affine_grid_generator(t, { 2, 1, 3, 2 }, false) end,
+      function() return { r(2, 2, 3) } end },
+    rrelu = { function(x) return torch.rrelu(x, 0.1, 0.3, true, torch.Generator():manual_seed(5)) end,
+      function() return { r(3, 4) } end },
+    prelu = { function(x, w) return torch.prelu(x, w) end, function() return { r(2, 3, 2), r(3) } end },
+    cdist = { function(a, b) return torch.cdist(a, b, 1.5) end, function() return { r(2, 3, 2), r(4, 2) } end },
+    native_layer_norm = { function(x, w, b)
+      local out, mean, rstd = torch.native_layer_norm(x, { 4 }, w, b, 1e-5)
+      return out, mean, rstd
+    end, function() return { r(2, 3, 4), r(4), r(4) } end },
+    native_group_norm = { function(x, w, b)
+      local out, mean, rstd = torch.native_group_norm(x, w, b, 2, 4, 3, 2, 1e-5)
+      return out, mean, rstd
+    end, function() return { r(2, 4, 3), r(4), r(4) } end },
+    gru = { function(x, h, wi, wh, wi2, wh2)
+      return torch.gru(x, h, { wi, wh, wi2, wh2 }, false, 1, 0.0, false, true, false)
+    end, function() return { r(3, 1, 2), r(2, 1, 2), r(6, 2), r(6, 2), r(6, 2), r(6, 2) } end },
+  }
+  local names = {}
+  for name in pairs(N) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    it(name, function() assert.is_true(gradcheck(N[name][1], N[name][2]())) end)
+  end
+end)
