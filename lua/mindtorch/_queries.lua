@@ -123,6 +123,9 @@ local function rrelu(inplace, fname, ...)
     if inplace then return self:leaky_relu_(slope) end
     return self:leaky_relu(slope)
   end
+  if self.device.type == "meta" then -- its draws depend on the data, as PyTorch's kernel says
+    error("Could not run 'aten::rrelu_with_noise' with arguments from the 'Meta' backend.", 3)
+  end
   local dt = self.dtype
   if not dt.is_floating_point or dt == torch.float16 then
     error(("\"rrelu_with_noise_out_cpu\" not implemented for '%s'"):format(cpp_name(dt)), 3)
@@ -155,13 +158,18 @@ function torch.prelu(self, weight, ...)
   if weight.dtype ~= dt then
     error(("Found dtype %s but expected %s"):format(cpp_name(weight.dtype), cpp_name(dt)), 2)
   end
+  -- PyTorch's checks, in its order
   local nw = weight:numel()
-  if self:dim() == 0 then return torch.where(self:gt(0), self, weight:reshape({}) * self) end
+  if nw ~= 1 and self:dim() == 0 then error("Not allow zero-dim input tensor.", 2) end
   local channels = self:dim() >= 2 and self:size(2) or 1
   if nw ~= 1 and nw ~= channels then
     error(("Mismatch of parameter numbers and input channel size. Found parameter numbers = %d and channel size = %d.")
       :format(nw, channels), 2)
   end
+  if weight:dim() > 1 then
+    error(("prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = %d"):format(weight:dim()), 2)
+  end
+  if self:dim() == 0 then return torch.where(self:gt(0), self, weight:reshape({}) * self) end
   local shape = {}
   for i = 1, self:dim() do shape[i] = 1 end
   if nw ~= 1 then shape[2] = nw end
