@@ -27,6 +27,31 @@ const char *mt_dtype_scalar_name(mt_dtype t) {
     return infos[t].scalar_name;
 }
 
+const char *mt_dtype_cxx_name(mt_dtype t) {
+    switch (t) {
+    case MT_FLOAT16:
+        return "c10::Half";
+    case MT_BFLOAT16:
+        return "c10::BFloat16";
+    case MT_FLOAT32:
+        return "float";
+    case MT_FLOAT64:
+        return "double";
+    case MT_INT64:
+        return "long int";
+    case MT_INT32:
+        return "int";
+    case MT_INT16:
+        return "short int";
+    case MT_INT8:
+        return "signed char";
+    case MT_UINT8:
+        return "unsigned char";
+    default:
+        return "bool";
+    }
+}
+
 int mt_dtype_from_name(const char *name) {
     for (int i = 0; i < MT_NUM_DTYPES; i++) {
         if (strcmp(name, infos[i].name) == 0) return i;

@@ -44,6 +44,8 @@ static inline bool mt_dtype_is_integral(mt_dtype t, bool include_bool) {
 }
 MT_API const char *mt_dtype_name(mt_dtype t);        /* "float32" */
 MT_API const char *mt_dtype_scalar_name(mt_dtype t); /* "Float" */
+/* The C++ element type PyTorch's messages print ("float", "long int", "c10::Half") */
+MT_API const char *mt_dtype_cxx_name(mt_dtype t);
 /* Look up "float32", "float", "half", ...; returns MT_DTYPE_NONE when unknown. */
 MT_API int mt_dtype_from_name(const char *name);
 

@@ -15,34 +15,6 @@ const char *mt_sizes_str(int n, const int64_t *s, char *buf, size_t cap) {
     return buf;
 }
 
-/* the C++ type names PyTorch's bias dtype message prints */
-static const char *cxx_type_name(mt_dtype dt) {
-    switch (dt) {
-    case MT_FLOAT32:
-        return "float";
-    case MT_FLOAT64:
-        return "double";
-    case MT_FLOAT16:
-        return "c10::Half";
-    case MT_BFLOAT16:
-        return "c10::BFloat16";
-    case MT_INT8:
-        return "signed char";
-    case MT_UINT8:
-        return "unsigned char";
-    case MT_INT16:
-        return "short int";
-    case MT_INT32:
-        return "int";
-    case MT_INT64:
-        return "long int";
-    case MT_BOOL:
-        return "bool";
-    default:
-        return "?";
-    }
-}
-
 /* a stride/padding/... list: one value, or one per spatial dim; expanded into out[spatial] */
 static int expand_param(const char *name, mt_value v, int spatial, int64_t *out) {
     if (v.n != 1 && v.n != spatial) {
@@ -209,7 +181,8 @@ int mt_conv_check(mt_value *a, int64_t *out, mt_conv_geom *g) {
                         mt_dtype_scalar_name((mt_dtype)in->dtype));
     if (bias && bias->dtype != in->dtype)
         return mt_error(MT_ERR_RUNTIME, "Input type (%s) and bias type (%s) should be the same",
-                        cxx_type_name((mt_dtype)in->dtype), cxx_type_name((mt_dtype)bias->dtype));
+                        mt_dtype_cxx_name((mt_dtype)in->dtype),
+                        mt_dtype_cxx_name((mt_dtype)bias->dtype));
 
     out[0] = in->sizes[0];
     out[1] = transposed ? w->sizes[1] * groups : w->sizes[0];

@@ -146,31 +146,6 @@ void mt_ew_register(void) {
     mt_disp_meta_group(MT_GROUP_ELEMENTWISE, mt_meta_elementwise);
 }
 
-static const char *cpp_type_name(mt_dtype dt) {
-    switch (dt) {
-    case MT_FLOAT16:
-        return "c10::Half";
-    case MT_BFLOAT16:
-        return "c10::BFloat16";
-    case MT_FLOAT32:
-        return "float";
-    case MT_FLOAT64:
-        return "double";
-    case MT_INT64:
-        return "long int";
-    case MT_INT32:
-        return "int";
-    case MT_INT16:
-        return "short int";
-    case MT_INT8:
-        return "signed char";
-    case MT_UINT8:
-        return "unsigned char";
-    default:
-        return "bool";
-    }
-}
-
 static bool is_bool_value(mt_value v) {
     return (v.tag == MT_V_TENSOR && v.t->dtype == MT_BOOL) || v.tag == MT_V_BOOL;
 }
@@ -266,10 +241,10 @@ int mt_ew_types_of(const mt_call *c, const mt_ew_desc *d, mt_value *args, mt_ew_
         mt_dtype st = (mt_dtype)args[0].t->dtype;
         if (args[1].tag == MT_V_TENSOR && args[1].t->dtype != st)
             return mt_error(MT_ERR_RUNTIME, "expected dtype %s for `end` but got dtype %s",
-                            cpp_type_name(st), cpp_type_name((mt_dtype)args[1].t->dtype));
+                            mt_dtype_cxx_name(st), mt_dtype_cxx_name((mt_dtype)args[1].t->dtype));
         if (args[2].tag == MT_V_TENSOR && args[2].t->dtype != st)
             return mt_error(MT_ERR_RUNTIME, "expected dtype %s for `weight` but got dtype %s",
-                            cpp_type_name(st), cpp_type_name((mt_dtype)args[2].t->dtype));
+                            mt_dtype_cxx_name(st), mt_dtype_cxx_name((mt_dtype)args[2].t->dtype));
         common = st;
         break;
     }
@@ -304,7 +279,7 @@ int mt_ew_types_of(const mt_call *c, const mt_ew_desc *d, mt_value *args, mt_ew_
             return mt_error(
                 MT_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
                 mt_dtype_scalar_name(ty->out),
-                d->check == MT_EWC_CLAMP ? cpp_type_name(self) : mt_dtype_scalar_name(self));
+                d->check == MT_EWC_CLAMP ? mt_dtype_cxx_name(self) : mt_dtype_scalar_name(self));
         ty->out = self;
     }
     if (!(d->dtypes & MT_DT_BIT(ty->compute)) &&

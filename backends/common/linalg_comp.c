@@ -353,22 +353,6 @@ static int c_matrix_power(mt_call *c, mt_value *a, mt_value *r) {
     return la_ret1(&S, r, acc);
 }
 
-/* C++'s name of a dtype, as multi_dot's message prints it */
-static const char *c_type_name(mt_dtype dt) {
-    switch (dt) {
-    case MT_FLOAT32:
-        return "float";
-    case MT_FLOAT64:
-        return "double";
-    case MT_INT32:
-        return "int";
-    case MT_INT64:
-        return "long int";
-    default:
-        return mt_dtype_scalar_name(dt);
-    }
-}
-
 static int c_multi_dot(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     int n = a[0].n;
@@ -391,7 +375,8 @@ static int c_multi_dot(mt_call *c, mt_value *a, mt_value *r) {
                 MT_ERR_RUNTIME,
                 "multi_dot(): all tensors must have be the same dtype but tensor 1 is %s "
                 "and tensor %d %s",
-                c_type_name((mt_dtype)ts[0]->dtype), i + 1, c_type_name((mt_dtype)ts[i]->dtype));
+                mt_dtype_cxx_name((mt_dtype)ts[0]->dtype), i + 1,
+                mt_dtype_cxx_name((mt_dtype)ts[i]->dtype));
     }
     SCOPE;
     mt_tensor *m[64];

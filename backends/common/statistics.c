@@ -754,34 +754,6 @@ static void no_meta(scope *S, mt_tensor *t, const char *op) {
              "Could not run 'aten::%s' with arguments from the 'Meta' backend.", op);
 }
 
-/* PyTorch's (caffe2) names of element types, as histogramdd's messages print them */
-static const char *type_meta_name(mt_dtype t) {
-    switch (t) {
-    case MT_FLOAT32:
-        return "float";
-    case MT_FLOAT64:
-        return "double";
-    case MT_FLOAT16:
-        return "c10::Half";
-    case MT_BFLOAT16:
-        return "c10::BFloat16";
-    case MT_INT64:
-        return "long int";
-    case MT_INT32:
-        return "int";
-    case MT_INT16:
-        return "short int";
-    case MT_INT8:
-        return "signed char";
-    case MT_UINT8:
-        return "unsigned char";
-    case MT_BOOL:
-        return "bool";
-    default:
-        return "?";
-    }
-}
-
 /* The bin of each value of the 1-D x among the nb bins between edges (0-based), and in
  * *inside_out whether it is counted at all (in [edges[0], edges[nb]], not NaN). */
 static mt_tensor *bin_positions(scope *S, mt_tensor *x, mt_tensor *edges, int64_t nb, bool linear,
@@ -972,7 +944,7 @@ static int c_histogram(mt_call *c, mt_value *a, mt_value *r) {
                  "torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
                  "got "
                  "input with dtype %s and bins for dimension 1 with dtype %s",
-                 type_meta_name((mt_dtype)x->dtype), type_meta_name((mt_dtype)b->dtype));
+                 mt_dtype_cxx_name((mt_dtype)x->dtype), mt_dtype_cxx_name((mt_dtype)b->dtype));
         if (b->ndim != 1)
             FAIL(MT_ERR_RUNTIME,
                  "torch.histogramdd: bins tensor should have one dimension, but got %d dimensions "
@@ -991,7 +963,7 @@ static int c_histogram(mt_call *c, mt_value *a, mt_value *r) {
             FAIL(MT_ERR_RUNTIME,
                  "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
                  "should have the same dtype, but got input(%s), and weight(%s)",
-                 type_meta_name((mt_dtype)x->dtype), type_meta_name((mt_dtype)w->dtype));
+                 mt_dtype_cxx_name((mt_dtype)x->dtype), mt_dtype_cxx_name((mt_dtype)w->dtype));
         if (w->numel != x->numel || (w->ndim == 0 && x->numel != 1)) {
             char ws[256];
             mt_fmt_ilist(ws, sizeof ws, w->sizes, w->ndim);
@@ -1055,7 +1027,8 @@ static int c_histogramdd(mt_call *c, mt_value *a, mt_value *r) {
                      "torch.histogramdd: input tensor and bins tensors should have the same dtype, "
                      "but "
                      "got input with dtype %s and bins for dimension %d with dtype %s",
-                     type_meta_name((mt_dtype)x->dtype), j + 1, type_meta_name((mt_dtype)b->dtype));
+                     mt_dtype_cxx_name((mt_dtype)x->dtype), j + 1,
+                     mt_dtype_cxx_name((mt_dtype)b->dtype));
             if (b->ndim != 1)
                 FAIL(MT_ERR_RUNTIME,
                      "torch.histogramdd: bins tensor should have one dimension, but got %d "
@@ -1103,7 +1076,7 @@ static int c_histogramdd(mt_call *c, mt_value *a, mt_value *r) {
             FAIL(MT_ERR_RUNTIME,
                  "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
                  "should have the same dtype, but got input(%s), and weight(%s)",
-                 type_meta_name((mt_dtype)x->dtype), type_meta_name((mt_dtype)w->dtype));
+                 mt_dtype_cxx_name((mt_dtype)x->dtype), mt_dtype_cxx_name((mt_dtype)w->dtype));
         bool same = w->ndim == 0 ? x->ndim == 2 && x->sizes[0] == 1 : w->ndim == x->ndim - 1;
         for (int k = 0; same && k < w->ndim; k++) same = w->sizes[k] == x->sizes[k];
         if (!same) {
