@@ -151,6 +151,12 @@ static int c_lstsq(mt_call *c, mt_value *a, mt_value *r) {
     if (A->dtype != MT_FLOAT32 && A->dtype != MT_FLOAT64)
         return mt_error(MT_ERR_RUNTIME, "This function doesn't handle types other than float and "
                                         "double");
+    if (A->ndim < B->ndim || A->ndim - B->ndim > 1)
+        return mt_error(
+            MT_ERR_RUNTIME,
+            "%s: input.dim() must be greater or equal to other.dim() and (input.dim() - "
+            "other.dim()) <= 1",
+            f);
     bool vec = B->ndim == A->ndim - 1;
     int64_t m = last(A, 2), n = last(A, 1);
     if (vec ? last(B, 1) != m : last(B, 2) != m)

@@ -330,6 +330,8 @@ add("lstsq_bad_driver", call("linalg_lstsq", T(F, [4, 3]), T(F, [4, 2]), kw={"dr
 add("lstsq_1d", call("linalg_lstsq", T(F, [3]), T(F, [3]), via=la("lstsq")))
 add("lstsq_rows", call("linalg_lstsq", T(F, [3, 2]), T(F, [4, 2]), via=la("lstsq")))
 add("lstsq_vector_rows", call("linalg_lstsq", T(F, [3, 2]), T(F, [2]), via=la("lstsq")))
+add("lstsq_ranks", call("linalg_lstsq", T(F, [2, 0, 3]), T(F, [3]), via=la("lstsq")))
+add("lstsq_ranks_b", call("linalg_lstsq", T(F, [4, 3]), T(F, [2, 3, 4, 1]), via=la("lstsq")))
 add("lstsq_dtypes", call("linalg_lstsq", T(F, [3, 2]), T(D, [3, 2]), via=la("lstsq")))
 add("lstsq_int", call("linalg_lstsq", T("int64", [3, 2]), T("int64", [3, 2]), via=la("lstsq")))
 add("ldl_factor_ex", call("linalg_ldl_factor_ex", spd(3, seed=18, dtype=D), via=la("ldl_factor_ex"), tol=TOL))
