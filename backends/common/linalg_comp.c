@@ -327,7 +327,7 @@ static int c_triangular_solve(mt_call *c, mt_value *a, mt_value *r) {
     return la_ret(&S, r, 2, outs);
 }
 
-/* ---- matrix_power, multi_dot ---------------------------------------------------------------- */
+/* ---- matrix_power ------------------------------------------------------------------------- */
 
 static int c_matrix_power(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
@@ -351,6 +351,75 @@ static int c_matrix_power(mt_call *c, mt_value *a, mt_value *r) {
     }
     if (acc == A) acc = T(mto_clone(A, "contiguous_format"));
     return la_ret1(&S, r, acc);
+}
+
+/* ---- multi_dot: the product of a chain of matrices in the cheapest order ------------------- */
+
+/* the textbook O(n^3) chain-order programme runs up to this many matrices; longer chains (whose
+ * programme alone would take long) are multiplied left to right */
+#define CHAIN_ORDER_MAX 64
+
+/* a new reference to m[0] @ ... @ m[n-1], left to right */
+static mt_tensor *chain_left(mt_tensor **m, int n) {
+    mt_tensor *acc = m[0];
+    mt_tensor_incref(acc);
+    for (int i = 1; i < n && acc; i++) {
+        mt_tensor *p = mto_mm(acc, m[i]);
+        mt_tensor_decref(acc);
+        acc = p;
+    }
+    return acc;
+}
+
+/* the product of m[i..j] split where the programme says (depth at most CHAIN_ORDER_MAX) */
+static mt_tensor *chain_split(mt_tensor **m, const int *split, int n, int i, int j) {
+    if (i == j) {
+        mt_tensor_incref(m[i]);
+        return m[i];
+    }
+    int k = split[i * n + j];
+    mt_tensor *x = chain_split(m, split, n, i, k);
+    mt_tensor *y = x ? chain_split(m, split, n, k + 1, j) : NULL;
+    mt_tensor *p = y ? mto_mm(x, y) : NULL;
+    mt_tensor_decref(x);
+    mt_tensor_decref(y);
+    return p;
+}
+
+/* dims[i] x dims[i+1] is m[i]'s shape */
+static mt_tensor *chain_optimal(mt_tensor **m, const int64_t *dims, int n) {
+    double *cost = calloc((size_t)(n * n), sizeof(double));
+    int *split = calloc((size_t)(n * n), sizeof(int));
+    mt_tensor *out = NULL;
+    if (!cost || !split) {
+        mt_error(MT_ERR_MEMORY, "multi_dot(): out of memory");
+        goto done;
+    }
+    for (int len = 1; len < n; len++)
+        for (int i = 0; i + len < n; i++) {
+            int j = i + len;
+            cost[i * n + j] = -1;
+            for (int k = i; k < j; k++) {
+                double q = cost[i * n + k] + cost[(k + 1) * n + j] +
+                           (double)dims[i] * (double)dims[k + 1] * (double)dims[j + 1];
+                if (cost[i * n + j] < 0 || q < cost[i * n + j]) {
+                    cost[i * n + j] = q;
+                    split[i * n + j] = k;
+                }
+            }
+        }
+    out = chain_split(m, split, n, 0, n - 1);
+done:
+    free(cost);
+    free(split);
+    return out;
+}
+
+/* squeeze(t, d), releasing t */
+static mt_tensor *squeeze_owned(mt_tensor *t, int64_t d) {
+    mt_tensor *s = mto_squeeze_dim(t, d);
+    mt_tensor_decref(t);
+    return s;
 }
 
 static int c_multi_dot(mt_call *c, mt_value *a, mt_value *r) {
@@ -378,81 +447,40 @@ static int c_multi_dot(mt_call *c, mt_value *a, mt_value *r) {
                 mt_dtype_cxx_name((mt_dtype)ts[0]->dtype), i + 1,
                 mt_dtype_cxx_name((mt_dtype)ts[i]->dtype));
     }
-    SCOPE;
-    mt_tensor *m[64];
-    if (n > 64) return mt_error(MT_ERR_RUNTIME, "multi_dot(): at most 64 tensors");
-    for (int i = 0; i < n; i++) m[i] = ts[i];
+    /* the operands as matrices (the first as a row, the last as a column when 1-D) */
+    mt_tensor **m = malloc(sizeof(mt_tensor *) * (size_t)n);
+    int64_t *dims = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!m || !dims) {
+        free(m);
+        free(dims);
+        return mt_error(MT_ERR_MEMORY, "multi_dot(): out of memory");
+    }
     bool first_vec = ts[0]->ndim == 1, last_vec = ts[n - 1]->ndim == 1;
-    if (first_vec) m[0] = T(mto_unsqueeze(ts[0], 0));
-    if (last_vec) m[n - 1] = T(mto_unsqueeze(ts[n - 1], -1));
-    if (S.failed) return la_ret1(&S, r, NULL);
+    for (int i = 0; i < n; i++) m[i] = ts[i];
+    mt_tensor *out = NULL;
+    if (first_vec && !(m[0] = mto_unsqueeze(ts[0], 0))) goto done;
+    if (last_vec && !(m[n - 1] = mto_unsqueeze(ts[n - 1], -1))) goto done;
     for (int i = 0; i + 1 < n; i++)
         if (m[i]->sizes[1] != m[i + 1]->sizes[0]) {
             char x[64], y[64];
             mt_fmt_ilist(x, sizeof x, m[i]->sizes, 2);
             mt_fmt_ilist(y, sizeof y, m[i + 1]->sizes, 2);
-            la_release(&S);
-            return mt_error(MT_ERR_RUNTIME,
-                            "multi_dot(): tensors %d and %d with shapes %s and %s cannot be "
-                            "multiplied",
-                            i + 1, i + 2, x, y);
+            mt_error(MT_ERR_RUNTIME,
+                     "multi_dot(): tensors %d and %d with shapes %s and %s cannot be multiplied",
+                     i + 1, i + 2, x, y);
+            goto done;
         }
-    /* the cheapest parenthesization (the textbook chain-order dynamic programme) */
-    int64_t dims[65];
     for (int i = 0; i < n; i++) dims[i] = m[i]->sizes[0];
     dims[n] = m[n - 1]->sizes[1];
-    double *cost = calloc((size_t)(n * n), sizeof(double));
-    int *split = calloc((size_t)(n * n), sizeof(int));
-    if (!cost || !split) {
-        free(cost);
-        free(split);
-        la_release(&S);
-        return mt_error(MT_ERR_MEMORY, "multi_dot(): out of memory");
-    }
-    for (int len = 1; len < n; len++)
-        for (int i = 0; i + len < n; i++) {
-            int j = i + len;
-            cost[i * n + j] = -1;
-            for (int k = i; k < j; k++) {
-                double q = cost[i * n + k] + cost[(k + 1) * n + j] +
-                           (double)dims[i] * (double)dims[k + 1] * (double)dims[j + 1];
-                if (cost[i * n + j] < 0 || q < cost[i * n + j]) {
-                    cost[i * n + j] = q;
-                    split[i * n + j] = k;
-                }
-            }
-        }
-    /* evaluate the tree iteratively: an explicit stack of (i, j) ranges, post-order */
-    typedef struct {
-        int i, j, state;
-    } range;
-    mt_tensor *res[64];
-    range st[130];
-    int sp = 0, rp = 0;
-    st[sp++] = (range){0, n - 1, 0};
-    while (sp && !S.failed) {
-        range *f = &st[sp - 1];
-        if (f->i == f->j) {
-            res[rp++] = m[f->i];
-            sp--;
-        } else if (f->state == 0) {
-            f->state = 1;
-            int k = split[f->i * n + f->j];
-            st[sp++] = (range){k + 1, f->j, 0};
-            st[sp++] = (range){f->i, k, 0};
-        } else {
-            mt_tensor *x = res[rp - 2], *y = res[rp - 1];
-            rp -= 2;
-            res[rp++] = T(mto_mm(x, y));
-            sp--;
-        }
-    }
-    free(cost);
-    free(split);
-    mt_tensor *out = S.failed ? NULL : res[0];
-    if (first_vec) out = T(mto_squeeze_dim(out, 0));
-    if (last_vec) out = T(mto_squeeze_dim(out, -1));
-    return la_ret1(&S, r, out);
+    out = n <= CHAIN_ORDER_MAX ? chain_optimal(m, dims, n) : chain_left(m, n);
+    if (out && first_vec) out = squeeze_owned(out, 0);
+    if (out && last_vec) out = squeeze_owned(out, -1);
+done:
+    if (first_vec && m[0] != ts[0]) mt_tensor_decref(m[0]);
+    if (last_vec && m[n - 1] != ts[n - 1]) mt_tensor_decref(m[n - 1]);
+    free(m);
+    free(dims);
+    return mt_ret_tensor(r, out);
 }
 
 /* ---- cross, diagonal, matmul, vecdot, vander --------------------------------------------------

@@ -31,9 +31,10 @@ static inline int64_t batch_count(const mt_tensor *t, int nb) {
     return n;
 }
 
-/* LAPACK takes int sizes: larger matrices are refused rather than truncated */
+/* LAPACK takes int sizes and sizes its workspaces in int too, up to several times m * n (gesdd,
+ * syevd): larger matrices are refused rather than overflowed */
 static inline int check_lapack_sizes(const char *fname, int64_t m, int64_t n) {
-    if (m > INT_MAX || n > INT_MAX || m * n > (int64_t)INT_MAX * 64)
+    if (m > INT_MAX || n > INT_MAX || m * n > INT_MAX / 8)
         return mt_error(MT_ERR_RUNTIME, "%s: matrices of %lld by %lld exceed LAPACK's int sizes",
                         fname, (long long)m, (long long)n);
     return 0;

@@ -102,7 +102,7 @@ end
 -- projection onto the span of the current block X, the (preconditioned) residuals W and the
 -- previous search directions P, orthonormalized. A generalized problem A x = e B x is brought
 -- to a standard one with B's Cholesky factor. Convergence as PyTorch measures it: the residual
--- of each of the k wanted pairs below tol * (|A| + |e| |B|) * |x|, |.| estimated by 2-norms.
+-- of each of the k wanted pairs below tol * (|A| + |e|) * |x| (|x| = 1, B = I once transformed).
 local function lobpcg_one(A, B, X, iK, k, niter, tol, largest)
   local Lb, Linv
   if B then -- A x = e B x  <=>  (L^-1 A L^-T) y = e y, x = L^-T y
@@ -112,7 +112,9 @@ local function lobpcg_one(A, B, X, iK, k, niter, tol, largest)
     X = Lb.mT:matmul(X)
   end
   local n = X:size(2)
-  local normA = torch.linalg.matrix_norm(A, 2):item()
+  -- |A| estimated from the start block, |A X| / |X| (Frobenius), as PyTorch does: a 2-norm
+  -- would cost an SVD of A, the O(m^3) work LOBPCG is there to avoid
+  local normA = (torch.linalg.vector_norm(A:matmul(X)) / torch.linalg.vector_norm(X)):item()
   local function ritz(S) -- the n extreme Ritz pairs of span(S); S orthonormal
     local e, C = torch.linalg.eigh(S.mT:matmul(A):matmul(S))
     local m = e:size(1)

@@ -108,3 +108,29 @@ describe("torch.lobpcg", function()
     assert.truthy(tostring(e):find("not implemented", 1, true))
   end)
 end)
+
+describe("torch.linalg sizes", function()
+  it("refuses matrices past what LAPACK's int workspaces hold, before allocating them", function()
+    -- a zero-stride view: no memory behind its 2^30 elements
+    local A = torch.zeros(1):expand(32768, 32768)
+    local ok, e = pcall(torch.linalg.svdvals, A)
+    assert.is_false(ok)
+    assert.truthy(tostring(e):find("exceed LAPACK's int sizes", 1, true), tostring(e))
+  end)
+end)
+
+describe("torch.linalg.multi_dot", function()
+  it("multiplies chains of any length (past 64 matrices, left to right)", function()
+    local g = torch.Generator():manual_seed(3)
+    local ms = { torch.randn(5, { dtype = torch.float64, generator = g }) }
+    for i = 2, 99 do ms[i] = torch.randn(5, 5, { dtype = torch.float64, generator = g }) * 0.4 end
+    ms[100] = torch.randn(5, { dtype = torch.float64, generator = g })
+    local ref = ms[1]
+    for i = 2, 100 do ref = ref:matmul(ms[i]) end
+    local got = torch.linalg.multi_dot(ms)
+    assert.are.equal(0, got:dim())
+    assert.is_true(got:allclose(ref, 1e-9, 1e-12))
+    local short = torch.linalg.multi_dot({ ms[2], ms[3], ms[4] })
+    assert.is_true(short:allclose(ms[2]:matmul(ms[3]):matmul(ms[4]), 1e-12, 1e-12))
+  end)
+end)
