@@ -10,6 +10,7 @@ require("mindtorch.nn.normalization")(torch, nn)
 require("mindtorch.nn.conv")(torch, nn)
 require("mindtorch.nn.recurrent")(torch, nn)
 require("mindtorch.nn.transformer")(torch, nn)
+require("mindtorch.nn.transformer_decoder")(torch, nn)
 require("mindtorch.nn.utils")(torch, nn)
 
 -- the tensors each built-in module's forward needs, checked where a call enters (module.lua);
@@ -18,7 +19,8 @@ local any_input = { Sequential = true, ModuleList = true, ModuleDict = true, Ide
   RNNBase = true, RNNCellBase = true }
 local two = { "input", "target" }
 local special = { Bilinear = { "input1", "input2" }, MultiheadAttention = { "query", "key", "value" },
-  TransformerEncoderLayer = { "src" }, TransformerEncoder = { "src" } }
+  TransformerEncoderLayer = { "src" }, TransformerEncoder = { "src" },
+  TransformerDecoderLayer = { "tgt", "memory" }, TransformerDecoder = { "tgt", "memory" }, Transformer = { "src", "tgt" } }
 for name, cls in pairs(nn) do
   if class.name(cls) == "nn." .. name and not any_input[name] then
     cls._tensor_inputs = special[name] or (name:match("Loss$") and two) or { "input" }

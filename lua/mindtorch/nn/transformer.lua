@@ -421,6 +421,7 @@ return function(torch, nn)
     if name == "gelu" then return F.gelu end
     error(("activation should be relu/gelu, not %s"):format(tostring(name)), 0)
   end
+  nn._activation_fn = activation_fn
 
   local TransformerEncoderLayer = Module:subclass("nn.TransformerEncoderLayer")
   local tel_names = { "d_model", "nhead", "dim_feedforward", "dropout", "activation", "layer_norm_eps", "batch_first",
