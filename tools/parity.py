@@ -29,7 +29,7 @@ import torch.utils.data
 EXCLUDED = [
     (r".*sparse.*|.*_coo.*|.*csr.*|.*csc.*|.*bsr.*|.*bsc.*|smm|hsmm|dsmm|hspmm|spmm|saddmm|sspaddmm|"
      r"to_dense|coalesce|is_coalesced|indices|values|dense_dim|sparse_dim|indices_copy|values_copy|"
-     r"row_indices.*|col_indices.*|crow_indices.*|ccol_indices.*|to_mkldnn|segment_reduce",
+     r"row_indices.*|col_indices.*|crow_indices.*|ccol_indices.*|to_mkldnn|segment_reduce|SparseAdam",
      "sparse tensors (not planned yet)"),
     (r"quantize_.*|dequantize|q_.*|qscheme|int_repr|is_quantized|fake_quantize.*|quantized_.*|"
      r"choose_qparams.*|fbgemm_.*|fused_moving_avg_obs_fake_quant|empty_quantized", "quantization"),
@@ -48,6 +48,14 @@ EXCLUDED = [
      r"batch_norm_update_stats|.*_backward", "ATen internals behind other ops (SyncBatchNorm, autograd)"),
     (r"is_distributed|reinforce|volatile|set_flush_denormal|init_num_threads|compiled_with_cxx11_abi|"
      r"set_vital|is_warn_always_enabled_internal", "legacy or build-specific"),
+    (r"assert_int_or_pair|boolean_dispatch|handle_torch_function|has_torch_function.*|bind|namedtuple|Tensor|"
+     r"PackedSequence_", "Python plumbing imported into the namespace (torch-function overrides, namedtuple "
+     "bases, typing helpers)"),
+    (r"DFIterDataPipe|IterDataPipe|MapDataPipe|DataChunk|DataLoader2|functional_datapipe|"
+     r"guaranteed_datapipes_determinism|non_deterministic|runtime_validation|runtime_validation_disabled|"
+     r"argument_validation", "DataPipes and DataLoader2 (1.13's beta/prototype API, since moved out to TorchData)"),
+    (r"DataParallel", "one process driving several GPUs (with the CUDA issue; DistributedDataParallel is the "
+     "distributed issue's)"),
 ]
 
 
