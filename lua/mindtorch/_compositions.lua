@@ -269,10 +269,12 @@ end
 function torch.group_norm(input, num_groups, weight, bias, eps)
   return F().group_norm(input, num_groups, weight, bias, eps)
 end
--- torch.embedding(weight, indices, padding_idx = -1): the table first, as ATen's
-function torch.embedding(weight, indices, padding_idx)
+-- torch.embedding(weight, indices, padding_idx = -1, scale_grad_by_freq = false, sparse = false):
+-- the table first, as ATen's (whose -1 means no padding row)
+function torch.embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)
   if padding_idx == -1 then padding_idx = nil end
-  return F().embedding(indices, weight, { padding_idx = padding_idx })
+  return F().embedding(indices, weight, { padding_idx = padding_idx, scale_grad_by_freq = scale_grad_by_freq,
+    sparse = sparse })
 end
 function torch.bilinear(input1, input2, weight, bias)
   return F().bilinear(input1, input2, weight, bias)

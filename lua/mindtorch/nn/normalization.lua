@@ -18,16 +18,43 @@ return function(torch, nn)
   end
 
   -- ---- functional forms --------------------------------------------------------------------------
-  function F.embedding(input, weight, opts)
-    opts = args.options("embedding", opts, { padding_idx = "any" })
+  -- F.embedding(input, weight, padding_idx, max_norm, norm_type = 2, scale_grad_by_freq = false,
+  -- sparse = false), positionally or in an options table. padding_idx is 1-based (negative counts
+  -- from the end): its rows come out as stored and get no gradient. max_norm renormalises the
+  -- looked-up rows of weight in place first. scale_grad_by_freq divides each row's gradient by
+  -- how often its index occurs in input. sparse is accepted; the gradient is dense (mindtorch has
+  -- no sparse tensors).
+  local embedding_names = { "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse" }
+  function F.embedding(input, weight, ...)
+    local o = args.parse_at(2, "embedding", embedding_names, { norm_type = 2.0 }, ...)
+    local pad = o.padding_idx
+    if pad ~= nil then
+      args.int("padding_idx", pad)
+      local n = weight.shape[1]
+      if pad > n or pad < -n or pad == 0 then error("Padding_idx must be within num_embeddings", 2) end
+      if pad < 0 then pad = n + pad + 1 end
+    end
+    if o.max_norm ~= nil then
+      torch.no_grad(function() torch.embedding_renorm_(weight, input:contiguous(), o.max_norm, o.norm_type) end)
+    end
     local shape = {}
     for i = 1, input:dim() do shape[i] = input.shape[i] end
     shape[#shape + 1] = weight.shape[2]
-    local out = weight:index_select(1, input:reshape(-1)):view(shape)
-    if opts.padding_idx then -- the padding row gives zeros and gets no gradient
-      out = out * input:ne(opts.padding_idx):unsqueeze(-1):to(out.dtype)
+    local flat = input:reshape(-1)
+    local out = weight:index_select(1, flat)
+    if out.requires_grad and (pad ~= nil or o.scale_grad_by_freq) then
+      -- the gradient of each looked-up row, scaled before it reaches weight: 0 for the padding
+      -- row, 1 / (its index's count in input) with scale_grad_by_freq
+      local scale = torch.ones(flat:numel(), { dtype = out.dtype, device = out.device })
+      if o.scale_grad_by_freq then
+        local counts = torch.bincount(flat - 1, { minlength = weight.shape[1] }):to(out.dtype)
+        scale = counts:index_select(1, flat):reciprocal()
+      end
+      if pad ~= nil then scale = scale:masked_fill(flat:eq(pad), 0) end
+      scale = scale:unsqueeze(-1)
+      out:register_hook(function(g) return g * scale end)
     end
-    return out
+    return out:view(shape)
   end
 
   function F.layer_norm(input, normalized_shape, weight, bias, eps)
@@ -100,6 +127,8 @@ return function(torch, nn)
 
   -- ---- modules -------------------------------------------------------------------------------------
   local Embedding = Module:subclass("nn.Embedding")
+  -- nn.Embedding(num_embeddings, embedding_dim, padding_idx, max_norm, norm_type = 2,
+  -- scale_grad_by_freq = false, sparse = false, _weight, device, dtype), or an options table
   function Embedding:__init(num_embeddings, embedding_dim, ...)
     local opts = options({ "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse", "_weight",
       "device", "dtype" }, ...)
@@ -116,15 +145,49 @@ return function(torch, nn)
       if pad < 1 or pad > num_embeddings then error("Padding_idx must be within num_embeddings", 2) end
     end
     self.padding_idx = pad
-    self.weight = nn.Parameter(torch.empty(num_embeddings, embedding_dim))
-    init.normal_(self.weight)
-    if pad then torch.no_grad(function() self.weight[pad]:fill_(0) end) end
+    self.max_norm, self.norm_type = opts.max_norm, opts.norm_type or 2.0
+    self.scale_grad_by_freq, self.sparse = opts.scale_grad_by_freq or false, opts.sparse or false
+    if opts._weight ~= nil then
+      local w = opts._weight
+      if not torch.is_tensor(w) or w:dim() ~= 2 or w.shape[1] ~= num_embeddings or w.shape[2] ~= embedding_dim then
+        error("Shape of weight does not match num_embeddings and embedding_dim", 2)
+      end
+      self.weight = nn.Parameter(w)
+    else
+      local fo = (opts.dtype or opts.device) and { dtype = opts.dtype, device = opts.device } or nil
+      self.weight = nn.Parameter(fo and torch.empty(num_embeddings, embedding_dim, fo)
+        or torch.empty(num_embeddings, embedding_dim))
+      self:reset_parameters()
+    end
   end
-  function Embedding:forward(x) return F.embedding(x, self.weight, { padding_idx = self.padding_idx }) end
+  function Embedding:reset_parameters()
+    init.normal_(self.weight)
+    if self.padding_idx then torch.no_grad(function() self.weight[self.padding_idx]:fill_(0) end) end
+  end
+  function Embedding:forward(x)
+    return F.embedding(x, self.weight, self.padding_idx, self.max_norm, self.norm_type, self.scale_grad_by_freq,
+      self.sparse)
+  end
   function Embedding:extra_repr()
     local s = ("%d, %d"):format(self.num_embeddings, self.embedding_dim)
     if self.padding_idx then s = s .. ", padding_idx=" .. self.padding_idx end
+    if self.max_norm ~= nil then s = s .. ", max_norm=" .. py(self.max_norm) end
+    if self.norm_type ~= 2 then s = s .. ", norm_type=" .. py(self.norm_type) end
+    if self.scale_grad_by_freq then s = s .. ", scale_grad_by_freq=True" end
+    if self.sparse then s = s .. ", sparse=True" end
     return s
+  end
+  -- nn.Embedding.from_pretrained(embeddings, freeze = true, padding_idx, max_norm, norm_type,
+  -- scale_grad_by_freq, sparse), or from_pretrained(embeddings, {freeze = ..., ...})
+  function Embedding.from_pretrained(embeddings, ...)
+    local o = args.parse_at(2, "from_pretrained", { "freeze", "padding_idx", "max_norm", "norm_type",
+      "scale_grad_by_freq", "sparse" }, { freeze = true }, ...)
+    args.tensor("from_pretrained", "embeddings", 1, embeddings)
+    if embeddings:dim() ~= 2 then error("Embeddings parameter is expected to be 2-dimensional", 2) end
+    local m = Embedding(embeddings.shape[1], embeddings.shape[2], { _weight = embeddings, padding_idx = o.padding_idx,
+      max_norm = o.max_norm, norm_type = o.norm_type, scale_grad_by_freq = o.scale_grad_by_freq, sparse = o.sparse })
+    m.weight.requires_grad = not o.freeze
+    return m
   end
   nn.Embedding = Embedding
 
