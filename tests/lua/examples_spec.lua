@@ -63,6 +63,14 @@ local checks = {
     has(out, "state_dict keys: 0.bias 0.weight 2.bias 2.weight 5.bias 5.weight")
     has(out, "reloaded model gives the same outputs:\ttrue")
   end,
+
+  ["transformer_copy.lua"] = function(out)
+    local first = tonumber(out:match("step  50  loss (%d+%.%d+)"))
+    local last = tonumber(out:match("step 300  loss (%d+%.%d+)"))
+    assert.is_true(first ~= nil and last ~= nil and last < first / 10, out)
+    local acc = tonumber(out:match("copy accuracy: (%d+%.%d+)"))
+    assert.is_true(acc ~= nil and acc > 0.9, out) -- greedy decoding of unseen sequences
+  end,
 }
 
 local function examples()
