@@ -122,8 +122,9 @@ return function(torch, nn)
   -- ---- convolution modules -----------------------------------------------------------------------
   local function conv_class(name, nsp, transposed)
     local cls = Module:subclass("nn." .. name)
-    local names = transposed and { "stride", "padding", "output_padding", "groups", "bias", "dilation", "padding_mode" }
-      or { "stride", "padding", "dilation", "groups", "bias", "padding_mode" }
+    local names = transposed
+      and { "stride", "padding", "output_padding", "groups", "bias", "dilation", "padding_mode", "device", "dtype" }
+      or { "stride", "padding", "dilation", "groups", "bias", "padding_mode", "device", "dtype" }
     function cls:__init(in_channels, out_channels, kernel_size, ...)
       local given = { in_channels = in_channels, out_channels = out_channels, kernel_size = kernel_size }
       args.require(name .. ".__init__", given, { "in_channels", "out_channels", "kernel_size" })
@@ -163,8 +164,12 @@ return function(torch, nn)
       self.transposed, self.padding_mode = transposed, mode
       local wshape = transposed and { in_channels, out_channels // groups } or { out_channels, in_channels // groups }
       for _, k in ipairs(self.kernel_size) do wshape[#wshape + 1] = k end
-      self.weight = nn.Parameter(torch.empty(wshape))
-      if o.bias == false then self.bias = false else self.bias = nn.Parameter(torch.empty(out_channels)) end
+      self.weight = nn.Parameter(nn._new_tensor(torch.empty, wshape, o))
+      if o.bias == false then
+        self.bias = false
+      else
+        self.bias = nn.Parameter(nn._new_tensor(torch.empty, { out_channels }, o))
+      end
       self:reset_parameters()
     end
     function cls:reset_parameters()

@@ -20,6 +20,12 @@ return function(torch, nn)
   -- ---- basic layers ----------------------------------------------------------------------------------
   -- the arguments after the sizes: bias, device, dtype (PyTorch's order) or an options table
   local layer_names, layer_defaults = { "bias", "device", "dtype" }, { bias = true }
+  -- nn._new_tensor(fn, sizes, o): fn(sizes) with the dtype and device of a constructor's
+  -- options o (PyTorch's factory_kwargs), when it has any
+  function nn._new_tensor(fn, sizes, o)
+    if o.dtype or o.device then return fn(sizes, { dtype = o.dtype, device = o.device }) end
+    return fn(sizes)
+  end
   local function empty_like_opts(o, ...)
     if o.dtype or o.device then return torch.empty({ ... }, { dtype = o.dtype, device = o.device }) end
     return torch.empty(...)

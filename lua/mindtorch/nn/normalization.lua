@@ -154,9 +154,7 @@ return function(torch, nn)
       end
       self.weight = nn.Parameter(w)
     else
-      local fo = (opts.dtype or opts.device) and { dtype = opts.dtype, device = opts.device } or nil
-      self.weight = nn.Parameter(fo and torch.empty(num_embeddings, embedding_dim, fo)
-        or torch.empty(num_embeddings, embedding_dim))
+      self.weight = nn.Parameter(nn._new_tensor(torch.empty, { num_embeddings, embedding_dim }, opts))
       self:reset_parameters()
     end
   end
@@ -202,8 +200,8 @@ return function(torch, nn)
     self.eps = opts.eps or 1e-5
     self.elementwise_affine = opts.elementwise_affine ~= false
     if self.elementwise_affine then
-      self.weight = nn.Parameter(torch.ones(table.unpack(self.normalized_shape)))
-      self.bias = nn.Parameter(torch.zeros(table.unpack(self.normalized_shape)))
+      self.weight = nn.Parameter(nn._new_tensor(torch.ones, self.normalized_shape, opts))
+      self.bias = nn.Parameter(nn._new_tensor(torch.zeros, self.normalized_shape, opts))
     end
   end
   function LayerNorm:forward(x)
@@ -230,8 +228,8 @@ return function(torch, nn)
     self.num_groups, self.num_channels = num_groups, num_channels
     self.eps, self.affine = opts.eps or 1e-5, opts.affine ~= false
     if self.affine then
-      self.weight = nn.Parameter(torch.ones(num_channels))
-      self.bias = nn.Parameter(torch.zeros(num_channels))
+      self.weight = nn.Parameter(nn._new_tensor(torch.ones, { num_channels }, opts))
+      self.bias = nn.Parameter(nn._new_tensor(torch.zeros, { num_channels }, opts))
     end
   end
   function GroupNorm:forward(x) return F.group_norm(x, self.num_groups, self.weight or nil, self.bias or nil, self.eps) end
@@ -252,14 +250,15 @@ return function(torch, nn)
       self.momentum = opts.momentum == nil and 0.1 or opts.momentum
       self.affine = opts.affine ~= false
       self.track_running_stats = opts.track_running_stats ~= false
+      local new = nn._new_tensor
       if self.affine then
-        self.weight = nn.Parameter(torch.ones(num_features))
-        self.bias = nn.Parameter(torch.zeros(num_features))
+        self.weight = nn.Parameter(new(torch.ones, { num_features }, opts))
+        self.bias = nn.Parameter(new(torch.zeros, { num_features }, opts))
       end
       if self.track_running_stats then
-        self:register_buffer("running_mean", torch.zeros(num_features))
-        self:register_buffer("running_var", torch.ones(num_features))
-        self:register_buffer("num_batches_tracked", torch.tensor(0))
+        self:register_buffer("running_mean", new(torch.zeros, { num_features }, opts))
+        self:register_buffer("running_var", new(torch.ones, { num_features }, opts))
+        self:register_buffer("num_batches_tracked", new(torch.zeros, {}, { dtype = torch.int64, device = opts.device }))
       end
     end
     function cls:forward(x)

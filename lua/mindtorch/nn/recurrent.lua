@@ -13,7 +13,7 @@ return function(torch, nn)
   local function factory(o)
     if o.dtype or o.device then
       local fo = { dtype = o.dtype, device = o.device }
-      return function(...) return torch.empty(..., fo) end
+      return function(...) return torch.empty({ ... }, fo) end
     end
     return torch.empty
   end

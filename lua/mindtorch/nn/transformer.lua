@@ -306,7 +306,7 @@ return function(torch, nn)
     assert_(self.head_dim * o.num_heads == E, "embed_dim must be divisible by num_heads")
     local fo = (o.dtype or o.device) and { dtype = o.dtype, device = o.device } or nil
     local function empty(...)
-      if fo then return torch.empty(..., fo) end
+      if fo then return torch.empty({ ... }, fo) end
       return torch.empty(...)
     end
     if not self._qkv_same_embed_dim then
