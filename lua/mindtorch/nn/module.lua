@@ -109,7 +109,11 @@ return function(torch, nn)
         error(("forward(): argument '%s' (position %d) must be Tensor, not %s"):format(inputs[i], i, py_type(v)), 2)
       end
     end
+    local backward_hooks = rawget(self, "_backward_hooks")
+    local hooked = backward_hooks and #backward_hooks > 0 and torch.is_grad_enabled() and nn._backward_hook_state(self)
+    if hooked then args = hooked:wrap_inputs(args) end
     local out = table.pack(self:forward(table.unpack(args, 1, args.n)))
+    if hooked then out = hooked:wrap_outputs(out) end
     for _, h in ipairs(rawget(self, "_forward_hooks") or {}) do
       local r = h.fn(self, args, out.n == 1 and out[1] or out)
       if r ~= nil then out = table.pack(r) end
@@ -135,6 +139,8 @@ return function(torch, nn)
     rawset(self, "_modules", registry())
     rawset(self, "_forward_hooks", {})
     rawset(self, "_forward_pre_hooks", {})
+    rawset(self, "_backward_hooks", {})
+    rawset(self, "_load_state_dict_post_hooks", {})
     rawset(self, "training", true)
   end
 
@@ -184,7 +190,7 @@ return function(torch, nn)
     local m = self
     for part in target:gmatch("[^%.]+") do
       local next_m = reg_has(m._modules, part) and m._modules.items[part] or nil
-      if not next_m then error(("%s has no attribute `%s`"):format(getmetatable(m).__name, part), 2) end
+      if not next_m then error(("%s has no attribute `%s`"):format(m:_get_name(), part), 2) end
       m = next_m
     end
     return m
@@ -363,6 +369,80 @@ return function(torch, nn)
     list[#list + 1] = entry
     return Handle(list, entry)
   end
+  -- Full backward hooks, as PyTorch's BackwardHook: the module's tensor inputs and outputs pass
+  -- through identity functions. The outputs' backward records grad_output; the inputs' backward
+  -- calls each hook with (module, grad_input, grad_output) and lets it replace grad_input. When no
+  -- input needs a gradient, the hooks run from the outputs' backward with grad_input all nil.
+  local HookIdentity
+  local function identity_fn()
+    if not HookIdentity then
+      HookIdentity = torch.autograd.Function:subclass("BackwardHookFunction")
+      function HookIdentity.forward(ctx, on_backward, ...)
+        rawset(ctx, "_on_backward", on_backward)
+        -- inputs that need no gradient get zeros in grad_input, as PyTorch's
+        local frozen = {}
+        for i = 1, select("#", ...) do
+          local t = select(i, ...)
+          if torch.is_tensor(t) and not t.requires_grad then frozen[#frozen + 1] = t end
+        end
+        ctx:mark_non_differentiable(table.unpack(frozen))
+        return ...
+      end
+      function HookIdentity.backward(ctx, ...)
+        local grads = ctx._on_backward(table.pack(...))
+        return nil, table.unpack(grads, 1, grads.n)
+      end
+    end
+    return HookIdentity
+  end
+  local HookState = {}
+  HookState.__index = HookState
+  function nn._backward_hook_state(module) return setmetatable({ module = module }, HookState) end
+  -- the positions of the tensors among values, and whether any needs a gradient
+  local function tensor_positions(values)
+    local pos, any = {}, false
+    for i = 1, values.n do
+      if torch.is_tensor(values[i]) then
+        pos[#pos + 1] = i
+        any = any or values[i].requires_grad
+      end
+    end
+    return pos, any
+  end
+  function HookState:run_hooks(grad_input)
+    for _, h in ipairs(self.module._backward_hooks) do
+      local r = h.fn(self.module, grad_input, self.grad_output)
+      if r ~= nil then
+        if type(r) ~= "table" or torch.is_tensor(r) then r = { r } end
+        grad_input = r
+      end
+    end
+    return grad_input
+  end
+  function HookState:wrap_inputs(args)
+    local pos, any = tensor_positions(args)
+    self.input_positions, self.inputs_need_grad = pos, any
+    if not any then return args end
+    return table.pack(identity_fn().apply(function(grads)
+      local grad_input = {}
+      for i, p in ipairs(pos) do grad_input[i] = grads[p] end
+      grad_input = self:run_hooks(grad_input)
+      for i, p in ipairs(pos) do grads[p] = grad_input[i] end
+      return grads
+    end, table.unpack(args, 1, args.n)))
+  end
+  function HookState:wrap_outputs(out)
+    local pos, any = tensor_positions(out)
+    if not any then return out end
+    return table.pack(identity_fn().apply(function(grads)
+      local grad_output = {}
+      for i, p in ipairs(pos) do grad_output[i] = grads[p] end
+      self.grad_output = grad_output
+      if not self.inputs_need_grad then self:run_hooks({}) end
+      return grads
+    end, table.unpack(out, 1, out.n)))
+  end
+
   function Module:register_forward_pre_hook(fn) return add_hook(self._forward_pre_hooks, fn) end
   function Module:register_forward_hook(fn) return add_hook(self._forward_hooks, fn) end
 
@@ -377,6 +457,7 @@ return function(torch, nn)
       local b = self._buffers.items[name]
       if b and not self._non_persistent[name] then destination[prefix .. name] = keep_vars and b or b:detach() end
     end
+    if nn._has_extra_state(self) then destination[prefix .. "_extra_state"] = self:get_extra_state() end
     for _, name in ipairs(self._modules.order) do
       local m = self._modules.items[name]
       if m then save_state(m, prefix .. name .. ".", destination, keep_vars, path) end
@@ -401,6 +482,7 @@ return function(torch, nn)
         out[#out + 1] = { prefix .. name, self, "_buffers", name }
       end
     end
+    if nn._has_extra_state(self) then out[#out + 1] = { prefix .. "_extra_state", self, false } end
     for _, name in ipairs(self._modules.order) do
       local m = self._modules.items[name]
       if m then m:_state_keys(prefix .. name .. ".", out, path) end
@@ -420,6 +502,8 @@ return function(torch, nn)
       local v = sd[k[1]]
       if v == nil then
         missing[#missing + 1] = k[1]
+      elseif k[3] == false then -- a module's extra state
+        k[2]:set_extra_state(v)
       else
         local cur = k[2][k[3]].items[k[4]]
         if not torch.is_tensor(v) then
@@ -436,6 +520,11 @@ return function(torch, nn)
     for k in pairs(sd) do if not known[k] then extra[#extra + 1] = k end end
     table.sort(extra)
     for _, k in ipairs(extra) do unexpected[#unexpected + 1] = k end
+    local result = { missing_keys = missing, unexpected_keys = unexpected }
+    -- post hooks see (and may trim) the incompatible keys before strict mode reports them
+    for _, m in ipairs(self:modules()) do
+      for _, h in ipairs(rawget(m, "_load_state_dict_post_hooks") or {}) do h.fn(m, result) end
+    end
     if strict then
       if #unexpected > 0 then
         local q = {}
@@ -449,9 +538,76 @@ return function(torch, nn)
       end
     end
     if #errors > 0 then
-      error(("Error(s) in loading state_dict for %s:\n\t%s"):format(getmetatable(self).__name, table.concat(errors, "\n\t")), 2)
+      error(("Error(s) in loading state_dict for %s:\n\t%s"):format(self:_get_name(), table.concat(errors, "\n\t")), 2)
     end
-    return { missing_keys = missing, unexpected_keys = unexpected }
+    return result
+  end
+
+  -- the class name without its namespace, as PyTorch's _get_name (nn.Linear -> Linear)
+  function Module:_get_name() return (getmetatable(self).__name:gsub("^.*%.", "")) end
+
+  -- get_parameter("block.0.weight") / get_buffer("bn.running_mean"): PyTorch's lookups by path
+  local function split_target(target)
+    local path, name = target:match("^(.*)%.([^.]*)$")
+    if not path then return "", target end
+    return path, name
+  end
+  local function member_of(m, name)
+    for _, reg in ipairs { "_parameters", "_buffers", "_modules" } do
+      if reg_has(m[reg], name) then return m[reg].items[name] or nil, reg end
+    end
+    return rawget(m, name), nil
+  end
+  function Module:get_parameter(target)
+    local path, name = split_target(target)
+    local m = self:get_submodule(path)
+    local v, reg = member_of(m, name)
+    if v == nil and reg == nil then error(("%s has no attribute `%s`"):format(m:_get_name(), name), 2) end
+    if reg ~= "_parameters" or v == nil then error(("`%s` is not an nn.Parameter"):format(name), 2) end
+    return v
+  end
+  function Module:get_buffer(target)
+    local path, name = split_target(target)
+    local m = self:get_submodule(path)
+    local v, reg = member_of(m, name)
+    if v == nil and reg == nil then error(("%s has no attribute `%s`"):format(m:_get_name(), name), 2) end
+    if reg ~= "_buffers" or v == nil then error(("`%s` is not a buffer"):format(name), 2) end
+    return v
+  end
+
+  -- extra state: a class that defines get_extra_state gets a "_extra_state" entry in its
+  -- state_dict, handed back to its set_extra_state by load_state_dict
+  local EXTRA_STATE_MSG = "Reached a code path in Module.%s() that should never be called. Please file an issue at "
+    .. "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to report this bug."
+  function Module:get_extra_state() error(EXTRA_STATE_MSG:format("get_extra_state"), 2) end
+  function Module:set_extra_state() error(EXTRA_STATE_MSG:format("set_extra_state"), 2) end
+  function nn._has_extra_state(m) return m.get_extra_state ~= Module.get_extra_state end
+
+  -- type(dtype) casts every parameter and buffer, integer ones too; bfloat16() the floating ones
+  function Module:type(dst_type) return self:_apply(function(t) return t:to(dst_type) end) end
+  function Module:bfloat16()
+    return self:_apply(function(t) return t:is_floating_point() and t:bfloat16() or t end)
+  end
+  -- to_empty(device): every parameter and buffer replaced by uninitialised memory on device
+  function Module:to_empty(device)
+    if type(device) == "table" and not getmetatable(device) then device = device.device end
+    return self:_apply(function(t) return torch.empty_like(t, { device = device }) end)
+  end
+  -- share_memory(): every parameter and buffer (and gradient) moved to shared memory, for
+  -- worker processes
+  function Module:share_memory()
+    return self:_apply(function(t) return t:share_memory_() end)
+  end
+
+  -- register_full_backward_hook(fn): fn(module, grad_input, grad_output) once the gradients of
+  -- the module's tensor inputs are known (grad_input: one entry per tensor argument, zeros for
+  -- one that needs no gradient, all nil when none does); a returned table replaces grad_input.
+  -- register_backward_hook is the same here (PyTorch's deprecated form reports the gradients of
+  -- the module's last operation instead).
+  function Module:register_full_backward_hook(fn) return add_hook(self._backward_hooks, fn) end
+  Module.register_backward_hook = Module.register_full_backward_hook
+  function Module:register_load_state_dict_post_hook(fn)
+    return add_hook(self._load_state_dict_post_hooks, fn)
   end
 
   -- ---- repr (PyTorch's format) ---------------------------------------------------------------------------
