@@ -207,6 +207,49 @@ return function(torch, nn)
     return module_index(self, k)
   end
   Sequential.__len = function(self) return #self._modules.order end
+
+  -- the children in order, and a reset of the registry to list, named "0", "1", ... again
+  -- (PyTorch renumbers after a deletion or an insertion)
+  local function child_list(self)
+    local out = {}
+    for i, name in ipairs(self._modules.order) do out[i] = self._modules.items[name] end
+    return out
+  end
+  local function renumber(self, list)
+    local r = self._modules
+    r.order, r.items, r.present = {}, {}, {}
+    for i, m in ipairs(list) do self:add_module(tostring(i - 1), m) end
+  end
+  -- a 1-based position (negative counts from the end) checked against n entries
+  local function position(k, n, level)
+    if math.type(k) ~= "integer" then
+      error(("indices must be integers, not %s"):format(args.py_type(k)), level + 1)
+    end
+    local i = k < 0 and n + k + 1 or k
+    if i < 1 or i > n then error(("index %d is out of range"):format(k), level + 1) end
+    return i
+  end
+
+  -- seq:insert(index, module): module at position index (1-based; n + 1 appends; negative
+  -- counts from the end as PyTorch's), the rest shifted and renamed
+  function Sequential:insert(index, module)
+    if not is_module(module) then error("module should be of type: <class 'torch.nn.modules.module.Module'>", 2) end
+    local list = child_list(self)
+    local n = #list
+    if math.type(index) ~= "integer" or index < -n or index > n + 1 or index == 0 then
+      error(("Index out of range: %s"):format(tostring(index)), 2)
+    end
+    table.insert(list, index < 0 and n + index + 1 or index, module)
+    renumber(self, list)
+    return self
+  end
+  -- seq:pop(index): removes and returns the module at index (1-based, negative from the end)
+  function Sequential:pop(index)
+    local list = child_list(self)
+    local m = table.remove(list, position(index, #list, 2))
+    renumber(self, list)
+    return m
+  end
   nn.Sequential = Sequential
 
   local ModuleList = Module:subclass("nn.ModuleList")
@@ -236,6 +279,19 @@ return function(torch, nn)
     return self
   end
   ModuleList.extend_with = ModuleList.extend -- the name extend had before it was free
+  -- ml:insert(index, module): as Sequential's, but with PyTorch's ModuleList rule that a
+  -- position past the end appends
+  function ModuleList:insert(index, module)
+    local list = child_list(self)
+    if math.type(index) ~= "integer" then
+      error(("'%s' object cannot be interpreted as an integer"):format(args.py_type(index)), 2)
+    end
+    local n = #list
+    local i = index < 0 and math.max(n + index + 1, 1) or math.min(math.max(index, 1), n + 1)
+    table.insert(list, i, module)
+    renumber(self, list)
+  end
+  ModuleList.pop = Sequential.pop
   ModuleList.__index = Sequential.__index
   ModuleList.__len = Sequential.__len
   ModuleList.__pairs = function(self)
@@ -263,6 +319,45 @@ return function(torch, nn)
   end
   function ModuleDict:keys() return { table.unpack(self._modules.order) } end
   function ModuleDict:items() return self:named_children() end
+  function ModuleDict:values() return child_list(self) end
+  function ModuleDict:clear()
+    local r = self._modules
+    r.order, r.items, r.present = {}, {}, {}
+  end
+  -- md:pop(key): removes and returns the module named key
+  function ModuleDict:pop(key)
+    local m = self._modules.present[key] and self._modules.items[key] or nil
+    if m == nil then error(("KeyError: '%s'"):format(tostring(key)), 2) end
+    local list, keys = {}, {}
+    for _, name in ipairs(self._modules.order) do
+      if name ~= key then keys[#keys + 1], list[#list + 1] = name, self._modules.items[name] end
+    end
+    self:clear()
+    for i, name in ipairs(keys) do self:add_module(name, list[i]) end
+    return m
+  end
+  -- md:update(modules): adds or replaces modules from a table of name = module (in sorted
+  -- name order, as the constructor) or a list of {name, module} pairs (in their order)
+  function ModuleDict:update(mods)
+    if type(mods) ~= "table" or is_module(mods) then
+      error(("ModuleDict.update should be called with an iterable of key/value pairs, but got %s"):format(
+        is_module(mods) and getmetatable(mods).__name or args.py_type(mods)), 2)
+    end
+    if mods[1] ~= nil then
+      for j, pair in ipairs(mods) do
+        if type(pair) ~= "table" or #pair ~= 2 then
+          error(("ModuleDict update sequence element #%d should be Iterable; is %s"):format(j - 1,
+            args.py_type(pair)), 2)
+        end
+        self:add_module(pair[1], pair[2])
+      end
+      return
+    end
+    local names = {}
+    for k in pairs(mods) do names[#names + 1] = k end
+    table.sort(names)
+    for _, k in ipairs(names) do self:add_module(k, mods[k]) end
+  end
   nn.ModuleDict = ModuleDict
 
   -- ---- losses -------------------------------------------------------------------------------------------------
