@@ -12,6 +12,7 @@ require("mindtorch.nn.recurrent")(torch, nn)
 require("mindtorch.nn.transformer")(torch, nn)
 require("mindtorch.nn.utils")(torch, nn)
 require("mindtorch.nn.upsampling")(torch, nn)
+require("mindtorch.nn.padding")(torch, nn)
 
 -- the tensors each built-in module's forward needs, checked where a call enters (module.lua);
 -- containers and Identity take anything

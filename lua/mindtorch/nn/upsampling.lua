@@ -304,7 +304,7 @@ return function(torch, nn)
         error(("Got %dD input, but %s mode needs %dD input"):format(input:dim(), mode, want), 2)
       end
       error(("Input Error: Only 3D, 4D and 5D input Tensors supported (got %dD) for the modes: nearest | linear | "
-        .. "bilinear | bicubic | trilinear | area | nearest-exact (got %s)"):format(input:dim(), mode), 2)
+        .. "bilinear | bicubic | trilinear | area | nearest-exact (got %s)"):format(input:dim(), tostring(mode)), 2)
     end
     if LINEAR_DIM[mode] and mode ~= "bicubic" and LINEAR_DIM[mode] ~= input:dim() then
       error(("Got %dD input, but %s mode needs %dD input"):format(input:dim(), mode, LINEAR_DIM[mode]), 2)
@@ -347,14 +347,25 @@ return function(torch, nn)
   end
 
   -- ---- modules ---------------------------------------------------------------------------------
+  -- Python's float(v) for a scale factor (a tuple element-wise); nil, 0 and false give None
+  local function to_float(v)
+    if type(v) == "number" then return v + 0.0 end
+    if type(v) == "boolean" then return v and 1.0 or 0.0 end
+    if type(v) == "string" then
+      local n = tonumber(v)
+      if n then return n + 0.0 end
+      error(("could not convert string to float: '%s'"):format(v), 4)
+    end
+    error(("float() argument must be a string or a number, not '%s'"):format(args.py_type(v)), 4)
+  end
   local function float_of(v)
-    if type(v) == "table" then
+    if type(v) == "table" and not torch.is_tensor(v) then
       local t = {}
-      for i, x in ipairs(v) do t[i] = x + 0.0 end
+      for i = 1, args.len(v, 16, "scale_factor", 4) do t[i] = to_float(v[i]) end
       return t
     end
-    if v == nil or v == 0 or v == false then return nil end -- Python's `float(v) if v else None`
-    return v + 0.0
+    if v == nil or v == 0 or v == false then return nil end
+    return to_float(v)
   end
   local function shown(v)
     if type(v) == "table" then return pylist(v) end
