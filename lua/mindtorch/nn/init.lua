@@ -13,6 +13,7 @@ require("mindtorch.nn.transformer")(torch, nn)
 require("mindtorch.nn.utils")(torch, nn)
 require("mindtorch.nn.upsampling")(torch, nn)
 require("mindtorch.nn.padding")(torch, nn)
+require("mindtorch.nn.fold")(torch, nn)
 
 -- the tensors each built-in module's forward needs, checked where a call enters (module.lua);
 -- containers and Identity take anything
