@@ -4,7 +4,8 @@
 -- its own (the last first): per output position the source indices and weights are computed
 -- in Lua with ATen's formulas, rounded as ATen rounds them (float arithmetic for float32 and
 -- half inputs, double for float64), then applied to the whole tensor by index_select and a
--- weighted sum, so autograd derives the gradients. area is adaptive average pooling.
+-- weighted sum, so autograd derives the gradients. area is adaptive average pooling. Also
+-- F.grid_sample and F.affine_grid over torch.grid_sampler and torch.affine_grid_generator.
 return function(torch, nn)
   local Module, F, py = nn.Module, nn.functional, nn._py
   local args = require "mindtorch._args"
@@ -334,16 +335,107 @@ return function(torch, nn)
       o.antialias)
   end
   function F.upsample(input, ...)
+    warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.")
     local o = args.parse_at(2, "upsample", { "size", "scale_factor", "mode", "align_corners" }, nil, ...)
     return interpolate(input, o.size, o.scale_factor, o.mode, o.align_corners)
   end
   function F.upsample_nearest(input, ...)
+    warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.")
     local o = args.parse_at(2, "upsample_nearest", { "size", "scale_factor" }, nil, ...)
     return interpolate(input, o.size, o.scale_factor, "nearest")
   end
   function F.upsample_bilinear(input, ...)
+    warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.")
     local o = args.parse_at(2, "upsample_bilinear", { "size", "scale_factor" }, nil, ...)
     return interpolate(input, o.size, o.scale_factor, "bilinear", true)
+  end
+
+  -- ---- grid sampling ---------------------------------------------------------------------------
+  local ALIGN_WARNING = "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+    .. "Please specify align_corners=True if the old behavior is desired. See the documentation of grid_sample for "
+    .. "details."
+  local GRID_MODES = { bilinear = 0, nearest = 1, bicubic = 2 }
+  local GRID_PADDING = { zeros = 0, border = 1, reflection = 2 }
+
+  -- grid_sample(input, grid, mode = "bilinear", padding_mode = "zeros", align_corners = nil):
+  -- torch.grid_sampler with the modes by name (align_corners nil warns and is false)
+  function F.grid_sample(input, grid, ...)
+    local o = args.parse_at(2, "grid_sample", { "mode", "padding_mode", "align_corners" }, nil, ...)
+    local mode, padding_mode, align_corners = o.mode or "bilinear", o.padding_mode or "zeros", o.align_corners
+    if GRID_MODES[mode] == nil then
+      error(("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '%s'")
+        :format(tostring(mode)), 2)
+    end
+    if GRID_PADDING[padding_mode] == nil then
+      error(("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', but got: "
+        .. "'%s'"):format(tostring(padding_mode)), 2)
+    end
+    if align_corners == nil then
+      warn(ALIGN_WARNING)
+      align_corners = false
+    end
+    args.tensor("grid_sample", "grid", 2, grid, false, 2)
+    return torch.grid_sampler(input, grid, GRID_MODES[mode], GRID_PADDING[padding_mode], align_corners)
+  end
+
+  local function size_text(size)
+    local parts = {}
+    for i, v in ipairs(size) do parts[i] = tostring(v) end
+    return "(" .. table.concat(parts, ", ") .. (#size == 1 and ",)" or ")")
+  end
+
+  -- affine_grid(theta, size, align_corners = nil): the sampling grid of a batch of affine
+  -- matrices (N x 2 x 3 for a 4-D size, N x 3 x 4 for a 5-D one)
+  function F.affine_grid(theta, ...)
+    local o = args.parse_at(2, "affine_grid", { "size", "align_corners" }, nil, ...)
+    local size, align_corners = o.size, o.align_corners
+    args.require("affine_grid", o, { "size" })
+    if align_corners == nil then
+      warn(ALIGN_WARNING)
+      align_corners = false
+    end
+    if not theta:is_floating_point() then
+      error(("Expected theta to have floating point type, but got torch.%s"):format(theta.dtype.name), 2)
+    end
+    if type(size) ~= "table" then
+      error(("affine_grid(): size must be a tuple of ints, not %s"):format(args.py_type(size)), 2)
+    end
+    local n = args.len(size, 16, "size", 2)
+    local shape = theta.shape
+    if n == 4 then
+      if theta:dim() ~= 3 or shape[2] ~= 2 or shape[3] ~= 3 then
+        error(("Expected a batch of 2D affine matrices of shape Nx2x3 for size %s. Got %s."):format(size_text(size),
+          tostring(shape)), 2)
+      end
+    elseif n == 5 then
+      if theta:dim() ~= 3 or shape[2] ~= 3 or shape[3] ~= 4 then
+        error(("Expected a batch of 3D affine matrices of shape Nx3x4 for size %s. Got %s."):format(size_text(size),
+          tostring(shape)), 2)
+      end
+    else
+      error(("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, respectively. Got size %s.")
+        :format(size_text(size)), 2)
+    end
+    local min_spatial, min_all = math.huge, math.huge
+    for i = 1, n do
+      if math.type(size[i]) ~= "integer" then
+        error(("affine_grid(): size must be a tuple of ints, but found element of type %s at pos %d"):format(
+          args.py_type(size[i]), i), 2)
+      end
+      min_all = math.min(min_all, size[i])
+      if i > 2 then min_spatial = math.min(min_spatial, size[i]) end
+    end
+    if align_corners and min_spatial == 1 then
+      warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when align_corners=True. "
+        .. "This is not an intended use case of affine_grid. See the documentation of affine_grid for details.")
+    elseif min_all <= 0 then
+      error(("Expected non-zero, positive output size. Got %s"):format(size_text(size)), 2)
+    end
+    if shape[1] ~= size[1] then
+      error(("Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d]."):format(
+        size[1], n - 1, shape[1], n - 1), 2)
+    end
+    return torch.affine_grid_generator(theta, size, align_corners)
   end
 
   -- ---- modules ---------------------------------------------------------------------------------
