@@ -127,7 +127,7 @@ return function(torch, nn)
     local idx = block_index(k, d, s, blocks, Wp, x.device)
     local out = torch.zeros(N, C, Hp * Wp, { dtype = x.dtype, device = x.device })
       :index_add(3, idx, x:reshape(N, C, k[1] * k[2] * L)):view(N, C, Hp, Wp)
-    if p[1] > 0 or p[2] > 0 then out = out:narrow(3, p[1] + 1, size[1]):narrow(4, p[2] + 1, size[2]) end
+    if p[1] > 0 or p[2] > 0 then out = out:narrow(3, p[1] + 1, size[1]):narrow(4, p[2] + 1, size[2]):contiguous() end
     if nd == 2 then out = out:squeeze(1) end
     return out
   end

@@ -215,7 +215,7 @@ return function(torch, nn)
     local planes = torch.adaptive_avg_pool2d(input:reshape(N, C * D, H, W), { oH, oW })
     local cols = planes:reshape(N, C, D, oH * oW):transpose(3, 4):reshape(N, C * oH * oW, D)
     local y = torch.adaptive_avg_pool1d(cols, { oD })
-    return y:reshape(N, C, oH * oW, oD):transpose(3, 4):reshape(N, C, oD, oH, oW)
+    return y:reshape(N, C, oH * oW, oD):transpose(3, 4):reshape(N, C, oD, oH, oW):contiguous()
   end
 
   -- a list as Python prints it in these messages: (3, 2) for a tuple (a Lua sequence)
