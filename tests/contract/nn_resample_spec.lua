@@ -64,6 +64,11 @@ local INTERP = {
   trilinear_scale_ac_false = { { 1, 1, 3, 2, 4 }, { scale_factor = { 1.5, 2.0, 0.75 }, mode = "trilinear" } },
   trilinear_scale_ac_true = { { 1, 1, 3, 2, 4 }, { scale_factor = { 2.0, 1.5, 1.3 }, mode = "trilinear",
     align_corners = true } },
+  aa_bilinear_down = { { 1, 2, 9, 7 }, { size = { 4, 3 }, mode = "bilinear", antialias = true } },
+  aa_bilinear_scale_ac = { { 1, 2, 8, 6 }, { scale_factor = { 0.4, 0.7 }, mode = "bilinear", align_corners = true,
+    antialias = true } },
+  aa_bicubic_down = { { 1, 2, 9, 7 }, { size = { 4, 5 }, mode = "bicubic", antialias = true } },
+  aa_bicubic_up = { { 1, 2, 3, 4 }, { scale_factor = { 2.0, 1.5 }, mode = "bicubic", antialias = true } },
   area_1d = { { 2, 2, 7 }, { size = 3, mode = "area" } },
   area_1d_scale = { { 2, 2, 7 }, { scale_factor = 0.6, mode = "area" } },
   area_2d = { { 1, 2, 7, 5 }, { size = { 3, 2 }, mode = "area" } },
@@ -210,6 +215,9 @@ local more = {
   end,
   error_interp_antialias = function()
     return F.interpolate(X({ 1, 2, 4 }), { size = 2, mode = "linear", antialias = true })
+  end,
+  error_interp_antialias_3d = function()
+    return F.interpolate(X({ 1, 1, 2, 3, 4 }), { size = 2, mode = "trilinear", antialias = true })
   end,
 
   zero_pad2d = padded(function() return nn.ZeroPad2d({ 1, 2, 0, 3 }) end, { 2, 2, 3, 4 }),

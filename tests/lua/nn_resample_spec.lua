@@ -24,7 +24,6 @@ describe("F.interpolate", function()
       "interpolate() got an unexpected keyword argument 'sizes'")
     fails_with(function() F.interpolate(x, 3, nil, "nearest", nil, nil, nil, 1) end, "takes 6 positional arguments")
     fails_with(function() F.interpolate(x, { 3.5, 2 }) end, "size must be an int or a sequence of ints, not float")
-    fails_with(function() F.interpolate(x, { size = 3, antialias = true, mode = "bilinear" }) end, "antialias=True")
   end)
 
   it("keeps the same size an identity copy and upsamples uint8 in nearest mode", function()
@@ -46,6 +45,8 @@ describe("F.interpolate", function()
       { { 1, 2, 5, 4 }, { size = { 3, 2 }, mode = "area" } },
       { { 1, 1, 4, 3, 5 }, { size = { 2, 3, 2 }, mode = "area" } },
       { { 1, 2, 4, 5 }, { scale_factor = 1.7, mode = "nearest-exact" } },
+      { { 1, 1, 6, 5 }, { size = { 3, 2 }, mode = "bilinear", antialias = true } },
+      { { 1, 1, 6, 5 }, { size = { 2, 3 }, mode = "bicubic", antialias = true, align_corners = true } },
     }
     for _, c in ipairs(cases) do
       local x = input(table.unpack(c[1])):requires_grad_()

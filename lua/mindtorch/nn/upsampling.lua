@@ -1,11 +1,12 @@
 -- upsampling.lua: F.interpolate (nearest, nearest-exact, linear, bilinear, bicubic, trilinear,
--- area), its deprecated forms F.upsample, F.upsample_nearest, F.upsample_bilinear, and the
--- modules Upsample, UpsamplingNearest2d, UpsamplingBilinear2d. Each spatial dim is resampled on
--- its own (the last first): per output position the source indices and weights are computed
--- in Lua with ATen's formulas, rounded as ATen rounds them (float arithmetic for float32 and
--- half inputs, double for float64), then applied to the whole tensor by index_select and a
--- weighted sum, so autograd derives the gradients. area is adaptive average pooling. Also
--- F.grid_sample and F.affine_grid over torch.grid_sampler and torch.affine_grid_generator.
+-- area; antialias for bilinear and bicubic), its deprecated forms F.upsample,
+-- F.upsample_nearest, F.upsample_bilinear, and the modules Upsample, UpsamplingNearest2d,
+-- UpsamplingBilinear2d. Each spatial dim is resampled on its own (the last first): per output
+-- position the source indices and weights are computed in Lua with ATen's formulas, rounded as
+-- ATen rounds them (float arithmetic for float32 and half inputs, double for float64), then
+-- applied to the whole tensor by index_select and a weighted sum, so autograd derives the
+-- gradients. area is adaptive average pooling. Also F.grid_sample and F.affine_grid over
+-- torch.grid_sampler and torch.affine_grid_generator.
 return function(torch, nn)
   local Module, F, py = nn.Module, nn.functional, nn._py
   local args = require "mindtorch._args"
@@ -117,6 +118,52 @@ return function(torch, nn)
     return idx, w
   end
 
+  -- antialiased linear and cubic (PIL's filters, the cubic one with a = -0.5): each output
+  -- position averages the inputs under the filter stretched by the downscaling factor,
+  -- weights normalized to sum 1
+  local AA = {
+    linear = { 1, function(x)
+      x = math.abs(x)
+      if x < 1 then return 1 - x end
+      return 0
+    end },
+    cubic = { 2, function(x)
+      local a = -0.5
+      x = math.abs(x)
+      if x < 1 then return ((a + 2) * x - (a + 3)) * x * x + 1 end
+      if x < 2 then return (((x - 5) * x + 8) * x - 4) * a end
+      return 0
+    end },
+  }
+  local function aa_taps(R, n_in, n_out, align_corners, scale, kind)
+    local half, filter = AA[kind][1], AA[kind][2]
+    local s = pixel_scale(R, n_in, n_out, align_corners, scale)
+    local support = s >= 1 and R(half * s) or half
+    local width = math.ceil(support) * 2 + 1
+    local invscale = s >= 1 and R(1 / s) or 1
+    local idx, w = {}, {}
+    for j = 1, width do idx[j], w[j] = {}, {} end
+    for i = 0, n_out - 1 do
+      local center = R(s * (i + 0.5))
+      local lo = math.max(math.tointeger(R(center - support + 0.5) // 1) or 0, 0)
+      local size = math.min(math.tointeger(R(center + support + 0.5) // 1) or 0, n_in) - lo
+      local ws, total = {}, 0
+      for j = 0, size - 1 do
+        ws[j + 1] = R(filter(R(R(j + lo - center + 0.5) * invscale)))
+        total = R(total + ws[j + 1])
+      end
+      for j = 1, width do
+        idx[j][i + 1] = math.min(lo + j - 1, n_in - 1)
+        local v = j <= size and ws[j] or 0
+        if j <= size and total ~= 0 then v = R(v / total) end
+        w[j][i + 1] = v
+      end
+    end
+    return idx, w
+  end
+  taps.linear_aa = function(R, n_in, n_out, ac, scale) return aa_taps(R, n_in, n_out, ac, scale, "linear") end
+  taps.cubic_aa = function(R, n_in, n_out, ac, scale) return aa_taps(R, n_in, n_out, ac, scale, "cubic") end
+
   -- x resampled along dim d to n_out positions with the taps of `kind`
   local function index_tensor(list, device)
     local one = {}
@@ -181,7 +228,7 @@ return function(torch, nn)
 
   -- the resampling proper: input (N, C, *spatial), an output size per spatial dim, the scales
   -- the kernels see (nil: from the sizes)
-  local function resample(input, mode, out_size, scales, align_corners)
+  local function resample(input, mode, out_size, scales, align_corners, antialias)
     check_sizes(input, out_size)
     local kernel = KERNEL[mode]
     if not input.dtype.is_floating_point and not (kernel == "nearest" and input.dtype == torch.uint8) then
@@ -190,6 +237,7 @@ return function(torch, nn)
     end
     local x = input
     local kind = kernel == "nearest" and mode or kernel
+    if antialias then kind = kind .. "_aa" end
     for i = #out_size, 1, -1 do
       local d = 2 + i
       if not (kind == "linear" and x:size(d) == out_size[i]) then
@@ -310,7 +358,6 @@ return function(torch, nn)
     if LINEAR_DIM[mode] and mode ~= "bicubic" and LINEAR_DIM[mode] ~= input:dim() then
       error(("Got %dD input, but %s mode needs %dD input"):format(input:dim(), mode, LINEAR_DIM[mode]), 2)
     end
-    if antialias then error("interpolate(): antialias=True is not supported", 2) end
     if output_size == nil then -- the sizes the kernels compute from the scales (truncated products)
       output_size = {}
       for i = 1, dim do
@@ -324,7 +371,7 @@ return function(torch, nn)
       end
       return area(input, output_size)
     end
-    return resample(input, mode, output_size, scale_factors, align_corners)
+    return resample(input, mode, output_size, scale_factors, align_corners, antialias)
   end
 
   -- interpolate(input, size, scale_factor, mode = "nearest", align_corners, recompute_scale_factor,

@@ -1,5 +1,5 @@
 """Resampling and rearranging layers: F.interpolate in every mode (sizes, scale factors,
-align_corners, recompute_scale_factor, 1-D/2-D/3-D), Upsample and its 2-D forms, the padding
+align_corners, recompute_scale_factor, antialias, 1-D/2-D/3-D), Upsample and its 2-D forms, the padding
 modules and F.pad's non-constant modes, Fold/Unfold, the pixel and channel shuffles,
 grid_sample and affine_grid: values and float64 gradients, reprs and PyTorch's error texts.
 Inputs are exact dyadic values, so both sides start from the same doubles."""
@@ -72,6 +72,11 @@ INTERP = {
     "trilinear_scale_ac_false": ([1, 1, 3, 2, 4], dict(scale_factor=(1.5, 2.0, 0.75), mode="trilinear")),
     "trilinear_scale_ac_true": ([1, 1, 3, 2, 4], dict(scale_factor=(2.0, 1.5, 1.3), mode="trilinear",
                                                       align_corners=True)),
+    "aa_bilinear_down": ([1, 2, 9, 7], dict(size=(4, 3), mode="bilinear", antialias=True)),
+    "aa_bilinear_scale_ac": ([1, 2, 8, 6], dict(scale_factor=(0.4, 0.7), mode="bilinear", align_corners=True,
+                                                antialias=True)),
+    "aa_bicubic_down": ([1, 2, 9, 7], dict(size=(4, 5), mode="bicubic", antialias=True)),
+    "aa_bicubic_up": ([1, 2, 3, 4], dict(scale_factor=(2.0, 1.5), mode="bicubic", antialias=True)),
     "area_1d": ([2, 2, 7], dict(size=3, mode="area")),
     "area_1d_scale": ([2, 2, 7], dict(scale_factor=0.6, mode="area")),
     "area_2d": ([1, 2, 7, 5], dict(size=(3, 2), mode="area")),
@@ -188,6 +193,7 @@ CASES.update({
     "error_interp_long_bicubic": lambda: F.interpolate(torch.zeros(1, 2, 4, 3, dtype=torch.long), size=2,
                                                        mode="bicubic"),
     "error_interp_antialias": lambda: F.interpolate(X([1, 2, 4]), size=2, mode="linear", antialias=True),
+    "error_interp_antialias_3d": lambda: F.interpolate(X([1, 1, 2, 3, 4]), size=2, mode="trilinear", antialias=True),
 
     "zero_pad2d": lambda: padded(lambda: nn.ZeroPad2d((1, 2, 0, 3)), [2, 2, 3, 4]),
     "constant_pad1d": lambda: padded(lambda: nn.ConstantPad1d(2, 3.5), [2, 3, 4]),
