@@ -145,6 +145,12 @@ return function(torch, nn)
       check_padding(input, pad, mode, nd)
     end
     local where = WHERE[mode]
+    local shape, count = input:size(), 1.0 -- (a float: the product may pass 2^63)
+    for i = 1, nd do shape[dim - i + 1] = shape[dim - i + 1] + pad[2 * i - 1] + pad[2 * i] end
+    for _, v in ipairs(shape) do count = count * v end
+    if count > (1 << 26) then -- fails at once, with the allocator's words, where no memory could hold it
+      torch.empty(shape, { dtype = input.dtype, device = input.device })
+    end
     local x = input
     for i = 1, nd do
       local d, l, r = dim - i + 1, pad[2 * i - 1], pad[2 * i]

@@ -222,6 +222,15 @@ return function(torch, nn)
     end
   end
 
+  -- a big output is allocated once before the per-position loops run, so a size no memory
+  -- can hold fails at once with the allocator's message instead of after a long loop
+  local function reserve(input, out_size)
+    local shape = { input:size(1), input:size(2), table.unpack(out_size) }
+    local n = 1.0 -- (a float: the product may pass 2^63)
+    for _, v in ipairs(shape) do n = n * v end
+    if n > (1 << 26) then torch.empty(shape, { dtype = input.dtype, device = input.device }) end
+  end
+
   local KERNEL = { nearest = "nearest", ["nearest-exact"] = "nearest", linear = "linear", bilinear = "linear",
     trilinear = "linear", bicubic = "cubic" }
   local TYPE_NAMES = { bool = "Bool", uint8 = "Byte", int8 = "Char", int16 = "Short", int32 = "Int", int64 = "Long" }
@@ -235,6 +244,7 @@ return function(torch, nn)
       error(('"compute_indices_weights_%s" not implemented for \'%s\''):format(kernel,
         TYPE_NAMES[input.dtype.name] or input.dtype.name), 2)
     end
+    reserve(input, out_size)
     local x = input
     local kind = kernel == "nearest" and mode or kernel
     if antialias then kind = kind .. "_aa" end
@@ -283,6 +293,12 @@ return function(torch, nn)
 
   local function interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
     mode = mode or "nearest"
+    for name, v in pairs { align_corners = align_corners, recompute_scale_factor = recompute_scale_factor,
+      antialias = antialias } do
+      if v ~= nil and type(v) ~= "boolean" then
+        error(("interpolate(): argument '%s' must be bool, not %s"):format(name, args.py_type(v)), 2)
+      end
+    end
     if mode == "nearest" or mode == "area" or mode == "nearest-exact" then
       if align_corners ~= nil then
         error("align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | "
@@ -340,7 +356,13 @@ return function(torch, nn)
     if mode == "area" and output_size == nil then recompute_scale_factor = true end
     if recompute_scale_factor then
       output_size = {}
-      for i = 1, dim do output_size[i] = math.floor(input:size(2 + i) * scale_factors[i]) end
+      for i = 1, dim do
+        local v = input:size(2 + i) * scale_factors[i]
+        if v ~= v or v == math.huge or v == -math.huge then
+          error("cannot convert float " .. (v ~= v and "NaN" or "infinity") .. " to integer", 2)
+        end
+        output_size[i] = math.tointeger(math.floor(v)) or math.mininteger
+      end
       scale_factors = nil
     end
     if antialias and not ((mode == "bilinear" or mode == "bicubic") and input:dim() == 4) then
@@ -360,9 +382,9 @@ return function(torch, nn)
     end
     if output_size == nil then -- the sizes the kernels compute from the scales (truncated products)
       output_size = {}
-      for i = 1, dim do
+      for i = 1, dim do -- C's conversion: truncated, and INT64_MIN when out of range (nan, inf)
         local v = input:size(2 + i) * scale_factors[i]
-        output_size[i] = v < 0 and math.ceil(v) or math.floor(v)
+        output_size[i] = math.tointeger(v < 0 and math.ceil(v) or math.floor(v)) or math.mininteger
       end
     end
     if mode == "area" then
