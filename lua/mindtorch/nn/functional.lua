@@ -55,72 +55,7 @@ return function(torch, nn)
     return y:view(lead)
   end
 
-  -- pad: {left, right} pairs from the last dim backwards; constant (negative pads crop),
-  -- reflect, replicate and circular (an index_select per padded dim, so autograd follows)
-  function F.pad(input, pad, mode, value)
-    if type(mode) == "table" then mode, value = mode.mode, mode.value end
-    mode = mode or "constant"
-    if type(pad) ~= "table" or torch.is_tensor(pad) then
-      error(("pad(): argument 'pad' (position 2) must be tuple of ints, not %s"):format(
-        require("mindtorch._args").py_type(pad)), 2)
-    end
-    if value ~= nil and type(value) ~= "number" then
-      error(("pad(): argument 'value' must be float, not %s"):format(torch.is_tensor(value) and "Tensor"
-        or require("mindtorch._args").py_type(value)), 2)
-    end
-    if #pad % 2 ~= 0 then error("Padding length must be divisible by 2", 2) end
-    local nd = #pad // 2
-    if nd > input:dim() then error("Padding length too large", 2) end
-    if mode == "constant" then
-      local shape = { table.unpack(input.shape) }
-      for i = 1, nd do
-        local d = input:dim() - i + 1
-        shape[d] = shape[d] + pad[2 * i - 1] + pad[2 * i]
-        if shape[d] < 0 then
-          error(("The input size %d, plus negative padding %d and %d resulted in a negative output size, which is "
-            .. "invalid. Check dimension %d of your input."):format(input.shape[d], pad[2 * i - 1], pad[2 * i], d), 2)
-        end
-      end
-      local out = torch.full(shape, value or 0, { dtype = input.dtype, device = input.device })
-      local src, dst = input, out
-      for i = 1, nd do
-        local d, l, r = input:dim() - i + 1, pad[2 * i - 1], pad[2 * i]
-        local n = input.shape[d]
-        local from, to = math.max(0, -l), n - math.max(0, -r)
-        if to <= from then return out end
-        src = src:narrow(d, from + 1, to - from)
-        dst = dst:narrow(d, math.max(0, l) + 1, to - from)
-      end
-      dst:copy_(src)
-      return out
-    end
-    local where
-    if mode == "reflect" then
-      where = function(j, n) if j < 0 then return -j elseif j >= n then return 2 * (n - 1) - j end return j end
-    elseif mode == "replicate" then
-      where = function(j, n) return math.min(math.max(j, 0), n - 1) end
-    elseif mode == "circular" then
-      where = function(j, n) return j % n end
-    else
-      error(("Unrecognised padding mode %s"):format(mode), 2)
-    end
-    local x = input
-    for i = 1, nd do
-      local d, l, r = input:dim() - i + 1, pad[2 * i - 1], pad[2 * i]
-      local n = input.shape[d]
-      if mode == "reflect" and (l >= n or r >= n) then
-        error(("Argument #4: Padding size should be less than the corresponding input dimension, but got: padding "
-          .. "(%d, %d) at dimension %d of input %s"):format(l, r, d, tostring(input.shape):match("%[.*%]")), 2)
-      end
-      if mode == "circular" and (l > n or r > n) then
-        error("Padding value causes wrapping around more than once.", 2)
-      end
-      local idx = {}
-      for j = -l, n + r - 1 do idx[#idx + 1] = where(j, n) + 1 end
-      x = x:index_select(d, torch.tensor(idx))
-    end
-    return x
-  end
+  -- F.pad: nn/padding.lua
 
   function F.flatten(input, start_dim, end_dim) return input:flatten(start_dim or 1, end_dim or -1) end
 

@@ -12,6 +12,9 @@ require("mindtorch.nn.recurrent")(torch, nn)
 require("mindtorch.nn.transformer")(torch, nn)
 require("mindtorch.nn.transformer_decoder")(torch, nn)
 require("mindtorch.nn.utils")(torch, nn)
+require("mindtorch.nn.upsampling")(torch, nn)
+require("mindtorch.nn.padding")(torch, nn)
+require("mindtorch.nn.fold")(torch, nn)
 
 -- the tensors each built-in module's forward needs, checked where a call enters (module.lua);
 -- containers and Identity take anything
