@@ -11,6 +11,9 @@ require("mindtorch.nn.conv")(torch, nn)
 require("mindtorch.nn.recurrent")(torch, nn)
 require("mindtorch.nn.transformer")(torch, nn)
 require("mindtorch.nn.utils")(torch, nn)
+require("mindtorch.nn.utils.rnn")(torch, nn)
+require("mindtorch.nn.weight_norms")(torch, nn)
+require("mindtorch.nn.parametrize")(torch, nn)
 
 -- the tensors each built-in module's forward needs, checked where a call enters (module.lua);
 -- containers and Identity take anything
