@@ -18,7 +18,7 @@ require("mindtorch.nn.parametrize")(torch, nn)
 -- the tensors each built-in module's forward needs, checked where a call enters (module.lua);
 -- containers and Identity take anything
 local any_input = { Sequential = true, ModuleList = true, ModuleDict = true, Identity = true, Module = true,
-  RNNBase = true, RNNCellBase = true }
+  RNNBase = true, RNNCellBase = true, RNN = true, LSTM = true, GRU = true } -- RNNs also take a PackedSequence
 local two = { "input", "target" }
 local special = { Bilinear = { "input1", "input2" }, MultiheadAttention = { "query", "key", "value" },
   TransformerEncoderLayer = { "src" }, TransformerEncoder = { "src" } }

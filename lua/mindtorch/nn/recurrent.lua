@@ -150,6 +150,7 @@ return function(torch, nn)
   -- returns output, {h_n, c_n}. A 2-D input is one unbatched sequence.
   function RNNBase:forward(input, hx)
     if nn._is_packed_sequence(input) then return self:_forward_packed(input, hx) end -- nn/utils/rnn.lua
+    args.tensor("forward", "input", 1, input, false, 4)
     local lstm = self.mode == "LSTM"
     local fname = ({ LSTM = "lstm", GRU = "gru", RNN_TANH = "rnn_tanh", RNN_RELU = "rnn_relu" })[self.mode]
     if lstm and hx ~= nil and (type(hx) ~= "table" or not torch.is_tensor(hx[1]) or not torch.is_tensor(hx[2])) then

@@ -202,11 +202,12 @@ return function(torch, nn)
   end
 
   -- pad_sequence(sequences, batch_first = false, padding_value = 0.0): the sequences [L_i, *] in one
-  -- tensor [max L, n, *] (or [n, max L, *]), padded with padding_value
-  function R.pad_sequence(...)
-    local o = args.parse("pad_sequence", { "sequences", "batch_first", "padding_value" },
-      { batch_first = false, padding_value = 0.0 }, ...)
-    local seqs = as_list(o.sequences, "pad_sequence")
+  -- tensor [max L, n, *] (or [n, max L, *]), padded with padding_value. sequences comes first,
+  -- positionally (an empty list would read as an options table).
+  function R.pad_sequence(sequences, ...)
+    local o = args.parse("pad_sequence", { "batch_first", "padding_value" }, { batch_first = false, padding_value = 0.0 },
+      ...)
+    local seqs = as_list(sequences, "pad_sequence")
     local n = #seqs
     if n == 0 then error("received an empty list of sequences", 2) end
     local max_len = 0
@@ -238,9 +239,9 @@ return function(torch, nn)
   end
 
   -- pack_sequence(sequences, enforce_sorted = true): pad_sequence, then pack_padded_sequence
-  function R.pack_sequence(...)
-    local o = args.parse("pack_sequence", { "sequences", "enforce_sorted" }, { enforce_sorted = true }, ...)
-    local seqs = as_list(o.sequences, "pad_sequence")
+  function R.pack_sequence(sequences, ...)
+    local o = args.parse("pack_sequence", { "enforce_sorted" }, { enforce_sorted = true }, ...)
+    local seqs = as_list(sequences, "pad_sequence")
     local lengths = {}
     for i, s in ipairs(seqs) do lengths[i] = s:size(1) end
     return R.pack_padded_sequence(R.pad_sequence(seqs), lengths, { enforce_sorted = o.enforce_sorted })
