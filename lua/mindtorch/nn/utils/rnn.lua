@@ -255,6 +255,12 @@ return function(torch, nn)
     return out
   end
 
+  -- the other names PyTorch's module holds: its bind helper, the tuple base, Tensor
+  function R.bind(optional, fn)
+    if optional == nil then return nil end
+    return fn(optional)
+  end
+  R.PackedSequence_, R.Tensor = PackedSequence, torch.Tensor
   nn.utils.rnn = R
 
   -- ---- nn.RNN, LSTM and GRU over a PackedSequence ------------------------------------------------------
