@@ -435,6 +435,15 @@ local cases = {
     local total = nn.utils.clip_grad_norm(a, 1.5)
     return { total, a.grad }
   end, tol = 1e-12 },
+  functional_call = function()
+    torch.manual_seed(15)
+    local m = nn.Sequential(nn.Linear(3, 2), nn.Tanh()):double()
+    local w = (torch.arange(6, { dtype = D }):reshape(2, 3) * 0.2):cos():requires_grad_()
+    local x = lin_input(3)
+    local out = nn.utils.stateless.functional_call(m, { ["0.weight"] = w }, { x })
+    ;(out * weights_like(out)):sum():backward()
+    return { out:detach(), w.grad, x.grad, m[1].bias.grad, m[1].weight:detach() }
+  end,
   skip_init = function()
     local m = nn.utils.skip_init(nn.Linear, 5, 3, { dtype = D })
     return { { table.unpack(m.weight.shape) }, tostring(m.weight.dtype), tostring(m.weight.device), m.weight.requires_grad,

@@ -170,5 +170,65 @@ return function(torch, nn)
     return module
   end
 
+  -- ---- stateless.functional_call ----------------------------------------------------------------------
+  -- functional_call(module, parameters_and_buffers, args, kwargs): module(args...) with the named
+  -- tensors ("fc.weight") standing in for the module's own during the call only
+  local stateless = {}
+  function stateless.functional_call(module, parameters_and_buffers, call_args, kwargs)
+    local swaps = {}
+    local function restore()
+      for i = #swaps, 1, -1 do
+        local s = swaps[i]
+        if s.kind then rawget(s.m, s.kind).items[s.name] = s.old else rawset(s.m, s.name, s.old) end
+      end
+    end
+    local names = {}
+    for name in pairs(parameters_and_buffers) do names[#names + 1] = name end
+    table.sort(names)
+    local ok, err = pcall(function()
+      for _, name in ipairs(names) do
+        local m, path = module, {}
+        for part in name:gmatch("[^%.]+") do path[#path + 1] = part end
+        for i = 1, #path - 1 do
+          local sub = m[path[i]]
+          if type(sub) ~= "table" then
+            error(("'%s' object has no attribute '%s'"):format(getmetatable(m).__name, path[i]), 0)
+          end
+          m = sub
+        end
+        local leaf, kind = path[#path], nil
+        if rawget(m, "_parameters").present[leaf] then kind = "_parameters"
+        elseif rawget(m, "_buffers").present[leaf] then kind = "_buffers" end
+        local t = parameters_and_buffers[name]
+        if kind then
+          swaps[#swaps + 1] = { m = m, kind = kind, name = leaf, old = rawget(m, kind).items[leaf] }
+          rawget(m, kind).items[leaf] = t
+        else
+          swaps[#swaps + 1] = { m = m, name = leaf, old = rawget(m, leaf) }
+          rawset(m, leaf, t)
+        end
+      end
+    end)
+    if not ok then
+      restore()
+      error(err, 2)
+    end
+    local a
+    if type(call_args) == "table" and not torch.is_tensor(call_args) then
+      a = { n = call_args.n or #call_args, table.unpack(call_args, 1, call_args.n or #call_args) }
+    else
+      a = { n = 1, call_args }
+    end
+    if kwargs ~= nil then
+      a.n = a.n + 1
+      a[a.n] = kwargs
+    end
+    local r = table.pack(pcall(function() return module(table.unpack(a, 1, a.n)) end))
+    restore()
+    if not r[1] then error(r[2], 0) end
+    return table.unpack(r, 2, r.n)
+  end
+  utils.stateless = stateless
+
   nn.utils = utils
 end

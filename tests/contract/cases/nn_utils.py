@@ -465,6 +465,16 @@ def skip_init_case():
     return [list(m.weight.shape), str(m.weight.dtype), str(m.weight.device), m.weight.requires_grad, state_keys(m)]
 
 
+def functional_call_case():
+    torch.manual_seed(15)
+    m = nn.Sequential(nn.Linear(3, 2), nn.Tanh()).double()
+    w = (torch.arange(6, dtype=D).reshape(2, 3) * 0.2).cos().requires_grad_()
+    x = lin_input(3)
+    out = torch.nn.utils.stateless.functional_call(m, {"0.weight": w}, (x,))
+    (out * weights_like(out)).sum().backward()
+    return (out.detach(), w.grad, x.grad, m[0].bias.grad, m[0].weight.detach())
+
+
 def invert_permutation():
     return R.invert_permutation(torch.tensor([2, 0, 3, 1]))
 
@@ -560,4 +570,5 @@ CASES = {
     "clip_grad_value": clip_value,
     "clip_grad_norm_alias": clip_norm_alias,
     "skip_init": skip_init_case,
+    "functional_call": functional_call_case,
 }
