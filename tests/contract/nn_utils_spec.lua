@@ -271,6 +271,16 @@ local cases = {
   gru_packed_bidirectional = { function()
     return rnn_packed(function() return nn.GRU(3, 2, { bidirectional = true }) end, 7, { 1, 3, 2 }, true)
   end, tol = tol },
+  gru_packed_dropout = { function() -- dropout between layers draws from the default generator as ATen's
+    torch.manual_seed(3)
+    local m = nn.GRU(3, 4, { num_layers = 3, dropout = 0.4 }):double()
+    local x = seq_input(5, 4, 3)
+    local p = R.pack_padded_sequence(x, { 3, 5, 2, 4 }, { enforce_sorted = false })
+    torch.manual_seed(9)
+    local out, h = m(p)
+    ;((out.data * weights_like(out.data)):sum() + h:sum()):backward()
+    return { out.data:detach(), h:detach(), x.grad, m.weight_ih_l0.grad }
+  end, tol = tol },
   rnn_packed_padded_output = { function()
     torch.manual_seed(4)
     local m = nn.GRU(3, 2, { batch_first = true }):double()

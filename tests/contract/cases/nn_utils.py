@@ -141,6 +141,17 @@ def rnn_packed_error_dims():
     m(p)
 
 
+def gru_packed_dropout():
+    torch.manual_seed(3)
+    m = nn.GRU(3, 4, num_layers=3, dropout=0.4).double()
+    x = seq_input(5, 4, 3)
+    p = R.pack_padded_sequence(x, [3, 5, 2, 4], enforce_sorted=False)
+    torch.manual_seed(9)
+    out, h = m(p)
+    ((out.data * weights_like(out.data)).sum() + h.sum()).backward()
+    return (out.data.detach(), h.detach(), x.grad, m.weight_ih_l0.grad)
+
+
 def rnn_packed_padded_output():
     torch.manual_seed(4)
     m = nn.GRU(3, 2, batch_first=True).double()
@@ -518,6 +529,7 @@ CASES = {
         enforce_sorted=True),
     "gru_packed_bidirectional": lambda: rnn_packed(lambda: nn.GRU(3, 2, bidirectional=True), 7, [1, 3, 2], True),
     "rnn_packed_padded_output": rnn_packed_padded_output,
+    "gru_packed_dropout": gru_packed_dropout,
     "error_rnn_packed_hidden": rnn_packed_error_hidden,
     "error_rnn_packed_dims": rnn_packed_error_dims,
     "weight_norm_linear": lambda: weight_norm_linear(0),
