@@ -122,10 +122,9 @@ return function(torch, nn)
   -- storage on `device` (default "cpu"), so no initialization runs on real memory
   local class = require "mindtorch._class"
   function utils.skip_init(module_cls, ...)
-    if not class.is_class(module_cls) or not (rawequal(module_cls, nn.Module) or
-      class.isinstance(class.alloc(module_cls), nn.Module)) then
-      error(("Expected a Module; got %s"):format(tostring(module_cls)), 2)
-    end
+    local c = class.is_class(module_cls) and module_cls or nil
+    while c ~= nil and not rawequal(c, nn.Module) do c = class.parent(c) end
+    if c == nil then error(("Expected a Module; got %s"):format(tostring(module_cls)), 2) end
     local a = table.pack(...)
     local opts = {}
     if a.n > 0 and args.is_options(a[a.n]) then
@@ -229,6 +228,14 @@ return function(torch, nn)
     return table.unpack(r, 2, r.n)
   end
   utils.stateless = stateless
+
+  -- PyTorch's submodules of torch.nn.utils, by the same names
+  utils.clip_grad = { clip_grad_norm_ = utils.clip_grad_norm_, clip_grad_norm = utils.clip_grad_norm,
+    clip_grad_value_ = utils.clip_grad_value_ }
+  utils.convert_parameters = { parameters_to_vector = utils.parameters_to_vector,
+    vector_to_parameters = utils.vector_to_parameters }
+  utils.memory_format = { convert_conv2d_weight_memory_format = utils.convert_conv2d_weight_memory_format }
+  utils.init = { skip_init = utils.skip_init }
 
   nn.utils = utils
 end
