@@ -245,6 +245,11 @@ local cases = {
   end,
   error_pad_sequence_empty = function() R.pad_sequence({}) end,
   error_pad_sequence_not_list = function() R.pad_sequence(5) end,
+  error_pad_sequence_element = { function() R.pad_sequence({ 1, 2 }) end,
+    expect = function(m) return (m:gsub("(%a+) (%d+)", function(w, n) return w .. " " .. (n + 1) end)) end },
+  error_pack_input = function() R.pack_padded_sequence("x", { 1 }) end,
+  error_pad_packed_tensor = function() R.pad_packed_sequence(torch.ones(2)) end,
+  error_parametrize_not_module = function() parametrize.register_parametrization(nn.Linear(2, 2), "weight", 5) end,
 
   rnn_tanh_packed = { function()
     return rnn_packed(function() return nn.RNN(3, 4, 2) end, 1, { 3, 5, 2, 4 }, false)

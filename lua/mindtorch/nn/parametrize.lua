@@ -213,6 +213,9 @@ return function(torch, nn)
   function P.register_parametrization(module, tensor_name, parametrization, opts)
     opts = args.options("register_parametrization", opts, { unsafe = "bool" })
     local unsafe = opts.unsafe or false
+    if not class.isinstance(parametrization, nn.Module) then
+      error(("'%s' object has no attribute 'train'"):format(py_type(parametrization)), 2)
+    end
     parametrization:train(module.training)
     if P.is_parametrized(module, tensor_name) then
       if not unsafe then

@@ -516,6 +516,10 @@ CASES = {
         R.pack_padded_sequence(seq_input(4, 3, 2), [4, 2, 1]), total_length=3),
     "error_pad_sequence_empty": lambda: R.pad_sequence([]),
     "error_pad_sequence_not_list": lambda: R.pad_sequence(5),
+    "error_pad_sequence_element": lambda: R.pad_sequence([1, 2]),
+    "error_pack_input": lambda: R.pack_padded_sequence("x", [1]),
+    "error_pad_packed_tensor": lambda: R.pad_packed_sequence(torch.ones(2)),
+    "error_parametrize_not_module": lambda: parametrize.register_parametrization(nn.Linear(2, 2), "weight", 5),
     "rnn_tanh_packed": lambda: rnn_packed(lambda: nn.RNN(3, 4, num_layers=2), 1, [3, 5, 2, 4], False),
     "rnn_relu_packed_bidirectional_hx": lambda: rnn_packed(
         lambda: nn.RNN(3, 4, nonlinearity="relu", bidirectional=True), 2, [4, 1, 3], True),

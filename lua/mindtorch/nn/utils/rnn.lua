@@ -90,6 +90,12 @@ return function(torch, nn)
   local function is_packed(v) return class.isinstance(v, PackedSequence) end
   nn._is_packed_sequence = is_packed
 
+  -- Python's AttributeError for what is not a PackedSequence
+  local function no_batch_sizes(v, level)
+    error(("'%s' object has no attribute 'batch_sizes'"):format(torch.is_tensor(v) and "Tensor" or args.py_type(v)),
+      level + 1)
+  end
+
   -- ---- packing and padding -------------------------------------------------------------------------------
   local type_names = { int64 = "Long", int32 = "Int", int16 = "Short", int8 = "Char", uint8 = "Byte", float32 = "Float",
     float64 = "Double", float16 = "Half", bfloat16 = "BFloat16", bool = "Bool" }
@@ -141,6 +147,7 @@ return function(torch, nn)
       { batch_first = false, enforce_sorted = true }, ...)
     args.require("pack_padded_sequence", o, { "input", "lengths" })
     local input, lengths = o.input, o.lengths
+    args.tensor("_pack_padded_sequence", "input", 1, input)
     if torch.is_tensor(lengths) then
       if lengths.dtype ~= torch.int64 then lengths = lengths:to(torch.int64) end
     else
@@ -163,6 +170,7 @@ return function(torch, nn)
       { batch_first = false, padding_value = 0.0 }, ...)
     args.require("pad_packed_sequence", o, { "sequence" })
     local seq = o.sequence
+    if not is_packed(seq) then no_batch_sizes(seq, 2) end
     local data, bs = seq.data, seq.batch_sizes:tolist()
     local T = #bs
     if o.total_length ~= nil then
@@ -210,6 +218,11 @@ return function(torch, nn)
     local seqs = as_list(sequences, "pad_sequence")
     local n = #seqs
     if n == 0 then error("received an empty list of sequences", 2) end
+    for i = 1, n do
+      if not torch.is_tensor(seqs[i]) then
+        error(("expected Tensor as element %d in argument 1, but got %s"):format(i, args.py_type(seqs[i])), 2)
+      end
+    end
     local max_len = 0
     for _, s in ipairs(seqs) do max_len = math.max(max_len, s:size(1)) end
     local first = seqs[1]:size()
@@ -249,6 +262,7 @@ return function(torch, nn)
 
   -- unpack_sequence(packed_sequences): the list of sequences a PackedSequence holds
   function R.unpack_sequence(packed)
+    if not is_packed(packed) then no_batch_sizes(packed, 2) end
     local padded, lengths = R.pad_packed_sequence(packed, { batch_first = true })
     local out = {}
     for i, l in ipairs(lengths:tolist()) do out[i] = padded[i]:narrow(1, 1, l) end
@@ -363,7 +377,8 @@ return function(torch, nn)
     local lstm = self.mode == "LSTM"
     local fname = ({ LSTM = "lstm", GRU = "gru", RNN_TANH = "rnn_tanh", RNN_RELU = "rnn_relu" })[self.mode]
     if lstm and hx ~= nil and (type(hx) ~= "table" or not torch.is_tensor(hx[1]) or not torch.is_tensor(hx[2])) then
-      error(("%s(): argument 'hx' (position 2) must be tuple of Tensors, not %s"):format(fname, args.py_type(hx)), 3)
+      error(("%s(): argument 'hx' (position 2) must be tuple of Tensors, not %s"):format(fname,
+        torch.is_tensor(hx) and "Tensor" or args.py_type(hx)), 3)
     end
     if not lstm then args.tensor(fname, "hx", 2, hx, true, 4) end
     local data, batch_sizes, sorted, unsorted = input.data, input.batch_sizes, input.sorted_indices,
