@@ -179,6 +179,22 @@ describe("parametrize", function()
   end)
 end)
 
+describe("what is not a module or a sequence", function()
+  it("gets Python's words, never a Lua error from inside", function()
+    local U = nn.utils
+    fails_with(function() U.weight_norm(5) end, "'int' object has no attribute '_forward_pre_hooks'")
+    fails_with(function() U.remove_spectral_norm("x") end, "'str' object has no attribute '_forward_pre_hooks'")
+    fails_with(function() parametrize.register_parametrization(5, "weight", nn.Identity()) end,
+      "'int' object has no attribute 'training'")
+    assert.is_false(parametrize.is_parametrized(5))
+    fails_with(function() parametrizations.orthogonal(5) end, "Module '5' has no parameter or buffer with name 'weight'")
+    fails_with(function() U.fuse_conv_bn_eval(5, nn.BatchNorm2d(2)) end, "'int' object has no attribute 'training'")
+    fails_with(function() R.unpack_sequence(5) end, "'int' object has no attribute 'batch_sizes'")
+    fails_with(function() nn.LSTM(3, 2)(R.pack_sequence({ torch.ones(2, 3) }), torch.zeros(1, 1, 2)) end,
+      "lstm(): argument 'hx' (position 2) must be tuple of Tensors, not Tensor")
+  end)
+end)
+
 describe("nn.utils", function()
   it("convert_conv2d_weight_memory_format accepts mindtorch's one dense layout", function()
     local m = nn.Sequential(nn.Conv2d(1, 2, 3))

@@ -164,7 +164,7 @@ return function(torch, nn)
 
   -- ---- is_parametrized, the injected class -------------------------------------------------------------------
   local function parametrizations_of(module)
-    local mods = rawget(module, "_modules")
+    local mods = type(module) == "table" and rawget(module, "_modules")
     local pd = mods and mods.present.parametrizations and mods.items.parametrizations
     if pd and class.isinstance(pd, nn.ModuleDict) then return pd end
   end
@@ -213,6 +213,9 @@ return function(torch, nn)
   function P.register_parametrization(module, tensor_name, parametrization, opts)
     opts = args.options("register_parametrization", opts, { unsafe = "bool" })
     local unsafe = opts.unsafe or false
+    if not class.isinstance(module, nn.Module) then
+      error(("'%s' object has no attribute 'training'"):format(py_type(module)), 2)
+    end
     if not class.isinstance(parametrization, nn.Module) then
       error(("'%s' object has no attribute 'train'"):format(py_type(parametrization)), 2)
     end
@@ -462,7 +465,7 @@ return function(torch, nn)
     local o = args.parse("orthogonal", { "module", "name", "orthogonal_map", "use_trivialization" },
       { name = "weight", use_trivialization = true }, ...)
     local module, name = o.module, o.name
-    local weight = module[name]
+    local weight = class.isinstance(module, nn.Module) and module[name] or nil
     if not torch.is_tensor(weight) then
       error(("Module '%s' has no parameter or buffer with name '%s'"):format(tostring(module), name), 2)
     end
@@ -543,7 +546,7 @@ return function(torch, nn)
     local o = args.parse("spectral_norm", { "module", "name", "n_power_iterations", "eps", "dim" },
       { name = "weight", n_power_iterations = 1, eps = 1e-12 }, ...)
     local module, name = o.module, o.name
-    local weight = module[name]
+    local weight = class.isinstance(module, nn.Module) and module[name] or nil
     if not torch.is_tensor(weight) then
       error(("Module '%s' has no parameter or buffer with name '%s'"):format(tostring(module), name), 2)
     end

@@ -89,7 +89,13 @@ return function(torch, nn)
     return nn.Parameter(conv_w), nn.Parameter(conv_b)
   end
 
+  local class = require "mindtorch._class"
   local function fuse_eval(fname, m, bn, weights, ...)
+    for _, v in ipairs({ m, bn }) do
+      if not class.isinstance(v, nn.Module) then
+        error(("'%s' object has no attribute 'training'"):format(args.py_type(v)), 3)
+      end
+    end
     if m.training or bn.training then error("Fusion only for eval!", 3) end
     local fused = nn._deepcopy(m)
     local b = fused.bias
@@ -120,7 +126,6 @@ return function(torch, nn)
 
   -- skip_init(module_cls, ...): the module built on the meta device, then given uninitialized
   -- storage on `device` (default "cpu"), so no initialization runs on real memory
-  local class = require "mindtorch._class"
   function utils.skip_init(module_cls, ...)
     local c = class.is_class(module_cls) and module_cls or nil
     while c ~= nil and not rawequal(c, nn.Module) do c = class.parent(c) end

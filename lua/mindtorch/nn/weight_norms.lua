@@ -27,7 +27,11 @@ return function(torch, nn)
   -- the hooks these functions registered: hook function -> {kind =, name =, ...}
   local hooks = setmetatable({}, { __mode = "k" })
   local function find_hook(module, kind, name)
-    for i, h in ipairs(rawget(module, "_forward_pre_hooks")) do
+    local list = type(module) == "table" and rawget(module, "_forward_pre_hooks")
+    if not list then -- Python's AttributeError for what is not a module
+      error(("'%s' object has no attribute '_forward_pre_hooks'"):format(args.py_type(module)), 3)
+    end
+    for i, h in ipairs(list) do
       local info = hooks[h.fn]
       if info and info.kind == kind and info.name == name then return i, info end
     end
