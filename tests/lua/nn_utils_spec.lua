@@ -152,6 +152,23 @@ describe("parametrize", function()
     assert.are.same({ "weight", "bias", "running_mean", "num_batches_tracked", "running_var" }, state_keys(m))
   end)
 
+  it("keeps the original the same object (Tensor.set_ under no_grad), so an optimizer keeps it", function()
+    local m = nn.Linear(2, 2)
+    local w = m.weight
+    ;(m(torch.ones(1, 2))):sum():backward() -- autograd has seen the parameter
+    parametrize.register_parametrization(m, "weight", Double())
+    assert.are.equal(w, m.parametrizations.weight.original)
+    m.weight = torch.full({ 2, 2 }, 4.0)
+    assert.is_true(torch.equal(w, torch.full({ 2, 2 }, 2.0)))
+    parametrize.remove_parametrizations(m, "weight")
+    assert.are.equal(w, m.weight)
+    assert.is_true(torch.equal(w, torch.full({ 2, 2 }, 4.0)))
+    fails_with(function() w:set_(torch.ones(3)) end,
+      "a leaf Variable that requires grad is being used in an in-place operation.")
+    torch.no_grad(function() w:set_(torch.ones(3)) end)
+    assert.are.same({ 3 }, { table.unpack(w.shape) })
+  end)
+
   it("transfers parametrizations and the originals to another module", function()
     local a, b = nn.Linear(2, 2), nn.Linear(2, 2)
     parametrize.register_parametrization(a, "weight", Double())

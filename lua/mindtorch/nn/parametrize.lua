@@ -25,22 +25,10 @@ return function(torch, nn)
   function P._not_implemented(msg) error(setmetatable({ msg = msg, not_implemented = true }, not_implemented_mt), 0) end
   local function is_not_implemented(e) return type(e) == "table" and e.not_implemented == true end
 
-  -- original's data becomes new's (Tensor.set_ under no_grad: the same object, so optimizers keep
-  -- it). mindtorch's set_ refuses a leaf that autograd has seen, even under no_grad: a tensor of
-  -- the same shape and dtype is then copied in instead (the same values, not the same storage).
+  -- original's data becomes new's (Tensor.set_ under no_grad: the same object, so optimizers keep it)
   local function set_data(original, new)
     if rawequal(original, new) then return end
-    torch.no_grad(function()
-      if same_shape(original, new) and original.dtype == new.dtype and original.device == new.device then
-        original:copy_(new)
-        return
-      end
-      local rg = original.requires_grad
-      if rg then original.requires_grad = false end
-      local ok, err = pcall(original.set_, original, new)
-      if rg then original.requires_grad = true end
-      if not ok then error(err, 0) end
-    end)
+    torch.no_grad(function() original:set_(new) end)
   end
 
   local function register_parameter_or_buffer(module, name, t)

@@ -161,13 +161,7 @@ return function(torch, nn)
     if name == "nn.Conv2d" or name == "nn.ConvTranspose2d" then
       local w = module.weight
       if not w:is_contiguous() then
-        torch.no_grad(function()
-          local rg = w.requires_grad
-          w.requires_grad = false
-          local ok = pcall(w.set_, w, w:detach():clone({ memory_format = memory_format }))
-          w.requires_grad = rg
-          if not ok then error("convert_conv2d_weight_memory_format: cannot change the layout of a weight in use", 0) end
-        end)
+        torch.no_grad(function() w:set_(w:detach():clone({ memory_format = memory_format })) end)
       end
     end
     for _, child in ipairs(module:children()) do utils.convert_conv2d_weight_memory_format(child, memory_format) end
