@@ -289,7 +289,8 @@ local cases = {
   rnn_packed_padded_output = { function()
     torch.manual_seed(4)
     local m = nn.GRU(3, 2, { batch_first = true }):double()
-    local p = R.pack_padded_sequence(seq_input(4, 3, 3, true), { 2, 4, 3 }, { batch_first = true, enforce_sorted = false })
+    local p = R.pack_padded_sequence(seq_input(4, 3, 3, true), { 2, 4, 3 },
+      { batch_first = true, enforce_sorted = false })
     local out = m(p)
     local padded, lengths = R.pad_packed_sequence(out, { batch_first = true })
     return { padded:detach(), lengths }
@@ -372,8 +373,8 @@ local cases = {
   parametrize_cached = function()
     local m = sym_linear()
     local same = parametrize.cached(function() return rawequal(m.weight, m.weight) end)
-    return { same, rawequal(m.weight, m.weight), parametrize.is_parametrized(m), parametrize.is_parametrized(m, "weight"),
-      parametrize.is_parametrized(m, "bias") }
+    return { same, rawequal(m.weight, m.weight), parametrize.is_parametrized(m),
+      parametrize.is_parametrized(m, "weight"), parametrize.is_parametrized(m, "bias") }
   end,
   parametrize_remove_leave = function() return parametrize_remove(true) end,
   parametrize_remove_original = function() return parametrize_remove(false) end,
@@ -403,7 +404,9 @@ local cases = {
   error_orthogonal_map = function() parametrizations.orthogonal(nn.Linear(3, 3), { orthogonal_map = "qr" }) end,
   parametrizations_spectral_norm_train = { function() return new_spectral_norm(true) end, tol = tol },
   parametrizations_spectral_norm_eval = { function() return new_spectral_norm(false) end, tol = tol },
-  parametrizations_spectral_norm_keys = function() return state_keys(parametrizations.spectral_norm(nn.Linear(5, 3))) end,
+  parametrizations_spectral_norm_keys = function()
+    return state_keys(parametrizations.spectral_norm(nn.Linear(5, 3)))
+  end,
   parametrizations_spectral_norm_conv_transpose = { function()
     torch.manual_seed(10)
     local m = parametrizations.spectral_norm(nn.ConvTranspose1d(2, 3, 2):double())
@@ -461,8 +464,8 @@ local cases = {
   end,
   skip_init = function()
     local m = nn.utils.skip_init(nn.Linear, 5, 3, { dtype = D })
-    return { { table.unpack(m.weight.shape) }, tostring(m.weight.dtype), tostring(m.weight.device), m.weight.requires_grad,
-      state_keys(m) }
+    return { { table.unpack(m.weight.shape) }, tostring(m.weight.dtype), tostring(m.weight.device),
+      m.weight.requires_grad, state_keys(m) }
   end,
 }
 -- every value within tol (sin and cos of the inputs may differ from PyTorch's in the last bit)

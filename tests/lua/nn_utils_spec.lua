@@ -191,7 +191,9 @@ describe("parametrize", function()
   end)
 
   it("refuses unknown options by name", function()
-    fails_with(function() parametrize.register_parametrization(nn.Linear(2, 2), "weight", Double(), { safe = true }) end,
+    fails_with(function()
+      parametrize.register_parametrization(nn.Linear(2, 2), "weight", Double(), { safe = true })
+    end,
       "register_parametrization() got an unexpected keyword argument 'safe'")
   end)
 end)
@@ -204,7 +206,8 @@ describe("what is not a module or a sequence", function()
     fails_with(function() parametrize.register_parametrization(5, "weight", nn.Identity()) end,
       "'int' object has no attribute 'training'")
     assert.is_false(parametrize.is_parametrized(5))
-    fails_with(function() parametrizations.orthogonal(5) end, "Module '5' has no parameter or buffer with name 'weight'")
+    fails_with(function() parametrizations.orthogonal(5) end,
+      "Module '5' has no parameter or buffer with name 'weight'")
     fails_with(function() U.fuse_conv_bn_eval(5, nn.BatchNorm2d(2)) end, "'int' object has no attribute 'training'")
     fails_with(function() R.unpack_sequence(5) end, "'int' object has no attribute 'batch_sizes'")
     fails_with(function() nn.LSTM(3, 2)(R.pack_sequence({ torch.ones(2, 3) }), torch.zeros(1, 1, 2)) end,

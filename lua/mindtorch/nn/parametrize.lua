@@ -79,7 +79,9 @@ return function(torch, nn)
     end
     if not self.unsafe then
       local Z = self()
-      if not torch.is_tensor(Z) then error(("A parametrization must return a tensor. Got %s."):format(py_type(Z)), 3) end
+      if not torch.is_tensor(Z) then
+        error(("A parametrization must return a tensor. Got %s."):format(py_type(Z)), 3)
+      end
       if Z.dtype ~= original_dtype then
         error(("Registering a parametrization may not change the dtype of the tensor, unless `unsafe` flag is "
           .. "enabled.\nunparametrized dtype: %s\nparametrized dtype: %s"):format(tostring(original_dtype),
@@ -212,7 +214,9 @@ return function(torch, nn)
       if not unsafe then
         local Y = module[tensor_name]
         local X = parametrization(Y)
-        if not torch.is_tensor(X) then error(("A parametrization must return a tensor. Got %s."):format(py_type(X)), 2) end
+        if not torch.is_tensor(X) then
+          error(("A parametrization must return a tensor. Got %s."):format(py_type(X)), 2)
+        end
         if X.dtype ~= Y.dtype then
           error(("Registering a parametrization may not change the dtype of the tensor, unless the `unsafe` flag is "
             .. "enabled.\nmodule.%s.dtype: %s\nparametrization(module.%s).dtype: %s"):format(tensor_name,

@@ -135,7 +135,8 @@ return function(torch, nn)
     local weight = params.items[name]
     if not weight then error(("`SpectralNorm` cannot be applied as parameter `%s` is None"):format(name), 2) end
     if dim < 0 then dim = dim + weight:dim() + 1 end
-    local info = { kind = "SpectralNorm", name = name, dim = dim, eps = o.eps, n_power_iterations = o.n_power_iterations }
+    local info = { kind = "SpectralNorm", name = name, dim = dim, eps = o.eps,
+      n_power_iterations = o.n_power_iterations }
     local u, v = torch.no_grad(function()
       local mat = to_matrix(weight, dim)
       local h, w = mat:size(1), mat:size(2)

@@ -133,7 +133,9 @@ return function(torch, nn)
       local l = len[i]
       if l > prev then
         local upto = math.min(l, T) -- ATen's slice of the time steps stops at T
-        if upto > prev then steps[#steps + 1] = input:narrow(1, prev + 1, upto - prev):narrow(2, 1, i):reshape(shape) end
+        if upto > prev then
+          steps[#steps + 1] = input:narrow(1, prev + 1, upto - prev):narrow(2, 1, i):reshape(shape)
+        end
         for _ = prev + 1, l do sizes[#sizes + 1] = i end
         prev = l
       end
@@ -213,8 +215,8 @@ return function(torch, nn)
   -- tensor [max L, n, *] (or [n, max L, *]), padded with padding_value. sequences comes first,
   -- positionally (an empty list would read as an options table).
   function R.pad_sequence(sequences, ...)
-    local o = args.parse("pad_sequence", { "batch_first", "padding_value" }, { batch_first = false, padding_value = 0.0 },
-      ...)
+    local o = args.parse("pad_sequence", { "batch_first", "padding_value" },
+      { batch_first = false, padding_value = 0.0 }, ...)
     local seqs = as_list(sequences, "pad_sequence")
     local n = #seqs
     if n == 0 then error("received an empty list of sequences", 2) end
@@ -401,7 +403,8 @@ return function(torch, nn)
     end
     if data:dim() ~= 2 then error(("input must have 2 dimensions, got %d"):format(data:dim()), 0) end
     if self.input_size ~= data:size(-1) then
-      error(("input.size(-1) must be equal to input_size. Expected %d, got %d"):format(self.input_size, data:size(-1)), 0)
+      error(("input.size(-1) must be equal to input_size. Expected %d, got %d"):format(self.input_size,
+        data:size(-1)), 0)
     end
     local L = self.num_layers * nd
     if lstm then
