@@ -147,6 +147,12 @@ function M.isinstance(obj, cls)
   return false
 end
 
+-- set_class(obj, cls): obj becomes an instance of cls (PyTorch's obj.__class__ = cls); returns obj
+function M.set_class(obj, cls)
+  if not is_class(cls) then error(("set_class() arg 2 must be a class, not %s"):format(type(cls)), 2) end
+  return setmetatable(obj, info[cls].store)
+end
+
 -- typename(obj): the full name of obj's class ("nn.Linear"), or nil for anything else
 function M.typename(obj)
   local c = M.type_of(obj)

@@ -1,6 +1,7 @@
 /* lmt_storage.c: torch.UntypedStorage and torch.TypedStorage, and the tensor methods that
  * reach a tensor's storage (untyped_storage, storage, share_memory_, pin_memory, ...). */
 #include "lmt.h"
+#include "mt_autograd.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -404,7 +405,9 @@ static void set_geometry(lua_State *L, mt_tensor *t, mt_storage *s, int64_t offs
 /* x:set_(), x:set_(source), x:set_(storage, offset = 0, size = all, stride = contiguous) */
 static int t_set(lua_State *L) {
     mt_tensor *t = lmt_check_tensor(L, 1);
-    if (t->flags & MT_T_REQUIRES_GRAD || t->autograd)
+    /* as PyTorch's: refused where autograd would record it; a leaf may be re-pointed under no_grad
+       (what nn.utils.parametrize does to a parameter) */
+    if ((t->flags & MT_T_REQUIRES_GRAD || t->autograd) && (mt_grad_enabled() || !mt_is_leaf(t)))
         return lmt_errorf(
             L, "a leaf Variable that requires grad is being used in an in-place operation.");
     if (mt_tensor_sync(t)) return lmt_error(L);

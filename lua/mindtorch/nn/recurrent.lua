@@ -149,6 +149,8 @@ return function(torch, nn)
   -- forward(input, hx): RNN and GRU return output, h_n; LSTM takes hx = {h_0, c_0} and
   -- returns output, {h_n, c_n}. A 2-D input is one unbatched sequence.
   function RNNBase:forward(input, hx)
+    if nn._is_packed_sequence(input) then return self:_forward_packed(input, hx) end -- nn/utils/rnn.lua
+    args.tensor("forward", "input", 1, input, false, 4)
     local lstm = self.mode == "LSTM"
     local fname = ({ LSTM = "lstm", GRU = "gru", RNN_TANH = "rnn_tanh", RNN_RELU = "rnn_relu" })[self.mode]
     if lstm and hx ~= nil and (type(hx) ~= "table" or not torch.is_tensor(hx[1]) or not torch.is_tensor(hx[2])) then
