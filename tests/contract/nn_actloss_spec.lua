@@ -346,6 +346,24 @@ local more = {
     return F.ctc_loss(randn(6, 3, 5):log_softmax(3), torch.full({ 3, 2 }, 2), torch.tensor({ 6, 6, 6 }),
       torch.tensor({ 2, 2, 2 }), { blank = 6 })
   end,
+  error_ctc_input_lengths = function()
+    return F.ctc_loss(randn(6, 3, 5):log_softmax(3), torch.full({ 3, 2 }, 2), torch.tensor({ 6, 6 }), torch.tensor({ 2, 2, 2 }))
+  end,
+  error_ctc_target_lengths = function()
+    return F.ctc_loss(randn(6, 3, 5):log_softmax(3), torch.full({ 3, 2 }, 2), torch.tensor({ 6, 6, 6 }), torch.tensor({ 2, 2 }))
+  end,
+  error_ctc_input_too_long = function()
+    return F.ctc_loss(randn(6, 3, 5):log_softmax(3), torch.full({ 3, 2 }, 2), { 7, 6, 6 }, { 2, 2, 2 })
+  end,
+  error_ctc_targets_short = { function()
+    return F.ctc_loss(randn(6, 3, 5):log_softmax(3), torch.full({ 3, 2 }, 2), { 6, 6, 6 }, { 3, 2, 2 })
+  end, expect = H.dims_1based },
+  error_ctc_concat_size = { function()
+    return F.ctc_loss(randn(6, 3, 5):log_softmax(3), torch.full({ 5 }, 2), { 6, 6, 6 }, { 3, 2, 2 })
+  end, expect = H.dims_1based },
+  error_ctc_reduction = function()
+    return F.ctc_loss(randn(6, 3, 5):log_softmax(3), torch.full({ 3, 2 }, 2), { 6, 6, 6 }, { 2, 2, 2 }, { reduction = "foo" })
+  end,
   error_cosine_embedding_target = function()
     return F.cosine_embedding_loss(randn(3, 2), randn(3, 2), torch.ones(3, 1))
   end,

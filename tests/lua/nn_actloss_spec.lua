@@ -131,6 +131,34 @@ describe("losses", function()
   end)
 end)
 
+describe("warnings", function()
+  -- what the library says through Lua's warn(), collected
+  local function warnings_of(fn)
+    local seen, saved = {}, _G.warn
+    _G.warn = function(...) seen[#seen + 1] = table.concat({ ... }) end
+    local ok, err = pcall(fn)
+    _G.warn = saved
+    assert(ok, err)
+    return seen
+  end
+
+  it("as PyTorch's: implicit softmax dims, dropout ranks, legacy reductions, NLLLoss2d", function()
+    local w = warnings_of(function() F.softmin(torch.randn(2, 3)) end)
+    assert.are.same({ "Implicit dimension choice for softmin has been deprecated. Change the call to include dim=X as "
+      .. "an argument." }, w)
+    w = warnings_of(function() F.dropout2d(torch.randn(2, 3, 4)) end)
+    assert.are.equal(1, #w)
+    assert.is_truthy(w[1]:match("^dropout2d: Received a 3D input to dropout2d and assuming"))
+    w = warnings_of(function() F.dropout3d(torch.randn(2, 3)) end)
+    assert.is_truthy(w[1]:match("^dropout3d: Received a 2%-D input to dropout3d, which is deprecated"))
+    assert.are.same({}, warnings_of(function() F.dropout2d(torch.randn(2, 3, 4, 4)) end))
+    w = warnings_of(function() nn.SoftMarginLoss({ reduce = false }) end)
+    assert.are.same({ "size_average and reduce args will be deprecated, please use reduction='none' instead." }, w)
+    w = warnings_of(function() nn.NLLLoss2d() end)
+    assert.is_truthy(w[1]:match("^NLLLoss2d has been deprecated"))
+  end)
+end)
+
 describe("fixes named in issue 19", function()
   it("F.group_norm takes num_groups by name", function()
     local x = torch.randn(2, 4, 3)

@@ -220,7 +220,12 @@ return function(torch, nn)
     local tg = targets
     if not batched and tg:dim() == 1 and N == 1 then tg = tg:unsqueeze(1) end
     if tg:dim() == 1 then -- concatenated
-      local flat, pos = tg:tolist(), 0
+      local flat, pos, total = tg:tolist(), 0, 0
+      for i = 1, N do total = total + tl[i] end
+      if #flat ~= total then
+        error(("Expected tensor to have size %d at dimension 1, but got size %d for argument #2 'targets' (while "
+          .. "checking arguments for ctc_loss_cpu)"):format(total, #flat), 3)
+      end
       for i = 1, N do
         local row = {}
         for j = 1, S do row[j] = j <= tl[i] and flat[pos + j] or blank end
