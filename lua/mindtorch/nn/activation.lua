@@ -196,8 +196,10 @@ return function(torch, nn)
   local softmax_names = { "dim", "_stacklevel", "dtype" }
   local function softmax_family(name, fn)
     F[name] = function(input, ...)
+      local dim = ...
+      if select("#", ...) == 1 and math.type(dim) == "integer" then return fn(input, dim) end -- the common call
       local o = args.parse_at(2, name, softmax_names, nil, ...)
-      local dim = o.dim
+      dim = o.dim
       if dim == nil then dim = implicit_dim(name, input) end
       if o.dtype ~= nil then input = input:to(o.dtype) end
       return fn(input, dim)
