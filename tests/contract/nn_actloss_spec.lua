@@ -149,7 +149,8 @@ local function ctc_case(o)
     end, { raw })
   end
   return run(function()
-    return F.ctc_loss(lp, tg, il, tl, { blank = blank, reduction = reduction, zero_infinity = o.zero_infinity or false })
+    return F.ctc_loss(lp, tg, il, tl, { blank = blank, reduction = reduction,
+      zero_infinity = o.zero_infinity or false })
   end, { raw })
 end
 
@@ -196,7 +197,9 @@ local ACTS = {
   glu_dim1 = function() return nn.GLU(2) end, hardshrink = function() return nn.Hardshrink() end,
   hardshrink_lambd = function() return nn.Hardshrink(1.2) end, hardsigmoid = function() return nn.Hardsigmoid() end,
   hardswish = function() return nn.Hardswish() end, logsigmoid = function() return nn.LogSigmoid() end,
-  rrelu_eval = function() return nn.RReLU():eval() end, rrelu_eval_bounds = function() return nn.RReLU(0.2, 0.4):eval() end,
+  rrelu_eval = function()
+    return nn.RReLU():eval() end, rrelu_eval_bounds = function() return nn.RReLU(0.2, 0.4):eval()
+  end,
   relu6 = function() return nn.ReLU6() end, softmin = function() return nn.Softmin(2) end,
   softmin_dim0 = function() return nn.Softmin(1) end, softshrink = function() return nn.Softshrink() end,
   softshrink_lambd = function() return nn.Softshrink(1.1) end, softsign = function() return nn.Softsign() end,
@@ -247,8 +250,12 @@ local more = {
   f_softmax_options = f64(function() return act_inplace(function(x) return F.softmax(x, { dim = 1 }) end) end),
   f_glu_dim = f64(function() return act_inplace(function(x) return F.glu(x, 1) end, { 4, 3 }) end),
   f_normalize = f64(function() return act_inplace(function(x) return F.normalize(x) end) end),
-  f_normalize_p1_dim0 = f64(function() return act_inplace(function(x) return F.normalize(x, { p = 1.0, dim = 1 }) end) end),
-  f_normalize_eps = f64(function() return act_inplace(function(x) return F.normalize(x * 1e-3, { eps = 0.01 }) end) end),
+  f_normalize_p1_dim0 = f64(function()
+    return act_inplace(function(x) return F.normalize(x, { p = 1.0, dim = 1 }) end)
+  end),
+  f_normalize_eps = f64(function()
+    return act_inplace(function(x) return F.normalize(x * 1e-3, { eps = 0.01 }) end)
+  end),
   f_prelu = f64(function()
     return act_inplace(function(x) return F.prelu(x, torch.tensor({ 0.1, 0.2, 0.3, 0.4 }, { dtype = D })) end,
       { 2, 4, 2 })
@@ -268,7 +275,9 @@ local more = {
   alpha_dropout_train = f64(train_mod(function() return nn.AlphaDropout(0.2) end, { 4, 6 })),
   feature_alpha_dropout_train = f64(train_mod(function() return nn.FeatureAlphaDropout(0.4) end, { 3, 4, 2 })),
   f_dropout2d_inplace = f64(function()
-    return seeded(9, function() return act_inplace(function(x) return F.dropout2d(x, 0.5, true, true) end, { 2, 4, 3 }) end)
+    return seeded(9, function()
+      return act_inplace(function(x) return F.dropout2d(x, 0.5, true, true) end, { 2, 4, 3 })
+    end)
   end),
   f_alpha_dropout_default_eval = f64(function() return act_inplace(function(x) return F.alpha_dropout(x, 0.5) end) end),
   f_feature_alpha_dropout_train = f64(function()
@@ -276,9 +285,13 @@ local more = {
       return act_inplace(function(x) return F.feature_alpha_dropout(x, 0.5, true) end, { 3, 4, 2 })
     end)
   end),
-  gumbel_softmax = f64(function() return seeded(5, function() return act_inplace(function(x) return F.gumbel_softmax(x) end) end) end),
+  gumbel_softmax = f64(function()
+    return seeded(5, function() return act_inplace(function(x) return F.gumbel_softmax(x) end) end)
+  end),
   gumbel_softmax_tau_dim = f64(function()
-    return seeded(6, function() return act_inplace(function(x) return F.gumbel_softmax(x, { tau = 0.5, dim = 1 }) end) end)
+    return seeded(6, function()
+      return act_inplace(function(x) return F.gumbel_softmax(x, { tau = 0.5, dim = 1 }) end)
+    end)
   end),
   gumbel_softmax_hard = f64(function()
     return seeded(8, function() return act_inplace(function(x) return F.gumbel_softmax(x, { hard = true }) end) end)
@@ -317,7 +330,9 @@ local more = {
     return keys(nn.AdaptiveLogSoftmaxWithLoss(8, 10, { 4, 8 }, { head_bias = true }):state_dict())
   end,
   init_asm = function()
-    return init_of(function() return nn.AdaptiveLogSoftmaxWithLoss(8, 10, { 3, 6 }, { div_value = 2.0, head_bias = true }) end)
+    return init_of(function()
+      return nn.AdaptiveLogSoftmaxWithLoss(8, 10, { 3, 6 }, { div_value = 2.0, head_bias = true })
+    end)
   end,
   init_prelu = function() return init_of(function() return nn.PReLU(2, 0.3) end) end,
 
@@ -342,7 +357,9 @@ local more = {
   error_soft_margin_size = { function() return F.soft_margin_loss(randn(3), randn(4)) end, expect = H.dims_1based },
   error_asm_cutoffs = function() return nn.AdaptiveLogSoftmaxWithLoss(8, 10, { 4, 4 }) end,
   error_asm_cutoffs_range = function() return nn.AdaptiveLogSoftmaxWithLoss(8, 10, { 4, 10 }) end,
-  error_asm_batch = function() return nn.AdaptiveLogSoftmaxWithLoss(8, 10, { 4 })(randn(3, 8), torch.tensor({ 2, 3 })) end,
+  error_asm_batch = function()
+    return nn.AdaptiveLogSoftmaxWithLoss(8, 10, { 4 })(randn(3, 8), torch.tensor({ 2, 3 }))
+  end,
   error_asm_target_range = {
     function() return nn.AdaptiveLogSoftmaxWithLoss(8, 10, { 4 })(randn(2, 8), torch.tensor({ 2, 11 })) end,
     expect = function() return "Target values should be in [1, 10], but values in range [2, 11] were found. " end },
@@ -351,10 +368,12 @@ local more = {
       torch.tensor({ 2, 2, 2 }), { blank = 6 })
   end,
   error_ctc_input_lengths = function()
-    return F.ctc_loss(randn(6, 3, 5):log_softmax(3), torch.full({ 3, 2 }, 2), torch.tensor({ 6, 6 }), torch.tensor({ 2, 2, 2 }))
+    return F.ctc_loss(randn(6, 3, 5):log_softmax(3), torch.full({ 3, 2 }, 2), torch.tensor({ 6, 6 }),
+      torch.tensor({ 2, 2, 2 }))
   end,
   error_ctc_target_lengths = function()
-    return F.ctc_loss(randn(6, 3, 5):log_softmax(3), torch.full({ 3, 2 }, 2), torch.tensor({ 6, 6, 6 }), torch.tensor({ 2, 2 }))
+    return F.ctc_loss(randn(6, 3, 5):log_softmax(3), torch.full({ 3, 2 }, 2), torch.tensor({ 6, 6, 6 }),
+      torch.tensor({ 2, 2 }))
   end,
   error_ctc_input_too_long = function()
     return F.ctc_loss(randn(6, 3, 5):log_softmax(3), torch.full({ 3, 2 }, 2), { 7, 6, 6 }, { 2, 2, 2 })
@@ -366,7 +385,8 @@ local more = {
     return F.ctc_loss(randn(6, 3, 5):log_softmax(3), torch.full({ 5 }, 2), { 6, 6, 6 }, { 3, 2, 2 })
   end, expect = H.dims_1based },
   error_ctc_reduction = function()
-    return F.ctc_loss(randn(6, 3, 5):log_softmax(3), torch.full({ 3, 2 }, 2), { 6, 6, 6 }, { 2, 2, 2 }, { reduction = "foo" })
+    return F.ctc_loss(randn(6, 3, 5):log_softmax(3), torch.full({ 3, 2 }, 2), { 6, 6, 6 }, { 2, 2, 2 },
+      { reduction = "foo" })
   end,
   error_cosine_embedding_target = function()
     return F.cosine_embedding_loss(randn(3, 2), randn(3, 2), torch.ones(3, 1))
@@ -381,21 +401,27 @@ for _, r in ipairs { "mean", "sum", "none" } do
     t.reduction = r
     return t
   end
-  cases["loss_margin_ranking_" .. r] = f64(function() return three(function() return nn.MarginRankingLoss(0.3, R) end) end)
+  cases["loss_margin_ranking_" .. r] = f64(function()
+    return three(function() return nn.MarginRankingLoss(0.3, R) end)
+  end)
   cases["loss_cosine_embedding_" .. r] = f64(function()
     return three(function() return nn.CosineEmbeddingLoss(0.2, R) end, { 6, 3 }, SIGNS)
   end)
   cases["loss_hinge_embedding_" .. r] = f64(function()
     return two(function() return nn.HingeEmbeddingLoss(0.8, R) end, nil, signs())
   end)
-  cases["loss_soft_margin_" .. r] = f64(function() return two(function() return nn.SoftMarginLoss(R) end, nil, signs()) end)
+  cases["loss_soft_margin_" .. r] = f64(function()
+    return two(function() return nn.SoftMarginLoss(R) end, nil, signs())
+  end)
   cases["loss_multilabel_margin_" .. r] = f64(function()
     return two(function() return nn.MultiLabelMarginLoss(R) end, nil, ML_TARGET)
   end)
   cases["loss_multilabel_soft_margin_" .. r] = f64(function()
     return two(function() return nn.MultiLabelSoftMarginLoss(with { weight = W4 }) end, nil, ML_SOFT)
   end)
-  cases["loss_multi_margin_" .. r] = f64(function() return two(function() return nn.MultiMarginLoss(R) end, nil, MC_TARGET) end)
+  cases["loss_multi_margin_" .. r] = f64(function()
+    return two(function() return nn.MultiMarginLoss(R) end, nil, MC_TARGET)
+  end)
   cases["loss_multi_margin_p2_weight_" .. r] = f64(function()
     return two(function() return nn.MultiMarginLoss(2, 0.7, W4, R) end, nil, MC_TARGET)
   end)
@@ -440,13 +466,17 @@ local rest = {
     return two(function() return function(x, t) return F.hinge_embedding_loss(x, t, 1.0, true, false) end end, nil,
       signs())
   end),
-  loss_multi_margin_1d = f64(function() return two(function() return nn.MultiMarginLoss() end, { 4 }, torch.tensor(3)) end),
+  loss_multi_margin_1d = f64(function()
+    return two(function() return nn.MultiMarginLoss() end, { 4 }, torch.tensor(3))
+  end),
   loss_multilabel_margin_1d = f64(function()
     return two(function() return nn.MultiLabelMarginLoss() end, { 4 }, torch.tensor({ 3, 1, 0, 4 }))
   end),
   loss_ctc_log_softmax = f64(function() return ctc_case({ via_log_softmax = true }) end),
   loss_ctc_blank = f64(function() return ctc_case({ blank = 4, via_log_softmax = true }) end),
-  loss_ctc_zero_length = f64(function() return ctc_case({ reduction = "sum", lengths = torch.tensor({ 3, 0, 1 }) }) end),
+  loss_ctc_zero_length = f64(function()
+    return ctc_case({ reduction = "sum", lengths = torch.tensor({ 3, 0, 1 }) })
+  end),
   loss_ctc_zero_infinity = f64(function()
     return ctc_case({ zero_infinity = true, targets = torch.tensor({ { 1, 1, 1 }, { 3, 1, 0 }, { 4, 4, 2 } }),
       lengths = torch.tensor({ 3, 2, 3 }) })
@@ -456,7 +486,8 @@ local rest = {
   end),
   loss_ctc_unbatched = f64(function() return ctc_case({ reduction = "none", unbatched = true }) end),
   torch_ctc_loss = f64(function()
-    return torch.ctc_loss(wave({ 4, 2, 3 }, 0.37):log_softmax(3), torch.tensor({ { 2, 3 }, { 3, 3 } }), { 4, 4 }, { 2, 2 })
+    return torch.ctc_loss(wave({ 4, 2, 3 }, 0.37):log_softmax(3), torch.tensor({ { 2, 3 }, { 3, 3 } }), { 4, 4 },
+      { 2, 2 })
   end),
   f_cosine_similarity = f64(function()
     return three(function() return function(a, b) return F.cosine_similarity(a, b) end end, { 3, 4 })

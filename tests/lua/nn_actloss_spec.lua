@@ -23,9 +23,11 @@ describe("activations", function()
 
   it("refuse unknown names with Python's words", function()
     local x = torch.randn(3, 4)
-    assert.has_error(function() F.softmin(x, { dim = 1, dtpye = D }) end, "softmin() got an unexpected keyword argument 'dtpye'")
+    assert.has_error(function() F.softmin(x, { dim = 1, dtpye = D }) end,
+      "softmin() got an unexpected keyword argument 'dtpye'")
     assert.has_error(function() F.celu(x, { alhpa = 1 }) end, "celu() got an unexpected keyword argument 'alhpa'")
-    assert.has_error(function() nn.Hardshrink({ lambda = 1 }) end, "__init__() got an unexpected keyword argument 'lambda'")
+    assert.has_error(function() nn.Hardshrink({ lambda = 1 }) end,
+      "__init__() got an unexpected keyword argument 'lambda'")
     assert.has_error(function() F.dropout2d(x, { pp = 0.1 }) end, "dropout2d() got an unexpected keyword argument 'pp'")
   end)
 

@@ -236,7 +236,9 @@ return function(torch, nn)
     if type(p) ~= "number" then
       error(("'<' not supported between instances of '%s' and 'float'"):format(args.py_type(p)), level + 1)
     end
-    if p < 0 or p > 1 then error(("dropout probability has to be between 0 and 1, but got %s"):format(py(p)), level + 1) end
+    if p < 0 or p > 1 then
+      error(("dropout probability has to be between 0 and 1, but got %s"):format(py(p)), level + 1)
+    end
   end
   local function feature(input, p, training, inplace)
     if inplace then return torch.feature_dropout_(input, p, training) end
@@ -346,7 +348,9 @@ return function(torch, nn)
     function(self) return ("lower=%s, upper=%s"):format(py(self.lower), py(self.upper)) .. inplace_suffix(self) end)
   module("Threshold", { "threshold", "value", "inplace" }, { inplace = false },
     function(self, x) return F.threshold(x, self.threshold, self.value, self.inplace) end,
-    function(self) return ("threshold=%s, value=%s"):format(py(self.threshold), py(self.value)) .. inplace_suffix(self) end,
+    function(self)
+      return ("threshold=%s, value=%s"):format(py(self.threshold), py(self.value)) .. inplace_suffix(self)
+    end,
     function(o)
       if o.threshold == nil or o.value == nil then
         local missing = {}

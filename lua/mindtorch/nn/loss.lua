@@ -314,7 +314,9 @@ return function(torch, nn)
   F.ctc_loss = function(log_probs, targets, input_lengths, target_lengths, ...)
     local o = args.parse_at(2, "ctc_loss", { "blank", "reduction", "zero_infinity" },
       { blank = 1, reduction = "mean", zero_infinity = false }, ...)
-    if ENUM[o.reduction] == nil then error(("%s is not a valid value for reduction"):format(tostring(o.reduction)), 2) end
+    if ENUM[o.reduction] == nil then
+      error(("%s is not a valid value for reduction"):format(tostring(o.reduction)), 2)
+    end
     return ctc(log_probs, targets, input_lengths, target_lengths, o.blank, ENUM[o.reduction], o.zero_infinity)
   end
   -- torch.ctc_loss: ATen's form, reduction as its int enum (left out: 0, none, as 1.13's binding)
@@ -400,7 +402,8 @@ return function(torch, nn)
     end)
   loss("NLLLoss2d", { "weight", "size_average", "ignore_index", "reduce", "reduction" }, { ignore_index = -100 },
     function(self, input, target)
-      return F.nll_loss(input, target, { weight = w(self), ignore_index = self.ignore_index, reduction = self.reduction })
+      return F.nll_loss(input, target, { weight = w(self), ignore_index = self.ignore_index,
+        reduction = self.reduction })
     end, function() warn("NLLLoss2d has been deprecated. Please use NLLLoss instead as a drop-in replacement and see "
       .. "https://pytorch.org/docs/master/nn.html#torch.nn.NLLLoss for more details.") end)
   loss("CTCLoss", { "blank", "reduction", "zero_infinity" }, { blank = 1, zero_infinity = false },
@@ -440,7 +443,9 @@ return function(torch, nn)
       for i = 1, #cutoffs do
         local c = cutoffs[i]
         list[i] = c
-        if math.type(c) ~= "integer" or c <= 0 or c > n_classes - 1 or (i > 1 and c <= cutoffs[i - 1]) then ok = false end
+        if math.type(c) ~= "integer" or c <= 0 or c > n_classes - 1 or (i > 1 and c <= cutoffs[i - 1]) then
+          ok = false
+        end
       end
     end
     if not ok then
