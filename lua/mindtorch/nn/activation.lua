@@ -27,9 +27,10 @@ return function(torch, nn)
       return fn(input, table.unpack(vals, 1, #names))
     end
   end
-  local function number_arg(fname, name, v)
+  local function number_arg(fname, name, v, up)
     if type(v) ~= "number" then
-      error(("%s(): argument '%s' must be Number, not %s"):format(fname, name, args.py_type(v)), 3)
+      error(("%s(): argument '%s' must be Number, not %s"):format(fname, name, torch.is_tensor(v) and "Tensor"
+        or args.py_type(v)), 3 + (up or 0))
     end
   end
 
@@ -75,6 +76,7 @@ return function(torch, nn)
     return torch.where(t:le(0), g * neg, g), nil, nil
   end
   local function celu(x, alpha, inplace)
+    number_arg("celu", "alpha", alpha)
     if alpha == 0 then error("ZeroDivisionError: alpha cannot be 0 for CELU", 4) end
     if not inplace then return CeluBackward.apply(x, alpha, false) end
     if not torch.is_grad_enabled() or not x.requires_grad then return torch.celu_(x, alpha) end
@@ -88,6 +90,8 @@ return function(torch, nn)
   end)
   F.selu_ = function(x) return torch.selu_(x) end
   local function check_rrelu(lower, upper)
+    number_arg("rrelu", "lower", lower, 1)
+    number_arg("rrelu", "upper", upper, 1)
     if lower > upper then error("Lower bound should be less than or equal to the upper bound", 4) end
   end
   F.rrelu = parsed("rrelu", { "lower", "upper", "training", "inplace" },
@@ -151,6 +155,10 @@ return function(torch, nn)
   F.softsign = function(x) return x / (x:abs() + 1) end
   F.tanhshrink = function(x) return x - x:tanh() end
   F.glu = parsed("glu", { "dim" }, { dim = -1 }, function(x, dim)
+    if math.type(dim) ~= "integer" then
+      error(("glu(): argument 'dim' (position 2) must be int, not %s"):format(torch.is_tensor(dim) and "Tensor"
+        or args.py_type(dim)), 3)
+    end
     if x:dim() == 0 then error("glu does not support scalars because halving size must be even", 3) end
     local d = dim < 0 and dim + x:dim() + 1 or dim
     if d < 1 or d > x:dim() then
