@@ -6,6 +6,8 @@ require("mindtorch.nn.module")(torch, nn)
 require("mindtorch.nn.functional")(torch, nn)
 require("mindtorch.nn.weight_init")(torch, nn)
 require("mindtorch.nn.layers")(torch, nn)
+require("mindtorch.nn.activation")(torch, nn)
+require("mindtorch.nn.loss")(torch, nn)
 require("mindtorch.nn.normalization")(torch, nn)
 require("mindtorch.nn.conv")(torch, nn)
 require("mindtorch.nn.recurrent")(torch, nn)
@@ -27,6 +29,14 @@ local two = { "input", "target" }
 local special = { Bilinear = { "input1", "input2" }, MultiheadAttention = { "query", "key", "value" },
   TransformerEncoderLayer = { "src" }, TransformerEncoder = { "src" },
   TransformerDecoderLayer = { "tgt", "memory" }, TransformerDecoder = { "tgt", "memory" }, Transformer = { "src", "tgt" } }
+-- loss.lua's modules of more than (input, target); CTCLoss's lengths may be lists
+local three_inputs = { "input1", "input2", "target" }
+local triplet = { "anchor", "positive", "negative" }
+for name, inputs in pairs { MarginRankingLoss = three_inputs, CosineEmbeddingLoss = three_inputs,
+  TripletMarginLoss = triplet, TripletMarginWithDistanceLoss = triplet, GaussianNLLLoss = { "input", "target", "var" },
+  CTCLoss = { "log_probs", "targets" }, CosineSimilarity = { "x1", "x2" }, PairwiseDistance = { "x1", "x2" } } do
+  special[name] = inputs
+end
 for name, cls in pairs(nn) do
   if class.name(cls) == "nn." .. name and not any_input[name] then
     cls._tensor_inputs = special[name] or (name:match("Loss$") and two) or { "input" }
@@ -41,8 +51,16 @@ local function_tensors = { linear = { "input", "weight" }, bilinear = { "input1"
   batch_norm = { "input", "?running_mean", "?running_var" } }
 local keyword_ok = { multi_head_attention_forward = true } -- takes its tensors by name too
 for _, loss in ipairs { "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
-  "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div" } do
+  "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "hinge_embedding_loss", "soft_margin_loss",
+  "multilabel_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "poisson_nll_loss" } do
   function_tensors[loss] = { "input", "target" }
+end
+for name, tensors in pairs { margin_ranking_loss = { "input1", "input2", "target" }, prelu = { "input", "weight" },
+  cosine_embedding_loss = { "input1", "input2", "target" }, triplet_margin_loss = { "anchor", "positive", "negative" },
+  triplet_margin_with_distance_loss = { "anchor", "positive", "negative" }, gumbel_softmax = { "logits" },
+  gaussian_nll_loss = { "input", "target", "var" }, ctc_loss = { "log_probs", "targets" },
+  cosine_similarity = { "x1", "x2" }, pairwise_distance = { "x1", "x2" } } do
+  function_tensors[name] = tensors
 end
 -- the common case (tensors where tensors go) costs one is_tensor test per argument: functional
 -- calls are on every model's hot path

@@ -174,9 +174,9 @@ return function(torch, nn)
   activation("Hardtanh", { { "min_val", -1.0 }, { "max_val", 1.0 }, { "inplace", false } },
     function(self, x) return F.hardtanh(x, self.min_val, self.max_val, self.inplace) end,
     function(self) return ("min_val=%s, max_val=%s"):format(py(self.min_val), py(self.max_val)) .. (self.inplace and ", inplace=True" or "") end)
-  activation("Softmax", { { "dim", nil } }, function(self, x) return x:softmax(self.dim) end,
+  activation("Softmax", { { "dim", nil } }, function(self, x) return F.softmax(x, self.dim) end,
     function(self) return "dim=" .. py(self.dim) end)
-  activation("LogSoftmax", { { "dim", nil } }, function(self, x) return x:log_softmax(self.dim) end,
+  activation("LogSoftmax", { { "dim", nil } }, function(self, x) return F.log_softmax(x, self.dim) end,
     function(self) return "dim=" .. py(self.dim) end)
 
   -- ---- containers -----------------------------------------------------------------------------------------

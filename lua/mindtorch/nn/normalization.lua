@@ -70,7 +70,14 @@ return function(torch, nn)
     return out
   end
 
-  function F.group_norm(input, num_groups, weight, bias, eps)
+  local group_norm_names = { "num_groups", "weight", "bias", "eps" }
+  function F.group_norm(input, ...)
+    local num_groups, weight, bias, eps = ...
+    if args.is_options(select(select("#", ...), ...)) then -- by name: group_norm(x, {num_groups = 2})
+      local o = args.parse_at(2, "group_norm", group_norm_names, nil, ...)
+      num_groups, weight, bias, eps = o.num_groups, o.weight, o.bias, o.eps
+      if num_groups == nil then error("group_norm() missing 1 required positional argument: 'num_groups'", 2) end
+    end
     eps = eps or 1e-5
     local n, c = input.shape[1], input.shape[2]
     if math.type(num_groups) ~= "integer" then
