@@ -70,3 +70,17 @@ describe("nn containers", function()
     assert.are.equal("ModuleDict()", tostring(d))
   end)
 end)
+
+describe("nn containers as Lua lists", function()
+  it("ipairs walks a Sequential or a ModuleList and stops at the end", function()
+    local s = nn.Sequential(nn.ReLU(), nn.Tanh(), nn.ELU())
+    local seen = {}
+    for i, m in ipairs(s) do seen[i] = m:_get_name() end
+    assert.are.same({ "ReLU", "Tanh", "ELU" }, seen)
+    assert.is_nil(s[#s + 1])
+    assert.has_error(function() return s[#s + 2] end, "index 5 is out of range")
+    local n = 0
+    for _ in ipairs(nn.ModuleList({ nn.ReLU(), nn.Tanh() })) do n = n + 1 end
+    assert.are.equal(2, n)
+  end)
+end)

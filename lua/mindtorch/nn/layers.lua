@@ -200,6 +200,7 @@ return function(torch, nn)
   Sequential.__index = function(self, k)
     if math.type(k) == "integer" then
       local n = #self._modules.order
+      if k == n + 1 then return nil end -- the end of a Lua list: ipairs(seq) stops here
       if k < 0 then k = n + k + 1 end
       if k < 1 or k > n then error(("index %d is out of range"):format(k), 2) end
       return self._modules.items[self._modules.order[k]]
