@@ -59,6 +59,9 @@ return function(torch, nn)
 
   function F.flatten(input, start_dim, end_dim) return input:flatten(start_dim or 1, end_dim or -1) end
 
+  -- conv_tbc(input (time, batch, in), weight (kernel, in, out), bias (out), pad = 0)
+  function F.conv_tbc(input, weight, bias, pad) return torch.conv_tbc(input, weight, bias, pad or 0) end
+
   function F.one_hot(t, num_classes)
     num_classes = num_classes or t:max():item()
     local out = torch.zeros(table.unpack(t.shape), num_classes, { dtype = torch.int64 })
