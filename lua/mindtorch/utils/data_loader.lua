@@ -74,6 +74,7 @@ return function(torch, data, Dataset, IterableDataset)
   -- get_worker_info(): nil in the main process
   local worker_info = nil
   function data.get_worker_info() return worker_info end
+  function data._set_worker_info(info) worker_info = info end
 
   -- ---- DataLoader ----------------------------------------------------------------------------
   local DataLoader = class.class("utils.data.DataLoader")
@@ -198,69 +199,75 @@ return function(torch, data, Dataset, IterableDataset)
     return b
   end
 
+  -- the batch values of one task: a list of indices (batching) or one index (batch_size = false)
+  function DataLoader:_produce(task)
+    if self.batch_sampler ~= nil then
+      local batch, fast, tuple_sample = self:_fetch(task)
+      if fast then return table.unpack(batch) end
+      if self.collate_fn then return batch end
+      -- a tuple sample's collated fields come as several values
+      return unpack_batch(batch, tuple_sample)
+    end
+    local collate = self.collate_fn or data.default_convert
+    local v = table.pack(self.dataset:get(task))
+    local b = collate(sample_of(v.n, table.unpack(v, 1, v.n)))
+    return unpack_batch(b, v.n > 1 and self.collate_fn == nil)
+  end
+
+  -- the iterator of batch values over an IterableDataset (each worker runs its own)
+  function DataLoader:_iterable_iter()
+    local collate = self.collate_fn or (self._auto_collation and data.default_collate or data.default_convert)
+    -- whether the dataset's samples are tuples (several values): their batch comes unpacked
+    local tuple = false
+    local it = self.dataset:iter()
+    local done = false
+    local function next_sample()
+      if done then return nil end
+      local v = table.pack(it())
+      if v[1] == nil then
+        done = true
+        return nil
+      end
+      if v.n > 1 then tuple = true end
+      return sample_of(v.n, table.unpack(v, 1, v.n))
+    end
+    if self.batch_size == false then
+      return function()
+        local s = next_sample()
+        if s == nil then return nil end
+        return unpack_batch(collate(s), tuple and self.collate_fn == nil)
+      end
+    end
+    return function()
+      local samples = {}
+      for k = 1, self.batch_size do
+        local s = next_sample()
+        if s == nil then break end
+        samples[k] = s
+      end
+      if #samples == 0 or (self.drop_last and #samples < self.batch_size) then return nil end
+      return unpack_batch(collate(samples), tuple and self.collate_fn == nil)
+    end
+  end
+
+  -- loader() / loader:iter(): the iterator of one epoch. With workers it also returns a closing
+  -- value, so that leaving a for loop early (break, an error) ends the workers at once.
   function DataLoader:iter()
     -- PyTorch's iterator draws its base seed (for workers) first, from the loader's generator
     local base = torch.empty({}, { dtype = torch.int64 })
     if self.generator then base:random_({ generator = self.generator }) else base:random_() end
     self._base_seed = base:item()
-    local ds = self.dataset
-    local collate = self.collate_fn or (self._auto_collation and data.default_collate or data.default_convert)
-    -- whether the dataset's samples are tuples (several values): their batch comes unpacked
-    local tuple = false
-    if self.iterable then
-      local it = ds:iter()
-      local done = false
-      local function next_sample()
-        local v = table.pack(it())
-        if v[1] == nil then return nil end
-        if v.n > 1 then tuple = true end
-        return sample_of(v.n, table.unpack(v, 1, v.n))
-      end
-      if self.batch_size == false then
-        return function()
-          local s = next_sample()
-          if s == nil then return nil end
-          return unpack_batch(collate(s), tuple)
-        end
-      end
-      return function()
-        if done then return nil end
-        local samples = {}
-        for k = 1, self.batch_size do
-          local s = next_sample()
-          if s == nil then
-            done = true
-            break
-          end
-          samples[k] = s
-        end
-        if #samples == 0 or (self.drop_last and #samples < self.batch_size) then return nil end
-        return unpack_batch(collate(samples), tuple and self.collate_fn == nil)
-      end
-    end
-    if self.batch_sampler ~= nil then
-      local it = data._iterate(self.batch_sampler)
-      -- a subclass's len() bounds the epoch (as the loader always did)
-      local nb, b = self:len(), 0
-      return function()
-        b = b + 1
-        if b > nb then return nil end
-        local idx = it()
-        if idx == nil then return nil end
-        local batch, fast, tuple_sample = self:_fetch(idx)
-        if fast then return table.unpack(batch) end
-        if self.collate_fn then return batch end
-        -- a tuple sample's collated fields come as several values
-        return unpack_batch(batch, tuple_sample)
-      end
-    end
-    local it = data._iterate(self.sampler)
+    if self.num_workers > 0 then return require("mindtorch.utils.data_worker")(torch, data).iter(self) end
+    if self.iterable then return self:_iterable_iter() end
+    local it = data._iterate(self.batch_sampler or self.sampler)
+    -- a subclass's len() bounds the epoch (as the loader always did)
+    local nb, b = self:len(), 0
     return function()
-      local i = it()
-      if i == nil then return nil end
-      local v = table.pack(ds:get(i))
-      local b = collate(sample_of(v.n, table.unpack(v, 1, v.n)))
-      return unpack_batch(b, v.n > 1 and self.collate_fn == nil)
+      b = b + 1
+      if b > nb then return nil end
+      local task = it()
+      if task == nil then return nil end
+      return self:_produce(task)
     end
   end
   DataLoader.__call = function(self) return self:iter() end
