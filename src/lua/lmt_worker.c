@@ -4,15 +4,18 @@
  * serialization format of torch.save); nothing read is ever executed. */
 #include "lmt.h"
 
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +51,9 @@ static int proc_pipe(lua_State *L) {
     if (pipe(fds) != 0) return push_errno(L, "pipe");
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+#ifdef F_SETPIPE_SZ
+    fcntl(fds[1], F_SETPIPE_SZ, 1 << 20); /* best effort: a batch in one go, fewer switches */
+#endif
     lua_pushinteger(L, fds[0]);
     lua_pushinteger(L, fds[1]);
     return 2;

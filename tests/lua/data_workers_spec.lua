@@ -59,6 +59,11 @@ describe("DataLoader workers", function()
     assert.are.equal(20, #b)
     assert.are.same({ 64, 1, 28, 28 }, b[1][1].shape)
     same_batches(a, b)
+    -- without a transform: the dataset's whole-batch path, in the workers too
+    fm.transform = nil
+    a, b = run(0), run(2)
+    assert.are.equal(20, #b)
+    same_batches(a, b)
     assert.are.same({}, children())
   end)
 

@@ -159,7 +159,7 @@ return function(torch, data)
       end
       local turn = 0
       return function()
-        if closed then return nil end
+        if closed or not closer then return nil end -- (the closer lives as long as the iterator)
         for _ = 1, nw do
           turn = turn % nw + 1
           local w = workers[turn]
@@ -192,7 +192,7 @@ return function(torch, data)
     end
     for _ = 1, nw * prefetch do send_next() end
     return function()
-      if closed then return nil end
+      if closed or not closer then return nil end -- (the closer lives as long as the iterator)
       if got >= sent then
         shutdown()
         return nil
