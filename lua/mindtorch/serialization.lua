@@ -212,6 +212,19 @@ return function(torch)
     corrupt(path, "unknown tag " .. ("%q"):format(tag))
   end
 
+  -- torch._encode_value(v) / torch._decode_value(s, what): the format above without the file
+  -- (DataLoader workers send batches with it); decoding checks every size against s
+  function torch._encode_value(v)
+    local out = {}
+    encode(v, out, {}, 0)
+    return table.concat(out)
+  end
+  function torch._decode_value(s, what)
+    local v, pos = decode(s, 1, what, 0)
+    if pos ~= #s + 1 then corrupt(what, "trailing bytes") end
+    return v
+  end
+
   -- torch.load(path): what torch.save wrote (tensors on the CPU)
   function torch.load(path)
     if type(path) ~= "string" then error("torch.load(path): path must be a string, got " .. type(path), 2) end

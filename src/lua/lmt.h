@@ -91,7 +91,8 @@ void lmt_open_generator(lua_State *L); /* torch.Generator, manual_seed, ... */
 void lmt_open_index(lua_State *L);     /* torch._index_view (x[{...}] without tensors) */
 /* torch._autograd: backward, grad, hooks, modes; graph nodes */
 void lmt_open_autograd(lua_State *L);
-void lmt_open_io(lua_State *L); /* torch.frombuffer; the file helpers (_gunzip, _crc32 ...) */
+void lmt_open_io(lua_State *L);     /* torch.frombuffer; the file helpers (_gunzip, _crc32 ...) */
+void lmt_open_worker(lua_State *L); /* torch._proc: fork, pipes, waitpid for DataLoader workers */
 /* Keep freed small blocks of the state's allocator for reuse (lmt_alloc.c). */
 void lmt_install_alloc_cache(lua_State *L);
 

@@ -31,6 +31,7 @@ MT_API int mt_lua_open(lua_State *L) {
     lmt_open_index(L);
     lmt_open_autograd(L);
     lmt_open_io(L);
+    lmt_open_worker(L);
     lmt_open_ops(L);
     lua_pushstring(L, MT_VERSION);
     lua_setfield(L, -2, "__version__");

@@ -80,95 +80,70 @@ function data.random_split(dataset, lengths, opts)
   return out
 end
 
--- ---- collation ------------------------------------------------------------------------------------------
--- default_collate(samples): tensors stacked, numbers made tensors, tables collated by key
-function data.default_collate(samples)
-  local first = samples[1]
-  if torch.is_tensor(first) then return torch.stack(samples) end
-  if type(first) == "number" then return torch.tensor(samples) end
-  if type(first) == "table" then
-    local out = {}
-    for k in pairs(first) do
-      local column = {}
-      for i, s in ipairs(samples) do column[i] = s[k] end
-      out[k] = data.default_collate(column)
-    end
-    return out
-  end
-  return samples
-end
+-- IterableDataset: a subclass defines iter(), an iterator function giving samples
+local IterableDataset = Dataset:subclass("utils.data.IterableDataset")
+function IterableDataset:iter() error("IterableDataset:iter() is not implemented for " .. getmetatable(self).__name, 2) end
+IterableDataset.__call = function(self) return self:iter() end
+data.IterableDataset = IterableDataset
 
--- ---- DataLoader ---------------------------------------------------------------------------------------------
--- DataLoader(dataset, {batch_size=1, shuffle=false, generator=, drop_last=false, collate_fn=})
--- for x, y in loader() do ... end   (each batch's fields as several values)
-local DataLoader = class.class("utils.data.DataLoader")
-data.DataLoader = DataLoader
-local loader_options = { batch_size = "any", shuffle = "bool", generator = "any", drop_last = "bool",
-  collate_fn = "callable" }
-function DataLoader:__init(dataset, opts)
-  opts = args.options("DataLoader", opts, loader_options, nil, 3)
-  self.dataset = dataset
-  self.batch_size = opts.batch_size == nil and 1 or opts.batch_size
-  self.shuffle = opts.shuffle or false
-  self.generator = opts.generator
-  self.drop_last = opts.drop_last or false
-  self.collate_fn = opts.collate_fn
-  if self.batch_size ~= false and (math.type(self.batch_size) ~= "integer" or self.batch_size <= 0) then
-    error(("batch_size should be a positive integer value, but got batch_size=%s"):format(tostring(self.batch_size)), 3)
-  end
-end
-
-function DataLoader:len()
-  local n = self.dataset:len()
-  if self.drop_last then return n // self.batch_size end
-  return (n + self.batch_size - 1) // self.batch_size
-end
-DataLoader.__len = function(self) return self:len() end
-
--- the sample order of one epoch (1-based)
-function DataLoader:_order()
-  local n = self.dataset:len()
-  -- PyTorch's iterator draws its base seed (for workers) first, from the loader's generator
-  local base = torch.empty({}, { dtype = torch.int64 })
-  if self.generator then base:random_({ generator = self.generator }) else base:random_() end
-  if not self.shuffle then return torch.arange(1, n + 1) end
-  local gen = self.generator
-  if gen == nil then -- RandomSampler's seeding from the global generator
-    local seed = torch.empty({}, { dtype = torch.int64 }):random_():item()
-    gen = torch.Generator():manual_seed(seed)
-  end
-  return torch.randperm(n, { generator = gen }) -- 1-based, as every index in mindtorch
-end
-
-function DataLoader:iter()
-  local order = self:_order()
-  local n, bs, b = order:numel(), self.batch_size, 0
-  local nb = self:len()
+-- ChainDataset(datasets): the iterable datasets one after the other
+local ChainDataset = IterableDataset:subclass("utils.data.ChainDataset")
+function ChainDataset:__init(datasets) self.datasets = datasets end
+function ChainDataset:iter()
+  local k, it = 0, nil
   return function()
-    b = b + 1
-    if b > nb then return nil end
-    local from = (b - 1) * bs + 1
-    local count = math.min(bs, n - from + 1)
-    local index = order:narrow(1, from, count)
-    local batch
-    if self.collate_fn == nil and self.dataset.get_batch then batch = self.dataset:get_batch(index) end
-    if batch == nil then
-      local samples = {}
-      for k, i in ipairs(index:tolist()) do samples[k] = table.pack(self.dataset:get(i)) end
-      local collate = self.collate_fn or data.default_collate
-      if self.collate_fn then return collate(samples) end
-      local cols = {}
-      for f = 1, samples[1].n do
-        local column = {}
-        for k, s in ipairs(samples) do column[k] = s[f] end
-        cols[f] = collate(column)
+    while true do
+      if it then
+        local v = table.pack(it())
+        if v[1] ~= nil then return table.unpack(v, 1, v.n) end
       end
-      batch = cols
+      k = k + 1
+      local d = self.datasets[k]
+      if d == nil then return nil end
+      if not IterableDataset:isinstance(d) then error("ChainDataset only supports IterableDataset", 2) end
+      it = d:iter()
     end
-    return table.unpack(batch)
   end
 end
-DataLoader.__call = function(self) return self:iter() end
+function ChainDataset:len()
+  local n = 0
+  for _, d in ipairs(self.datasets) do n = n + d:len() end
+  return n
+end
+data.ChainDataset = ChainDataset
+
+-- ConcatDataset(datasets): sample i of the concatenation (negative i counts from the end)
+local ConcatDataset = Dataset:subclass("utils.data.ConcatDataset")
+function ConcatDataset:__init(datasets)
+  self.datasets = {}
+  for k, d in ipairs(datasets) do self.datasets[k] = d end
+  if #self.datasets == 0 then error("datasets should not be an empty iterable", 3) end
+  self.cumulative_sizes = {}
+  local s = 0
+  for k, d in ipairs(self.datasets) do
+    if IterableDataset:isinstance(d) then error("ConcatDataset does not support IterableDataset", 3) end
+    s = s + d:len()
+    self.cumulative_sizes[k] = s
+  end
+end
+function ConcatDataset:len() return self.cumulative_sizes[#self.cumulative_sizes] end
+function ConcatDataset:get(i)
+  local n = self:len()
+  if i < 0 then
+    if -i > n then error("absolute value of index should not exceed dataset length", 2) end
+    i = n + i + 1
+  end
+  if math.type(i) ~= "integer" or i < 1 or i > n then
+    error(("index %s is out of range for a dataset of size %d"):format(tostring(i), n), 2)
+  end
+  local k = 1
+  while self.cumulative_sizes[k] < i do k = k + 1 end
+  return self.datasets[k]:get(i - (self.cumulative_sizes[k - 1] or 0))
+end
+data.ConcatDataset = ConcatDataset
+
+require("mindtorch.utils.data_sampler")(torch, data)
+require("mindtorch.utils.data_loader")(torch, data, Dataset, IterableDataset)
 
 data.datasets = require("mindtorch.utils.datasets")(torch, data)
 return data
