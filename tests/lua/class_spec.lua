@@ -115,7 +115,8 @@ describe("subclasses of nn modules", function()
     for k in pairs(m:state_dict()) do keys[#keys + 1] = k end
     table.sort(keys)
     assert.are.same({ "0.bias", "0.weight", "2.bias", "2.weight" }, keys)
-    fails_with(function() return m[4] end, "index 4 is out of range")
+    assert.is_nil(m[4]) -- the end of the list, as ipairs reads it
+    fails_with(function() return m[5] end, "index 5 is out of range")
     assert.is_true(torch.isinstance(m, nn.Sequential))
   end)
 
