@@ -40,6 +40,15 @@ local MODULES = {
   mha = { function() return nn.MultiheadAttention(8, 2, { kdim = 3, vdim = 5 }) end,
     { x(4, 2, 8), x(5, 2, 3), x(5, 2, 5) } },
   transformer = { function() return nn.Transformer(8, 2, 1, 2, 16) end, { x(4, 2, 8), x(3, 2, 8, { f = 0.53 }) } },
+  conv3d = { function() return nn.Conv3d(2, 3, 2, { padding = 1 }) end, { x(1, 2, 3, 3, 3) } },
+  conv_transpose3d = { function() return nn.ConvTranspose3d(2, 3, 2, { stride = 2 }) end, { x(1, 2, 2, 2, 2) } },
+  max_pool3d = { function() return nn.MaxPool3d(2, { stride = 1, padding = 1 }) end, { x(1, 2, 3, 3, 3) } },
+  batch_norm3d = { function() return nn.BatchNorm3d(2) end, { x(2, 2, 2, 2, 2) } },
+  instance_norm1d = { function() return nn.InstanceNorm1d(3, { affine = true, track_running_stats = true }) end,
+    { x(2, 3, 5) } },
+  instance_norm2d_unbatched = { function() return nn.InstanceNorm2d(2, { affine = true }) end, { x(2, 3, 4) } },
+  instance_norm3d = { function() return nn.InstanceNorm3d(2) end, { x(2, 2, 2, 3, 2) } },
+  prelu = { function() return nn.PReLU(3) end, { x(2, 3, 4) } },
   sequential = { function()
     return nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.Flatten(), nn.Linear(8, 3))
   end, { x(2, 1, 4, 4) } },

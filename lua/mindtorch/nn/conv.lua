@@ -1,5 +1,5 @@
--- conv.lua: convolution and pooling layers (Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d,
--- MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d) and their nn.functional forms, over the C
+-- conv.lua: convolution and pooling layers (Conv1d/2d/3d, ConvTranspose1d/2d/3d,
+-- MaxPool1d/2d/3d, AvgPool1d/2d, AdaptiveAvgPool1d/2d) and their nn.functional forms, over the C
 -- ops of src/ops/nn.lua. Arguments come positionally, as PyTorch's, or in an options table.
 return function(torch, nn)
   local Module, F, init, py = nn.Module, nn.functional, nn.init, nn._py
@@ -64,6 +64,7 @@ return function(torch, nn)
   end
   F.conv1d = conv_fn("conv1d", 1)
   F.conv2d = conv_fn("conv2d", 2)
+  F.conv3d = conv_fn("conv3d", 3)
 
   local tconv_names = { "bias", "stride", "padding", "output_padding", "groups", "dilation" }
   local function tconv_fn(op)
@@ -74,6 +75,7 @@ return function(torch, nn)
   end
   F.conv_transpose1d = tconv_fn("conv_transpose1d")
   F.conv_transpose2d = tconv_fn("conv_transpose2d")
+  F.conv_transpose3d = tconv_fn("conv_transpose3d")
 
   -- ---- functional: pooling -----------------------------------------------------------------------
   local max_names = { "stride", "padding", "dilation", "ceil_mode", "return_indices" }
@@ -95,6 +97,12 @@ return function(torch, nn)
   end
   F.max_pool1d = max_pool(1)
   F.max_pool2d = max_pool(2)
+  -- 3-D: values only (indices of a 3-D max pooling are not there yet)
+  F.max_pool3d = function(input, kernel_size, ...)
+    local a = named(2, "max_pool3d", max_names, ...)
+    if a[5] then error("max_pool3d: return_indices = true is not supported yet", 2) end
+    return torch.max_pool3d(input, kernel_size, a[1] or {}, a[2] or 0, a[3] or 1, a[4] or false)
+  end
   for nsp = 1, 2 do
     local pool = F["max_pool" .. nsp .. "d"]
     F["max_pool" .. nsp .. "d_with_indices"] = function(input, k, ...)
@@ -258,6 +266,8 @@ return function(torch, nn)
   conv_class("Conv2d", 2, false)
   conv_class("ConvTranspose1d", 1, true)
   conv_class("ConvTranspose2d", 2, true)
+  conv_class("Conv3d", 3, false)
+  conv_class("ConvTranspose3d", 3, true)
 
   -- ---- pooling modules ---------------------------------------------------------------------------
   local function max_pool_class(name, nsp)
@@ -282,6 +292,7 @@ return function(torch, nn)
   end
   max_pool_class("MaxPool1d", 1)
   max_pool_class("MaxPool2d", 2)
+  max_pool_class("MaxPool3d", 3)
 
   local function avg_pool_class(name, nsp)
     local cls = Module:subclass("nn." .. name)

@@ -287,4 +287,58 @@ return function(torch, nn)
   end
   batch_norm_class("BatchNorm1d", { [2] = true, [3] = true, text = "2D or 3D" })
   batch_norm_class("BatchNorm2d", { [4] = true, text = "4D" })
+  batch_norm_class("BatchNorm3d", { [5] = true, text = "5D" })
+
+  -- F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats = true,
+  -- momentum = 0.1, eps = 1e-5), positionally or by name
+  local in_names = { "running_mean", "running_var", "weight", "bias", "use_input_stats", "momentum", "eps" }
+  function F.instance_norm(input, ...)
+    local o = args.parse_at(2, "instance_norm", in_names, { use_input_stats = true, momentum = 0.1, eps = 1e-5 }, ...)
+    return torch.instance_norm(input, o.weight, o.bias, o.running_mean, o.running_var, o.use_input_stats, o.momentum,
+      o.eps, false)
+  end
+
+  -- InstanceNorm1d/2d/3d(num_features, eps = 1e-5, momentum = 0.1, affine = false,
+  -- track_running_stats = false): unbatched input (one dim fewer) is taken as a batch of one
+  local function instance_norm_class(name, nsp)
+    local cls = Module:subclass("nn." .. name)
+    function cls:__init(num_features, ...)
+      local opts = options({ "eps", "momentum", "affine", "track_running_stats", "device", "dtype" }, ...)
+      args.require(name .. ".__init__", { num_features = num_features }, { "num_features" })
+      args.int("num_features", num_features)
+      Module.__init(self)
+      self.num_features, self.eps = num_features, opts.eps or 1e-5
+      self.momentum = opts.momentum == nil and 0.1 or opts.momentum
+      self.affine, self.track_running_stats = opts.affine or false, opts.track_running_stats or false
+      local new = nn._new_tensor
+      if self.affine then
+        self.weight = nn.Parameter(new(torch.ones, { num_features }, opts))
+        self.bias = nn.Parameter(new(torch.zeros, { num_features }, opts))
+      end
+      if self.track_running_stats then
+        self:register_buffer("running_mean", new(torch.zeros, { num_features }, opts))
+        self:register_buffer("running_var", new(torch.ones, { num_features }, opts))
+        self:register_buffer("num_batches_tracked", new(torch.zeros, {}, { dtype = torch.int64, device = opts.device }))
+      end
+    end
+    function cls:forward(x)
+      if x:dim() ~= nsp + 1 and x:dim() ~= nsp + 2 then
+        error(("expected %dD or %dD input (got %dD input)"):format(nsp + 1, nsp + 2, x:dim()), 2)
+      end
+      local unbatched = x:dim() == nsp + 1
+      if unbatched then x = x:unsqueeze(1) end
+      local out = F.instance_norm(x, self.running_mean or nil, self.running_var or nil, self.weight or nil,
+        self.bias or nil, self.training or not self.track_running_stats, self.momentum, self.eps)
+      if unbatched then out = out:squeeze(1) end
+      return out
+    end
+    function cls:extra_repr()
+      return ("%d, eps=%s, momentum=%s, affine=%s, track_running_stats=%s"):format(self.num_features, py(self.eps),
+        py(self.momentum), py(self.affine), py(self.track_running_stats))
+    end
+    nn[name] = cls
+  end
+  instance_norm_class("InstanceNorm1d", 1)
+  instance_norm_class("InstanceNorm2d", 2)
+  instance_norm_class("InstanceNorm3d", 3)
 end
