@@ -338,6 +338,34 @@ H.run("nn", {
   sgd_nesterov = { function()
     return trajectory(function(p) return optim.SGD(p, { lr = 0.05, momentum = 0.9, nesterov = true, maximize = true }) end)
   end, tol = tol },
+  adamax = { function() return trajectory(function(p) return optim.Adamax(p, { lr = 0.05 }) end) end, tol = tol },
+  adamax_wd_max = { function()
+    return trajectory(function(p)
+      return optim.Adamax(p, { lr = 0.05, betas = { 0.8, 0.9 }, weight_decay = 0.1, maximize = true })
+    end)
+  end, tol = tol },
+  nadam = { function() return trajectory(function(p) return optim.NAdam(p, { lr = 0.05 }) end) end, tol = tol },
+  nadam_wd = { function()
+    return trajectory(function(p) return optim.NAdam(p, { lr = 0.05, weight_decay = 0.1, momentum_decay = 0.01 }) end)
+  end, tol = tol },
+  radam = { function() return trajectory(function(p) return optim.RAdam(p, { lr = 0.05 }) end) end, tol = tol },
+  radam_wd = { function()
+    return trajectory(function(p) return optim.RAdam(p, { lr = 0.05, betas = { 0.5, 0.7 }, weight_decay = 0.1 }) end)
+  end, tol = tol },
+  rprop = { function() return trajectory(function(p) return optim.Rprop(p, { lr = 0.05 }) end) end, tol = tol },
+  rprop_max = { function()
+    return trajectory(function(p)
+      return optim.Rprop(p, { lr = 0.02, etas = { 0.3, 1.5 }, step_sizes = { 1e-3, 0.1 }, maximize = true })
+    end)
+  end, tol = tol },
+  asgd = { function() return trajectory(function(p) return optim.ASGD(p, { lr = 0.05, t0 = 5 }) end) end, tol = tol },
+  asgd_wd = { function()
+    return trajectory(function(p) return optim.ASGD(p, { lr = 0.05, lambd = 0.01, alpha = 0.5, weight_decay = 0.1 }) end)
+  end, tol = tol },
+  error_rprop_etas = function()
+    return optim.Rprop({ torch.zeros(1, { requires_grad = true }) }, { etas = { 1.5, 1.2 } })
+  end,
+  error_nadam_lr = function() return optim.NAdam({ torch.zeros(1, { requires_grad = true }) }, { lr = -1.0 }) end,
   adam = { function() return trajectory(function(p) return optim.Adam(p, { lr = 0.05 }) end) end, tol = tol },
   adam_amsgrad = { function()
     return trajectory(function(p) return optim.Adam(p, { lr = 0.05, betas = { 0.8, 0.99 }, amsgrad = true, weight_decay = 0.1 }) end)
@@ -363,6 +391,27 @@ H.run("nn", {
     return trajectory(function(p) return optim.SGD(p, { lr = 0.1 }) end,
       function(o) return optim.lr_scheduler.LambdaLR(o, function(e) return 1 / (1 + e) end) end)
   end, tol = tol },
+  multiplicative_lr = { function()
+    return trajectory(function(p) return optim.SGD(p, { lr = 0.1 }) end,
+      function(o) return optim.lr_scheduler.MultiplicativeLR(o, function(e) return 0.9 + 0.01 * e end) end)
+  end, tol = tol },
+  constant_lr = { function()
+    return trajectory(function(p) return optim.SGD(p, { lr = 0.1 }) end,
+      function(o) return optim.lr_scheduler.ConstantLR(o, { factor = 0.25, total_iters = 6 }) end)
+  end, tol = tol },
+  linear_lr = { function()
+    return trajectory(function(p) return optim.Adam(p, { lr = 0.1 }) end, function(o)
+      return optim.lr_scheduler.LinearLR(o, { start_factor = 0.2, end_factor = 0.9, total_iters = 8 })
+    end)
+  end, tol = tol },
+  polynomial_lr = { function()
+    return trajectory(function(p) return optim.SGD(p, { lr = 0.1 }) end,
+      function(o) return optim.lr_scheduler.PolynomialLR(o, { total_iters = 12, power = 2.0 }) end)
+  end, tol = tol },
+  error_constant_lr_factor = function()
+    return optim.lr_scheduler.ConstantLR(optim.SGD({ torch.zeros(1, { requires_grad = true }) }, { lr = 0.1 }),
+      { factor = 1.5 })
+  end,
   rmsprop = { function()
     return trajectory(function(p) return optim.RMSprop(p, { lr = 0.01, momentum = 0.5, centered = true, weight_decay = 0.1 }) end)
   end, tol = tol },

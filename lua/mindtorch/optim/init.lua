@@ -401,5 +401,9 @@ function Adadelta:_update(g)
 end
 optim.Adadelta = Adadelta
 
+-- what optim/more.lua's optimizers share with these
+optim._shared = { check_nonneg = check_nonneg, adam_check = adam_check, state_for = state_for, grads_of = grads_of }
+require("mindtorch.optim.more")(torch, optim)
+
 optim.lr_scheduler = require("mindtorch.optim.lr_scheduler")(torch, optim)
 return optim

@@ -323,5 +323,72 @@ return function(torch, optim)
   end
   function Plateau:get_last_lr() return { table.unpack(self._last_lr) } end
 
+  -- ---- the chainable multiplicative schedulers (each step scales the group's current lr) ----
+  local function factor(name, v, words)
+    number(name, v)
+    if v > 1.0 or v < 0 then error(words .. " multiplicative factor expected to be between 0 and 1.", 4) end
+    return v
+  end
+
+  -- MultiplicativeLR(optimizer, lr_lambda): lr times lr_lambda(epoch) at each step
+  local MultiplicativeLR = scheduler_class("MultiplicativeLR", { "lr_lambda" }, nil, function(s, o)
+    local f, n = o.lr_lambda, #s.optimizer.param_groups
+    if type(f) == "table" and getmetatable(f) == nil then
+      if #f ~= n then error(("Expected %d lr_lambdas, but got %d"):format(n, #f), 3) end
+    elseif type(f) ~= "function" and not (getmetatable(f) and getmetatable(f).__call) then
+      error(("'%s' object is not callable"):format(py_type(f)), 3)
+    end
+    s.lr_lambdas = f
+  end)
+  function MultiplicativeLR:get_lr()
+    return each(self, function(g, _, i)
+      if self.last_epoch <= 0 then return g.lr end
+      local f = type(self.lr_lambdas) == "table" and getmetatable(self.lr_lambdas) == nil and self.lr_lambdas[i]
+        or self.lr_lambdas
+      return g.lr * f(self.last_epoch)
+    end)
+  end
+
+  -- ConstantLR(optimizer, factor = 1/3, total_iters = 5): lr times factor until total_iters
+  local ConstantLR = scheduler_class("ConstantLR", { "factor", "total_iters" }, { factor = 1.0 / 3, total_iters = 5 },
+    function(s, o)
+      s.factor, s.total_iters = factor("factor", o.factor, "Constant"), o.total_iters
+    end)
+  function ConstantLR:get_lr()
+    return each(self, function(g)
+      if self.last_epoch == 0 then return g.lr * self.factor end
+      if self.last_epoch ~= self.total_iters then return g.lr end
+      return g.lr * (1.0 / self.factor)
+    end)
+  end
+
+  -- LinearLR(optimizer, start_factor = 1/3, end_factor = 1, total_iters = 5): the factor moves
+  -- linearly from start_factor to end_factor over total_iters steps
+  local LinearLR = scheduler_class("LinearLR", { "start_factor", "end_factor", "total_iters" },
+    { start_factor = 1.0 / 3, end_factor = 1.0, total_iters = 5 }, function(s, o)
+      s.start_factor = factor("start_factor", o.start_factor, "Starting")
+      s.end_factor = factor("end_factor", o.end_factor, "Ending")
+      s.total_iters = o.total_iters
+    end)
+  function LinearLR:get_lr()
+    local a, b, n, e = self.start_factor, self.end_factor, self.total_iters, self.last_epoch
+    return each(self, function(g)
+      if e == 0 then return g.lr * a end
+      if e > n then return g.lr end
+      return g.lr * (1.0 + (b - a) / (n * a + (e - 1) * (b - a)))
+    end)
+  end
+
+  -- PolynomialLR(optimizer, total_iters = 5, power = 1): lr decays as (1 - t / total_iters)^power
+  local PolynomialLR = scheduler_class("PolynomialLR", { "total_iters", "power" }, { total_iters = 5, power = 1.0 },
+    function(s, o) s.total_iters, s.power = o.total_iters, number("power", o.power) end)
+  function PolynomialLR:get_lr()
+    local e, n = self.last_epoch, self.total_iters
+    return each(self, function(g)
+      if e == 0 or e > n then return g.lr end
+      return g.lr * ((1.0 - e / n) / (1.0 - (e - 1) / n)) ^ self.power
+    end)
+  end
+
   return S
 end

@@ -331,11 +331,36 @@ CASES = {
                                     torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=7, eta_min=0.01)),
     "lambda_lr": lambda: trajectory(lambda p: torch.optim.SGD(p, lr=0.1),
                                     sched=lambda o: torch.optim.lr_scheduler.LambdaLR(o, lambda e: 1 / (1 + e))),
+    "multiplicative_lr": lambda: trajectory(lambda p: torch.optim.SGD(p, lr=0.1), sched=lambda o:
+                                            torch.optim.lr_scheduler.MultiplicativeLR(o, lambda e: 0.9 + 0.01 * e)),
+    "constant_lr": lambda: trajectory(lambda p: torch.optim.SGD(p, lr=0.1), sched=lambda o:
+                                      torch.optim.lr_scheduler.ConstantLR(o, factor=0.25, total_iters=6)),
+    "linear_lr": lambda: trajectory(lambda p: torch.optim.Adam(p, lr=0.1), sched=lambda o:
+                                    torch.optim.lr_scheduler.LinearLR(o, start_factor=0.2, end_factor=0.9,
+                                                                      total_iters=8)),
+    "polynomial_lr": lambda: trajectory(lambda p: torch.optim.SGD(p, lr=0.1), sched=lambda o:
+                                        torch.optim.lr_scheduler.PolynomialLR(o, total_iters=12, power=2.0)),
+    "error_constant_lr_factor": lambda: torch.optim.lr_scheduler.ConstantLR(
+        torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1), factor=1.5),
     "rmsprop": lambda: trajectory(lambda p: torch.optim.RMSprop(p, lr=0.01, momentum=0.5, centered=True,
                                                                  weight_decay=0.1)),
     "rmsprop_plain": lambda: trajectory(lambda p: torch.optim.RMSprop(p, lr=0.01)),
     "adagrad": lambda: trajectory(lambda p: torch.optim.Adagrad(p, lr=0.1, lr_decay=0.01,
                                                                  initial_accumulator_value=0.1)),
+    "adamax": lambda: trajectory(lambda p: torch.optim.Adamax(p, lr=0.05)),
+    "adamax_wd_max": lambda: trajectory(lambda p: torch.optim.Adamax(p, lr=0.05, betas=(0.8, 0.9), weight_decay=0.1,
+                                                                        maximize=True)),
+    "nadam": lambda: trajectory(lambda p: torch.optim.NAdam(p, lr=0.05)),
+    "nadam_wd": lambda: trajectory(lambda p: torch.optim.NAdam(p, lr=0.05, weight_decay=0.1, momentum_decay=0.01)),
+    "radam": lambda: trajectory(lambda p: torch.optim.RAdam(p, lr=0.05)),
+    "radam_wd": lambda: trajectory(lambda p: torch.optim.RAdam(p, lr=0.05, betas=(0.5, 0.7), weight_decay=0.1)),
+    "rprop": lambda: trajectory(lambda p: torch.optim.Rprop(p, lr=0.05)),
+    "rprop_max": lambda: trajectory(lambda p: torch.optim.Rprop(p, lr=0.02, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1),
+                                                                    maximize=True)),
+    "asgd": lambda: trajectory(lambda p: torch.optim.ASGD(p, lr=0.05, t0=5)),
+    "asgd_wd": lambda: trajectory(lambda p: torch.optim.ASGD(p, lr=0.05, lambd=0.01, alpha=0.5, weight_decay=0.1)),
+    "error_rprop_etas": lambda: torch.optim.Rprop([torch.zeros(1, requires_grad=True)], etas=(1.5, 1.2)),
+    "error_nadam_lr": lambda: torch.optim.NAdam([torch.zeros(1, requires_grad=True)], lr=-1.0),
     "adadelta": lambda: trajectory(lambda p: torch.optim.Adadelta(p, lr=0.5, rho=0.8, weight_decay=0.01)),
     "one_cycle_sgd": lambda: trajectory(lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9), sched=lambda o:
                                         torch.optim.lr_scheduler.OneCycleLR(o, max_lr=0.2, total_steps=25)),
