@@ -352,7 +352,7 @@ return function(torch, optim)
   -- ConstantLR(optimizer, factor = 1/3, total_iters = 5): lr times factor until total_iters
   local ConstantLR = scheduler_class("ConstantLR", { "factor", "total_iters" }, { factor = 1.0 / 3, total_iters = 5 },
     function(s, o)
-      s.factor, s.total_iters = factor("factor", o.factor, "Constant"), o.total_iters
+      s.factor, s.total_iters = factor("factor", o.factor, "Constant"), number("total_iters", o.total_iters)
     end)
   function ConstantLR:get_lr()
     return each(self, function(g)
@@ -368,7 +368,7 @@ return function(torch, optim)
     { start_factor = 1.0 / 3, end_factor = 1.0, total_iters = 5 }, function(s, o)
       s.start_factor = factor("start_factor", o.start_factor, "Starting")
       s.end_factor = factor("end_factor", o.end_factor, "Ending")
-      s.total_iters = o.total_iters
+      s.total_iters = number("total_iters", o.total_iters)
     end)
   function LinearLR:get_lr()
     local a, b, n, e = self.start_factor, self.end_factor, self.total_iters, self.last_epoch
@@ -381,7 +381,7 @@ return function(torch, optim)
 
   -- PolynomialLR(optimizer, total_iters = 5, power = 1): lr decays as (1 - t / total_iters)^power
   local PolynomialLR = scheduler_class("PolynomialLR", { "total_iters", "power" }, { total_iters = 5, power = 1.0 },
-    function(s, o) s.total_iters, s.power = o.total_iters, number("power", o.power) end)
+    function(s, o) s.total_iters, s.power = number("total_iters", o.total_iters), number("power", o.power) end)
   function PolynomialLR:get_lr()
     local e, n = self.last_epoch, self.total_iters
     return each(self, function(g)
