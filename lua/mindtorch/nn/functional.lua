@@ -158,7 +158,9 @@ return function(torch, nn)
     local ok, picked = pcall(input.gather, input, cdim, safe:unsqueeze(cdim))
     if not ok then
       local bad = torch.logical_or(safe:lt(1), safe:gt(C))
-      if bad:any():item() then error(("Target %d is out of bounds."):format(safe:masked_select(bad)[1]:item()), 0) end
+      if bad:any():item() then
+        error(("Target %s is out of bounds."):format(tostring(safe:masked_select(bad)[1]:item())), 0)
+      end
       error(picked, 0)
     end
     picked = -picked:squeeze(cdim)
