@@ -57,19 +57,32 @@ static int traceback(lua_State *L) {
  * As lua5.4 does: while a chunk runs, SIGINT's handler sets a hook on the running state, and
  * the hook (called by Lua at its next instruction, where raising an error is safe) raises
  * "interrupted!". A C function already running (a long tensor op) finishes first. In a script
- * a second Ctrl-C before the hook runs ends the process (SIGINT's default action, as lua5.4);
- * the interactive shell keeps its handler, so Ctrl-C never ends it. */
+ * a second Ctrl-C before the hook runs ends the process (SIGINT's default action, as lua5.4).
+ * The interactive shell keeps its handler, so Ctrl-C does not end it; only when Ctrl-C has
+ * gone unanswered UNANSWERED_LIMIT times (a long C call, a loop inside a coroutine: the hook
+ * is on the main thread) does the next one end luamt, after a warning. */
 static lua_State *running_L;
-static bool keep_handler; /* the interactive shell: every Ctrl-C interrupts, none exits */
+static bool keep_handler; /* the interactive shell: Ctrl-C interrupts, does not exit */
+static volatile sig_atomic_t unanswered;
+enum { UNANSWERED_LIMIT = 3 };
 
 static void interrupt_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     lua_sethook(L, NULL, 0, 0);
+    unanswered = 0;
     luaL_error(L, "interrupted!");
 }
 
 static void on_sigint(int sig) {
-    if (!keep_handler) signal(sig, SIG_DFL); /* the next one ends the process */
+    if (!keep_handler) {
+        signal(sig, SIG_DFL); /* the next one ends the process */
+    } else if (lua_gethook(running_L) == interrupt_hook && ++unanswered >= UNANSWERED_LIMIT) {
+        static const char note[] = "\n(still running: C code or a coroutine does not see Ctrl-C; "
+                                   "one more Ctrl-C ends luamt)\n";
+        ssize_t w = write(STDERR_FILENO, note, sizeof note - 1);
+        (void)w;
+        signal(sig, SIG_DFL);
+    }
     lua_sethook(running_L, interrupt_hook,
                 LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT, 1);
 }
@@ -84,6 +97,7 @@ static int docall(lua_State *L, int narg, int nres) {
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &prev);
+    unanswered = 0;
     int status = lua_pcall(L, narg, nres, base);
     sigaction(SIGINT, &prev, NULL);
     /* a Ctrl-C that came as the chunk ended leaves its hook: it must not fire later */

@@ -179,6 +179,29 @@ describe("the luamt shell in a terminal", function()
     assert(ok, err)
   end)
 
+  it("warns, then ends, when Ctrl-C goes unanswered (a loop inside a coroutine)", function()
+    local s = open_session(history)
+    local ok, err = pcall(function()
+      s:type("coroutine.wrap(function() while true do end end)()")
+      s:keys("Enter")
+      os.execute("sleep 0.3")
+      for _ = 1, 4 do
+        s:keys("C-c")
+        os.execute("sleep 0.2")
+      end
+      s:wait_for("one more Ctrl-C ends luamt")
+      s:keys("C-c")
+      -- the pane closes with the process
+      local deadline = os.time() + patience
+      while select(2, sh(("tmux -L %s has-session"):format(s.socket))) == 0 and os.time() <= deadline do
+        os.execute("sleep 0.1")
+      end
+      assert.are_not.equal(0, select(2, sh(("tmux -L %s has-session"):format(s.socket))))
+    end)
+    s:close()
+    assert(ok, err)
+  end)
+
   it("drops the line or the unfinished chunk on Ctrl-C at the prompt", function()
     local s = open_session(history)
     local ok, err = pcall(function()
