@@ -121,13 +121,15 @@ function M.class(name, parent)
   else
     rawset(store, "__index", store)
   end
+  -- a class prints as PyTorch prints one: <class 'nn.Linear'>
+  local text = ("<class '%s'>"):format(name)
   setmetatable(store, { __index = parent and info[parent].store or class_methods,
-    __tostring = function() return name end })
+    __tostring = function() return text end })
   setmetatable(cls, {
     __index = store,
     __newindex = assign,
     __call = function(c, ...) return c.new(c, ...) end,
-    __tostring = function() return name end,
+    __tostring = function() return text end,
   })
   registry[name] = cls
   -- PyTorch's __init_subclass__: a class that sets up each of its subclasses

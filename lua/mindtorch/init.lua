@@ -174,13 +174,13 @@ require "mindtorch._aliases" -- absolute, multiply, greater ...: PyTorch's other
 require "mindtorch._linalg_extra" -- torch.lu, svd_lowrank, pca_lowrank, the removed solve/lstsq/matrix_rank
 require "mindtorch._queries" -- polygamma, frexp, rrelu, prelu, isin, is_nonzero, result_type, global modes
 local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils", special = "mindtorch.special",
-  linalg = "mindtorch.linalg" }
+  linalg = "mindtorch.linalg", help = "mindtorch.help" }
 
 -- torch.<dev> for an accelerator type the device registry knows (src/mt_device.c): the
 -- device module's own Lua file when it ships one (mindtorch.npu), else the shared shape
 -- (mindtorch._accelerator) over its C module (mindtorch.<dev>_backend), else a table that
--- answers is_available() = false, so that PyTorch-shaped scripts run
--- (`if torch.cuda.is_available() then`); its other functions say the backend is missing.
+-- answers as PyTorch's build without that backend (mindtorch._no_accelerator: is_available()
+-- false, so that `if torch.cuda.is_available() then` scripts run; the rest say it is missing).
 local function device_table(k)
   if k == "cpu" or k == "meta" then return nil end
   local ok, dev = pcall(torch.device, k)
@@ -191,19 +191,7 @@ local function device_table(k)
     return require "mindtorch._accelerator"(require("mindtorch." .. k .. "_backend"),
       { type = k, name = NAME, props = "_" .. NAME .. "DeviceProperties" })
   end
-  local missing = ("Torch not compiled with %s enabled"):format(NAME)
-  local M = {
-    is_available = function() return false end,
-    unavailable_reason = function() return missing end,
-    is_initialized = function() return false end,
-    device_count = function() return 0 end,
-  }
-  return setmetatable(M, {
-    __index = function(_, name)
-      if type(name) ~= "string" or name:sub(1, 2) == "__" then return nil end
-      return function() error(missing, 2) end
-    end,
-  })
+  return require("mindtorch._no_accelerator")(k)
 end
 
 setmetatable(torch, {

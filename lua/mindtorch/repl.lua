@@ -6,7 +6,10 @@
 --                          tables; opts.color adds ANSI colours (luamt sets it only when
 --                          stdout is a terminal and NO_COLOR is unset)
 --   repl.print(...)        the shell's printer for a line's results
---   repl.complete(word)    completion candidates for `word` (a.b.c, a:b, or a global)
+--   repl.complete(word, before)  completion candidates for `word` (a.b.c, a:b, or a global);
+--                          before: the chunk's text up to the word (nothing is offered when
+--                          the word is inside a string or a comment)
+--   repl.help(x)           help(x) and ?name at the prompt (lua/mindtorch/help.lua)
 local repl = {}
 
 repl.color = false
@@ -180,8 +183,51 @@ local function resolve(path)
   return v
 end
 
+-- whether the end of `code` is inside a string literal or a comment that is not closed yet
+function repl.in_string_or_comment(code)
+  local i, n = 1, #code
+  while i <= n do
+    local c = code:sub(i, i)
+    if c == "-" and code:sub(i + 1, i + 1) == "-" then
+      local eqs = code:match("^%[(=*)%[", i + 2)
+      if eqs then -- --[[ ... ]] or --[==[ ... ]==]
+        local close = code:find("]" .. eqs .. "]", i + 4 + #eqs, true)
+        if not close then return true end
+        i = close + #eqs + 2
+      else
+        local nl = code:find("\n", i + 2, true)
+        if not nl then return true end
+        i = nl + 1
+      end
+    elseif c == "[" and code:match("^%[=*%[", i) then
+      local eqs = code:match("^%[(=*)%[", i)
+      local close = code:find("]" .. eqs .. "]", i + 2 + #eqs, true)
+      if not close then return true end
+      i = close + #eqs + 2
+    elseif c == '"' or c == "'" then
+      local j = i + 1
+      while true do
+        local d = code:sub(j, j)
+        if d == "" then return true end
+        if d == "\\" then
+          j = j + 2
+        elseif d == c or d == "\n" then -- an unescaped newline ends it (a syntax error Lua reports)
+          break
+        else
+          j = j + 1
+        end
+      end
+      i = j + 1
+    else
+      i = i + 1
+    end
+  end
+  return false
+end
+
 -- candidates for the word under the cursor: full words, sorted
-function repl.complete(word)
+function repl.complete(word, before)
+  if before and repl.in_string_or_comment(before) then return {} end
   local base, sep, partial = word:match("^(.*)([%.:])([%w_]*)$")
   local names, prefix = {}, ""
   if base then
@@ -208,5 +254,8 @@ function repl.complete(word)
   if #out == 1 and type(resolve(out[1])) == "function" then out[1] = out[1] .. "(" end
   return out
 end
+
+-- help(x), ?name: lua/mindtorch/help.lua, loaded on first use
+function repl.help(...) return require("mindtorch.help").show(...) end
 
 return repl

@@ -171,8 +171,38 @@ static int make_alias(lua_State *L) {
     return 1;
 }
 
+/* _op_schemas(name): the declarations of the op `name` (all its overloads, hidden ones left out)
+ * as {name, overload, schema, doc, ["function"], method} tables, in declaration order: what
+ * help() prints, the same text as doc/reference.md */
+static int op_schemas(lua_State *L) {
+    const char *name = luaL_checkstring(L, 1);
+    lua_newtable(L);
+    int n = mt_ops_count(), k = 0;
+    for (int i = 0; i < n; i++) {
+        const mt_schema *s = mt_op_get(i)->schema;
+        if ((s->flags & MT_S_HIDDEN) || strcmp(s->name, name) != 0) continue;
+        lua_createtable(L, 0, 6);
+        lua_pushstring(L, s->name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, s->overload);
+        lua_setfield(L, -2, "overload");
+        lua_pushstring(L, s->text);
+        lua_setfield(L, -2, "schema");
+        lua_pushstring(L, s->doc ? s->doc : "");
+        lua_setfield(L, -2, "doc");
+        lua_pushboolean(L, (s->flags & MT_S_FUNCTION) != 0);
+        lua_setfield(L, -2, "function");
+        lua_pushboolean(L, (s->flags & MT_S_METHOD) != 0);
+        lua_setfield(L, -2, "method");
+        lua_rawseti(L, -2, ++k);
+    }
+    return 1;
+}
+
 void lmt_open_ops(lua_State *L) {
     /* stack: module table */
+    lua_pushcfunction(L, op_schemas);
+    lua_setfield(L, -2, "_op_schemas");
     lua_pushcfunction(L, make_operator);
     lua_setfield(L, -2, "_operator");
     lua_pushcfunction(L, make_alias);

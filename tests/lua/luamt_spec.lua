@@ -49,6 +49,32 @@ describe("luamt", function()
     assert.are.equal("tensor([0, 1, 2])\n5\n", out)
   end)
 
+  it("prints its usage for --help and -h, and takes -l name=module", function()
+    for _, opt in ipairs { "--help", "-h" } do
+      local out, status = run(luamt .. " " .. opt .. " 2>/dev/null")
+      assert.are.equal(0, status)
+      assert.truthy(out:find("^usage: [^\n]*luamt %[options%] %[script %[args%]%]\n"), out)
+      assert.truthy(out:find("-l g=mod  require library 'mod' into global 'g'", 1, true), out)
+    end
+    local out, status = run(luamt .. " -l T=mindtorch -l string -l fmt=string -e 'print(T == torch, fmt.rep(\"ab\", 2))'")
+    assert.are.equal(0, status)
+    assert.are.equal("true\tabab\n", out)
+    out, status = run(luamt .. " -l g=no.such.module -e 'print(1)'")
+    assert.are.equal(1, status)
+    assert.truthy(out:find("module 'no.such.module' not found", 1, true), out)
+  end)
+
+  it("ends a script on Ctrl-C with an \"interrupted!\" error and status 1, as lua5.4", function()
+    local s = script('io.write("started\\n") io.flush() local x = torch.zeros(4) while true do x = x + 1 end')
+    -- timeout sends SIGINT once luamt has surely started (the sanitizer build starts slower)
+    local after = os.getenv("MT_PRELOAD") and 30 or 3
+    local out, status = run(("timeout --preserve-status -s INT %d %s %s"):format(after, luamt, s))
+    os.remove(s)
+    assert.are.equal(1, status, out)
+    assert.truthy(out:find("^started\n"), out)
+    assert.truthy(out:find("interrupted!\nstack traceback:", 1, true), out)
+  end)
+
   it("rejects unknown options", function()
     local out, status = run(luamt .. " --frobnicate")
     assert.are.equal(1, status)
