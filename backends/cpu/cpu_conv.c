@@ -232,10 +232,17 @@ mt_tensor *mt_cpu_as_dense(mt_tensor *t, mt_dtype dt) {
 
 enum { BIG_TO_SMALL, SMALL_TO_BIG, WEIGHT_GRAD };
 
-static bool have_avx2(void) {
-    static int has = -1;
-    if (has < 0) has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return has;
+/* the direct routines for this CPU, or NULL */
+static const mt_conv_direct *direct_impl(void) {
+    static int which = -1;
+    if (which < 0) {
+        const char *env = getenv("MT_CONV_DIRECT"); /* "avx2", "off": for tests and benchmarks */
+        bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        which = !avx2 || (env && !strcmp(env, "off"))                                 ? 0
+                : __builtin_cpu_supports("avx512f") && !(env && !strcmp(env, "avx2")) ? 2
+                                                                                      : 1;
+    }
+    return which == 2 ? &mt_conv_direct_avx512 : which == 1 ? &mt_conv_direct_avx2 : NULL;
 }
 
 /* A small_to_big with stride 1 (a stride-1 convolution's input gradient) is the big_to_small of
@@ -269,13 +276,12 @@ static bool flipped_geom(const mt_conv_geom *g, mt_conv_geom *f) {
  * on error */
 static int try_direct(int routine, const mt_conv_geom *g, const float *a, const float *w,
                       const float *bias, float *out) {
-    if (!have_avx2()) return 0;
+    const mt_conv_direct *d = direct_impl();
+    if (!d) return 0;
     if (routine == BIG_TO_SMALL)
-        return mt_cpu_conv_direct_fits(g) ? (mt_cpu_conv_direct_f32(g, a, w, bias, out) ? -1 : 1)
-                                          : 0;
+        return mt_cpu_conv_direct_fits(g) ? (d->forward(g, a, w, bias, out) ? -1 : 1) : 0;
     if (routine == WEIGHT_GRAD) /* a: small (the output's gradient), w: big (the input) */
-        return mt_cpu_conv_direct_fits(g) ? (mt_cpu_conv_direct_weight_f32(g, a, w, out) ? -1 : 1)
-                                          : 0;
+        return mt_cpu_conv_direct_fits(g) ? (d->weight(g, a, w, out) ? -1 : 1) : 0;
     mt_conv_geom f;
     if (routine != SMALL_TO_BIG || !flipped_geom(g, &f)) return 0;
     /* wf[gi][c][o][kh - 1 - ki][kw - 1 - kj] = w[gi][o][c][ki][kj] */
@@ -288,7 +294,7 @@ static int try_direct(int routine, const mt_conv_geom *g, const float *a, const 
                 for (int64_t t = 0; t < khw; t++)
                     wf[((gi * Cbg + c) * Csg + o) * khw + khw - 1 - t] =
                         w[((gi * Csg + o) * Cbg + c) * khw + t];
-    int st = mt_cpu_conv_direct_f32(&f, a, wf, bias, out);
+    int st = d->forward(&f, a, wf, bias, out);
     free(wf);
     return st ? -1 : 1;
 }

@@ -1,18 +1,27 @@
-/* cpu_conv_direct.h: the direct float32 convolution of cpu_conv_direct_avx2.c (AVX2 + FMA). */
+/* cpu_conv_direct.h: the direct float32 convolution routines of cpu_conv_direct_impl.h, built for
+ * AVX2 + FMA and for AVX-512F (cpu_conv_direct_avx2.c, cpu_conv_direct_avx512.c). */
 #ifndef MT_CPU_CONV_DIRECT_H
 #define MT_CPU_CONV_DIRECT_H
 
 #include "nn_shapes.h"
 
-/* whether the direct routine takes this geometry (horizontal stride 1, few taps per output) */
-bool mt_cpu_conv_direct_fits(const mt_conv_geom *g);
-/* y (N, Cs, Ho, Wo) = convolution of x (N, Cb, H, W) with w (Cs, Cb / G, kh, kw), plus bias
- * (Cs) when given; all contiguous. Only on a CPU with AVX2 and FMA. */
-int mt_cpu_conv_direct_f32(const mt_conv_geom *g, const float *x, const float *w, const float *bias,
-                           float *y);
-/* gw (Cs, Cb / G, kh, kw) = the weight gradient of that convolution from its output's gradient
- * go and its input x (same routine's geometry and conditions) */
-int mt_cpu_conv_direct_weight_f32(const mt_conv_geom *g, const float *go, const float *x,
-                                  float *gw);
+/* Both take contiguous float32 data and a geometry with horizontal stride 1 (see
+ * mt_cpu_conv_direct_fits); they return 0, or -1 with the error set (out of memory). */
+typedef struct {
+    /* y (N, Cs, Ho, Wo) = convolution of x (N, Cb, H, W) with w (Cs, Cb / G, kh, kw), plus bias
+     * (Cs) when given */
+    int (*forward)(const mt_conv_geom *g, const float *x, const float *w, const float *bias,
+                   float *y);
+    /* gw (Cs, Cb / G, kh, kw) = that convolution's weight gradient from the gradient go of its
+     * output and its input x */
+    int (*weight)(const mt_conv_geom *g, const float *go, const float *x, float *gw);
+} mt_conv_direct;
+
+extern const mt_conv_direct mt_conv_direct_avx2, mt_conv_direct_avx512;
+
+/* whether the direct routines take this geometry (horizontal stride 1, few taps per output) */
+static inline bool mt_cpu_conv_direct_fits(const mt_conv_geom *g) {
+    return g->sw == 1 && g->Cb / g->G * g->kh * g->kw <= 256 && g->Wo >= 8;
+}
 
 #endif

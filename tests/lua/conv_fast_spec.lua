@@ -1,8 +1,11 @@
 -- The float32 convolution routines for small layers (direct loops, chosen by geometry) against
 -- float64 im2col + gemm results: forward with bias, input gradient (a stride-1 transposed
 -- convolution) and weight gradient, over paddings, strides, dilations, groups and narrow or odd
--- widths, with one thread and with several.
+-- widths, with one thread and with several; in this process (the routines this CPU gets) and in
+-- children that pin the AVX2 routines and the im2col path (MT_CONV_DIRECT).
 local torch = require("mindtorch")
+local run = require "tests.lua.support.run"
+local luamt = (os.getenv("BUILD") or "build") .. "/luamt"
 
 -- N, C, H, W, O, kh, kw, stride, padding, dilation, groups
 local cases = {
@@ -21,32 +24,46 @@ local function rel_err(a, b)
   return (a:double() - b):abs():max():item() / scale
 end
 
+-- plain asserts: the children run it outside busted
 local function check(c)
   local N, C, H, W, O, kh, kw, st, pd, dl, G = table.unpack(c)
   local x, w, b = torch.randn(N, C, H, W), torch.randn(O, C // G, kh, kw), torch.randn(O)
   local y = torch.conv2d(x, w, b, st, pd, dl, G)
   local y64 = torch.conv2d(x:double(), w:double(), b:double(), st, pd, dl, G)
-  assert.are.same(y64:size(), y:size())
-  assert.is_true(rel_err(y, y64) < 1e-5, "forward")
+  assert(y64:size() == y:size(), "sizes")
+  assert(rel_err(y, y64) < 1e-5, "forward")
   local g = torch.randn(y:size())
   local gw = torch.convolution_backward_weight(g, x, w:size(), st, pd, dl, false, G)
   local gw64 = torch.convolution_backward_weight(g:double(), x:double(), w:size(), st, pd, dl, false, G)
-  assert.is_true(rel_err(gw, gw64) < 1e-5, "weight gradient")
+  assert(rel_err(gw, gw64) < 1e-5, "weight gradient")
   -- the input gradient through autograd (a transposed convolution with output_padding)
   local xr, wr = x:clone():requires_grad_(), w:clone():requires_grad_()
   torch.conv2d(xr, wr, nil, st, pd, dl, G):backward(g)
   local xd, wd = x:double():requires_grad_(), w:double():requires_grad_()
   torch.conv2d(xd, wd, nil, st, pd, dl, G):backward(g:double())
-  assert.is_true(rel_err(xr.grad, xd.grad) < 1e-5, "input gradient")
-  assert.is_true(rel_err(wr.grad, wd.grad) < 1e-5, "weight gradient through autograd")
+  assert(rel_err(xr.grad, xd.grad) < 1e-5, "input gradient")
+  assert(rel_err(wr.grad, wd.grad) < 1e-5, "weight gradient through autograd")
   -- a transposed convolution forward with bias (stride 1 takes the flipped direct routine)
   if st[1] == 1 and st[2] == 1 then
     local bt = torch.randn(C)
     local wt = torch.randn(O, C // G, kh, kw)
     local t = torch.conv_transpose2d(y, wt, bt, 1, pd, 0, G, dl)
     local t64 = torch.conv_transpose2d(y:double(), wt:double(), bt:double(), 1, pd, 0, G, dl)
-    assert.is_true(rel_err(t, t64) < 1e-5, "transposed forward")
+    assert(rel_err(t, t64) < 1e-5, "transposed forward")
   end
+end
+
+-- run as a script (the children): every case, "ok" when all pass
+if ... == "run-all" then
+  for i, c in ipairs(cases) do
+    torch.manual_seed(i)
+    for _, t in ipairs({ 1, 2 }) do
+      torch.set_num_threads(t)
+      check(c)
+    end
+  end
+  print("ok")
+  return
 end
 
 describe("float32 convolution of small layers", function()
@@ -61,6 +78,14 @@ describe("float32 convolution of small layers", function()
       check(c)
       torch.set_num_threads(2)
       check(c)
+    end)
+  end
+
+  for _, variant in ipairs({ "avx2", "off" }) do
+    it("matches float64 with MT_CONV_DIRECT=" .. variant, function()
+      local out, status = run("MT_CONV_DIRECT=" .. variant .. " " .. luamt .. " tests/lua/conv_fast_spec.lua run-all")
+      assert.are.equal(0, status, out)
+      assert.are.equal("ok\n", out)
     end)
   end
 
