@@ -281,7 +281,7 @@ static int try_direct(int routine, const mt_conv_geom *g, const float *a, const 
     if (routine == BIG_TO_SMALL)
         return mt_cpu_conv_direct_fits(g) ? (d->forward(g, a, w, bias, out) ? -1 : 1) : 0;
     if (routine == WEIGHT_GRAD) /* a: small (the output's gradient), w: big (the input) */
-        return mt_cpu_conv_direct_fits(g) ? (d->weight(g, a, w, out) ? -1 : 1) : 0;
+        return mt_cpu_conv_direct_weight_fits(g) ? (d->weight(g, a, w, out) ? -1 : 1) : 0;
     mt_conv_geom f;
     if (routine != SMALL_TO_BIG || !flipped_geom(g, &f)) return 0;
     /* wf[gi][c][o][kh - 1 - ki][kw - 1 - kj] = w[gi][o][c][ki][kj] */

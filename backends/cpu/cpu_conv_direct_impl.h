@@ -33,7 +33,7 @@ static inline vmask vmask_first(int64_t n) {
 }
 #define VMASKLOAD(p, m) _mm512_maskz_loadu_ps(m, p)
 #define VMASKSTORE(p, m, v) _mm512_mask_storeu_ps(p, m, v)
-#define OB_MAX 12 /* output channels per register block */
+#define RB 2 /* output rows per register block */
 #else
 typedef __m256 vf;
 #define VLOAD(p) _mm256_loadu_ps(p)
@@ -55,9 +55,10 @@ static inline vmask vmask_first(int64_t n) {
 }
 #define VMASKLOAD(p, m) _mm256_maskload_ps(p, m)
 #define VMASKSTORE(p, m, v) _mm256_maskstore_ps(p, m, v)
-#define OB_MAX 6
+#define RB 1
 #endif
 
+#define OB_MAX 6        /* output channels per block: OB_MAX * NV * RB = 12 accumulators */
 #define BW 16           /* output columns per block */
 #define NV (BW / CD_VW) /* vectors per block */
 
@@ -71,42 +72,51 @@ typedef struct {
     int64_t buf_len, chunk; /* a buffer's floats; samples per part */
 } direct_job;
 
-/* out[o][col .. col + valid) for output channels [0, ob) from `rows` (the padded input rows of
- * channel 0 at the output row's first kernel row) */
-static inline __attribute__((always_inline)) void block(const direct_job *j, int ob,
+/* out[o][r * Wo + col .. + valid) for output channels [0, ob) and output rows [0, rb) from
+ * `rows` (the padded input rows of channel 0 at the first output row's first kernel row) */
+static inline __attribute__((always_inline)) void block(const direct_job *j, int ob, int rb,
                                                         const float *rows, const float *w,
                                                         const float *bias, float *out[OB_MAX],
                                                         int64_t col, int64_t valid) {
     const mt_conv_geom *g = j->g;
     int64_t Cbg = g->Cb / g->G, khw = g->kh * g->kw, K = Cbg * khw, plane = j->Hp * j->Wp;
-    vf acc[OB_MAX][NV];
+    int64_t rstep = g->sh * j->Wp;
+    vf acc[OB_MAX][RB][NV];
     for (int o = 0; o < OB_MAX; o++)
-        for (int v = 0; v < NV; v++)
-            if (o < ob) acc[o][v] = VSET1(bias ? bias[o] : 0.0f);
+        for (int r = 0; r < RB; r++)
+            for (int v = 0; v < NV; v++)
+                if (o < ob && r < rb) acc[o][r][v] = VSET1(bias ? bias[o] : 0.0f);
     for (int64_t c = 0; c < Cbg; c++)
         for (int64_t ki = 0; ki < g->kh; ki++) {
-            const float *r = rows + c * plane + ki * g->dh * j->Wp + col;
+            const float *in = rows + c * plane + ki * g->dh * j->Wp + col;
             const float *wk = w + c * khw + ki * g->kw;
             for (int64_t kj = 0; kj < g->kw; kj++) {
-                vf x[NV];
-                for (int v = 0; v < NV; v++) x[v] = VLOAD(r + kj * g->dw + v * CD_VW);
+                vf x[RB][NV];
+                for (int r = 0; r < RB; r++)
+                    for (int v = 0; v < NV; v++)
+                        if (r < rb) x[r][v] = VLOAD(in + r * rstep + kj * g->dw + v * CD_VW);
                 for (int o = 0; o < OB_MAX; o++)
                     if (o < ob) {
                         vf wv = VSET1(wk[o * K + kj]);
-                        for (int v = 0; v < NV; v++) acc[o][v] = VFMA(wv, x[v], acc[o][v]);
+                        for (int r = 0; r < RB; r++)
+                            for (int v = 0; v < NV; v++)
+                                if (r < rb) acc[o][r][v] = VFMA(wv, x[r][v], acc[o][r][v]);
                     }
             }
         }
-    if (valid == BW) {
-        for (int o = 0; o < OB_MAX; o++)
-            for (int v = 0; v < NV; v++)
-                if (o < ob) VSTORE(out[o] + col + v * CD_VW, acc[o][v]);
-    } else { /* the row's last columns: masked stores of the lanes inside it */
-        for (int v = 0; v < NV; v++) {
-            int64_t in = valid - v * CD_VW;
-            vmask m = vmask_first(in < 0 ? 0 : in > CD_VW ? CD_VW : in);
+    for (int r = 0; r < RB; r++) {
+        if (r >= rb) break;
+        if (valid == BW) {
             for (int o = 0; o < OB_MAX; o++)
-                if (o < ob) VMASKSTORE(out[o] + col + v * CD_VW, m, acc[o][v]);
+                for (int v = 0; v < NV; v++)
+                    if (o < ob) VSTORE(out[o] + r * g->Wo + col + v * CD_VW, acc[o][r][v]);
+        } else { /* the row's last columns: masked stores of the lanes inside it */
+            for (int v = 0; v < NV; v++) {
+                int64_t n = valid - v * CD_VW;
+                vmask m = vmask_first(n < 0 ? 0 : n > CD_VW ? CD_VW : n);
+                for (int o = 0; o < OB_MAX; o++)
+                    if (o < ob) VMASKSTORE(out[o] + r * g->Wo + col + v * CD_VW, m, acc[o][r][v]);
+            }
         }
     }
 }
@@ -125,12 +135,15 @@ static void fill_padded(const direct_job *j, float *pad, int64_t n, int64_t gi) 
 
 #define BLOCK_CASE(k)                                                                              \
     case k:                                                                                        \
-        block(j, k, rows, w, bias, out, col, valid);                                               \
+        if (rb == RB)                                                                              \
+            block(j, k, RB, rows, w, bias, out, col, valid);                                       \
+        else                                                                                       \
+            block(j, k, 1, rows, w, bias, out, col, valid);                                        \
         break;
 
-/* one output row of channels [o0, o0 + ob) of group gi of the sample whose padded channels are
- * `pad` and whose output is y */
-static void row_block(const direct_job *j, int ob, const float *pad, int64_t gi, int64_t o0,
+/* output rows [oh, oh + rb) (rb is RB or 1) of channels [o0, o0 + ob) of group gi of the sample
+ * whose padded channels are `pad` and whose output is y */
+static void row_block(const direct_job *j, int ob, int rb, const float *pad, int64_t gi, int64_t o0,
                       int64_t oh, float *y) {
     const mt_conv_geom *g = j->g;
     int64_t Cbg = g->Cb / g->G, Csg = g->Cs / g->G, K = Cbg * g->kh * g->kw, L = g->Ho * g->Wo;
@@ -141,23 +154,13 @@ static void row_block(const direct_job *j, int ob, const float *pad, int64_t gi,
     for (int o = 0; o < ob; o++) out[o] = y + (gi * Csg + o0 + o) * L + oh * g->Wo;
     for (int64_t col = 0; col < g->Wo; col += BW) {
         int64_t valid = g->Wo - col < BW ? g->Wo - col : BW;
-        switch (ob) { /* a constant block size each, so the accumulators stay in registers */
-#if OB_MAX > 6
-            BLOCK_CASE(12)
-            BLOCK_CASE(11)
-            BLOCK_CASE(10)
-            BLOCK_CASE(9)
-            BLOCK_CASE(8)
-            BLOCK_CASE(7)
-#endif
+        switch (ob) { /* constant block sizes, so the accumulators stay in registers */
             BLOCK_CASE(6)
             BLOCK_CASE(5)
             BLOCK_CASE(4)
             BLOCK_CASE(3)
             BLOCK_CASE(2)
-        default:
-            block(j, 1, rows, w, bias, out, col, valid);
-            break;
+            BLOCK_CASE(1)
         }
     }
 }
@@ -174,12 +177,14 @@ static void direct_part(void *job, int64_t n0, int64_t n1) {
             float *y = j->y + n * g->Cs * g->Ho * g->Wo;
             /* output channels in blocks of at most OB_MAX, as even as they come */
             int64_t nblk = (Csg + OB_MAX - 1) / OB_MAX;
-            for (int64_t oh = 0; oh < g->Ho; oh++)
+            for (int64_t oh = 0; oh < g->Ho; oh += RB) {
+                int rb = g->Ho - oh < RB ? 1 : RB;
                 for (int64_t b = 0, o0 = 0; b < nblk; b++) {
                     int ob = (int)((Csg - o0) / (nblk - b));
-                    row_block(j, ob, pad, gi, o0, oh, y);
+                    row_block(j, ob, rb, pad, gi, o0, oh, y);
                     o0 += ob;
                 }
+            }
         }
 }
 
