@@ -26,10 +26,11 @@ static inline bool mt_cpu_conv_direct_fits(const mt_conv_geom *g) {
     return g->sw == 1 && g->Cb / g->G * g->kh * g->kw <= 4608 && g->Wo >= 8;
 }
 
-/* whether the direct weight gradient takes it: the same, and at most 256 taps per output (past
- * that, from 64 channels of 3x3, the gemm's one long reduction is faster) */
+/* whether the direct weight gradient takes it: the same, kernels at least 3 wide, and at most 256
+ * taps per output (past that, from 64 channels of 3x3, and for 1x1 kernels, the gemm's one long
+ * reduction is faster) */
 static inline bool mt_cpu_conv_direct_weight_fits(const mt_conv_geom *g) {
-    return mt_cpu_conv_direct_fits(g) && g->Cb / g->G * g->kh * g->kw <= 256;
+    return mt_cpu_conv_direct_fits(g) && g->kw >= 3 && g->Cb / g->G * g->kh * g->kw <= 256;
 }
 
 #endif
