@@ -69,7 +69,8 @@ typedef struct {
     int64_t Hp, Wp;         /* the padded buffer's plane */
     float *gw;              /* weight gradient: one partial sum per part */
     float *bufs;            /* one padded buffer per part, zeroed */
-    int64_t buf_len, chunk; /* a buffer's floats; samples per part */
+    int64_t buf_len, chunk; /* a buffer's floats; samples (weight gradient: blocks) per part */
+    int64_t nblk;           /* weight gradient: blocks of samples, one partial sum each */
 } direct_job;
 
 /* out[o][r * Wo + col .. + valid) for output channels [0, ob) and output rows [0, rb) from
@@ -212,7 +213,7 @@ static int direct_forward(const mt_conv_geom *g, const float *x, const float *w,
     int64_t buf_len;
     float *bufs = part_buffers(g, Hp, Wp, 0, &nt, &buf_len);
     if (!bufs) return -1;
-    direct_job j = {g, x, w, bias, y, Hp, Wp, NULL, bufs, buf_len, (g->N + nt - 1) / nt};
+    direct_job j = {g, x, w, bias, y, Hp, Wp, NULL, bufs, buf_len, (g->N + nt - 1) / nt, 0};
     mt_parallel_range(g->N, nt, direct_part, &j);
     free(bufs);
     return 0;
@@ -264,57 +265,72 @@ static inline __attribute__((always_inline)) void wgrad_block(const direct_job *
             if (o < ob && t < nk) gw[o * K + t] += VHSUM(acc[o][t]);
 }
 
-static void wgrad_part(void *job, int64_t n0, int64_t n1) {
+/* blocks of samples [b0, b1), each into its own partial sum */
+static void wgrad_part(void *job, int64_t b0, int64_t b1) {
     direct_job *j = job;
     const mt_conv_geom *g = j->g;
     int64_t Cbg = g->Cb / g->G, Csg = g->Cs / g->G, plane = j->Hp * j->Wp, L = g->Ho * g->Wo;
-    int64_t khw = g->kh * g->kw, K = Cbg * khw, part = n0 / j->chunk;
-    float *pad = j->bufs + part * j->buf_len, *gw = j->gw + part * g->Cs * K;
-    for (int64_t n = n0; n < n1; n++)
-        for (int64_t gi = 0; gi < g->G; gi++) {
-            fill_padded(j, pad, n, gi);
-            for (int64_t c = 0; c < Cbg; c++)
-                for (int64_t o0 = 0; o0 < Csg; o0 += WB_O) {
-                    int ob = Csg - o0 < WB_O ? (int)(Csg - o0) : WB_O;
-                    const float *gor = j->y + (n * g->Cs + gi * Csg + o0) * L;
-                    for (int64_t ki = 0; ki < g->kh; ki++)
-                        for (int64_t kj = 0; kj < g->kw; kj += WB_K) {
-                            int nk = g->kw - kj < WB_K ? (int)(g->kw - kj) : WB_K;
-                            const float *xr = pad + c * plane + ki * g->dh * j->Wp + kj * g->dw;
-                            float *d = gw + (gi * Csg + o0) * K + c * khw + ki * g->kw + kj;
-                            if (ob == WB_O && nk == 5)
-                                wgrad_block(j, WB_O, 5, xr, gor, L, d, K);
-                            else if (ob == WB_O && nk == 3)
-                                wgrad_block(j, WB_O, 3, xr, gor, L, d, K);
-                            else if (ob == WB_O && nk == WB_K)
-                                wgrad_block(j, WB_O, WB_K, xr, gor, L, d, K);
-                            else
-                                for (int o = 0; o < ob; o++) /* the rest, one by one */
-                                    for (int t = 0; t < nk; t++)
-                                        wgrad_block(j, 1, 1, xr + t * g->dw, gor + o * L, L,
-                                                    d + o * K + t, K);
-                        }
-                }
-        }
+    int64_t khw = g->kh * g->kw, K = Cbg * khw;
+    float *pad = j->bufs + b0 / j->chunk * j->buf_len;
+    for (int64_t b = b0; b < b1; b++) {
+        float *gw = j->gw + b * g->Cs * K;
+        for (int64_t n = b * g->N / j->nblk; n < (b + 1) * g->N / j->nblk; n++)
+            for (int64_t gi = 0; gi < g->G; gi++) {
+                fill_padded(j, pad, n, gi);
+                for (int64_t c = 0; c < Cbg; c++)
+                    for (int64_t o0 = 0; o0 < Csg; o0 += WB_O) {
+                        int ob = Csg - o0 < WB_O ? (int)(Csg - o0) : WB_O;
+                        const float *gor = j->y + (n * g->Cs + gi * Csg + o0) * L;
+                        for (int64_t ki = 0; ki < g->kh; ki++)
+                            for (int64_t kj = 0; kj < g->kw; kj += WB_K) {
+                                int nk = g->kw - kj < WB_K ? (int)(g->kw - kj) : WB_K;
+                                const float *xr = pad + c * plane + ki * g->dh * j->Wp + kj * g->dw;
+                                float *d = gw + (gi * Csg + o0) * K + c * khw + ki * g->kw + kj;
+                                if (ob == WB_O && nk == 5)
+                                    wgrad_block(j, WB_O, 5, xr, gor, L, d, K);
+                                else if (ob == WB_O && nk == 3)
+                                    wgrad_block(j, WB_O, 3, xr, gor, L, d, K);
+                                else if (ob == WB_O && nk == WB_K)
+                                    wgrad_block(j, WB_O, WB_K, xr, gor, L, d, K);
+                                else
+                                    for (int o = 0; o < ob; o++) /* the rest, one by one */
+                                        for (int t = 0; t < nk; t++)
+                                            wgrad_block(j, 1, 1, xr + t * g->dw, gor + o * L, L,
+                                                        d + o * K + t, K);
+                            }
+                    }
+            }
+    }
 }
+
+/* The samples go in a fixed number of blocks whatever the thread count, each block's partial
+ * sum summed in order: the result does not depend on the threads. */
+#define WGRAD_BLOCKS 16
 
 static int direct_weight(const mt_conv_geom *g, const float *go, const float *x, float *gw) {
     int64_t Hp = g->H + 2 * g->ph, Wp = g->W + 2 * g->pw;
     int64_t need = (g->Wo + CD_VW - 1) / CD_VW * CD_VW + (g->kw - 1) * g->dw; /* a block's reach */
     if (Wp < need) Wp = need;
     int64_t gw_len = g->Cs * (g->Cb / g->G) * g->kh * g->kw, buf_len;
+    int64_t nblk = g->N < WGRAD_BLOCKS ? g->N : WGRAD_BLOCKS;
     int nt;
-    float *bufs = part_buffers(g, Hp, Wp, gw_len, &nt, &buf_len);
+    float *bufs = part_buffers(g, Hp, Wp, 0, &nt, &buf_len);
     if (!bufs) return -1;
-    float *parts = bufs + nt * buf_len;
-    direct_job j = {g,  x,     NULL, NULL,    (float *)go,         Hp,
-                    Wp, parts, bufs, buf_len, (g->N + nt - 1) / nt};
-    mt_parallel_range(g->N, nt, wgrad_part, &j);
+    if (nt > nblk) nt = (int)nblk;
+    float *parts = calloc((size_t)(nblk * gw_len), sizeof(float));
+    if (!parts) {
+        free(bufs);
+        return mt_error(MT_ERR_MEMORY, "out of memory in convolution");
+    }
+    direct_job j = {g,  x,     NULL, NULL,    (float *)go,          Hp,
+                    Wp, parts, bufs, buf_len, (nblk + nt - 1) / nt, nblk};
+    mt_parallel_range(nblk, nt, wgrad_part, &j);
     for (int64_t i = 0; i < gw_len; i++) {
         float s = 0;
-        for (int p = 0; p < nt; p++) s += parts[p * gw_len + i];
+        for (int64_t b = 0; b < nblk; b++) s += parts[b * gw_len + i];
         gw[i] = s;
     }
+    free(parts);
     free(bufs);
     return 0;
 }

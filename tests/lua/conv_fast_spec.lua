@@ -90,6 +90,25 @@ describe("float32 convolution of small layers", function()
     end)
   end
 
+  it("gives the same bits with one thread and with several", function()
+    torch.manual_seed(3)
+    local x, w = torch.randn(37, 6, 14, 14), torch.randn(16, 6, 5, 5)
+    local g = torch.randn(37, 16, 10, 10)
+    local res = {}
+    for _, t in ipairs({ 1, 2, 3 }) do
+      torch.set_num_threads(t)
+      res[t] = {
+        torch.conv2d(x, w, nil, 1, 1),
+        torch.convolution(g, w, nil, { 1 }, { 0 }, { 1 }, true, { 0, 0 }, 1),
+        torch.convolution_backward_weight(g, x, w:size(), { 1 }, { 0 }, { 1 }, false, 1),
+      }
+    end
+    for i = 1, 3 do
+      assert.is_true(torch.equal(res[1][i], res[2][i]))
+      assert.is_true(torch.equal(res[1][i], res[3][i]))
+    end
+  end)
+
   it("keeps non-finite inputs where they belong", function()
     local x = torch.ones(2, 1, 6, 12)
     x[{ 1, 1, 3, 12 }] = math.huge
