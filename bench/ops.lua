@@ -18,6 +18,13 @@ B.result("ew_add_broadcast_10M", gbps(12 * N, B.time_per_call(function() return 
 local at, bt = a:view(10000, 1000):t(), b:view(1000, 10000)
 B.result("ew_add_transposed_10M", gbps(12 * N, B.time_per_call(function() return at + bt end, 5)), "GB/s")
 
+-- out=, copies and casts, 10M float32 (bytes moved)
+local w, c, i32 = torch.empty(N), torch.empty(N), torch.empty(N, { dtype = torch.int32 })
+B.result("ew_add_10M_out", gbps(12 * N, B.time_per_call(function() return torch.add(a, b, { out = w }) end, 5)), "GB/s")
+B.result("copy_10M", gbps(8 * N, B.time_per_call(function() return c:copy_(a) end, 5)), "GB/s")
+B.result("copy_cast_f32_i32_10M", gbps(8 * N, B.time_per_call(function() return i32:copy_(b) end, 5)), "GB/s")
+B.result("clone_10M", gbps(8 * N, B.time_per_call(function() return a:clone() end, 5)), "GB/s")
+
 -- reductions over 10M float32 (bytes read)
 local r = a:view(1000, 10000)
 B.result("reduce_sum_all_10M", gbps(4 * N, B.time_per_call(function() return a:sum() end, 5)), "GB/s")

@@ -22,6 +22,12 @@ result("ew_add_broadcast_10M", gbps(12 * N, time_per_call(lambda: m + row, 5)), 
 at, bt = a.view(10000, 1000).t(), b.view(1000, 10000)
 result("ew_add_transposed_10M", gbps(12 * N, time_per_call(lambda: at + bt, 5)), "GB/s")
 
+w, c, i32 = torch.empty(N), torch.empty(N), torch.empty(N, dtype=torch.int32)
+result("ew_add_10M_out", gbps(12 * N, time_per_call(lambda: torch.add(a, b, out=w), 5)), "GB/s")
+result("copy_10M", gbps(8 * N, time_per_call(lambda: c.copy_(a), 5)), "GB/s")
+result("copy_cast_f32_i32_10M", gbps(8 * N, time_per_call(lambda: i32.copy_(b), 5)), "GB/s")
+result("clone_10M", gbps(8 * N, time_per_call(lambda: a.clone(), 5)), "GB/s")
+
 r = a.view(1000, 10000)
 result("reduce_sum_all_10M", gbps(4 * N, time_per_call(lambda: a.sum(), 5)), "GB/s")
 result("reduce_mean_all_10M", gbps(4 * N, time_per_call(lambda: a.mean(), 5)), "GB/s")

@@ -100,7 +100,9 @@ static int block_class(size_t nbytes) {
 /* ---- large blocks: a few recently freed ones kept for reuse -------------------------------------
  * A fresh large block costs a page fault per 4 KiB on first touch (the C library maps it anew),
  * which dominates ops on big tensors; loops free and allocate blocks of the same sizes, so a
- * handful kept (bounded in count and bytes, shared by all threads) serves them. */
+ * handful kept (bounded in count and bytes, shared by all threads) serves them. A block freed
+ * when the cache is full evicts the longest-kept ones, so the sizes of a program's earlier
+ * phases do not hold the cache against the sizes of its current loop. */
 #define LARGE_MIN (128u << 10)
 #define LARGE_SLOTS 16
 #define LARGE_MAX_BYTES ((size_t)256 << 20)
@@ -109,8 +111,10 @@ static struct {
     pthread_mutex_t lock;
     void *ptr[LARGE_SLOTS];
     size_t size[LARGE_SLOTS];
+    uint64_t stamp[LARGE_SLOTS]; /* when each was kept */
     size_t bytes;
-} large = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, 0};
+    uint64_t clock;
+} large = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, {0}, 0, 0};
 
 static size_t large_size(size_t nbytes) {
     return (nbytes + 4095) & ~(size_t)4095;
@@ -130,20 +134,36 @@ static void *large_take(size_t size) {
     return p;
 }
 
+/* the slot kept longest, or -1 when none is */
+static int large_oldest(void) {
+    int o = -1;
+    for (int i = 0; i < LARGE_SLOTS; i++)
+        if (large.ptr[i] && (o < 0 || large.stamp[i] < large.stamp[o])) o = i;
+    return o;
+}
+
 static bool large_keep(void *p, size_t size) {
-    bool kept = false;
+    if (size > LARGE_MAX_BYTES) return false;
+    void *evicted[LARGE_SLOTS];
+    int nev = 0, slot = -1;
     pthread_mutex_lock(&large.lock);
-    if (large.bytes + size <= LARGE_MAX_BYTES)
-        for (int i = 0; i < LARGE_SLOTS; i++)
-            if (!large.ptr[i]) {
-                large.ptr[i] = p;
-                large.size[i] = size;
-                large.bytes += size;
-                kept = true;
-                break;
-            }
+    for (;;) {
+        slot = -1;
+        for (int i = 0; i < LARGE_SLOTS && slot < 0; i++)
+            if (!large.ptr[i]) slot = i;
+        if (slot >= 0 && large.bytes + size <= LARGE_MAX_BYTES) break;
+        int o = large_oldest(); /* full (slots or bytes): the oldest goes */
+        evicted[nev++] = large.ptr[o];
+        large.bytes -= large.size[o];
+        large.ptr[o] = NULL;
+    }
+    large.ptr[slot] = p;
+    large.size[slot] = size;
+    large.stamp[slot] = ++large.clock;
+    large.bytes += size;
     pthread_mutex_unlock(&large.lock);
-    return kept;
+    for (int i = 0; i < nev; i++) free(evicted[i]); /* outside the lock */
+    return true;
 }
 
 void mt_pool_release_large(void) {

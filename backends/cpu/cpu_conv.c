@@ -7,13 +7,17 @@
  *   small_to_big  weight^T x small, columns added    transposed convolution; convolution's input
  * gradient weight_grad   small x columns of big ^T          both kinds' weight gradient Samples are
  * taken in chunks whose column buffer stays under COLS_BUDGET elements, so one gemm covers many
- * samples when the planes are small (LeNet-sized layers). */
+ * samples when the planes are small. Float32 layers with few taps per output (LeNet-sized) take
+ * the direct loops of cpu_conv_direct_avx2.c instead on CPUs with AVX2 and FMA: forward, the
+ * weight gradient, and stride-1 small_to_big as a forward with the kernel flipped. */
+#include "cpu_conv_direct.h"
 #include "cpu_kernels.h"
 #include "mt_parallel.h"
 #include "mt_ops_gen.h"
 #include "nn_shapes.h"
 
 #include <cblas.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define COLS_BUDGET ((int64_t)1 << 21)
@@ -228,6 +232,73 @@ mt_tensor *mt_cpu_as_dense(mt_tensor *t, mt_dtype dt) {
 
 enum { BIG_TO_SMALL, SMALL_TO_BIG, WEIGHT_GRAD };
 
+/* the direct routines for this CPU, or NULL */
+static const mt_conv_direct *direct_impl(void) {
+    static int which = -1;
+    if (which < 0) {
+        const char *env = getenv("MT_CONV_DIRECT"); /* "avx2", "off": for tests and benchmarks */
+        bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        which = !avx2 || (env && !strcmp(env, "off"))                                 ? 0
+                : __builtin_cpu_supports("avx512f") && !(env && !strcmp(env, "avx2")) ? 2
+                                                                                      : 1;
+    }
+    return which == 2 ? &mt_conv_direct_avx512 : which == 1 ? &mt_conv_direct_avx2 : NULL;
+}
+
+/* A small_to_big with stride 1 (a stride-1 convolution's input gradient) is the big_to_small of
+ * the other side with the kernel flipped and the channel roles swapped, padded by the kernel's
+ * reach less the padding: its geometry, when that fits (no output_padding) */
+static bool flipped_geom(const mt_conv_geom *g, mt_conv_geom *f) {
+    int64_t ph = g->dh * (g->kh - 1) - g->ph, pw = g->dw * (g->kw - 1) - g->pw;
+    if (g->sh != 1 || g->sw != 1 || ph < 0 || pw < 0 || g->H != g->Ho + ph - g->ph ||
+        g->W != g->Wo + pw - g->pw)
+        return false;
+    *f = (mt_conv_geom){.N = g->N,
+                        .Cb = g->Cs,
+                        .Cs = g->Cb,
+                        .G = g->G,
+                        .H = g->Ho,
+                        .W = g->Wo,
+                        .Ho = g->H,
+                        .Wo = g->W,
+                        .kh = g->kh,
+                        .kw = g->kw,
+                        .sh = 1,
+                        .sw = 1,
+                        .ph = ph,
+                        .pw = pw,
+                        .dh = g->dh,
+                        .dw = g->dw};
+    return mt_cpu_conv_direct_fits(f);
+}
+
+/* the direct float32 routines where they take the geometry: 1 when done, 0 when not taken, -1
+ * on error */
+static int try_direct(int routine, const mt_conv_geom *g, const float *a, const float *w,
+                      const float *bias, float *out) {
+    const mt_conv_direct *d = direct_impl();
+    if (!d) return 0;
+    if (routine == BIG_TO_SMALL)
+        return mt_cpu_conv_direct_fits(g) ? (d->forward(g, a, w, bias, out) ? -1 : 1) : 0;
+    if (routine == WEIGHT_GRAD) /* a: small (the output's gradient), w: big (the input) */
+        return mt_cpu_conv_direct_weight_fits(g) ? (d->weight(g, a, w, out) ? -1 : 1) : 0;
+    mt_conv_geom f;
+    if (routine != SMALL_TO_BIG || !flipped_geom(g, &f)) return 0;
+    /* wf[gi][c][o][kh - 1 - ki][kw - 1 - kj] = w[gi][o][c][ki][kj] */
+    int64_t Cbg = g->Cb / g->G, Csg = g->Cs / g->G, khw = g->kh * g->kw;
+    float *wf = malloc(sizeof(float) * (size_t)(g->Cs * Cbg * khw));
+    if (!wf) return mt_error(MT_ERR_MEMORY, "out of memory in convolution");
+    for (int64_t gi = 0; gi < g->G; gi++)
+        for (int64_t o = 0; o < Csg; o++)
+            for (int64_t c = 0; c < Cbg; c++)
+                for (int64_t t = 0; t < khw; t++)
+                    wf[((gi * Cbg + c) * Csg + o) * khw + khw - 1 - t] =
+                        w[((gi * Csg + o) * Cbg + c) * khw + t];
+    int st = d->forward(&f, a, wf, bias, out);
+    free(wf);
+    return st ? -1 : 1;
+}
+
 /* run one routine: `a` is the routine's first operand, `w` the weight (or the second operand
  * of WEIGHT_GRAD), `out` the result (written through a compute-dtype copy when needed) */
 static int run(int routine, const mt_conv_geom *g, mt_tensor *a, mt_tensor *w, mt_tensor *bias,
@@ -249,7 +320,10 @@ static int run(int routine, const mt_conv_geom *g, mt_tensor *a, mt_tensor *w, m
             float *sc = mt_tensor_data(scratch), *x = mt_tensor_data(ca), *y = mt_tensor_data(cw),
                   *o = mt_tensor_data(res);
             const float *bv = cb ? mt_tensor_data(cb) : NULL;
-            if (routine == BIG_TO_SMALL)
+            int d = try_direct(routine, g, x, y, bv, o);
+            if (d)
+                st = d < 0 ? -1 : 0;
+            else if (routine == BIG_TO_SMALL)
                 big_to_small_f32(g, x, y, bv, o, sc, sc + ncols);
             else if (routine == SMALL_TO_BIG)
                 small_to_big_f32(g, x, y, bv, o, sc, sc + ncols);
@@ -266,7 +340,7 @@ static int run(int routine, const mt_conv_geom *g, mt_tensor *a, mt_tensor *w, m
             else
                 weight_grad_f64(g, x, y, o, sc, sc + ncols);
         }
-        if (res != out) st = mt_cpu_copy(out, res);
+        if (res != out && st == 0) st = mt_cpu_copy(out, res);
     }
     mt_tensor_decref(ca);
     mt_tensor_decref(cw);

@@ -1,0 +1,126 @@
+-- The float32 convolution routines for small layers (direct loops, chosen by geometry) against
+-- float64 im2col + gemm results: forward with bias, input gradient (a stride-1 transposed
+-- convolution) and weight gradient, over paddings, strides, dilations, groups and narrow or odd
+-- widths, with one thread and with several; in this process (the routines this CPU gets) and in
+-- children that pin the AVX2 routines and the im2col path (MT_CONV_DIRECT).
+local torch = require("mindtorch")
+local run = require "tests.lua.support.run"
+local luamt = (os.getenv("BUILD") or "build") .. "/luamt"
+
+-- N, C, H, W, O, kh, kw, stride, padding, dilation, groups
+local cases = {
+  { 64, 1, 28, 28, 6, 5, 5, { 1, 1 }, { 2, 2 }, { 1, 1 }, 1 },
+  { 5, 6, 14, 14, 16, 5, 5, { 1, 1 }, { 0, 0 }, { 1, 1 }, 1 },
+  { 3, 4, 9, 17, 6, 3, 3, { 2, 1 }, { 1, 2 }, { 1, 2 }, 2 },
+  { 2, 3, 8, 30, 7, 1, 4, { 1, 1 }, { 0, 3 }, { 2, 1 }, 1 },
+  { 2, 8, 10, 12, 8, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 }, 4 },
+  { 3, 5, 7, 41, 13, 2, 7, { 1, 1 }, { 1, 0 }, { 1, 1 }, 1 },
+  { 2, 2, 6, 9, 3, 3, 1, { 1, 1 }, { 0, 0 }, { 2, 1 }, 1 },
+  { 2, 16, 12, 12, 4, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 }, 1 },
+  { 2, 40, 9, 11, 8, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 }, 1 },
+}
+
+local function rel_err(a, b)
+  local scale = math.max(b:abs():max():item(), 1)
+  return (a:double() - b):abs():max():item() / scale
+end
+
+-- plain asserts: the children run it outside busted
+local function check(c)
+  local N, C, H, W, O, kh, kw, st, pd, dl, G = table.unpack(c)
+  local x, w, b = torch.randn(N, C, H, W), torch.randn(O, C // G, kh, kw), torch.randn(O)
+  local y = torch.conv2d(x, w, b, st, pd, dl, G)
+  local y64 = torch.conv2d(x:double(), w:double(), b:double(), st, pd, dl, G)
+  assert(y64:size() == y:size(), "sizes")
+  assert(rel_err(y, y64) < 1e-5, "forward")
+  local g = torch.randn(y:size())
+  local gw = torch.convolution_backward_weight(g, x, w:size(), st, pd, dl, false, G)
+  local gw64 = torch.convolution_backward_weight(g:double(), x:double(), w:size(), st, pd, dl, false, G)
+  assert(rel_err(gw, gw64) < 1e-5, "weight gradient")
+  -- the input gradient through autograd (a transposed convolution with output_padding)
+  local xr, wr = x:clone():requires_grad_(), w:clone():requires_grad_()
+  torch.conv2d(xr, wr, nil, st, pd, dl, G):backward(g)
+  local xd, wd = x:double():requires_grad_(), w:double():requires_grad_()
+  torch.conv2d(xd, wd, nil, st, pd, dl, G):backward(g:double())
+  assert(rel_err(xr.grad, xd.grad) < 1e-5, "input gradient")
+  assert(rel_err(wr.grad, wd.grad) < 1e-5, "weight gradient through autograd")
+  -- a transposed convolution forward with bias (stride 1 takes the flipped direct routine)
+  if st[1] == 1 and st[2] == 1 then
+    local bt = torch.randn(C)
+    local wt = torch.randn(O, C // G, kh, kw)
+    local t = torch.conv_transpose2d(y, wt, bt, 1, pd, 0, G, dl)
+    local t64 = torch.conv_transpose2d(y:double(), wt:double(), bt:double(), 1, pd, 0, G, dl)
+    assert(rel_err(t, t64) < 1e-5, "transposed forward")
+  end
+end
+
+-- run as a script (the children): every case, "ok" when all pass
+if ... == "run-all" then
+  for i, c in ipairs(cases) do
+    torch.manual_seed(i)
+    for _, t in ipairs({ 1, 2 }) do
+      torch.set_num_threads(t)
+      check(c)
+    end
+  end
+  print("ok")
+  return
+end
+
+describe("float32 convolution of small layers", function()
+  local saved
+  before_each(function() saved = torch.get_num_threads() end)
+  after_each(function() torch.set_num_threads(saved) end)
+
+  for i, c in ipairs(cases) do
+    it("matches float64 im2col, case " .. i, function()
+      torch.manual_seed(i)
+      torch.set_num_threads(1)
+      check(c)
+      torch.set_num_threads(2)
+      check(c)
+    end)
+  end
+
+  for _, variant in ipairs({ "avx2", "off" }) do
+    it("matches float64 with MT_CONV_DIRECT=" .. variant, function()
+      local out, status = run("MT_CONV_DIRECT=" .. variant .. " " .. luamt .. " tests/lua/conv_fast_spec.lua run-all")
+      assert.are.equal(0, status, out)
+      assert.are.equal("ok\n", out)
+    end)
+  end
+
+  it("gives the same bits with one thread and with several", function()
+    torch.manual_seed(3)
+    local x, w = torch.randn(37, 6, 14, 14), torch.randn(16, 6, 5, 5)
+    local g = torch.randn(37, 16, 10, 10)
+    local res = {}
+    for _, t in ipairs({ 1, 2, 3 }) do
+      torch.set_num_threads(t)
+      res[t] = {
+        torch.conv2d(x, w, nil, 1, 1),
+        torch.convolution(g, w, nil, { 1 }, { 0 }, { 1 }, true, { 0, 0 }, 1),
+        torch.convolution_backward_weight(g, x, w:size(), { 1 }, { 0 }, { 1 }, false, 1),
+      }
+    end
+    for i = 1, 3 do
+      assert.is_true(torch.equal(res[1][i], res[2][i]))
+      assert.is_true(torch.equal(res[1][i], res[3][i]))
+    end
+  end)
+
+  it("keeps non-finite inputs where they belong", function()
+    local x = torch.ones(2, 1, 6, 12)
+    x[{ 1, 1, 3, 12 }] = math.huge
+    local w = torch.ones(2, 1, 3, 3)
+    local y = torch.conv2d(x, w)
+    local y64 = torch.conv2d(x:double(), w:double())
+    assert.are.same(y64:isinf():tolist(), y:isinf():tolist())
+    local g = torch.ones(y:size())
+    g[{ 1, 1 }] = -1
+    local gw = torch.convolution_backward_weight(g, x, w:size(), { 1 }, { 0 }, { 1 }, false, 1)
+    local gw64 = torch.convolution_backward_weight(g:double(), x:double(), w:size(), { 1 }, { 0 }, { 1 }, false, 1)
+    assert.are.same(gw64:isnan():tolist(), gw:isnan():tolist())
+    assert.are.same(gw64:isinf():tolist(), gw:isinf():tolist())
+  end)
+end)
