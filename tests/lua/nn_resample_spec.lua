@@ -59,11 +59,16 @@ describe("sizes no memory can hold", function()
   it("fail at once with a clear error, before any per-position loop", function()
     local x = torch.zeros(1, 2, 3, 4)
     fails_with(function() F.interpolate(x, { size = 1 << 40 }) end, "Storage size calculation overflowed")
-    fails_with(function() F.interpolate(x, { size = { 1 << 34, 2 }, mode = "bilinear" }) end, "not enough memory")
+    -- a 256 GB allocation that fails: the plain build's malloc says so; AddressSanitizer's
+    -- allocator aborts the process instead, so `make asan` leaves these two out
+    local sanitized = os.getenv("MT_PRELOAD") ~= nil
+    if not sanitized then
+      fails_with(function() F.interpolate(x, { size = { 1 << 34, 2 }, mode = "bilinear" }) end, "not enough memory")
+    end
     fails_with(function() F.interpolate(x, { scale_factor = 0.0 / 0.0 }) end, "sizes should be greater than 0")
     fails_with(function() F.interpolate(x, { scale_factor = math.huge, recompute_scale_factor = true }) end,
       "cannot convert float infinity to integer")
-    fails_with(function() F.pad(x[1], { 1 << 40, 1 }, "replicate") end, "not enough memory")
+    if not sanitized then fails_with(function() F.pad(x[1], { 1 << 40, 1 }, "replicate") end, "not enough memory") end
     fails_with(function() F.interpolate(x, { size = 3, mode = "bilinear", align_corners = "x" }) end,
       "interpolate(): argument 'align_corners' must be bool, not str")
   end)
