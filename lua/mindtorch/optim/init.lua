@@ -93,15 +93,31 @@ function Optimizer:add_param_group(group)
   self.param_groups[#self.param_groups + 1] = g
 end
 
--- zero_grad(set_to_none = true)
-function Optimizer:zero_grad(set_to_none)
-  if set_to_none == nil then set_to_none = true end
+local zero_grad_of
+
+-- zero_grad(set_to_none = false), or zero_grad{set_to_none = true}: PyTorch 1.13's default
+-- zeroes each gradient in place (detached from any graph); set_to_none drops them
+function Optimizer:zero_grad(...)
+  local set_to_none = parse_args("zero_grad", { "set_to_none" }, { set_to_none = false }, ...).set_to_none
   for _, g in ipairs(self.param_groups) do
-    for _, p in ipairs(g.params) do
-      if p.grad ~= nil then
-        if set_to_none then p.grad = nil else p.grad:zero_() end
-      end
+    for _, p in ipairs(g.params) do zero_grad_of(p, set_to_none) end
+  end
+end
+
+-- one parameter's gradient zeroed as PyTorch's zero_grad does
+function zero_grad_of(p, set_to_none)
+  local grad = p.grad
+  if grad == nil then return end
+  if set_to_none then
+    p.grad = nil
+  else
+    if grad.grad_fn ~= nil then
+      grad = grad:detach()
+      p.grad = grad
+    elseif grad.requires_grad then
+      grad:requires_grad_(false)
     end
+    grad:zero_()
   end
 end
 
@@ -400,6 +416,12 @@ function Adadelta:_update(g)
   end
 end
 optim.Adadelta = Adadelta
+
+-- the optimizers of the other files, with the helpers above
+local util = { check_nonneg = check_nonneg, adam_check = adam_check, state_for = state_for, grads_of = grads_of }
+require("mindtorch.optim.adam_family")(torch, optim, util)
+require("mindtorch.optim.sgd_family")(torch, optim, util)
+require("mindtorch.optim.lbfgs")(torch, optim, util)
 
 optim.lr_scheduler = require("mindtorch.optim.lr_scheduler")(torch, optim)
 return optim

@@ -28,9 +28,19 @@ return function(torch, optim)
     return v
   end
 
-  function Scheduler:__init(optimizer)
+  -- last_epoch: -1 for a new schedule, or the epoch to resume from (the groups then hold
+  -- their initial_lr already)
+  local function check_last_epoch(v)
+    if v == nil then return -1 end
+    if math.type(v) ~= "integer" then error(("last_epoch must be an integer, not %s"):format(py_type(v)), 4) end
+    return v
+  end
+
+  -- LRScheduler.__init(self, optimizer, last_epoch = -1, verbose = false): for subclasses
+  function Scheduler:__init(optimizer, last_epoch, verbose)
     check_optimizer(optimizer)
-    self.optimizer, self.last_epoch, self._step_count = optimizer, -1, 0
+    self.optimizer, self.last_epoch, self._step_count = optimizer, check_last_epoch(last_epoch), 0
+    self.verbose = verbose == true
     self:_initial()
   end
 
@@ -39,10 +49,14 @@ return function(torch, optim)
   -- gets them by name. Its subclasses inherit that constructor.
   local function scheduler_class(name, names, defaults, init)
     local cls = class.class("optim.lr_scheduler." .. name, Scheduler)
+    local all = { table.unpack(names) }
+    all[#all + 1], all[#all + 2] = "last_epoch", "verbose"
     function cls:__init(optimizer, ...)
       check_optimizer(optimizer)
-      self.optimizer, self.last_epoch, self._step_count = optimizer, -1, 0
-      init(self, args.parse_at(3, "__init__", names, defaults, ...))
+      local o = args.parse_at(3, "__init__", all, defaults, ...)
+      self.optimizer, self.last_epoch, self._step_count = optimizer, check_last_epoch(o.last_epoch), 0
+      self.verbose = o.verbose == true
+      init(self, o)
       self:_initial()
     end
     S[name] = cls
@@ -55,24 +69,56 @@ return function(torch, optim)
       getmetatable(self).__name), 2)
   end
 
+  -- the groups' initial_lr (set from lr for a new schedule, required when resuming), then the
+  -- first step
   function Scheduler:_initial()
     self.base_lrs = {}
     for i, g in ipairs(self.optimizer.param_groups) do
-      if g.initial_lr == nil then g.initial_lr = g.lr end
+      if self.last_epoch == -1 then
+        if g.initial_lr == nil then g.initial_lr = g.lr end
+      elseif g.initial_lr == nil then
+        error(("KeyError: \"param 'initial_lr' is not specified in param_groups[%d] when resuming an optimizer\""):format(
+          i - 1), 4)
+      end
       self.base_lrs[i] = g.initial_lr
     end
+    self:_initial_step()
+  end
+
+  function Scheduler:_initial_step()
+    self._step_count = 0
     self:step()
   end
 
-  function Scheduler:step()
+  local function print_lr(self, i, lr, epoch)
+    if not self.verbose then return end
+    if epoch == nil then
+      print(("Adjusting learning rate of group %d to %.4e."):format(i - 1, lr))
+    else
+      local e = math.type(epoch) == "float" and ("%.2f"):format(epoch) or ("%05d"):format(epoch)
+      print(("Epoch %s: adjusting learning rate of group %d to %.4e."):format(e, i - 1, lr))
+    end
+  end
+
+  -- step(): the next epoch by the chainable form (get_lr); step(epoch) (deprecated in PyTorch)
+  -- jumps to that epoch by the closed form where the scheduler has one
+  function Scheduler:step(epoch)
     self._step_count = self._step_count + 1
-    self.last_epoch = self.last_epoch + 1
-    local lrs = self:get_lr()
-    self._last_lr = {}
+    local lrs
+    if epoch == nil then
+      self.last_epoch = self.last_epoch + 1
+      lrs = self:get_lr()
+    else
+      number("epoch", epoch)
+      self.last_epoch = epoch
+      if self._get_closed_form_lr then lrs = self:_get_closed_form_lr() else lrs = self:get_lr() end
+    end
     for i, g in ipairs(self.optimizer.param_groups) do
       g.lr = lrs[i]
-      self._last_lr[i] = lrs[i]
+      print_lr(self, i, lrs[i], epoch)
     end
+    self._last_lr = {}
+    for i, g in ipairs(self.optimizer.param_groups) do self._last_lr[i] = g.lr end
   end
 
   function Scheduler:get_last_lr() return { table.unpack(self._last_lr) } end
@@ -103,6 +149,10 @@ return function(torch, optim)
     end)
   end
 
+  function StepLR:_get_closed_form_lr()
+    return each(self, function(_, base) return base * self.gamma ^ (self.last_epoch // self.step_size) end)
+  end
+
   local MultiStepLR = scheduler_class("MultiStepLR", { "milestones", "gamma" }, { gamma = 0.1 }, function(s, o)
     s.milestones, s.gamma = {}, number("gamma", o.gamma)
     if type(o.milestones) ~= "table" then error(("'%s' object is not iterable"):format(py_type(o.milestones)), 3) end
@@ -114,9 +164,19 @@ return function(torch, optim)
     return each(self, function(g) return c and g.lr * self.gamma ^ c or g.lr end)
   end
 
+  function MultiStepLR:_get_closed_form_lr()
+    local passed = 0 -- bisect_right over the sorted milestones
+    for m, c in pairs(self.milestones) do if m <= self.last_epoch then passed = passed + c end end
+    return each(self, function(_, base) return base * self.gamma ^ passed end)
+  end
+
   local ExponentialLR = scheduler_class("ExponentialLR", { "gamma" }, nil, function(s, o) s.gamma = number("gamma", o.gamma) end)
   function ExponentialLR:get_lr()
     return each(self, function(g) return self.last_epoch == 0 and g.lr or g.lr * self.gamma end)
+  end
+
+  function ExponentialLR:_get_closed_form_lr()
+    return each(self, function(_, base) return base * self.gamma ^ self.last_epoch end)
   end
 
   local LambdaLR = scheduler_class("LambdaLR", { "lr_lambda" }, nil, function(s, o)
@@ -153,6 +213,11 @@ return function(torch, optim)
       end
       return (1 + math.cos(math.pi * e / T)) / (1 + math.cos(math.pi * (e - 1) / T)) * (g.lr - eta) + eta
     end)
+  end
+
+  function CosineAnnealingLR:_get_closed_form_lr()
+    local e, T, eta = self.last_epoch, self.T_max, self.eta_min
+    return each(self, function(_, base) return eta + (base - eta) * (1 + math.cos(math.pi * e / T)) / 2 end)
   end
 
   -- OneCycleLR(opt, {max_lr=, total_steps= or epochs= and steps_per_epoch=, pct_start=0.3,
@@ -323,5 +388,9 @@ return function(torch, optim)
   end
   function Plateau:get_last_lr() return { table.unpack(self._last_lr) } end
 
+  -- the schedulers of lr_scheduler_more.lua, with the helpers above
+  require("mindtorch.optim.lr_scheduler_more")(torch, optim, S, { scheduler_class = scheduler_class,
+    check_optimizer = check_optimizer, number = number, each = each, check_last_epoch = check_last_epoch,
+    print_lr = print_lr })
   return S
 end
