@@ -168,12 +168,25 @@ function Optimizer:load_state_dict(sd)
     for i, p in ipairs(g.params) do by_index[groups[gi].params[i]] = p end
     for k, v in pairs(groups[gi]) do if k ~= "params" then g[k] = v end end
   end
+  -- a deep copy, its tensors cast to the parameter's floating dtype (all but 'step'), as
+  -- PyTorch's load_state_dict
+  local function cast(p, v, key)
+    if torch.is_tensor(v) then
+      if key ~= "step" and p.dtype.is_floating_point and v.dtype ~= p.dtype then return v:to(p.dtype) end
+      return v:clone()
+    elseif type(v) == "table" and getmetatable(v) == nil then
+      local copy = {}
+      for k, x in pairs(v) do copy[k] = cast(p, x, nil) end
+      return copy
+    end
+    return v
+  end
   self.state = {}
   for idx, s in pairs(sd.state) do
     local p = by_index[idx]
     if p then
       local copy = {}
-      for k, v in pairs(s) do copy[k] = torch.is_tensor(v) and v:clone() or v end
+      for k, v in pairs(s) do copy[k] = cast(p, v, k) end
       self.state[p] = copy
     end
   end

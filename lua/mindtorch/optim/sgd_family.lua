@@ -32,8 +32,10 @@ return function(torch, optim, U)
       else
         st.ax:copy_(p)
       end
-      st.eta:fill_(g.lr / (1 + g.lambd * g.lr * step) ^ g.alpha)
-      st.mu:fill_(1 / math.max(1, step - g.t0))
+      -- the new values pass through float32 0-dim tensors as PyTorch's (even once a reloaded
+      -- state holds them in the parameter's dtype)
+      st.eta:copy_(torch.tensor(g.lr / (1 + g.lambd * g.lr * step) ^ g.alpha, { dtype = torch.float32 }))
+      st.mu:copy_(torch.tensor(1 / math.max(1, step - g.t0), { dtype = torch.float32 }))
     end
   end
   optim.ASGD = ASGD
