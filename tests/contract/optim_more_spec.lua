@@ -458,6 +458,24 @@ H.run("optim_more", {
     local o = sgd()
     return S.ChainedScheduler({ S.ConstantLR(o), S.ExponentialLR(sgd(), 0.9) })
   end,
+  one_cycle_groups = function()
+    return lrs(function(o)
+      return S.OneCycleLR(o, { max_lr = { 0.5, 1.0 }, total_steps = 12, max_momentum = { 0.95, 0.9 },
+        base_momentum = { 0.8, 0.85 } })
+    end, { steps = 11, groups = 2 })
+  end,
+  one_cycle_resume = function()
+    return lrs(function(o)
+      S.OneCycleLR(o, { max_lr = 0.5, total_steps = 20 })
+      return S.OneCycleLR(o, { max_lr = 0.5, total_steps = 20, last_epoch = 6 })
+    end, { steps = 8 })
+  end,
+  error_one_cycle_past_end = function()
+    return lrs(function(o) return S.OneCycleLR(o, { max_lr = 0.5, total_steps = 5 }) end, { steps = 6 })
+  end,
+  error_one_cycle_momentum = function()
+    return S.OneCycleLR(optim.Adagrad({ param() }), { max_lr = 0.5, total_steps = 5 })
+  end,
   error_resume_initial_lr = { function() return S.StepLR(sgd(), 3, { last_epoch = 2 }) end,
     expect = function(m) return "KeyError: " .. m end },
 })

@@ -225,7 +225,8 @@ return function(torch, optim)
   -- div_factor=25, final_div_factor=1e4, three_phase=false})
   local OneCycleLR = class.class("optim.lr_scheduler.OneCycleLR", Scheduler)
   local one_cycle_names = { "max_lr", "total_steps", "epochs", "steps_per_epoch", "pct_start", "anneal_strategy",
-    "cycle_momentum", "base_momentum", "max_momentum", "div_factor", "final_div_factor", "three_phase" }
+    "cycle_momentum", "base_momentum", "max_momentum", "div_factor", "final_div_factor", "three_phase", "last_epoch",
+    "verbose" }
   function OneCycleLR:__init(optimizer, ...)
     check_optimizer(optimizer)
     local o = args.parse_at(3, "__init__", one_cycle_names, nil, ...)
@@ -254,10 +255,15 @@ return function(torch, optim)
       number("max_lr", mx)
     end
     for _, k in ipairs { "div_factor", "final_div_factor", "base_momentum", "max_momentum" } do
-      if o[k] ~= nil then number(k, o[k]) end
+      if type(o[k]) == "table" and getmetatable(o[k]) == nil and k:find("momentum") then
+        for _, v in ipairs(o[k]) do number(k, v) end
+      elseif o[k] ~= nil then
+        number(k, o[k])
+      end
     end
     local s = self
-    s.optimizer, s.last_epoch, s._step_count = optimizer, -1, 0
+    s.optimizer, s.last_epoch, s._step_count = optimizer, check_last_epoch(o.last_epoch), 0
+    s.verbose = o.verbose == true
     local total = o.total_steps
     if total == nil then
       if not (o.epochs and o.steps_per_epoch) then
@@ -287,28 +293,42 @@ return function(torch, optim)
     local defaults = optimizer.defaults
     if s.cycle_momentum then
       if defaults.momentum == nil and defaults.betas == nil then
-        error("optimizer must support momentum or beta1 with `cycle_momentum` option enabled", 3)
+        error("optimizer must support momentum with `cycle_momentum` option enabled", 3)
       end
       s.use_beta1 = defaults.betas ~= nil
     end
-    for i, g in ipairs(optimizer.param_groups) do
-      local max_lr = type(o.max_lr) == "table" and o.max_lr[i] or o.max_lr
-      g.initial_lr = max_lr / div
-      g.max_lr = max_lr
-      g.min_lr = g.initial_lr / final_div
-      if s.cycle_momentum then
-        g.max_momentum, g.base_momentum = o.max_momentum or 0.95, o.base_momentum or 0.85
-        if s.use_beta1 then g.betas = { g.max_momentum, g.betas[2] } else g.momentum = g.max_momentum end
+    -- a number for every group, or a list of one per group
+    local function per_group(name, v, i)
+      if type(v) == "table" then
+        if #v ~= #optimizer.param_groups then
+          error(("expected %d values for %s, got %d"):format(#optimizer.param_groups, name, #v), 4)
+        end
+        return v[i]
+      end
+      return v
+    end
+    if s.last_epoch == -1 then
+      for i, g in ipairs(optimizer.param_groups) do
+        local max_lr = per_group("max_lr", o.max_lr, i)
+        g.initial_lr = max_lr / div
+        g.max_lr = max_lr
+        g.min_lr = g.initial_lr / final_div
       end
     end
-    s.base_lrs = {}
-    for i, g in ipairs(optimizer.param_groups) do s.base_lrs[i] = g.initial_lr end
-    s:step()
+    if s.cycle_momentum and s.last_epoch == -1 then
+      for i, g in ipairs(optimizer.param_groups) do
+        local m_max = per_group("max_momentum", o.max_momentum == nil and 0.95 or o.max_momentum, i)
+        local m_base = per_group("base_momentum", o.base_momentum == nil and 0.85 or o.base_momentum, i)
+        if s.use_beta1 then g.betas = { m_max, g.betas[2] } else g.momentum = m_max end
+        g.max_momentum, g.base_momentum = m_max, m_base
+      end
+    end
+    s:_initial()
   end
   function OneCycleLR:get_lr()
     local step = self.last_epoch
     if step > self.total_steps then
-      error(("Tried to step %d times. The specified number of total steps is %d"):format(step, self.total_steps), 3)
+      error(("Tried to step %d times. The specified number of total steps is %d"):format(step + 1, self.total_steps), 3)
     end
     return each(self, function(g)
       local start = 0

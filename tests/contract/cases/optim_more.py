@@ -357,3 +357,16 @@ CASES = {
         sgd()),
     "error_resume_initial_lr": lambda: S.StepLR(sgd(), 3, last_epoch=2),
 }
+
+CASES.update({
+    # OneCycleLR: per-group momenta, resuming, and stepping past the end
+    "one_cycle_groups": lambda: lrs(lambda o: S.OneCycleLR(o, max_lr=[0.5, 1.0], total_steps=12,
+                                                           max_momentum=[0.95, 0.9], base_momentum=[0.8, 0.85]),
+                                    steps=11, groups=2),
+    "one_cycle_resume": lambda: lrs(lambda o: (S.OneCycleLR(o, max_lr=0.5, total_steps=20),
+                                               S.OneCycleLR(o, max_lr=0.5, total_steps=20, last_epoch=6))[1],
+                                    steps=8),
+    "error_one_cycle_past_end": lambda: lrs(lambda o: S.OneCycleLR(o, max_lr=0.5, total_steps=5), steps=6),
+    "error_one_cycle_momentum": lambda: S.OneCycleLR(optim.Adagrad([torch.zeros(1, requires_grad=True)]),
+                                                     max_lr=0.5, total_steps=5),
+})
