@@ -236,7 +236,8 @@ H.run("optim_more", {
   end),
   nadam_default = traj(function(p) return optim.NAdam(p) end),
   radam = traj(function(p) return optim.RAdam(p, { lr = 0.05 }) end),
-  radam_wd = traj(function(p) return optim.RAdam(p, { lr = 0.05, betas = { 0.8, 0.9 }, weight_decay = 0.1, eps = 1e-6 }) end),
+  radam_wd = traj(function(p) return optim.RAdam(p, { lr = 0.05, betas = { 0.8, 0.9 }, weight_decay = 0.1,
+    eps = 1e-6 }) end),
   radam_default = traj(function(p) return optim.RAdam(p) end),
   asgd = traj(function(p) return optim.ASGD(p, { lr = 0.05, lambd = 1e-3, alpha = 0.6, t0 = 4 }) end),
   asgd_wd_max = traj(function(p) return optim.ASGD(p, { lr = 0.02, t0 = 2, weight_decay = 0.1, maximize = true }) end),
@@ -256,7 +257,8 @@ H.run("optim_more", {
   lbfgs_wolfe_history = { function()
     return rosenbrock("strong_wolfe", 4, { history_size = 2, max_iter = 7, lr = 0.8 })
   end, tol = tol },
-  lbfgs_small_lr = { function() return rosenbrock(nil, 5, { lr = 0.01, max_iter = 10, history_size = 3 }) end, tol = tol },
+  lbfgs_small_lr = { function() return rosenbrock(nil, 5, { lr = 0.01, max_iter = 10, history_size = 3 }) end,
+    tol = tol },
   lbfgs_lsq = { function() return lbfgs_lsq(nil, { max_iter = 5 }) end, tol = tol },
   lbfgs_lsq_wolfe = { function()
     return lbfgs_lsq("strong_wolfe", { max_iter = 8, tolerance_change = 1e-12 })
@@ -287,10 +289,12 @@ H.run("optim_more", {
   error_lbfgs_groups = function() return optim.LBFGS({ { params = { param() } }, { params = { param() } } }) end,
   error_lbfgs_line_search = function() return rosenbrock("wolfe") end,
   -- ---- schedulers: lr sequences ----------------------------------------------------------------------------
-  constant_lr = function() return lrs(function(o) return S.ConstantLR(o, { factor = 0.5, total_iters = 4 }) end, { groups = 2 }) end,
+  constant_lr = function() return lrs(function(o) return S.ConstantLR(o, { factor = 0.5, total_iters = 4 }) end,
+    { groups = 2 }) end,
   constant_lr_default = function() return lrs(function(o) return S.ConstantLR(o) end) end,
   linear_lr = function()
-    return lrs(function(o) return S.LinearLR(o, { start_factor = 0.25, end_factor = 0.9, total_iters = 7 }) end, { groups = 2 })
+    return lrs(function(o) return S.LinearLR(o, { start_factor = 0.25, end_factor = 0.9, total_iters = 7 }) end,
+      { groups = 2 })
   end,
   linear_lr_default = function() return lrs(function(o) return S.LinearLR(o) end) end,
   linear_lr_decay = function()
@@ -308,12 +312,14 @@ H.run("optim_more", {
     return lrs(function(o) return S.PolynomialLR(o, { total_iters = 8, power = 2.0 }) end, { groups = 2 })
   end,
   polynomial_lr_default = function() return lrs(function(o) return S.PolynomialLR(o) end) end,
-  polynomial_lr_sqrt = function() return lrs(function(o) return S.PolynomialLR(o, { total_iters = 20, power = 0.5 }) end) end,
+  polynomial_lr_sqrt = function() return lrs(function(o) return S.PolynomialLR(o, { total_iters = 20,
+    power = 0.5 }) end) end,
   cawr = function()
     return lrs(function(o) return S.CosineAnnealingWarmRestarts(o, { T_0 = 5, eta_min = 0.01 }) end, { groups = 2 })
   end,
   cawr_mult = function()
-    return lrs(function(o) return S.CosineAnnealingWarmRestarts(o, 3, { T_mult = 2, eta_min = 0.001 }) end, { steps = 30 })
+    return lrs(function(o) return S.CosineAnnealingWarmRestarts(o, 3, { T_mult = 2, eta_min = 0.001 }) end,
+      { steps = 30 })
   end,
   cawr_epochs = function()
     return lrs(function(o) return S.CosineAnnealingWarmRestarts(o, { T_0 = 4, T_mult = 2 }) end,
@@ -338,7 +344,8 @@ H.run("optim_more", {
     end)
   end,
   cyclic_scale_fn = function()
-    return lrs(function(o) return S.CyclicLR(o, 0.01, 0.1, { step_size_up = 2, scale_fn = function(x) return 1 / x end }) end)
+    return lrs(function(o) return S.CyclicLR(o, 0.01, 0.1, { step_size_up = 2,
+      scale_fn = function(x) return 1 / x end }) end)
   end,
   cyclic_scale_fn_iterations = function()
     return lrs(function(o)
@@ -347,23 +354,27 @@ H.run("optim_more", {
     end)
   end,
   cyclic_adam_no_momentum = function()
-    return lrs(function(o) return S.CyclicLR(o, 0.01, 0.1, { step_size_up = 3, cycle_momentum = false }) end, { opt = adam() })
+    return lrs(function(o) return S.CyclicLR(o, 0.01, 0.1, { step_size_up = 3, cycle_momentum = false }) end,
+      { opt = adam() })
   end,
   sequential = function()
     return lrs(function(o)
-      return S.SequentialLR(o, { S.ConstantLR(o, { factor = 0.1, total_iters = 2 }), S.ExponentialLR(o, { gamma = 0.9 }) },
+      return S.SequentialLR(o, { S.ConstantLR(o, { factor = 0.1, total_iters = 2 }), S.ExponentialLR(o,
+        { gamma = 0.9 }) },
         { milestones = { 2 } })
     end)
   end,
   sequential_three = function()
     return lrs(function(o)
-      return S.SequentialLR(o, { S.LinearLR(o, { start_factor = 0.2, total_iters = 4 }), S.StepLR(o, 3, { gamma = 0.5 }),
+      return S.SequentialLR(o, { S.LinearLR(o, { start_factor = 0.2, total_iters = 4 }), S.StepLR(o, 3,
+        { gamma = 0.5 }),
         S.CosineAnnealingLR(o, { T_max = 6 }) }, { 5, 12 })
     end)
   end,
   chained = function()
     return lrs(function(o)
-      return S.ChainedScheduler({ S.ConstantLR(o, { factor = 0.1, total_iters = 2 }), S.ExponentialLR(o, { gamma = 0.9 }) })
+      return S.ChainedScheduler({ S.ConstantLR(o, { factor = 0.1, total_iters = 2 }), S.ExponentialLR(o,
+        { gamma = 0.9 }) })
     end)
   end,
   chained_three = function()
@@ -377,7 +388,8 @@ H.run("optim_more", {
   end,
   two_on_one_linear_cosine = function()
     return chained(function(o)
-      return { S.LinearLR(o, { start_factor = 0.1, total_iters = 5 }), S.CosineAnnealingLR(o, { T_max = 10, eta_min = 0.01 }) }
+      return { S.LinearLR(o, { start_factor = 0.1, total_iters = 5 }), S.CosineAnnealingLR(o, { T_max = 10,
+        eta_min = 0.01 }) }
     end)
   end,
   two_on_one_constant_poly = function()
@@ -394,7 +406,8 @@ H.run("optim_more", {
     return lrs(function(o) return S.StepLR(o, 3, { gamma = 0.5 }) end, { steps = 6, epochs = { 2, 3, 7, 1, 9, 9 } })
   end,
   closed_multistep = function()
-    return lrs(function(o) return S.MultiStepLR(o, { 2, 5, 5 }, { gamma = 0.5 }) end, { steps = 5, epochs = { 1, 2, 6, 5, 3 } })
+    return lrs(function(o) return S.MultiStepLR(o, { 2, 5, 5 }, { gamma = 0.5 }) end, { steps = 5, epochs = { 1, 2, 6,
+      5, 3 } })
   end,
   closed_exponential = function()
     return lrs(function(o) return S.ExponentialLR(o, 0.8) end, { steps = 4, epochs = { 3, 1, 4, 10 } })
@@ -404,16 +417,20 @@ H.run("optim_more", {
       { steps = 4, epochs = { 3, 8, 11, 2 } })
   end,
   closed_constant = function()
-    return lrs(function(o) return S.ConstantLR(o, { factor = 0.25, total_iters = 3 }) end, { steps = 4, epochs = { 1, 3, 2, 8 } })
+    return lrs(function(o) return S.ConstantLR(o, { factor = 0.25, total_iters = 3 }) end, { steps = 4, epochs = { 1,
+      3, 2, 8 } })
   end,
   closed_linear = function()
-    return lrs(function(o) return S.LinearLR(o, { start_factor = 0.2, total_iters = 6 }) end, { steps = 4, epochs = { 1, 4, 9, 2 } })
+    return lrs(function(o) return S.LinearLR(o, { start_factor = 0.2, total_iters = 6 }) end, { steps = 4,
+      epochs = { 1, 4, 9, 2 } })
   end,
   closed_polynomial = function()
-    return lrs(function(o) return S.PolynomialLR(o, { total_iters = 6, power = 2.0 }) end, { steps = 4, epochs = { 1, 4, 9, 2 } })
+    return lrs(function(o) return S.PolynomialLR(o, { total_iters = 6, power = 2.0 }) end, { steps = 4, epochs = { 1,
+      4, 9, 2 } })
   end,
   closed_lambda = function()
-    return lrs(function(o) return S.LambdaLR(o, function(e) return 1 / (1 + e) end) end, { steps = 3, epochs = { 4, 2, 7 } })
+    return lrs(function(o) return S.LambdaLR(o, function(e) return 1 / (1 + e) end) end, { steps = 3, epochs = { 4, 2,
+      7 } })
   end,
   resume_step_lr = function()
     return lrs(resume(function(o) return S.StepLR(o, 3, { gamma = 0.5, last_epoch = 4 }) end), { steps = 8 })
@@ -421,16 +438,21 @@ H.run("optim_more", {
   resume_cosine = function()
     return lrs(resume(function(o) return S.CosineAnnealingLR(o, { T_max = 10, last_epoch = 3 }) end), { steps = 8 })
   end,
-  state_linear = function() return sched_state(function(o) return S.LinearLR(o, { start_factor = 0.5, total_iters = 6 }) end) end,
-  state_cawr = function() return sched_state(function(o) return S.CosineAnnealingWarmRestarts(o, { T_0 = 3, T_mult = 2 }) end) end,
-  state_cyclic = function() return sched_state(function(o) return S.CyclicLR(o, 0.01, 0.1, { step_size_up = 3 }) end) end,
+  state_linear = function() return sched_state(function(o) return S.LinearLR(o, { start_factor = 0.5,
+    total_iters = 6 }) end) end,
+  state_cawr = function() return sched_state(function(o) return S.CosineAnnealingWarmRestarts(o, { T_0 = 3,
+    T_mult = 2 }) end) end,
+  state_cyclic = function() return sched_state(function(o) return S.CyclicLR(o, 0.01, 0.1,
+    { step_size_up = 3 }) end) end,
   state_sequential = function()
     return sched_state(function(o)
-      return S.SequentialLR(o, { S.ConstantLR(o, { factor = 0.1, total_iters = 2 }), S.ExponentialLR(o, { gamma = 0.9 }) },
+      return S.SequentialLR(o, { S.ConstantLR(o, { factor = 0.1, total_iters = 2 }), S.ExponentialLR(o,
+        { gamma = 0.9 }) },
         { milestones = { 2 } })
     end)
   end,
-  reload_cawr = function() return sched_reload(function(o) return S.CosineAnnealingWarmRestarts(o, { T_0 = 3, T_mult = 2 }) end) end,
+  reload_cawr = function() return sched_reload(function(o) return S.CosineAnnealingWarmRestarts(o, { T_0 = 3,
+    T_mult = 2 }) end) end,
   reload_polynomial = function() return sched_reload(function(o) return S.PolynomialLR(o, { total_iters = 8 }) end) end,
   -- ---- schedulers: errors --------------------------------------------------------------------------------
   error_constant_factor = function() return S.ConstantLR(sgd(), { factor = 1.5 }) end,

@@ -30,7 +30,8 @@ describe("zero_grad", function()
     assert.is_nil(p.grad)
     opt:zero_grad() -- no gradient: nothing to do
     assert.is_nil(p.grad)
-    fails_with(function() opt:zero_grad { set_to_nil = true } end, "zero_grad() got an unexpected keyword argument 'set_to_nil'")
+    fails_with(function() opt:zero_grad { set_to_nil = true } end,
+      "zero_grad() got an unexpected keyword argument 'set_to_nil'")
   end)
 
   it("detaches a gradient that has a graph (create_graph) before zeroing it", function()
@@ -61,7 +62,8 @@ describe("the optimizers of issue 19", function()
   it("take PyTorch's options positionally or by name, with PyTorch's defaults", function()
     local p = param()
     local a = optim.ASGD({ p }, 0.1, 1e-3, 0.5, 10)
-    assert.are.same({ 0.1, 1e-3, 0.5, 10, 0, false }, { a.defaults.lr, a.defaults.lambd, a.defaults.alpha, a.defaults.t0,
+    assert.are.same({ 0.1, 1e-3, 0.5, 10, 0, false }, { a.defaults.lr, a.defaults.lambd, a.defaults.alpha,
+      a.defaults.t0,
       a.defaults.weight_decay, a.defaults.maximize })
     local r = optim.Rprop({ p }, 0.2, { 0.4, 1.3 })
     assert.are.same({ 0.4, 1.3 }, r.defaults.etas)
@@ -71,10 +73,13 @@ describe("the optimizers of issue 19", function()
     assert.are.equal(2e-3, optim.Adamax({ p }).defaults.lr)
     assert.are.equal(1e-3, optim.RAdam({ p }).defaults.lr)
     local l = optim.LBFGS({ p }, 0.5, 8)
-    assert.are.same({ 0.5, 8, 10, 100 }, { l.defaults.lr, l.defaults.max_iter, l.defaults.max_eval, l.defaults.history_size })
+    assert.are.same({ 0.5, 8, 10, 100 }, { l.defaults.lr, l.defaults.max_iter, l.defaults.max_eval,
+      l.defaults.history_size })
     -- PyTorch 1.13's NAdam and RAdam have no maximize, Rprop no weight_decay
-    fails_with(function() optim.NAdam({ p }, { maximize = true }) end, "__init__() got an unexpected keyword argument 'maximize'")
-    fails_with(function() optim.RAdam({ p }, { maximize = true }) end, "__init__() got an unexpected keyword argument 'maximize'")
+    fails_with(function() optim.NAdam({ p }, { maximize = true }) end,
+      "__init__() got an unexpected keyword argument 'maximize'")
+    fails_with(function() optim.RAdam({ p }, { maximize = true }) end,
+      "__init__() got an unexpected keyword argument 'maximize'")
     fails_with(function() optim.Rprop({ p }, { weight_decay = 0.1 }) end,
       "__init__() got an unexpected keyword argument 'weight_decay'")
     fails_with(function() optim.LBFGS({ p }, { lr = 1, momentum = 0.9 }) end,
@@ -86,7 +91,8 @@ describe("the optimizers of issue 19", function()
     for _, name in ipairs { "Adamax", "NAdam", "RAdam", "ASGD", "Rprop" } do
       local O = optim[name]
       fails_with(function() O(nil, { lr = 0.1 }) end, "'NoneType' object is not iterable")
-      fails_with(function() O({ "a" }, { lr = 0.1 }) end, "optimizer can only optimize Tensors, but one of the params is str")
+      fails_with(function() O({ "a" }, { lr = 0.1 }) end,
+        "optimizer can only optimize Tensors, but one of the params is str")
       fails_with(function() O({ p }, { lr = -1 }) end, "Invalid learning rate: -1")
       fails_with(function() O({ p }, { lr = "x" }) end, "'<' not supported between instances of 'str' and 'float'")
     end
@@ -146,7 +152,8 @@ describe("the schedulers of issue 19", function()
     fails_with(function() S.LinearLR(o, { start = 0.5 }) end, "__init__() got an unexpected keyword argument 'start'")
     fails_with(function() S.PolynomialLR(o, { total_iters = "x" }) end, "total_iters must be a number, not str")
     fails_with(function() S.ConstantLR(o, { last_epoch = 1.5 }) end, "last_epoch must be an integer, not float")
-    fails_with(function() S.CyclicLR(o) end, "__init__() missing 2 required positional arguments: 'base_lr' and 'max_lr'")
+    fails_with(function() S.CyclicLR(o) end,
+      "__init__() missing 2 required positional arguments: 'base_lr' and 'max_lr'")
     fails_with(function() S.CyclicLR(o, "x", 0.1) end, "base_lr must be a number, not str")
     fails_with(function() S.CyclicLR(o, 0.01, 0.1, { scale_fn = 3 }) end, "'int' object is not callable")
     fails_with(function() S.SequentialLR(o, 3, { 1 }) end, "object of type 'int' has no len()")

@@ -77,8 +77,8 @@ return function(torch, optim)
       if self.last_epoch == -1 then
         if g.initial_lr == nil then g.initial_lr = g.lr end
       elseif g.initial_lr == nil then
-        error(("KeyError: \"param 'initial_lr' is not specified in param_groups[%d] when resuming an optimizer\""):format(
-          i - 1), 4)
+        error(("KeyError: \"param 'initial_lr' is not specified in param_groups[%d] when resuming an "
+          .. "optimizer\""):format(i - 1), 4)
       end
       self.base_lrs[i] = g.initial_lr
     end
@@ -383,10 +383,14 @@ return function(torch, optim)
     if self.threshold_mode == "rel" then return a > best * (t + 1) end
     return a > best + t
   end
-  function Plateau:step(metric)
+  -- step(metric, epoch = last_epoch + 1)
+  function Plateau:step(metric, epoch)
     local current = torch.is_tensor(metric) and metric:item() or metric
     if type(current) ~= "number" then error(("float() argument must be a string or a number, not '%s'"):format(py_type(current)), 2) end
-    self.last_epoch = self.last_epoch + 1
+    if epoch ~= nil and type(epoch) ~= "number" then
+      error(("epoch must be a number, not %s"):format(py_type(epoch)), 2)
+    end
+    self.last_epoch = epoch or self.last_epoch + 1
     if self:is_better(current) then
       self.best, self.num_bad_epochs = current, 0
     else
