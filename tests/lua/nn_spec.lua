@@ -56,7 +56,9 @@ describe("nn.Module", function()
     assert.is_true(net.fc2.training)
     net(torch.randn(2, 3)):sum():backward()
     assert.truthy(net.fc1.weight.grad)
-    net:zero_grad()
+    net:zero_grad() -- PyTorch 1.13's default: zeroed in place
+    assert.are.equal(0, net.fc1.weight.grad:abs():sum():item())
+    net:zero_grad { set_to_none = true }
     assert.is_nil(net.fc1.weight.grad)
     net:double()
     assert.are.equal(D, net.fc1.weight.dtype)
@@ -226,7 +228,9 @@ describe("optim", function()
     assert.are.same({ 30, 0.5 }, { step.step_size, step.gamma })
     assert.are.same({ [2] = 1, [4] = 1 }, S.MultiStepLR(adam, { 2, 4 }, 0.5).milestones)
     assert.are.equal(0.25, S.CosineAnnealingLR(adam, 10, { eta_min = 0.25 }).eta_min)
-    assert.has_error(function() S.StepLR(adam, 30, 0.5, 7) end, "__init__() takes 2 positional arguments but 3 were given")
+    assert.are.equal(7, S.StepLR(adam, 30, 0.5, 6).last_epoch) -- last_epoch, positionally as PyTorch
+    assert.has_error(function() S.StepLR(adam, 30, 0.5, -1, false, 7) end,
+      "__init__() takes 4 positional arguments but 5 were given")
     -- ReduceLROnPlateau: positional mode, and a state dict as the other schedulers
     local plateau = S.ReduceLROnPlateau(adam, "max", { patience = 0 })
     plateau:step(1)

@@ -289,11 +289,24 @@ return function(torch, nn)
     return self
   end
 
-  function Module:zero_grad(set_to_none)
-    if set_to_none == nil then set_to_none = true end
+  -- zero_grad(set_to_none = false), or zero_grad{set_to_none = true}: as PyTorch 1.13, the
+  -- gradients are zeroed in place (detached from any graph) unless set_to_none drops them
+  function Module:zero_grad(...)
+    local o = require("mindtorch._args").parse("zero_grad", { "set_to_none" }, { set_to_none = false }, ...)
     for _, p in ipairs(self:parameters()) do
-      if p.grad ~= nil then
-        if set_to_none then p.grad = nil else p.grad:zero_() end
+      local grad = p.grad
+      if grad ~= nil then
+        if o.set_to_none then
+          p.grad = nil
+        else
+          if grad.grad_fn ~= nil then
+            grad = grad:detach()
+            p.grad = grad
+          elseif grad.requires_grad then
+            grad:requires_grad_(false)
+          end
+          grad:zero_()
+        end
       end
     end
   end

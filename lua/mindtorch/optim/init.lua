@@ -93,15 +93,31 @@ function Optimizer:add_param_group(group)
   self.param_groups[#self.param_groups + 1] = g
 end
 
--- zero_grad(set_to_none = true)
-function Optimizer:zero_grad(set_to_none)
-  if set_to_none == nil then set_to_none = true end
+local zero_grad_of
+
+-- zero_grad(set_to_none = false), or zero_grad{set_to_none = true}: PyTorch 1.13's default
+-- zeroes each gradient in place (detached from any graph); set_to_none drops them
+function Optimizer:zero_grad(...)
+  local set_to_none = parse_args("zero_grad", { "set_to_none" }, { set_to_none = false }, ...).set_to_none
   for _, g in ipairs(self.param_groups) do
-    for _, p in ipairs(g.params) do
-      if p.grad ~= nil then
-        if set_to_none then p.grad = nil else p.grad:zero_() end
-      end
+    for _, p in ipairs(g.params) do zero_grad_of(p, set_to_none) end
+  end
+end
+
+-- one parameter's gradient zeroed as PyTorch's zero_grad does
+function zero_grad_of(p, set_to_none)
+  local grad = p.grad
+  if grad == nil then return end
+  if set_to_none then
+    p.grad = nil
+  else
+    if grad.grad_fn ~= nil then
+      grad = grad:detach()
+      p.grad = grad
+    elseif grad.requires_grad then
+      grad:requires_grad_(false)
     end
+    grad:zero_()
   end
 end
 
@@ -152,12 +168,25 @@ function Optimizer:load_state_dict(sd)
     for i, p in ipairs(g.params) do by_index[groups[gi].params[i]] = p end
     for k, v in pairs(groups[gi]) do if k ~= "params" then g[k] = v end end
   end
+  -- a deep copy, its tensors cast to the parameter's floating dtype (all but 'step'), as
+  -- PyTorch's load_state_dict
+  local function cast(p, v, key)
+    if torch.is_tensor(v) then
+      if key ~= "step" and p.dtype.is_floating_point and v.dtype ~= p.dtype then return v:to(p.dtype) end
+      return v:clone()
+    elseif type(v) == "table" and getmetatable(v) == nil then
+      local copy = {}
+      for k, x in pairs(v) do copy[k] = cast(p, x, nil) end
+      return copy
+    end
+    return v
+  end
   self.state = {}
   for idx, s in pairs(sd.state) do
     local p = by_index[idx]
     if p then
       local copy = {}
-      for k, v in pairs(s) do copy[k] = torch.is_tensor(v) and v:clone() or v end
+      for k, v in pairs(s) do copy[k] = cast(p, v, k) end
       self.state[p] = copy
     end
   end
@@ -401,9 +430,11 @@ function Adadelta:_update(g)
 end
 optim.Adadelta = Adadelta
 
--- what optim/more.lua's optimizers share with these
-optim._shared = { check_nonneg = check_nonneg, adam_check = adam_check, state_for = state_for, grads_of = grads_of }
-require("mindtorch.optim.more")(torch, optim)
+-- the optimizers of the other files, with the helpers above
+local util = { check_nonneg = check_nonneg, adam_check = adam_check, state_for = state_for, grads_of = grads_of }
+require("mindtorch.optim.adam_family")(torch, optim, util)
+require("mindtorch.optim.sgd_family")(torch, optim, util)
+require("mindtorch.optim.lbfgs")(torch, optim, util)
 
 optim.lr_scheduler = require("mindtorch.optim.lr_scheduler")(torch, optim)
 return optim

@@ -28,9 +28,19 @@ return function(torch, optim)
     return v
   end
 
-  function Scheduler:__init(optimizer)
+  -- last_epoch: -1 for a new schedule, or the epoch to resume from (the groups then hold
+  -- their initial_lr already)
+  local function check_last_epoch(v)
+    if v == nil then return -1 end
+    if math.type(v) ~= "integer" then error(("last_epoch must be an integer, not %s"):format(py_type(v)), 4) end
+    return v
+  end
+
+  -- LRScheduler.__init(self, optimizer, last_epoch = -1, verbose = false): for subclasses
+  function Scheduler:__init(optimizer, last_epoch, verbose)
     check_optimizer(optimizer)
-    self.optimizer, self.last_epoch, self._step_count = optimizer, -1, 0
+    self.optimizer, self.last_epoch, self._step_count = optimizer, check_last_epoch(last_epoch), 0
+    self.verbose = verbose == true
     self:_initial()
   end
 
@@ -39,10 +49,14 @@ return function(torch, optim)
   -- gets them by name. Its subclasses inherit that constructor.
   local function scheduler_class(name, names, defaults, init)
     local cls = class.class("optim.lr_scheduler." .. name, Scheduler)
+    local all = { table.unpack(names) }
+    all[#all + 1], all[#all + 2] = "last_epoch", "verbose"
     function cls:__init(optimizer, ...)
       check_optimizer(optimizer)
-      self.optimizer, self.last_epoch, self._step_count = optimizer, -1, 0
-      init(self, args.parse_at(3, "__init__", names, defaults, ...))
+      local o = args.parse_at(3, "__init__", all, defaults, ...)
+      self.optimizer, self.last_epoch, self._step_count = optimizer, check_last_epoch(o.last_epoch), 0
+      self.verbose = o.verbose == true
+      init(self, o)
       self:_initial()
     end
     S[name] = cls
@@ -55,24 +69,56 @@ return function(torch, optim)
       getmetatable(self).__name), 2)
   end
 
+  -- the groups' initial_lr (set from lr for a new schedule, required when resuming), then the
+  -- first step
   function Scheduler:_initial()
     self.base_lrs = {}
     for i, g in ipairs(self.optimizer.param_groups) do
-      if g.initial_lr == nil then g.initial_lr = g.lr end
+      if self.last_epoch == -1 then
+        if g.initial_lr == nil then g.initial_lr = g.lr end
+      elseif g.initial_lr == nil then
+        error(("KeyError: \"param 'initial_lr' is not specified in param_groups[%d] when resuming an "
+          .. "optimizer\""):format(i - 1), 4)
+      end
       self.base_lrs[i] = g.initial_lr
     end
+    self:_initial_step()
+  end
+
+  function Scheduler:_initial_step()
+    self._step_count = 0
     self:step()
   end
 
-  function Scheduler:step()
+  local function print_lr(self, i, lr, epoch)
+    if not self.verbose then return end
+    if epoch == nil then
+      print(("Adjusting learning rate of group %d to %.4e."):format(i - 1, lr))
+    else
+      local e = math.type(epoch) == "float" and ("%.2f"):format(epoch) or ("%05d"):format(epoch)
+      print(("Epoch %s: adjusting learning rate of group %d to %.4e."):format(e, i - 1, lr))
+    end
+  end
+
+  -- step(): the next epoch by the chainable form (get_lr); step(epoch) (deprecated in PyTorch)
+  -- jumps to that epoch by the closed form where the scheduler has one
+  function Scheduler:step(epoch)
     self._step_count = self._step_count + 1
-    self.last_epoch = self.last_epoch + 1
-    local lrs = self:get_lr()
-    self._last_lr = {}
+    local lrs
+    if epoch == nil then
+      self.last_epoch = self.last_epoch + 1
+      lrs = self:get_lr()
+    else
+      number("epoch", epoch)
+      self.last_epoch = epoch
+      if self._get_closed_form_lr then lrs = self:_get_closed_form_lr() else lrs = self:get_lr() end
+    end
     for i, g in ipairs(self.optimizer.param_groups) do
       g.lr = lrs[i]
-      self._last_lr[i] = lrs[i]
+      print_lr(self, i, lrs[i], epoch)
     end
+    self._last_lr = {}
+    for i, g in ipairs(self.optimizer.param_groups) do self._last_lr[i] = g.lr end
   end
 
   function Scheduler:get_last_lr() return { table.unpack(self._last_lr) } end
@@ -103,6 +149,10 @@ return function(torch, optim)
     end)
   end
 
+  function StepLR:_get_closed_form_lr()
+    return each(self, function(_, base) return base * self.gamma ^ (self.last_epoch // self.step_size) end)
+  end
+
   local MultiStepLR = scheduler_class("MultiStepLR", { "milestones", "gamma" }, { gamma = 0.1 }, function(s, o)
     s.milestones, s.gamma = {}, number("gamma", o.gamma)
     if type(o.milestones) ~= "table" then error(("'%s' object is not iterable"):format(py_type(o.milestones)), 3) end
@@ -114,9 +164,19 @@ return function(torch, optim)
     return each(self, function(g) return c and g.lr * self.gamma ^ c or g.lr end)
   end
 
+  function MultiStepLR:_get_closed_form_lr()
+    local passed = 0 -- bisect_right over the sorted milestones
+    for m, c in pairs(self.milestones) do if m <= self.last_epoch then passed = passed + c end end
+    return each(self, function(_, base) return base * self.gamma ^ passed end)
+  end
+
   local ExponentialLR = scheduler_class("ExponentialLR", { "gamma" }, nil, function(s, o) s.gamma = number("gamma", o.gamma) end)
   function ExponentialLR:get_lr()
     return each(self, function(g) return self.last_epoch == 0 and g.lr or g.lr * self.gamma end)
+  end
+
+  function ExponentialLR:_get_closed_form_lr()
+    return each(self, function(_, base) return base * self.gamma ^ self.last_epoch end)
   end
 
   local LambdaLR = scheduler_class("LambdaLR", { "lr_lambda" }, nil, function(s, o)
@@ -155,12 +215,18 @@ return function(torch, optim)
     end)
   end
 
+  function CosineAnnealingLR:_get_closed_form_lr()
+    local e, T, eta = self.last_epoch, self.T_max, self.eta_min
+    return each(self, function(_, base) return eta + (base - eta) * (1 + math.cos(math.pi * e / T)) / 2 end)
+  end
+
   -- OneCycleLR(opt, {max_lr=, total_steps= or epochs= and steps_per_epoch=, pct_start=0.3,
   -- anneal_strategy="cos", cycle_momentum=true, base_momentum=0.85, max_momentum=0.95,
   -- div_factor=25, final_div_factor=1e4, three_phase=false})
   local OneCycleLR = class.class("optim.lr_scheduler.OneCycleLR", Scheduler)
   local one_cycle_names = { "max_lr", "total_steps", "epochs", "steps_per_epoch", "pct_start", "anneal_strategy",
-    "cycle_momentum", "base_momentum", "max_momentum", "div_factor", "final_div_factor", "three_phase" }
+    "cycle_momentum", "base_momentum", "max_momentum", "div_factor", "final_div_factor", "three_phase", "last_epoch",
+    "verbose" }
   function OneCycleLR:__init(optimizer, ...)
     check_optimizer(optimizer)
     local o = args.parse_at(3, "__init__", one_cycle_names, nil, ...)
@@ -189,10 +255,15 @@ return function(torch, optim)
       number("max_lr", mx)
     end
     for _, k in ipairs { "div_factor", "final_div_factor", "base_momentum", "max_momentum" } do
-      if o[k] ~= nil then number(k, o[k]) end
+      if type(o[k]) == "table" and getmetatable(o[k]) == nil and k:find("momentum") then
+        for _, v in ipairs(o[k]) do number(k, v) end
+      elseif o[k] ~= nil then
+        number(k, o[k])
+      end
     end
     local s = self
-    s.optimizer, s.last_epoch, s._step_count = optimizer, -1, 0
+    s.optimizer, s.last_epoch, s._step_count = optimizer, check_last_epoch(o.last_epoch), 0
+    s.verbose = o.verbose == true
     local total = o.total_steps
     if total == nil then
       if not (o.epochs and o.steps_per_epoch) then
@@ -222,28 +293,42 @@ return function(torch, optim)
     local defaults = optimizer.defaults
     if s.cycle_momentum then
       if defaults.momentum == nil and defaults.betas == nil then
-        error("optimizer must support momentum or beta1 with `cycle_momentum` option enabled", 3)
+        error("optimizer must support momentum with `cycle_momentum` option enabled", 3)
       end
       s.use_beta1 = defaults.betas ~= nil
     end
-    for i, g in ipairs(optimizer.param_groups) do
-      local max_lr = type(o.max_lr) == "table" and o.max_lr[i] or o.max_lr
-      g.initial_lr = max_lr / div
-      g.max_lr = max_lr
-      g.min_lr = g.initial_lr / final_div
-      if s.cycle_momentum then
-        g.max_momentum, g.base_momentum = o.max_momentum or 0.95, o.base_momentum or 0.85
-        if s.use_beta1 then g.betas = { g.max_momentum, g.betas[2] } else g.momentum = g.max_momentum end
+    -- a number for every group, or a list of one per group
+    local function per_group(name, v, i)
+      if type(v) == "table" then
+        if #v ~= #optimizer.param_groups then
+          error(("expected %d values for %s, got %d"):format(#optimizer.param_groups, name, #v), 4)
+        end
+        return v[i]
+      end
+      return v
+    end
+    if s.last_epoch == -1 then
+      for i, g in ipairs(optimizer.param_groups) do
+        local max_lr = per_group("max_lr", o.max_lr, i)
+        g.initial_lr = max_lr / div
+        g.max_lr = max_lr
+        g.min_lr = g.initial_lr / final_div
       end
     end
-    s.base_lrs = {}
-    for i, g in ipairs(optimizer.param_groups) do s.base_lrs[i] = g.initial_lr end
-    s:step()
+    if s.cycle_momentum and s.last_epoch == -1 then
+      for i, g in ipairs(optimizer.param_groups) do
+        local m_max = per_group("max_momentum", o.max_momentum == nil and 0.95 or o.max_momentum, i)
+        local m_base = per_group("base_momentum", o.base_momentum == nil and 0.85 or o.base_momentum, i)
+        if s.use_beta1 then g.betas = { m_max, g.betas[2] } else g.momentum = m_max end
+        g.max_momentum, g.base_momentum = m_max, m_base
+      end
+    end
+    s:_initial()
   end
   function OneCycleLR:get_lr()
     local step = self.last_epoch
     if step > self.total_steps then
-      error(("Tried to step %d times. The specified number of total steps is %d"):format(step, self.total_steps), 3)
+      error(("Tried to step %d times. The specified number of total steps is %d"):format(step + 1, self.total_steps), 3)
     end
     return each(self, function(g)
       local start = 0
@@ -298,10 +383,14 @@ return function(torch, optim)
     if self.threshold_mode == "rel" then return a > best * (t + 1) end
     return a > best + t
   end
-  function Plateau:step(metric)
+  -- step(metric, epoch = last_epoch + 1)
+  function Plateau:step(metric, epoch)
     local current = torch.is_tensor(metric) and metric:item() or metric
     if type(current) ~= "number" then error(("float() argument must be a string or a number, not '%s'"):format(py_type(current)), 2) end
-    self.last_epoch = self.last_epoch + 1
+    if epoch ~= nil and type(epoch) ~= "number" then
+      error(("epoch must be a number, not %s"):format(py_type(epoch)), 2)
+    end
+    self.last_epoch = epoch or self.last_epoch + 1
     if self:is_better(current) then
       self.best, self.num_bad_epochs = current, 0
     else
@@ -323,72 +412,9 @@ return function(torch, optim)
   end
   function Plateau:get_last_lr() return { table.unpack(self._last_lr) } end
 
-  -- ---- the chainable multiplicative schedulers (each step scales the group's current lr) ----
-  local function factor(name, v, words)
-    number(name, v)
-    if v > 1.0 or v < 0 then error(words .. " multiplicative factor expected to be between 0 and 1.", 4) end
-    return v
-  end
-
-  -- MultiplicativeLR(optimizer, lr_lambda): lr times lr_lambda(epoch) at each step
-  local MultiplicativeLR = scheduler_class("MultiplicativeLR", { "lr_lambda" }, nil, function(s, o)
-    local f, n = o.lr_lambda, #s.optimizer.param_groups
-    if type(f) == "table" and getmetatable(f) == nil then
-      if #f ~= n then error(("Expected %d lr_lambdas, but got %d"):format(n, #f), 3) end
-    elseif type(f) ~= "function" and not (getmetatable(f) and getmetatable(f).__call) then
-      error(("'%s' object is not callable"):format(py_type(f)), 3)
-    end
-    s.lr_lambdas = f
-  end)
-  function MultiplicativeLR:get_lr()
-    return each(self, function(g, _, i)
-      if self.last_epoch <= 0 then return g.lr end
-      local f = type(self.lr_lambdas) == "table" and getmetatable(self.lr_lambdas) == nil and self.lr_lambdas[i]
-        or self.lr_lambdas
-      return g.lr * f(self.last_epoch)
-    end)
-  end
-
-  -- ConstantLR(optimizer, factor = 1/3, total_iters = 5): lr times factor until total_iters
-  local ConstantLR = scheduler_class("ConstantLR", { "factor", "total_iters" }, { factor = 1.0 / 3, total_iters = 5 },
-    function(s, o)
-      s.factor, s.total_iters = factor("factor", o.factor, "Constant"), number("total_iters", o.total_iters)
-    end)
-  function ConstantLR:get_lr()
-    return each(self, function(g)
-      if self.last_epoch == 0 then return g.lr * self.factor end
-      if self.last_epoch ~= self.total_iters then return g.lr end
-      return g.lr * (1.0 / self.factor)
-    end)
-  end
-
-  -- LinearLR(optimizer, start_factor = 1/3, end_factor = 1, total_iters = 5): the factor moves
-  -- linearly from start_factor to end_factor over total_iters steps
-  local LinearLR = scheduler_class("LinearLR", { "start_factor", "end_factor", "total_iters" },
-    { start_factor = 1.0 / 3, end_factor = 1.0, total_iters = 5 }, function(s, o)
-      s.start_factor = factor("start_factor", o.start_factor, "Starting")
-      s.end_factor = factor("end_factor", o.end_factor, "Ending")
-      s.total_iters = number("total_iters", o.total_iters)
-    end)
-  function LinearLR:get_lr()
-    local a, b, n, e = self.start_factor, self.end_factor, self.total_iters, self.last_epoch
-    return each(self, function(g)
-      if e == 0 then return g.lr * a end
-      if e > n then return g.lr end
-      return g.lr * (1.0 + (b - a) / (n * a + (e - 1) * (b - a)))
-    end)
-  end
-
-  -- PolynomialLR(optimizer, total_iters = 5, power = 1): lr decays as (1 - t / total_iters)^power
-  local PolynomialLR = scheduler_class("PolynomialLR", { "total_iters", "power" }, { total_iters = 5, power = 1.0 },
-    function(s, o) s.total_iters, s.power = number("total_iters", o.total_iters), number("power", o.power) end)
-  function PolynomialLR:get_lr()
-    local e, n = self.last_epoch, self.total_iters
-    return each(self, function(g)
-      if e == 0 or e > n then return g.lr end
-      return g.lr * ((1.0 - e / n) / (1.0 - (e - 1) / n)) ^ self.power
-    end)
-  end
-
+  -- the schedulers of lr_scheduler_more.lua, with the helpers above
+  require("mindtorch.optim.lr_scheduler_more")(torch, optim, S, { scheduler_class = scheduler_class,
+    check_optimizer = check_optimizer, number = number, each = each, check_last_epoch = check_last_epoch,
+    print_lr = print_lr })
   return S
 end
