@@ -89,5 +89,23 @@ return function(torch)
   end, function() C.pop_saved_hooks() end, nil, nil, 2)
   autograd.graph.saved_tensors_hooks = saved_hooks
 
+  -- one parameter's gradient cleared as PyTorch's zero_grad does: dropped with set_to_none,
+  -- else zeroed in place (detached from any graph); Optimizer and Module zero_grad share it
+  function autograd._zero_grad_of(p, set_to_none)
+    local grad = p.grad
+    if grad == nil then return end
+    if set_to_none then
+      p.grad = nil
+      return
+    end
+    if grad.grad_fn ~= nil then
+      grad = grad:detach()
+      p.grad = grad
+    elseif grad.requires_grad then
+      grad:requires_grad_(false)
+    end
+    grad:zero_()
+  end
+
   return autograd
 end

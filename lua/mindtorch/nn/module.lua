@@ -293,22 +293,8 @@ return function(torch, nn)
   -- gradients are zeroed in place (detached from any graph) unless set_to_none drops them
   function Module:zero_grad(...)
     local o = require("mindtorch._args").parse("zero_grad", { "set_to_none" }, { set_to_none = false }, ...)
-    for _, p in ipairs(self:parameters()) do
-      local grad = p.grad
-      if grad ~= nil then
-        if o.set_to_none then
-          p.grad = nil
-        else
-          if grad.grad_fn ~= nil then
-            grad = grad:detach()
-            p.grad = grad
-          elseif grad.requires_grad then
-            grad:requires_grad_(false)
-          end
-          grad:zero_()
-        end
-      end
-    end
+    local zero_grad_of = torch.autograd._zero_grad_of
+    for _, p in ipairs(self:parameters()) do zero_grad_of(p, o.set_to_none) end
   end
 
   -- The recursive walks below skip a child that is already among the modules above it, so a

@@ -245,6 +245,21 @@ return function(torch, nn)
   end
   nn.GroupNorm = GroupNorm
 
+  -- the weight and bias (affine) and running statistics (track_running_stats) of the batch
+  -- and instance norms, in PyTorch's order, dtype and device
+  local function add_affine_and_stats(self, num_features, opts)
+      local new = nn._new_tensor
+      if self.affine then
+        self.weight = nn.Parameter(new(torch.ones, { num_features }, opts))
+        self.bias = nn.Parameter(new(torch.zeros, { num_features }, opts))
+      end
+      if self.track_running_stats then
+        self:register_buffer("running_mean", new(torch.zeros, { num_features }, opts))
+        self:register_buffer("running_var", new(torch.ones, { num_features }, opts))
+        self:register_buffer("num_batches_tracked", new(torch.zeros, {}, { dtype = torch.int64, device = opts.device }))
+      end
+  end
+
   local function batch_norm_class(name, dims)
     local cls = Module:subclass("nn." .. name)
     function cls:__init(num_features, ...)
@@ -257,16 +272,7 @@ return function(torch, nn)
       self.momentum = opts.momentum == nil and 0.1 or opts.momentum
       self.affine = opts.affine ~= false
       self.track_running_stats = opts.track_running_stats ~= false
-      local new = nn._new_tensor
-      if self.affine then
-        self.weight = nn.Parameter(new(torch.ones, { num_features }, opts))
-        self.bias = nn.Parameter(new(torch.zeros, { num_features }, opts))
-      end
-      if self.track_running_stats then
-        self:register_buffer("running_mean", new(torch.zeros, { num_features }, opts))
-        self:register_buffer("running_var", new(torch.ones, { num_features }, opts))
-        self:register_buffer("num_batches_tracked", new(torch.zeros, {}, { dtype = torch.int64, device = opts.device }))
-      end
+      add_affine_and_stats(self, num_features, opts)
     end
     function cls:forward(x)
       if not dims[x:dim()] then
@@ -310,16 +316,7 @@ return function(torch, nn)
       self.num_features, self.eps = num_features, opts.eps or 1e-5
       self.momentum = opts.momentum == nil and 0.1 or opts.momentum
       self.affine, self.track_running_stats = opts.affine or false, opts.track_running_stats or false
-      local new = nn._new_tensor
-      if self.affine then
-        self.weight = nn.Parameter(new(torch.ones, { num_features }, opts))
-        self.bias = nn.Parameter(new(torch.zeros, { num_features }, opts))
-      end
-      if self.track_running_stats then
-        self:register_buffer("running_mean", new(torch.zeros, { num_features }, opts))
-        self:register_buffer("running_var", new(torch.ones, { num_features }, opts))
-        self:register_buffer("num_batches_tracked", new(torch.zeros, {}, { dtype = torch.int64, device = opts.device }))
-      end
+      add_affine_and_stats(self, num_features, opts)
     end
     function cls:forward(x)
       if x:dim() ~= nsp + 1 and x:dim() ~= nsp + 2 then

@@ -93,7 +93,7 @@ function Optimizer:add_param_group(group)
   self.param_groups[#self.param_groups + 1] = g
 end
 
-local zero_grad_of
+local zero_grad_of = torch.autograd._zero_grad_of
 
 -- zero_grad(set_to_none = false), or zero_grad{set_to_none = true}: PyTorch 1.13's default
 -- zeroes each gradient in place (detached from any graph); set_to_none drops them
@@ -101,23 +101,6 @@ function Optimizer:zero_grad(...)
   local set_to_none = parse_args("zero_grad", { "set_to_none" }, { set_to_none = false }, ...).set_to_none
   for _, g in ipairs(self.param_groups) do
     for _, p in ipairs(g.params) do zero_grad_of(p, set_to_none) end
-  end
-end
-
--- one parameter's gradient zeroed as PyTorch's zero_grad does
-function zero_grad_of(p, set_to_none)
-  local grad = p.grad
-  if grad == nil then return end
-  if set_to_none then
-    p.grad = nil
-  else
-    if grad.grad_fn ~= nil then
-      grad = grad:detach()
-      p.grad = grad
-    elseif grad.requires_grad then
-      grad:requires_grad_(false)
-    end
-    grad:zero_()
   end
 end
 
