@@ -66,9 +66,11 @@ describe("luamt", function()
 
   it("ends a script on Ctrl-C with an \"interrupted!\" error and status 1, as lua5.4", function()
     local s = script('io.write("started\\n") io.flush() local x = torch.zeros(4) while true do x = x + 1 end')
-    -- timeout sends SIGINT once luamt has surely started (the sanitizer build starts slower)
+    -- timeout sends SIGINT once luamt has surely started (the sanitizer build starts slower).
+    -- --foreground: without it timeout signals its whole process group as well, and a second
+    -- SIGINT that lands after the first was handled ends luamt with status 130, as it should.
     local after = os.getenv("MT_PRELOAD") and 30 or 3
-    local out, status = run(("timeout --preserve-status -s INT %d %s %s"):format(after, luamt, s))
+    local out, status = run(("timeout --foreground --preserve-status -s INT %d %s %s"):format(after, luamt, s))
     os.remove(s)
     assert.are.equal(1, status, out)
     assert.truthy(out:find("^started\n"), out)
