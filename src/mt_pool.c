@@ -103,7 +103,7 @@ static int block_class(size_t nbytes) {
  * handful kept (bounded in count and bytes, shared by all threads) serves them. A block freed
  * when the cache is full evicts the longest-kept ones, so the sizes of a program's earlier
  * phases do not hold the cache against the sizes of its current loop. */
-#define LARGE_MIN (128u << 10)
+#define LARGE_MIN (16u << 10)
 #define LARGE_SLOTS 16
 #define LARGE_MAX_BYTES ((size_t)256 << 20)
 

@@ -16,7 +16,7 @@ void mt_pool_free(int cls, void *p);
 #define MT_POOL_MAX_BLOCK 4096
 void *mt_pool_alloc_aligned(size_t nbytes);
 void mt_pool_free_aligned(void *p, size_t nbytes);
-/* Blocks of 128 KiB and more: up to 16 (256 MiB) recently freed ones are kept for reuse; this
+/* Blocks of 16 KiB and more: up to 16 (256 MiB) recently freed ones are kept for reuse; this
  * gives them back to the C library. */
 MT_API void mt_pool_release_large(void);
 

@@ -93,7 +93,9 @@ return function(torch)
   -- value := tag payload; tags: "0" nil, "b" boolean, "i" integer, "f" float, "s" string,
   -- "t" table (count, then key/value pairs), "T" tensor (dtype name, ndim, sizes, bytes).
   -- The file is MAGIC, the encoded value, then the CRC-32 of both (4 bytes).
-  local function encode(v, out, seen, depth)
+  -- With `sink` (a list), tensors are not written inline: "R" (dtype, sizes) stands for the
+  -- next tensor of sink, whose bytes travel apart (the DataLoader's shared slots).
+  local function encode(v, out, seen, depth, sink)
     local ty = type(v)
     if v == nil then
       out[#out + 1] = "0"
@@ -108,9 +110,13 @@ return function(torch)
     elseif torch.is_tensor(v) then
       local t = v:detach()
       if t.device.type ~= "cpu" then t = t:cpu() end
-      local parts = { string.pack("<c1s1B", "T", t.dtype.name, t:dim()) }
+      local parts = { string.pack("<c1s1B", sink and "R" or "T", t.dtype.name, t:dim()) }
       for i = 1, t:dim() do parts[#parts + 1] = string.pack("<i8", t.shape[i]) end
-      parts[#parts + 1] = string.pack("<s8", torch._tensor_bytes(t))
+      if sink then
+        sink[#sink + 1] = t
+      else
+        parts[#parts + 1] = string.pack("<s8", torch._tensor_bytes(t))
+      end
       out[#out + 1] = table.concat(parts)
     elseif ty == "table" then
       if seen[v] then error("cannot save a table that contains itself", 4) end
@@ -127,8 +133,8 @@ return function(torch)
         if type(k) ~= "string" and type(k) ~= "number" then
           error("cannot save a table key of type " .. type(k), 4)
         end
-        encode(k, out, seen, depth + 1)
-        encode(v[k], out, seen, depth + 1)
+        encode(k, out, seen, depth + 1, sink)
+        encode(v[k], out, seen, depth + 1, sink)
       end
       seen[v] = nil
     else
@@ -156,7 +162,8 @@ return function(torch)
     return a, b
   end
 
-  local function decode_tensor(s, pos, path)
+  -- dtype and sizes of a tensor, checked; then nil or the element count and item size
+  local function decode_tensor_head(s, pos, path)
     local dname, p = unpack("<s1", s, pos, path)
     local dt = dtype_by_name[dname]
     if not dt then corrupt(path, "unknown dtype " .. ("%q"):format(dname)) end
@@ -168,6 +175,11 @@ return function(torch)
       sizes[i], p = unpack("<i8", s, p, path)
       if sizes[i] < 0 then corrupt(path, "bad tensor size " .. sizes[i]) end
     end
+    return dt, sizes, p
+  end
+
+  local function decode_tensor(s, pos, path)
+    local dt, sizes, p = decode_tensor_head(s, pos, path)
     local n = checked_numel(sizes)
     local nbytes
     nbytes, p = unpack("<i8", s, p, path) -- a u64; values past 2^63 read as negative
@@ -178,7 +190,18 @@ return function(torch)
     return torch.frombuffer(s, { dtype = dt, offset = p - 1, count = n }):view(sizes), p + nbytes
   end
 
-  local function decode_table(s, pos, path, depth)
+  -- "R": a tensor whose bytes travel apart; it is made empty here and listed in sink (the
+  -- element count is checked; the bytes are checked against where they come from)
+  local function decode_tensor_ref(s, pos, path, sink)
+    if not sink then corrupt(path, "a tensor without its bytes") end
+    local dt, sizes, p = decode_tensor_head(s, pos, path)
+    if not checked_numel(sizes) then corrupt(path, "tensor sizes overflow") end
+    local t = torch.empty(sizes, { dtype = dt })
+    sink[#sink + 1] = t
+    return t, p
+  end
+
+  local function decode_table(s, pos, path, depth, sink)
     if depth >= MAX_DEPTH then corrupt(path, ("tables nested deeper than %d levels"):format(MAX_DEPTH)) end
     local count, p = unpack("<I4", s, pos, path)
     -- each pair takes at least two bytes: a larger count cannot be what the file holds
@@ -186,16 +209,16 @@ return function(torch)
     local tbl = {}
     for _ = 1, count do
       local k, v
-      k, p = decode(s, p, path, depth + 1)
+      k, p = decode(s, p, path, depth + 1, sink)
       if type(k) ~= "string" and type(k) ~= "number" then corrupt(path, "a table key is " .. type(k)) end
       if k ~= k then corrupt(path, "a table key is NaN") end
-      v, p = decode(s, p, path, depth + 1)
+      v, p = decode(s, p, path, depth + 1, sink)
       tbl[k] = v
     end
     return tbl, p
   end
 
-  function decode(s, pos, path, depth)
+  function decode(s, pos, path, depth, sink)
     if pos > #s then corrupt(path, "truncated") end
     local tag = s:sub(pos, pos)
     if tag == "0" then return nil, pos + 1 end
@@ -208,19 +231,22 @@ return function(torch)
     if tag == "f" then return unpack("<d", s, pos + 1, path) end
     if tag == "s" then return unpack("<s4", s, pos + 1, path) end
     if tag == "T" then return decode_tensor(s, pos + 1, path) end
-    if tag == "t" then return decode_table(s, pos + 1, path, depth) end
+    if tag == "t" then return decode_table(s, pos + 1, path, depth, sink) end
+    if tag == "R" then return decode_tensor_ref(s, pos + 1, path, sink) end
     corrupt(path, "unknown tag " .. ("%q"):format(tag))
   end
 
-  -- torch._encode_value(v) / torch._decode_value(s, what): the format above without the file
-  -- (DataLoader workers send batches with it); decoding checks every size against s
-  function torch._encode_value(v)
+  -- torch._encode_value(v [, sink]) / torch._decode_value(s, what [, sink]): the format above
+  -- without the file (DataLoader workers send batches with it); decoding checks every size
+  -- against s. With sink, tensors' bytes are left out and the tensors listed in it instead
+  -- (on decoding: new, uninitialized tensors the caller fills).
+  function torch._encode_value(v, sink)
     local out = {}
-    encode(v, out, {}, 0)
+    encode(v, out, {}, 0, sink)
     return table.concat(out)
   end
-  function torch._decode_value(s, what)
-    local v, pos = decode(s, 1, what, 0)
+  function torch._decode_value(s, what, sink)
+    local v, pos = decode(s, 1, what, 0, sink)
     if pos ~= #s + 1 then corrupt(what, "trailing bytes") end
     return v
   end

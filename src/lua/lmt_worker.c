@@ -1,10 +1,18 @@
 /* lmt_worker.c: the POSIX process calls DataLoader workers need, as torch._proc: fork, pipes,
  * length-prefixed messages over them (every length read back is checked), poll with a
  * timeout, waitpid, kill and _exit. The messages are what the Lua side encodes (the
- * serialization format of torch.save); nothing read is ever executed. */
+ * serialization format of torch.save); nothing read is ever executed.
+ *
+ * A batch's tensor bytes do not go through the pipe: each in-flight task has a slot, a memfd
+ * shared by the parent and the worker (made before the fork). The worker copies the batch's
+ * tensors into its slot (growing the file when a batch is larger than any before) and sends
+ * only their dtypes and shapes; the parent copies them out into new tensors. The slot's pages
+ * stay mapped from batch to batch: no large buffer is allocated, faulted in and freed per
+ * batch (on virtual machines a fresh page costs microseconds, hundreds per batch). */
+#define _GNU_SOURCE /* memfd_create */
 #include "lmt.h"
+#include "mt_ops_gen.h"
 
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -14,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -204,12 +214,171 @@ static int proc_sleep(lua_State *L) {
     return 0;
 }
 
+/* ---- shared slots ---------------------------------------------------------------------------- */
+#define LMT_SLOT "mindtorch.LoaderSlot"
+#define SLOT_ALIGN 64 /* each tensor's bytes start on a cache line */
+
+typedef struct {
+    int fd;    /* the memfd; -1 once closed */
+    char *map; /* this process's mapping of the file's first map_len bytes, or NULL */
+    size_t map_len;
+} loader_slot;
+
+static loader_slot *check_slot(lua_State *L, int arg) {
+    loader_slot *s = luaL_checkudata(L, arg, LMT_SLOT);
+    if (s->fd < 0) luaL_argerror(L, arg, "the slot is closed");
+    return s;
+}
+
+static void slot_unmap(loader_slot *s) {
+    if (s->map) munmap(s->map, s->map_len);
+    s->map = NULL;
+    s->map_len = 0;
+}
+
+/* maps the file's first len bytes (the file is at least that long) */
+static int slot_map(lua_State *L, loader_slot *s, size_t len) {
+    if (s->map && s->map_len >= len) return 0;
+    slot_unmap(s);
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+    if (p == MAP_FAILED)
+        return luaL_error(L, "DataLoader: could not map a shared slot: %s", strerror(errno));
+    s->map = p;
+    s->map_len = len;
+    return 0;
+}
+
+/* _proc.slot() -> a new, empty shared slot */
+static int proc_slot(lua_State *L) {
+    loader_slot *s = lua_newuserdatauv(L, sizeof *s, 0);
+    s->fd = -1;
+    s->map = NULL;
+    s->map_len = 0;
+    luaL_setmetatable(L, LMT_SLOT);
+    s->fd = memfd_create("mindtorch-dataloader", MFD_CLOEXEC);
+    if (s->fd < 0) return push_errno(L, "memfd_create");
+    return 1;
+}
+
+/* the byte count of t's elements, and the aligned end after them from off; -1 on overflow */
+static int slot_span(mt_tensor *t, size_t off, size_t *nbytes, size_t *end) {
+    size_t isz = mt_dtype_size((mt_dtype)t->dtype);
+    if (t->numel < 0 || (uint64_t)t->numel > SIZE_MAX / isz) return -1;
+    *nbytes = (size_t)t->numel * isz;
+    size_t e = off + *nbytes;
+    if (e < off || e > SIZE_MAX - SLOT_ALIGN) return -1;
+    *end = (e + SLOT_ALIGN - 1) / SLOT_ALIGN * SLOT_ALIGN;
+    return 0;
+}
+
+/* the tensors of the list at arg (CPU tensors), checked */
+static mt_tensor *slot_tensor(lua_State *L, int arg, lua_Integer i) {
+    lua_geti(L, arg, i);
+    mt_tensor *t = lmt_box_tensor(L, -1);
+    lua_pop(L, 1); /* the list keeps it alive */
+    if (!t || t->device.type != MT_DEV_CPU)
+        luaL_error(L, "DataLoader: a shared slot holds CPU tensors only (item %d)", (int)i);
+    return t;
+}
+
+/* slot:put(tensors) -> bytes used: the tensors' elements, row-major, each from a 64-byte
+ * boundary; the file grows (doubling) when they do not fit */
+static int slot_put(lua_State *L) {
+    loader_slot *s = check_slot(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, 2);
+    size_t total = 0, nb;
+    for (lua_Integer i = 1; i <= n; i++)
+        if (slot_span(slot_tensor(L, 2, i), total, &nb, &total))
+            return luaL_error(L, "DataLoader: a batch too large for shared memory");
+    struct stat st;
+    if (fstat(s->fd, &st) != 0) return push_errno(L, "fstat");
+    size_t have = (size_t)st.st_size;
+    if (total > have) {
+        size_t want = have > SIZE_MAX / 2 ? total : have * 2;
+        if (want < total) want = total;
+        if (ftruncate(s->fd, (off_t)want) != 0)
+            return push_errno(L, "DataLoader: could not grow a shared slot");
+        have = want;
+    }
+    if (total) slot_map(L, s, have);
+    size_t off = 0;
+    for (lua_Integer i = 1; i <= n; i++) {
+        mt_tensor *t = slot_tensor(L, 2, i);
+        mt_tensor *c = mto_contiguous(t);
+        if (!c || mt_tensor_sync(c)) {
+            if (c) mt_tensor_decref(c);
+            return lmt_error(L);
+        }
+        size_t end = off;
+        slot_span(c, off, &nb, &end);
+        if (nb) memcpy(s->map + off, mt_tensor_raw(c), nb);
+        mt_tensor_decref(c);
+        off = end;
+    }
+    lua_pushinteger(L, (lua_Integer)total);
+    return 1;
+}
+
+/* slot:get(tensors, total): fills the (new, contiguous) tensors from the slot, as put laid
+ * them out; total is what put returned, and both it and the layout are checked against the
+ * file's size before a byte is read */
+static int slot_get(lua_State *L) {
+    loader_slot *s = check_slot(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer claimed = luaL_checkinteger(L, 3);
+    lua_Integer n = luaL_len(L, 2);
+    size_t total = 0, nb;
+    for (lua_Integer i = 1; i <= n; i++) {
+        mt_tensor *t = slot_tensor(L, 2, i);
+        if (!mt_tensor_is_contiguous(t))
+            return luaL_error(L, "DataLoader: slot:get needs contiguous tensors");
+        if (slot_span(t, total, &nb, &total))
+            return luaL_error(L, "DataLoader: a batch too large for shared memory");
+    }
+    struct stat st;
+    if (fstat(s->fd, &st) != 0) return push_errno(L, "fstat");
+    if (claimed < 0 || (uint64_t)claimed != (uint64_t)total || total > (size_t)st.st_size)
+        return luaL_error(L, "DataLoader: a worker's batch does not match its shared slot");
+    if (total) slot_map(L, s, (size_t)st.st_size);
+    size_t off = 0;
+    for (lua_Integer i = 1; i <= n; i++) {
+        mt_tensor *t = slot_tensor(L, 2, i);
+        if (mt_tensor_sync(t)) return lmt_error(L);
+        size_t end = off;
+        slot_span(t, off, &nb, &end);
+        if (nb) memcpy(mt_tensor_raw(t), s->map + off, nb);
+        off = end;
+    }
+    return 0;
+}
+
+/* slot:close() (and __gc, __close): unmaps and closes; a worker's copy closes its own */
+static int slot_close(lua_State *L) {
+    loader_slot *s = luaL_checkudata(L, 1, LMT_SLOT);
+    slot_unmap(s);
+    if (s->fd >= 0) close(s->fd);
+    s->fd = -1;
+    return 0;
+}
+
 void lmt_open_worker(lua_State *L) {
+    static const luaL_Reg slot_methods[] = {
+        {"put", slot_put}, {"get", slot_get}, {"close", slot_close}, {NULL, NULL}};
+    if (luaL_newmetatable(L, LMT_SLOT)) {
+        luaL_newlib(L, slot_methods);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, slot_close);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, slot_close);
+        lua_setfield(L, -2, "__close");
+    }
+    lua_pop(L, 1);
     static const luaL_Reg fns[] = {
         {"fork", proc_fork},   {"pipe", proc_pipe},  {"close", proc_close},
         {"send", proc_send},   {"recv", proc_recv},  {"waitpid", proc_waitpid},
         {"kill", proc_kill},   {"_exit", proc_exit}, {"getpid", proc_getpid},
-        {"sleep", proc_sleep}, {NULL, NULL}};
+        {"sleep", proc_sleep}, {"slot", proc_slot},  {NULL, NULL}};
     luaL_newlib(L, fns);
     lua_setfield(L, -2, "_proc");
 }

@@ -186,4 +186,59 @@ describe("DataLoader workers", function()
     assert.is_false(ok)
     assert.matches("DataLoader%(%) got an unexpected keyword argument 'batchsize'", err)
   end)
+
+  it("carry batches of growing sizes, dtypes, views and nested tables through the shared slots", function()
+    -- item i: a vector of 5000 * i floats (each batch larger than any before: the slot grows),
+    -- a non-contiguous int view, a bool, a nested table with a 0-d and an empty tensor
+    local Grow = data.Dataset:subclass("Grow")
+    function Grow:len() return 24 end
+    function Grow:get(i)
+      local m = torch.arange(12, { dtype = torch.int32 }):view(3, 4):t()
+      return { v = torch.full({ 5000 * i }, i, { dtype = torch.float64 }), m = m + i, flag = i % 2 == 0,
+        nest = { torch.tensor(i * 1.5), torch.empty(0, 3) } }
+    end
+    local function collect(nw)
+      local out = {}
+      local loader = data.DataLoader(Grow(), { batch_size = false, num_workers = nw, prefetch_factor = nw > 0 and 3 or nil })
+      for item in loader() do out[#out + 1] = item end
+      return out
+    end
+    local a, b = collect(0), collect(2)
+    assert.are.equal(24, #b)
+    for i = 1, 24 do
+      assert.is_true(torch.equal(a[i].v, b[i].v), "item " .. i)
+      assert.is_true(torch.equal(a[i].m, b[i].m))
+      assert.are.equal(a[i].flag, b[i].flag)
+      assert.is_true(torch.equal(a[i].nest[1], b[i].nest[1]))
+      assert.are.same({ 0, 3 }, { b[i].nest[2].shape[1], b[i].nest[2].shape[2] })
+    end
+  end)
+
+  it("refuse a message whose tensors have no bytes, or whose slot holds fewer bytes than claimed", function()
+    local sink = {}
+    local s = torch._encode_value({ torch.ones(3) }, sink)
+    assert.are.equal(1, #sink)
+    local ok, err = pcall(torch._decode_value, s, "msg")
+    assert.is_false(ok)
+    assert.matches("msg: not a valid mindtorch file %(a tensor without its bytes%)", err)
+    local slot = torch._proc.slot()
+    local used = slot:put(sink)
+    assert.are.equal(64, used) -- 12 bytes from a 64-byte boundary
+    local got = {}
+    torch._decode_value(s, "msg", got)
+    slot:get(got, used)
+    assert.is_true(torch.equal(got[1], torch.ones(3)))
+    ok, err = pcall(slot.get, slot, got, used + 64)
+    assert.is_false(ok)
+    assert.matches("does not match its shared slot", err)
+    local big = {}
+    torch._decode_value(torch._encode_value({ torch.ones(1000) }, {}), "msg", big)
+    ok, err = pcall(slot.get, slot, big, 4032)
+    assert.is_false(ok)
+    assert.matches("does not match its shared slot", err)
+    slot:close()
+    ok, err = pcall(slot.put, slot, sink)
+    assert.is_false(ok)
+    assert.matches("the slot is closed", err)
+  end)
 end)

@@ -6,8 +6,11 @@
 --   * worker w (0-based, as PyTorch's) seeds torch with base_seed + w, where base_seed is the
 --     loader's draw at the start of the epoch; get_worker_info() gives id, num_workers, seed,
 --     dataset there; worker_init_fn(id) runs in the worker first;
---   * batches come back through a pipe in torch.save's format (torch._encode_value), read
---     with every size checked; an error in a worker is raised in the parent with its message;
+--   * batches come back in two parts: their tensors' bytes in a shared slot (torch._proc.slot,
+--     one per task in flight: a worker's k-th task uses its slot (k - 1) % prefetch_factor + 1)
+--     and, through a pipe, the rest in torch.save's format (torch._encode_value) with the
+--     tensors' dtypes and shapes, read with every size checked; an error in a worker is raised
+--     in the parent with its message;
 --   * the workers end when the epoch ends, when a for loop leaves early (the iterator's closing
 --     value), or when the iterator is collected: their pipes are closed, then they are
 --     waited for (killed if they do not end within two seconds), so none is left behind.
@@ -17,14 +20,21 @@ return function(torch, data)
   local proc = torch._proc
   local W = {}
 
-  local function encode(v)
-    local ok, s = pcall(torch._encode_value, v)
+  -- a reply: the bytes of its tensors into slot, then the number of those bytes and the
+  -- encoded rest as one message
+  local function encode(v, slot)
+    local ok, s = pcall(function()
+      local sink = {}
+      local head = torch._encode_value(v, sink)
+      return string.pack("<i8", slot:put(sink)) .. head
+    end)
     if ok then return s end
-    return torch._encode_value({ err = "the batch cannot be sent to the main process: " .. tostring(s) })
+    return string.pack("<i8", 0)
+      .. torch._encode_value({ err = "the batch cannot be sent to the main process: " .. tostring(s) })
   end
 
   -- the child's loop; never returns (ends with _exit)
-  local function worker_main(loader, wid, nw, seed, task_r, res_w)
+  local function worker_main(loader, wid, nw, seed, task_r, res_w, slots)
     local ok, err = pcall(function()
       torch.set_num_threads(1) -- the pool's threads were not forked
       torch.manual_seed(seed)
@@ -34,6 +44,7 @@ return function(torch, data)
     end)
     local init_err = not ok and tostring(err) or nil
     local it, exhausted
+    local done = 0 -- tasks answered: the next one's slot is slots[done % #slots + 1]
     while true do
       local msg = proc.recv(task_r)
       if not msg then break end
@@ -58,7 +69,9 @@ return function(torch, data)
         end)
         reply = pok and res or { err = tostring(res) }
       end
-      if not proc.send(res_w, encode(reply)) then break end
+      local slot = slots[done % #slots + 1]
+      done = done + 1
+      if not proc.send(res_w, encode(reply, slot)) then break end
     end
     proc._exit(0)
   end
@@ -76,6 +89,7 @@ return function(torch, data)
       for _, w in ipairs(workers) do
         proc.close(w.task_w)
         proc.close(w.res_r)
+        for _, slot in ipairs(w.slots) do slot:close() end
       end
       for _ = 1, 200 do
         local left = false
@@ -101,13 +115,23 @@ return function(torch, data)
       local tr, tw = proc.pipe()
       local rr, rw
       if tr then rr, rw = proc.pipe() end
-      if not rr then
+      local slots, serr = {}, nil
+      for k = 1, rr and prefetch or 0 do
+        slots[k], serr = proc.slot()
+        if not slots[k] then break end
+      end
+      if not rr or serr then
         if tr then
           proc.close(tr)
           proc.close(tw)
         end
+        if rr then
+          proc.close(rr)
+          proc.close(rw)
+        end
+        for _, slot in ipairs(slots) do slot:close() end
         shutdown()
-        error("DataLoader: could not make the pipes of its workers: " .. tostring(rw or tw), 3)
+        error("DataLoader: could not make the pipes of its workers: " .. tostring(serr or rw or tw), 3)
       end
       local pid, ferr = proc.fork()
       if pid == 0 then
@@ -116,8 +140,9 @@ return function(torch, data)
         for _, w in ipairs(workers) do -- the other workers' ends: their end of file is theirs
           proc.close(w.task_w)
           proc.close(w.res_r)
+          for _, slot in ipairs(w.slots) do slot:close() end
         end
-        pcall(worker_main, loader, wid, nw, base + wid, tr, rw)
+        pcall(worker_main, loader, wid, nw, base + wid, tr, rw, slots)
         proc._exit(1)
       end
       proc.close(tr)
@@ -125,10 +150,11 @@ return function(torch, data)
       if not pid then
         proc.close(tw)
         proc.close(rr)
+        for _, slot in ipairs(slots) do slot:close() end
         shutdown()
         error("DataLoader: could not start a worker: " .. tostring(ferr), 3)
       end
-      workers[#workers + 1] = { pid = pid, task_w = tw, res_r = rr, id = wid, active = true }
+      workers[#workers + 1] = { pid = pid, task_w = tw, res_r = rr, id = wid, active = true, slots = slots, got = 0 }
     end
     local closer = setmetatable({}, { __close = shutdown, __gc = shutdown })
 
@@ -142,7 +168,16 @@ return function(torch, data)
         if why == "timeout" then fail(("DataLoader timed out after %s seconds"):format(tostring(timeout))) end
         fail(("DataLoader worker (pid(s) %d) exited unexpectedly"):format(w.pid))
       end
-      local ok, reply = pcall(torch._decode_value, msg, "DataLoader worker's batch")
+      local slot = w.slots[w.got % #w.slots + 1]
+      w.got = w.got + 1
+      local ok, reply = pcall(function()
+        local what = "DataLoader worker's batch"
+        if #msg < 8 then error(what .. ": not a valid mindtorch file (truncated)", 0) end
+        local sink = {}
+        local v = torch._decode_value(msg:sub(9), what, sink)
+        slot:get(sink, string.unpack("<i8", msg))
+        return v
+      end)
       if not ok then fail(tostring(reply)) end
       if reply.err then fail(("Caught an error in DataLoader worker process %d.\n%s"):format(w.id, reply.err)) end
       return reply
