@@ -66,6 +66,9 @@ LUAMOD   := $(LMODDIR)/core.so
 LUAMT    := $(BUILD)/luamt
 LUALINK  := $(LSHARE)/mindtorch
 NPUMOD   := $(LMODDIR)/npu_backend.so
+# torch.distributed's MPI transport: built when Open MPI's mpicc is installed (libopenmpi-dev)
+MPICC    ?= $(shell command -v mpicc 2>/dev/null)
+MPIMOD   := $(if $(MPICC),$(LMODDIR)/distributed_mpi.so)
 # the shared accelerator layer (backends/accel) is built into each accelerator module, never the core
 NPU_SRCS := $(wildcard backends/npu/*.c) $(wildcard backends/accel/*.c)
 NPU_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(NPU_SRCS))
@@ -81,7 +84,7 @@ C_PLUGINS   := $(patsubst tests/c/%.c,$(BUILD)/tests/lib%.so,$(wildcard tests/c/
 CLANG_FORMAT ?= clang-format-14
 .PHONY: format format-check
 .PHONY: all standin check test asan api-fuzz api-fuzz-asan fuzz fuzz-targets fuzz-smoke bench demo tour golden lua-env install clean examples docs
-all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK) $(NPUMOD)
+all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK) $(NPUMOD) $(MPIMOD)
 
 # ---- generated operator tables -------------------------------------------------------------
 OPGEN := src/ops/opgen.lua src/ops/schema_text.lua src/ops/gen_elementwise.lua src/ops/gen_reductions.lua \
@@ -140,6 +143,14 @@ $(NPUMOD): $(NPU_OBJS) $(LIBMT)
 	$(CC) -shared -o $@ $(NPU_OBJS) $(LDFLAGS) -L$(BLIB) -lmindtorch -ldl -lm '-Wl,-rpath,$$ORIGIN/../../..:$$ORIGIN/..'
 -include $(NPU_OBJS:.o=.d)
 
+# the MPI transport: its own shared object, linked with libmpi through mpicc's flags
+$(OBJ)/distributed/%.o: override CFLAGS += $(shell $(MPICC) --showme:compile 2>/dev/null)
+$(LMODDIR)/distributed_mpi.so: $(OBJ)/distributed/mpi_module.o $(LIBMT)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $< $(LDFLAGS) -L$(BLIB) -lmindtorch $(shell $(MPICC) --showme:link) \
+	    '-Wl,-rpath,$$ORIGIN/../../..:$$ORIGIN/..'
+-include $(OBJ)/distributed/mpi_module.d
+
 # built for the tests only (make check), never part of `make all` or an install
 standin: $(STANDIN_LIBS) $(STANDIN)/opp
 STANDIN_CFLAGS = $(filter-out -Isrc%,$(CFLAGS)) -Ibackends/npu -Itests/ascend_standin
@@ -182,6 +193,7 @@ install-runtime: all
 	install -m 755 $(LIBMT) $(DESTDIR)$(LIBDIR)/libmindtorch.so
 	install -m 755 $(LUAMOD) $(DESTDIR)$(CMODDIR)/mindtorch/core.so
 	install -m 755 $(NPUMOD) $(DESTDIR)$(CMODDIR)/mindtorch/npu_backend.so
+	$(if $(MPIMOD),install -m 755 $(MPIMOD) $(DESTDIR)$(CMODDIR)/mindtorch/distributed_mpi.so)
 	for f in $(LUA_FILES); do \
 	    install -D -m 644 $$f $(DESTDIR)$(LUADIR)/$${f#lua/}; done
 

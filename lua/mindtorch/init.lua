@@ -174,6 +174,7 @@ require "mindtorch._aliases" -- absolute, multiply, greater ...: PyTorch's other
 require "mindtorch._linalg_extra" -- torch.lu, svd_lowrank, pca_lowrank, the removed solve/lstsq/matrix_rank
 require "mindtorch._queries" -- polygamma, frexp, rrelu, prelu, isin, is_nonzero, result_type, global modes
 local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils", special = "mindtorch.special",
+  distributed = "mindtorch.distributed",
   linalg = "mindtorch.linalg", help = "mindtorch.help" }
 
 -- torch.<dev> for an accelerator type the device registry knows (src/mt_device.c): the
