@@ -288,14 +288,9 @@ function Work:is_success() return self:is_completed() end
 -- the rank a receive took its message from (irecv with no src)
 function Work:_source_rank() return self.source end
 
--- A synchronous call runs MPI's blocking collective under the C module's watchdog (past the
--- group's timeout it ends the rank, and mpirun the job); async_op = true runs the non-blocking
--- one, whose wait raises a Lua error past the timeout. The timeout to pass the module, or nil.
-local function blocking(g, o)
-  if o.async_op then return nil end
-  return g.timeout
-end
-
+-- Every collective is queued on the C module's communication thread; a synchronous call waits
+-- for it at once, async_op = true returns the Work. Past the group's timeout the wait raises a
+-- Lua error (the rank then ends, and mpirun ends the job).
 -- (called in tail position by the collectives: level 2 is the user's code)
 local function finish_call(w, async_op)
   if async_op then return w end
@@ -357,7 +352,7 @@ function dist.all_reduce(...)
   local name = mpi_op(op, t.dtype, "all_reduce")
   if not member(g, "all_reduce") then return nil end
   local buf, back = buffer_of(t)
-  local req = g.comm:allreduce(buf, name, blocking(g, o))
+  local req = g.comm:allreduce(buf, name)
   return finish_call(new_work(g, "all_reduce", { req }, function()
     if op.name == "AVG" then buf:div_(g.size) end
     if back then back() end
@@ -372,7 +367,7 @@ function dist.broadcast(...)
   if not member(g, "broadcast") then return nil end
   local root = group_rank(g, o.src, "source", "broadcast")
   local buf, back = buffer_of(t)
-  return finish_call(new_work(g, "broadcast", { g.comm:bcast(buf, root, blocking(g, o)) }, back), o.async_op)
+  return finish_call(new_work(g, "broadcast", { g.comm:bcast(buf, root) }, back), o.async_op)
 end
 
 -- reduce(tensor, dst, op=SUM, group=None, async_op=False): the result in dst's tensor
@@ -385,7 +380,7 @@ function dist.reduce(...)
   if not member(g, "reduce") then return nil end
   local root = group_rank(g, o.dst, "destination", "reduce")
   local buf, back = buffer_of(t)
-  local req = g.comm:reduce(buf, name, root, blocking(g, o))
+  local req = g.comm:reduce(buf, name, root)
   return finish_call(new_work(g, "reduce", { req }, function()
     if g.rank == root then
       if op.name == "AVG" then buf:div_(g.size) end
@@ -433,7 +428,7 @@ function dist.all_gather(...)
   local src = t:contiguous()
   local n = src:numel()
   local flat = torch.empty(n * g.size, { dtype = t.dtype })
-  local req = g.comm:allgather(src, flat, blocking(g, o))
+  local req = g.comm:allgather(src, flat)
   return finish_call(new_work(g, "all_gather", { req }, function()
     for r, b in ipairs(blocks(flat, n, shape_of(t), g.size)) do list[r]:copy_(b) end
   end), o.async_op)
@@ -455,7 +450,7 @@ function dist.all_gather_into_tensor(...)
     error("output tensor size must be equal to world_size times input tensor size", 2)
   end
   local buf, back = buffer_of(out)
-  local req = g.comm:allgather(t:contiguous(), buf:view(-1), blocking(g, o))
+  local req = g.comm:allgather(t:contiguous(), buf:view(-1))
   return finish_call(new_work(g, "all_gather_into_tensor", { req }, back), o.async_op)
 end
 dist._all_gather_base = dist.all_gather_into_tensor
@@ -479,7 +474,7 @@ function dist.gather(...)
   elseif list ~= nil and (type(list) ~= "table" or #list > 0) then
     error("Argument ``gather_list`` must NOT be specified on non-destination ranks.", 2)
   end
-  local req = g.comm:gather(t:contiguous(), flat, root, blocking(g, o))
+  local req = g.comm:gather(t:contiguous(), flat, root)
   return finish_call(new_work(g, "gather", { req }, function()
     if flat then
       for r, b in ipairs(blocks(flat, t:numel(), shape_of(t), g.size)) do list[r]:copy_(b) end
@@ -509,7 +504,7 @@ function dist.scatter(...)
     error("Argument ``scatter_list`` must NOT be specified on non-source ranks.", 2)
   end
   local buf, back = buffer_of(t)
-  local req = g.comm:scatter(flat, buf, root, blocking(g, o))
+  local req = g.comm:scatter(flat, buf, root)
   return finish_call(new_work(g, "scatter", { req }, back), o.async_op)
 end
 
@@ -526,7 +521,7 @@ function dist.reduce_scatter(...)
   local parts = {}
   for r, x in ipairs(list) do parts[r] = x:reshape(-1) end
   local buf, back = buffer_of(out)
-  local req = g.comm:reduce_scatter(torch.cat(parts), buf, name, blocking(g, o))
+  local req = g.comm:reduce_scatter(torch.cat(parts), buf, name)
   return finish_call(new_work(g, "reduce_scatter", { req }, function()
     if op.name == "AVG" then buf:div_(g.size) end
     if back then back() end
@@ -549,7 +544,7 @@ function dist.reduce_scatter_tensor(...)
     error("input tensor must be the same size as output size times world size", 2)
   end
   local buf, back = buffer_of(out)
-  local req = g.comm:reduce_scatter(t:contiguous():view(-1), buf, name, blocking(g, o))
+  local req = g.comm:reduce_scatter(t:contiguous():view(-1), buf, name)
   return finish_call(new_work(g, "reduce_scatter_tensor", { req }, function()
     if op.name == "AVG" then buf:div_(g.size) end
     if back then back() end
@@ -597,7 +592,7 @@ function dist.all_to_all_single(...)
   local sc = split_counts(t, o.input_split_sizes, g, "input_split_sizes", "all_to_all_single")
   local rc = split_counts(out, o.output_split_sizes, g, "output_split_sizes", "all_to_all_single")
   local buf, back = buffer_of(out)
-  local req = g.comm:alltoallv(t:contiguous():view(-1), sc, buf:view(-1), rc, blocking(g, o))
+  local req = g.comm:alltoallv(t:contiguous():view(-1), sc, buf:view(-1), rc)
   return finish_call(new_work(g, "all_to_all_single", { req }, back), o.async_op)
 end
 
@@ -624,7 +619,7 @@ function dist.all_to_all(...)
   local total = 0
   for r = 1, g.size do total = total + rc[r] end
   local flat = torch.empty(total, { dtype = dtype })
-  local req = g.comm:alltoallv(torch.cat(parts), sc, flat, rc, blocking(g, o))
+  local req = g.comm:alltoallv(torch.cat(parts), sc, flat, rc)
   return finish_call(new_work(g, "all_to_all", { req }, function()
     local at = 1
     for r = 1, g.size do
@@ -687,7 +682,7 @@ function dist.barrier(...)
     error("Function argument device_ids not supported for the selected backend mpi", 2)
   end
   if not member(g, "barrier") then return nil end
-  return finish_call(new_work(g, "barrier", { g.comm:barrier(blocking(g, o)) }, nil), o.async_op)
+  return finish_call(new_work(g, "barrier", { g.comm:barrier() }, nil), o.async_op)
 end
 
 -- ---- objects: through mindtorch's safe serializer (no code is ever loaded) ----------------------

@@ -20,6 +20,7 @@ require("mindtorch.nn.fold")(torch, nn)
 require("mindtorch.nn.utils.rnn")(torch, nn)
 require("mindtorch.nn.weight_norms")(torch, nn)
 require("mindtorch.nn.parametrize")(torch, nn)
+require("mindtorch.nn.parallel")(torch, nn)
 
 -- the tensors each built-in module's forward needs, checked where a call enters (module.lua);
 -- containers and Identity take anything
