@@ -89,31 +89,38 @@ static void add_got(lua_State *L, luaL_Buffer *b, int first, int last, int opts,
     }
 }
 
-static int single_error(lua_State *L, const char *name, const mt_schema *s, const lmt_mismatch *mm,
-                        bool method) {
+static void push_single_error(lua_State *L, const char *name, const mt_schema *s,
+                              const lmt_mismatch *mm, bool method) {
     const mt_arg *a = &s->args[mm->arg];
     const char *aname =
         (mm->arg == 0 && !method && strcmp(a->name, "self") == 0) ? "input" : a->name;
     switch (mm->kind) {
     case M_ELEMENT:
-        return lmt_errorf(L,
-                          "%s(): argument '%s' must be %s, but found element of type %s at pos %d",
-                          name, aname, expected_type(a), mm->got, mm->element);
+        lua_pushfstring(L, "%s(): argument '%s' must be %s, but found element of type %s at pos %d",
+                        name, aname, expected_type(a), mm->got, mm->element);
+        return;
     case M_UNKNOWN_KW:
-        return lmt_errorf(L, "%s() got an unexpected keyword argument '%s'", name, mm->key);
+        lua_pushfstring(L, "%s() got an unexpected keyword argument '%s'", name, mm->key);
+        return;
     case M_MULTIPLE:
-        return lmt_errorf(L, "%s() got multiple values for argument '%s'", name, mm->key);
+        lua_pushfstring(L, "%s() got multiple values for argument '%s'", name, mm->key);
+        return;
     case M_TOO_MANY:
-        return lmt_errorf(L, "%s() takes %d positional argument%s but %d %s given", name, mm->count,
-                          mm->count == 1 ? "" : "s", mm->given, mm->given == 1 ? "was" : "were");
+        lua_pushfstring(L, "%s() takes %d positional argument%s but %d %s given", name, mm->count,
+                        mm->count == 1 ? "" : "s", mm->given, mm->given == 1 ? "was" : "were");
+        return;
     case M_MISSING:
-        return lmt_errorf(L, "%s() missing 1 required positional arguments: \"%s\"", name, aname);
+        lua_pushfstring(L, "%s() missing 1 required positional arguments: \"%s\"", name, aname);
+        return;
     default:
-        if (mm->position)
-            return lmt_errorf(L, "%s(): argument '%s' (position %d) must be %s, not %s", name,
-                              aname, mm->position, expected_type(a), mm->got);
-        return lmt_errorf(L, "%s(): argument '%s' must be %s, not %s", name, aname,
-                          expected_type(a), mm->got);
+        if (mm->position) {
+            lua_pushfstring(L, "%s(): argument '%s' (position %d) must be %s, not %s", name, aname,
+                            mm->position, expected_type(a), mm->got);
+            return;
+        }
+        lua_pushfstring(L, "%s(): argument '%s' must be %s, not %s", name, aname, expected_type(a),
+                        mm->got);
+        return;
     }
 }
 
@@ -171,19 +178,40 @@ static void add_marked_args(lua_State *L, luaL_Buffer *b, const mt_schema *s, in
     luaL_addstring(b, ")");
 }
 
+/* x.add(y) written for x:add(y): the method took y as self and got no other argument. A call
+ * with ':' and no argument looks the same, so this is a hint, not a verdict. */
+static void add_dot_hint(lua_State *L, const char *name, bool method, int first, int last,
+                         int opts) {
+    if (!method || last != first || opts) return;
+    lua_pushfstring(L,
+                    "\n(a method called with '.' takes its first argument as the tensor: for "
+                    "x.%s(...) write x:%s(...))",
+                    name, name);
+    lua_concat(L, 2);
+}
+
 int lmt_overload_error(lua_State *L, const lmt_opset *set, bool method, int first, int last,
                        int opts, const lmt_mismatch *mms) {
     /* a tensor freed by <close> matches no signature: say that, not which overloads exist */
     for (int i = 1; i <= last; i++)
         if (lmt_is_released_tensor(L, i)) return lmt_errorf(L, "%s", lmt_released_message(L, i));
+    /* x.view(2) written for x:view(2): a method's self is never anything but a tensor */
+    if (method && !lmt_box_tensor(L, first))
+        return lmt_errorf(L,
+                          "called torch.Tensor.%s with '.' - use ':' (x:%s(...)): its first "
+                          "argument, %s, took the tensor's place",
+                          set->name, set->name, lmt_value_type(L, first));
     /* PyTorch reports one overload's own error when it is the only one that takes this many
      * arguments with these keywords (the only plausible one) */
     int plausible = 0, only = 0;
     for (int i = 0; i < set->n; i++)
         if (mms[i].kind == M_TYPE || mms[i].kind == M_ELEMENT) plausible++, only = i;
-    if (set->n == 1 || plausible == 1)
-        return single_error(L, set->name, set->ops[set->n == 1 ? 0 : only]->schema,
-                            &mms[set->n == 1 ? 0 : only], method);
+    if (set->n == 1 || plausible == 1) {
+        push_single_error(L, set->name, set->ops[set->n == 1 ? 0 : only]->schema,
+                          &mms[set->n == 1 ? 0 : only], method);
+        add_dot_hint(L, set->name, method, first, last, opts);
+        return lua_error(L);
+    }
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     lua_pushfstring(L, "%s() received an invalid combination of arguments - got (", set->name);
@@ -203,5 +231,6 @@ int lmt_overload_error(lua_State *L, const lmt_opset *set, bool method, int firs
         }
     }
     luaL_pushresult(&b);
+    add_dot_hint(L, set->name, method, first, last, opts);
     return lua_error(L);
 }

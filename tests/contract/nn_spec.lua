@@ -123,7 +123,11 @@ local function pad_modes()
   return res
 end
 
-local function plus_one_target(msg) return (msg:gsub("Target (%d+)", function(t) return "Target " .. (t + 1) end)) end
+-- PyTorch's 0-based target as the 1-based class a Lua user wrote, and mindtorch's reminder
+-- of the class range (the cases have 4 classes)
+local function plus_one_target(msg)
+  return (msg:gsub("Target (%d+)", function(t) return "Target " .. (t + 1) end)) .. " (Class indices are 1-based: 1 to 4.)"
+end
 local tol = 1e-12 -- exp/log in the last bit
 
 H.run("nn", {

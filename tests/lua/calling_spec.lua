@@ -65,4 +65,30 @@ describe("saved_tensors_hooks", function()
     assert.are.equal(42, r)
     assert.has_error(function() torch.autograd.graph.saved_tensors_hooks(function() end) end)
   end)
+
+  it("says when a method was called with '.' instead of ':'", function()
+    local x = torch.ones(2, 3)
+    local ok, e = pcall(function() return x.view(3, 2) end)
+    assert.is_false(ok)
+    assert.truthy(tostring(e):find("called torch.Tensor.view with '.' - use ':' (x:view(...)): its first argument, "
+      .. "integer, took the tensor's place", 1, true), tostring(e))
+    ok, e = pcall(function() return x.sum() end)
+    assert.truthy(tostring(e):find("called torch.Tensor.sum with '.' - use ':'", 1, true), tostring(e))
+    -- x.add(y): y took the tensor's place and add got nothing: a hint after the usual error
+    ok, e = pcall(function() return x.add(x) end)
+    assert.truthy(tostring(e):find("add() received an invalid combination of arguments", 1, true), tostring(e))
+    assert.truthy(tostring(e):find("(a method called with '.' takes its first argument as the tensor: for x.add(...) "
+      .. "write x:add(...))", 1, true), tostring(e))
+    -- a call with ':' and wrong arguments gets no hint
+    ok, e = pcall(function() return x:view("a") end)
+    assert.falsy(tostring(e):find("'.'", 1, true), tostring(e))
+  end)
+
+  it("reminds that class indices are 1-based when a target is out of bounds", function()
+    local ok, e = pcall(torch.nn.functional.cross_entropy, torch.randn(2, 3), torch.tensor({ 0, 1 }))
+    assert.is_false(ok)
+    assert.are.equal("Target 0 is out of bounds. (Class indices are 1-based: 1 to 3.)", tostring(e))
+    ok, e = pcall(torch.nn.functional.nll_loss, torch.randn(2, 3), torch.tensor({ 1, 4 }))
+    assert.are.equal("Target 4 is out of bounds. (Class indices are 1-based: 1 to 3.)", tostring(e))
+  end)
 end)

@@ -241,4 +241,42 @@ describe("DataLoader workers", function()
     assert.is_false(ok)
     assert.matches("the slot is closed", err)
   end)
+
+  it("work in a generic for without (): loaders, samplers and iterable datasets, epoch after epoch", function()
+    local d = data.TensorDataset(torch.arange(10), torch.arange(10) * 2)
+    for _, nw in ipairs({ 0, 2 }) do
+      local loader = data.DataLoader(d, { batch_size = 4, num_workers = nw })
+      for _ = 1, 2 do
+        local seen = {}
+        for x, y in loader do
+          seen[#seen + 1] = x
+          assert.is_true(torch.equal(y, x * 2))
+        end
+        assert.are.equal(3, #seen)
+        assert.is_true(torch.equal(torch.cat(seen), torch.arange(10)))
+      end
+      for x in loader do
+        assert.is_true(torch.equal(x, torch.arange(4)))
+        break
+      end
+      for x in loader do -- a loop after a break starts a new epoch
+        assert.is_true(torch.equal(x, torch.arange(4)))
+        break
+      end
+    end
+    local got = {}
+    for i in data.SequentialSampler(d) do got[#got + 1] = i end
+    assert.are.same({ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 }, got)
+    local Count = data.IterableDataset:subclass("Count")
+    function Count:iter()
+      local i = 0
+      return function()
+        i = i + 1
+        if i <= 3 then return i end
+      end
+    end
+    got = {}
+    for v in Count() do got[#got + 1] = v end
+    assert.are.same({ 1, 2, 3 }, got)
+  end)
 end)

@@ -159,7 +159,8 @@ return function(torch, nn)
     if not ok then
       local bad = torch.logical_or(safe:lt(1), safe:gt(C))
       if bad:any():item() then
-        error(("Target %s is out of bounds."):format(tostring(safe:masked_select(bad)[1]:item())), 0)
+        error(("Target %s is out of bounds. (Class indices are 1-based: 1 to %d.)"):format(
+          tostring(safe:masked_select(bad)[1]:item()), C), 0)
       end
       error(picked, 0)
     end

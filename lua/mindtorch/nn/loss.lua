@@ -257,7 +257,9 @@ return function(torch, nn)
     for i = 1, N do
       for j = 1, tl[i] do
         local c = rows[i][j]
-        if c < 1 or c > C then error(("Target %d is out of bounds."):format(c), 3) end
+        if c < 1 or c > C then
+          error(("Target %d is out of bounds. (Class indices are 1-based: 1 to %d.)"):format(c, C), 3)
+        end
       end
     end
     local dt, dev = lp.dtype, lp.device

@@ -5,6 +5,25 @@
 local torch = require "mindtorch"
 local data = {}
 
+-- The __call of the iterables (DataLoader, samplers, iterable datasets). obj() gives an epoch's
+-- iterator: `for x in loader() do`. PyTorch users write `for x in loader do`; a generic for
+-- then calls obj itself as the iterator, with its state and control values (always two
+-- arguments): a call whose control value is nil starts an epoch, the next ones continue it.
+-- (With workers, the loader() form also ends them at once when the loop breaks; here they end
+-- with the epoch or when the iterator is collected.)
+function data._call_iterable(self, ...)
+  if select("#", ...) == 0 then return self:iter() end
+  local _, control = ...
+  local it = rawget(self, "_for_iter")
+  if control == nil or not it then
+    it = self:iter()
+    rawset(self, "_for_iter", it)
+  end
+  local r = table.pack(it())
+  if r[1] == nil then rawset(self, "_for_iter", nil) end
+  return table.unpack(r, 1, r.n)
+end
+
 -- ---- datasets ------------------------------------------------------------------------------------
 local class = require "mindtorch._class"
 local args = require "mindtorch._args"
@@ -83,7 +102,7 @@ end
 -- IterableDataset: a subclass defines iter(), an iterator function giving samples
 local IterableDataset = Dataset:subclass("utils.data.IterableDataset")
 function IterableDataset:iter() error("IterableDataset:iter() is not implemented for " .. getmetatable(self).__name, 2) end
-IterableDataset.__call = function(self) return self:iter() end
+IterableDataset.__call = data._call_iterable
 data.IterableDataset = IterableDataset
 
 -- ChainDataset(datasets): the iterable datasets one after the other

@@ -270,5 +270,5 @@ return function(torch, data, Dataset, IterableDataset)
       return self:_produce(task)
     end
   end
-  DataLoader.__call = function(self) return self:iter() end
+  DataLoader.__call = data._call_iterable -- loader() and `for x in loader do`
 end

@@ -41,7 +41,7 @@ return function(torch, data)
 
   local Sampler = class.class("utils.data.Sampler")
   Sampler.__len = function(self) return self:len() end
-  Sampler.__call = function(self) return self:iter() end
+  Sampler.__call = data._call_iterable
   function Sampler:__init(data_source) self.data_source = data_source end
   function Sampler:iter() error("Sampler:iter() is not implemented for " .. getmetatable(self).__name, 2) end
   function Sampler:len() error("object of type '" .. getmetatable(self).__name .. "' has no len()", 2) end
