@@ -1,6 +1,7 @@
 -- conv.lua: convolution and pooling layers (Conv1d/2d/3d, ConvTranspose1d/2d/3d,
--- MaxPool1d/2d/3d, AvgPool1d/2d, AdaptiveAvgPool1d/2d) and their nn.functional forms, over the C
--- ops of src/ops/nn.lua. Arguments come positionally, as PyTorch's, or in an options table.
+-- MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d) and their nn.functional forms, over
+-- the C ops of src/ops/nn.lua (the 3-D poolings' functions and the other poolings are
+-- pooling_more.lua's). Arguments come positionally, as PyTorch's, or in an options table.
 return function(torch, nn)
   local Module, F, init, py = nn.Module, nn.functional, nn.init, nn._py
   local args = require "mindtorch._args"
@@ -97,12 +98,7 @@ return function(torch, nn)
   end
   F.max_pool1d = max_pool(1)
   F.max_pool2d = max_pool(2)
-  -- 3-D: values only (indices of a 3-D max pooling are not there yet)
-  F.max_pool3d = function(input, kernel_size, ...)
-    local a = named(2, "max_pool3d", max_names, ...)
-    if a[5] then error("max_pool3d: return_indices = true is not supported yet", 2) end
-    return torch.max_pool3d(input, kernel_size, a[1] or {}, a[2] or 0, a[3] or 1, a[4] or false)
-  end
+  -- (F.max_pool3d, with its indices, is pooling_more.lua's)
   for nsp = 1, 2 do
     local pool = F["max_pool" .. nsp .. "d"]
     F["max_pool" .. nsp .. "d_with_indices"] = function(input, k, ...)
@@ -321,6 +317,7 @@ return function(torch, nn)
   end
   avg_pool_class("AvgPool1d", 1)
   avg_pool_class("AvgPool2d", 2)
+  avg_pool_class("AvgPool3d", 3) -- F.avg_pool3d: pooling_more.lua
 
   local function adaptive_class(name, nsp)
     local cls = Module:subclass("nn." .. name)
@@ -334,4 +331,5 @@ return function(torch, nn)
   end
   adaptive_class("AdaptiveAvgPool1d", 1)
   adaptive_class("AdaptiveAvgPool2d", 2)
+  adaptive_class("AdaptiveAvgPool3d", 3) -- F.adaptive_avg_pool3d: pooling_more.lua
 end
