@@ -30,6 +30,7 @@ return function(torch, nn)
     return pad
   end
 
+  local freq_scale
   local function same_shape(a, b)
     if a:dim() ~= b:dim() then return false end
     for i = 1, a:dim() do
@@ -38,11 +39,27 @@ return function(torch, nn)
     return true
   end
 
+  -- scale_grad_by_freq's factor for each entry of input (1-based rows). PyTorch 1.13's CPU backward
+  -- divides the gradient of the r-th smallest distinct row by the count of the r-th entry of the
+  -- sorted input, rather than by its own count (the same when each row occurs equally often);
+  -- the factor here is that one, so gradients match PyTorch's
+  function freq_scale(input, n, dtype)
+    local counts = torch.bincount(input - 1, { minlength = n })
+    local sorted = input:sort()
+    local rank = torch.searchsorted(torch.unique(sorted), input) -- 1-based, among the distinct rows
+    return counts:index_select(1, sorted:index_select(1, rank)):to(dtype):reciprocal()
+  end
+
   -- the bags of 1-D indices cut at 1-D offsets: the core of torch.embedding_bag
   local function bags(weight, indices, offsets, scale_grad_by_freq, mode, psw, include_last_offset, pad, level)
     level = level + 1
     if weight:dim() ~= 2 then
       error(("embedding_bag: weight has to be a 2-D Tensor, but got Tensor of dimension %d"):format(weight:dim()), level)
+    end
+    local wt = weight.dtype
+    if wt ~= torch.float32 and wt ~= torch.float64 and wt ~= torch.float16 then
+      error(("Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, Float, Double; "
+        .. "but got %s instead (while checking arguments for embedding_bag)"):format(weight:type()), level)
     end
     check_indices(indices, "embedding_bag", level)
     check_indices(offsets, "embedding_bag", level)
@@ -109,7 +126,11 @@ return function(torch, nn)
     local opts = { dtype = weight.dtype, device = weight.device }
     local count = keep and torch.bincount(bag_of:masked_select(keep) - 1, { minlength = B }):narrow(1, 1, B)
       or lens:clone()
-    local rows = F.embedding(input, weight, { scale_grad_by_freq = scale_grad_by_freq })
+    local rows = weight:index_select(1, input)
+    if scale_grad_by_freq and rows.requires_grad and used > 0 then
+      local scale = freq_scale(input, n, weight.dtype):unsqueeze(2)
+      rows:register_hook(function(g) return g * scale end)
+    end
     local out, max_indices, bag_size
     if mode == 2 then
       local L = B > 0 and lens:max():item() or 0
@@ -151,7 +172,10 @@ return function(torch, nn)
         bag_size, max_indices = torch.zeros(nb, { dtype = long }), torch.zeros(nb, { dtype = long })
       end
     end
-    if mode == 0 and not keep then bag_of = torch.zeros(0, { dtype = long }) end
+    -- PyTorch's fast path (float32 and float16 weights, sum mode, no padding_idx) leaves offset2bag empty
+    if mode == 0 and not keep and (weight.dtype == torch.float32 or weight.dtype == torch.float16) then
+      bag_of = torch.zeros(0, { dtype = long })
+    end
     return out, bag_of, bag_size, max_indices
   end
 
