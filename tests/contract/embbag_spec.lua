@@ -162,7 +162,9 @@ H.run("embbag", {
   from_pretrained = tol(function()
     return nn.EmbeddingBag.from_pretrained(weight():detach(), { mode = "max" })(IDX, OFFS)
   end),
-  from_pretrained_frozen = function() return nn.EmbeddingBag.from_pretrained(weight():detach()).weight.requires_grad end,
+  from_pretrained_frozen = function()
+    return nn.EmbeddingBag.from_pretrained(weight():detach()).weight.requires_grad
+  end,
   from_pretrained_trainable = function()
     return nn.EmbeddingBag.from_pretrained(weight():detach(), { freeze = false }).weight.requires_grad
   end,

@@ -54,7 +54,8 @@ return function(torch, nn)
   local function bags(weight, indices, offsets, scale_grad_by_freq, mode, psw, include_last_offset, pad, level)
     level = level + 1
     if weight:dim() ~= 2 then
-      error(("embedding_bag: weight has to be a 2-D Tensor, but got Tensor of dimension %d"):format(weight:dim()), level)
+      error(("embedding_bag: weight has to be a 2-D Tensor, but got Tensor of dimension %d"):format(weight:dim()),
+        level)
     end
     local wt = weight.dtype
     if wt ~= torch.float32 and wt ~= torch.float64 and wt ~= torch.float16 then
@@ -64,7 +65,8 @@ return function(torch, nn)
     check_indices(indices, "embedding_bag", level)
     check_indices(offsets, "embedding_bag", level)
     if indices:dim() ~= 1 then
-      error(("embedding_bag: input has to be a 1-D Tensor, but got Tensor of dimension %d"):format(indices:dim()), level)
+      error(("embedding_bag: input has to be a 1-D Tensor, but got Tensor of dimension %d"):format(indices:dim()),
+        level)
     end
     if offsets:dim() ~= 1 then error("offsets has to be a 1D Tensor", level) end
     if mode ~= 0 and mode ~= 1 and mode ~= 2 then
@@ -94,8 +96,8 @@ return function(torch, nn)
           .. "However, got %d"):format(first), level)
       end
       if last > len + 1 then
-        error(("offsets[-1] can not be greater than input's length %d plus 1 but got offsets[-1] of %d"):format(len, last),
-          level)
+        error(("offsets[-1] can not be greater than input's length %d plus 1 but got offsets[-1] of %d")
+          :format(len, last), level)
       end
     end
     local B = include_last_offset and math.max(nb - 1, 0) or nb
@@ -211,8 +213,8 @@ return function(torch, nn)
     local offsets, psw = o.offsets, o.per_sample_weights
     args.tensor("embedding_bag", "per_sample_weights", 9, psw, true)
     if psw ~= nil and not same_shape(input, psw) then
-      error(("embedding_bag: If per_sample_weights (%s) is not None, then it must have the same shape as the input (%s)")
-        :format(tostring(psw.shape), tostring(input.shape)), 2)
+      error(("embedding_bag: If per_sample_weights (%s) is not None, then it must have the same shape as the "
+        .. "input (%s)"):format(tostring(psw.shape), tostring(input.shape)), 2)
     end
     if input:dim() == 2 then
       if offsets ~= nil then
