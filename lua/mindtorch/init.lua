@@ -176,6 +176,8 @@ require "mindtorch._queries" -- polygamma, frexp, rrelu, prelu, isin, is_nonzero
 local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorch.utils", special = "mindtorch.special",
   distributed = "mindtorch.distributed",
   linalg = "mindtorch.linalg", help = "mindtorch.help" }
+-- torch.* that mindtorch.nn defines (ATen's forms of its losses and layers): loading nn makes them
+local nn_defined = { ctc_loss = true, embedding_bag = true }
 
 -- torch.<dev> for an accelerator type the device registry knows (src/mt_device.c): the
 -- device module's own Lua file when it ships one (mindtorch.npu), else the shared shape
@@ -200,6 +202,9 @@ setmetatable(torch, {
     local m
     if lazy[k] then
       m = require(lazy[k])
+    elseif nn_defined[k] then
+      require "mindtorch.nn"
+      return rawget(t, k)
     elseif type(k) == "string" then
       m = device_table(k)
     end
