@@ -142,9 +142,38 @@ return function(torch)
     end
   end
 
-  -- torch.save(obj, path): obj is a tensor, a number, a string, a boolean, or a table of them
-  function torch.save(obj, path)
+  local PT -- serialization_pt.lua: PyTorch's checkpoint format, loaded when first used
+  local function pt() PT = PT or require("mindtorch.serialization_pt")(torch) return PT end
+
+  -- which format torch.save writes: {format = "pt" | "mindtorch"}, else PyTorch's for paths
+  -- ending in .pt or .pth (what PyTorch users name their checkpoints), mindtorch's otherwise
+  -- (.t7, Torch7's habit, and every other name)
+  local function save_format(path, opts)
+    if opts ~= nil and type(opts) ~= "table" then error("torch.save(obj, path, opts): opts must be a table", 3) end
+    local f = opts and opts.format
+    for k in pairs(opts or {}) do
+      if k ~= "format" then error(("torch.save() got an unexpected keyword argument '%s'"):format(tostring(k)), 3) end
+    end
+    if f == nil then return (path:match("%.pth?$") and "pt") or "mindtorch" end
+    if f ~= "pt" and f ~= "mindtorch" then
+      error(("torch.save: format must be \"pt\" or \"mindtorch\", got %s"):format(tostring(f)), 3)
+    end
+    return f
+  end
+
+  -- torch.save(obj, path [, {format =}]): obj is a tensor, a number, a string, a boolean, or a
+  -- table of them
+  function torch.save(obj, path, opts)
     if type(path) ~= "string" then error("torch.save(obj, path): path must be a string", 2) end
+    if save_format(path, opts) == "pt" then
+      -- PyTorch names the archive's folder after the file
+      local folder = path:match("([^/]+)$"):gsub("%.[^.]*$", "")
+      if folder == "" or folder:find("[^%w_%-%.]") then folder = "archive" end
+      local ok, bytes = pcall(pt().encode, obj, folder)
+      if not ok then error(bytes, 2) end
+      write_atomically(path, { bytes })
+      return
+    end
     local out = { MAGIC }
     encode(obj, out, {}, 0)
     local body = table.concat(out)
@@ -252,9 +281,24 @@ return function(torch)
   end
 
   -- torch.load(path): what torch.save wrote (tensors on the CPU)
-  function torch.load(path)
+  -- torch.load(path [, {map_location =}]): mindtorch's format, or PyTorch's (a zip archive:
+  -- serialization_pt.lua), told apart by their first bytes
+  function torch.load(path, opts)
     if type(path) ~= "string" then error("torch.load(path): path must be a string, got " .. type(path), 2) end
+    if opts ~= nil and type(opts) ~= "table" then
+      opts = { map_location = opts } -- torch.load(path, "cpu"), as PyTorch's positional map_location
+    end
+    for k in pairs(opts or {}) do
+      if k ~= "map_location" and k ~= "weights_only" then
+        error(("torch.load() got an unexpected keyword argument '%s'"):format(tostring(k)), 2)
+      end
+    end
     local s = read_all(path)
+    if s:sub(1, 4) == "PK\3\4" then return pt().load(s, path, opts and opts.map_location) end
+    if s:sub(1, 2) == "\128\2" then
+      error(("%s: a PyTorch checkpoint in the legacy (pre-1.6) format, which mindtorch does not read yet: re-save "
+        .. "it with torch.save in PyTorch 1.6 or later"):format(path), 2)
+    end
     if #s < #MAGIC + 4 or s:sub(1, 6) ~= MAGIC:sub(1, 6) then corrupt(path, "no mindtorch header") end
     if s:sub(1, #MAGIC) ~= MAGIC then corrupt(path, "unsupported format version " .. s:byte(8)) end
     local body = s:sub(1, -5)
