@@ -24,10 +24,14 @@ require("mindtorch.nn.utils.rnn")(torch, nn)
 require("mindtorch.nn.weight_norms")(torch, nn)
 require("mindtorch.nn.parametrize")(torch, nn)
 require("mindtorch.nn.parallel")(torch, nn)
+require("mindtorch.nn.lazy")(torch, nn)
+require("mindtorch.nn.parameter_containers")(torch, nn)
+require("mindtorch.nn.sync_batchnorm")(torch, nn)
 
 -- the tensors each built-in module's forward needs, checked where a call enters (module.lua);
 -- containers and Identity take anything
 local any_input = { Sequential = true, ModuleList = true, ModuleDict = true, Identity = true, Module = true,
+  ParameterList = true, ParameterDict = true, Container = true,
   RNNBase = true, RNNCellBase = true, RNN = true, LSTM = true, GRU = true } -- RNNs also take a PackedSequence
 local two = { "input", "target" }
 local special = { Bilinear = { "input1", "input2" }, MultiheadAttention = { "query", "key", "value" },

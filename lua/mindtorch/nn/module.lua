@@ -494,6 +494,9 @@ return function(torch, nn)
   -- unexpected and mis-shaped keys. Returns {missing_keys = ..., unexpected_keys = ...}.
   function Module:load_state_dict(sd, strict)
     if strict == nil then strict = true end
+    for prefix, m in self:named_modules() do -- lazy modules size their placeholders first (nn/lazy.lua)
+      if rawget(m, "_lazy_load_hook") then m:_load_lazy(sd, prefix == "" and "" or prefix .. ".") end
+    end
     local keys = self:_state_keys()
     local known, missing, unexpected, errors = {}, {}, {}, {}
     for _, k in ipairs(keys) do
