@@ -233,7 +233,10 @@ return function(torch, nn)
   -- ---- Container (deprecated) ------------------------------------------------------------------------
   -- nn.Container{name = module, ...}: warns as PyTorch, registers the modules (in name order)
   local Container = Module:subclass("nn.Container")
-  function Container:__init(modules)
+  function Container:__init(modules, ...)
+    if select("#", ...) > 0 or (modules ~= nil and (type(modules) ~= "table" or getmetatable(modules))) then
+      error(("Container.__init__() takes 1 positional argument but %d were given"):format(select("#", ...) + 2), 2)
+    end
     Module.__init(self)
     warn("nn.Container is deprecated. All of it's functionality is now implemented in nn.Module. "
       .. "Subclass that instead.")
