@@ -119,6 +119,9 @@ local cases = {
   error_lazy_conv_groups = function() return nn.LazyConv1d(4, 3, { groups = 4 })(torch.zeros(1, 6, 5)) end,
   error_lazy_conv_dims = function() return nn.LazyConv2d(4, 3)(torch.zeros(6, 5)) end,
   error_lazy_bn_dims = function() return nn.LazyBatchNorm1d()(torch.zeros(2, 3, 4, 5)) end,
+  error_load_uninit_into_linear = function()
+    return nn.Linear(3, 3):load_state_dict({ weight = nn.LazyLinear(3).weight, bias = torch.zeros(3) })
+  end,
   error_param_list_index = function() return nn.ParameterList({ torch.ones(1) })[7] end,
   error_param_dict_key = function() return nn.ParameterDict().zz end,
 }

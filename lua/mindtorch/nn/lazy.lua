@@ -20,6 +20,7 @@ return function(torch, nn)
     .. "`torch.nn.parameter.UninitializedParameter` objects. When using LazyModules Call `forward` with a dummy "
     .. "batch to initialize the parameters before calling torch functions"
 
+  nn._UNINIT_SHAPE_MSG = SHAPE_MSG
   local Uninit = {} -- the methods both placeholders answer (their own fields come first)
   local function is_uninit(v) return type(v) == "table" and rawget(v, "_uninitialized") == true end
   nn._is_uninitialized = is_uninit
@@ -131,6 +132,12 @@ return function(torch, nn)
   end
   -- the forward pre-hook: size from the input, then become cls_to_become
   function Lazy:_infer_parameters(args)
+    local x = args[1]
+    if not torch.is_tensor(x) then -- the check call() makes after the hooks, made before sizing
+      if x == nil then error("forward() missing 1 required positional argument: 'input'", 3) end
+      error(("forward(): argument 'input' (position 1) must be Tensor, not %s"):format(
+        require("mindtorch._args").py_type(x)), 3)
+    end
     self:initialize_parameters(table.unpack(args, 1, args.n))
     if self:has_uninitialized_params() then
       error(("module %s has not been fully initialized"):format(self:_get_name()), 3)
@@ -173,7 +180,7 @@ return function(torch, nn)
     cls.cls_to_become = cls_to_become
     cls._lazy_setup = function(self)
       warn(WARN)
-      rawset(self, "_initialize_hook", self:register_forward_pre_hook(function(m, a) m:_infer_parameters(a) end))
+      rawset(self, "_initialize_hook", self:register_forward_pre_hook(function(m, a) return m:_infer_parameters(a) end))
       rawset(self, "_lazy_load_hook", true)
     end
     nn[name] = cls

@@ -508,7 +508,10 @@ return function(torch, nn)
         k[2]:set_extra_state(v)
       else
         local cur = k[2][k[3]].items[k[4]]
-        if not torch.is_tensor(v) then
+        local lazy = nn._is_uninitialized
+        if lazy and lazy(v) then -- a placeholder (nn/lazy.lua) loads only into another
+          if not lazy(cur) then error(nn._UNINIT_SHAPE_MSG, 2) end
+        elseif not torch.is_tensor(v) then
           errors[#errors + 1] = ('While copying the parameter named "%s", expected torch.Tensor or Tensor-like object from checkpoint but received %s'):format(k[1], type(v))
         elseif tostring(v.shape) ~= tostring(cur.shape) then
           errors[#errors + 1] = ("size mismatch for %s: copying a param with shape %s from checkpoint, the shape in current model is %s."):format(

@@ -161,6 +161,8 @@ CASES = {
     "error_lazy_conv_groups": lazy_conv_groups,
     "error_lazy_conv_dims": lambda: nn.LazyConv2d(4, 3)(torch.zeros(6, 5)),
     "error_lazy_bn_dims": lambda: nn.LazyBatchNorm1d()(torch.zeros(2, 3, 4, 5)),
+    "error_load_uninit_into_linear": lambda: nn.Linear(3, 3).load_state_dict(
+        {"weight": nn.LazyLinear(3).weight, "bias": torch.zeros(3)}),
     "error_param_list_index": lambda: nn.ParameterList([torch.ones(1)])[7],
     "error_param_dict_key": lambda: nn.ParameterDict()["zz"],
 }

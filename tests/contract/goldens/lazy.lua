@@ -6,6 +6,7 @@ return {
   ["error_lazy_bn_dims"] = {error = "expected 2D or 3D input (got 4D input)", kind = "ValueError"},
   ["error_lazy_conv_dims"] = {error = "Expected 3D (unbatched) or 4D (batched) input to LazyConv2d, but got input of size: torch.Size([6, 5])", kind = "RuntimeError"},
   ["error_lazy_conv_groups"] = {error = "in_channels must be divisible by groups", kind = "ValueError"},
+  ["error_load_uninit_into_linear"] = {error = "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in `load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call `forward` to initialize the parameters before accessing their attributes.", kind = "RuntimeError"},
   ["error_param_dict_key"] = {error = "'ParameterDict' object has no attribute 'zz'", kind = "AttributeError"},
   ["error_param_list_index"] = {error = "index 7 is out of range", kind = "IndexError"},
   ["error_sync_bn_cpu"] = {error = "SyncBatchNorm expected input tensor to be on GPU", kind = "ValueError"},
