@@ -31,7 +31,28 @@ local function state_keys(m)
 end
 local function wave_plain(...) return wave(...):detach() end
 
+local goldens = H.load("lazy")
+local function unhex(x) return (x:gsub("..", function(h) return string.char(tonumber(h, 16)) end)) end
+
 local cases = {
+  saved_file = function() return goldens.saved_file.value end, -- the file saved_output loads
+  -- PyTorch's trained state_dict loaded into a model of lazy modules sizes them by name
+  saved_output = { function()
+    local path = os.tmpname()
+    local f = assert(io.open(path, "wb"))
+    f:write(unhex(goldens.saved_file.value))
+    f:close()
+    local sd = torch.load_safetensors(path)
+    os.remove(path)
+    torch.manual_seed(42)
+    local m = nn.Sequential(nn.LazyConv2d(3, 3, { dtype = D }), nn.LazyBatchNorm2d({ dtype = D }), nn.Flatten(),
+      nn.LazyLinear(2, { dtype = D }))
+    m:load_state_dict(sd)
+    m:eval()
+    local out = m(wave_plain(2, 2, 4, 4))
+    assert.are.equal("Conv2d", m[1]:_get_name())
+    return { out:detach(), m[1].weight:detach(), m[2].running_mean }
+  end, tol = 1e-12 },
   linear_init = function()
     torch.manual_seed(0)
     local m = nn.LazyLinear(3)

@@ -86,8 +86,7 @@ return function(torch, nn)
     if type(values) ~= "table" or torch.is_tensor(values) then
       error(("ParameterList.extend should be called with an iterable, but got %s"):format(args.py_type(values)), 2)
     end
-    local n = rawget(values, "_size") and #values or #values
-    for i = 1, n do self:append(values[i]) end
+    for i = 1, #values do self:append(values[i]) end -- a list, or another ParameterList
     return self
   end
   function ParameterList:extra_repr()

@@ -99,6 +99,21 @@ def load_bn_into_lazy():
     return (m(wave(4, 3).detach()).detach(), m.running_mean, m.running_var)
 
 
+def saved_model():
+    """A model PyTorch trains one step on, its state_dict written as a safetensors file."""
+    from state_dicts import safetensors_bytes
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Conv2d(2, 3, 3), nn.BatchNorm2d(3), nn.Flatten(), nn.Linear(12, 2)).double()
+    m(wave(2, 2, 4, 4).detach())
+    return m, safetensors_bytes(m.state_dict()).hex()
+
+
+def saved_output():
+    m, _ = saved_model()
+    m.eval()
+    return (m(wave(2, 2, 4, 4).detach()).detach(), m[0].weight.detach(), m[1].running_mean)
+
+
 def param_list():
     pl = nn.ParameterList([nn.Parameter(torch.ones(2, 3, dtype=D)), torch.zeros(3)])
     pl.append(5)
@@ -147,6 +162,8 @@ CASES = {
     "load_into_lazy": load_into_lazy,
     "load_bn_into_lazy": load_bn_into_lazy,
     "param_list": param_list,
+    "saved_file": lambda: saved_model()[1],
+    "saved_output": saved_output,
     "param_list_grad": param_list_grad,
     "param_dict": param_dict,
     "holder": lambda: [repr(Holder()), [n for n, _ in Holder().named_parameters()]],
