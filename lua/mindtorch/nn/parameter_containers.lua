@@ -92,7 +92,8 @@ return function(torch, nn)
   function ParameterList:extra_repr()
     local lines = {}
     for i = 1, rawget(self, "_size") do
-      lines[i] = ("  (%d): %s"):format(i - 1, describe(get(self, tostring(i - 1)), function(t) return tostring(t.dtype) end))
+      local v = get(self, tostring(i - 1))
+      lines[i] = ("  (%d): %s"):format(i - 1, describe(v, function(t) return tostring(t.dtype) end))
     end
     return table.concat(lines, "\n")
   end
