@@ -63,6 +63,14 @@ function Optimizer:__init(params, defaults)
   end
   if type(params) ~= "table" then error(("'%s' object is not iterable"):format(parse_py_type(params)), 3) end
   if #params == 0 then error("optimizer got an empty parameter list", 3) end
+  -- a lazy module's placeholders (nn/lazy.lua) are not tensors yet: PyTorch's advice, as an error
+  local nnp = package.loaded["mindtorch.nn"] and package.loaded["mindtorch.nn"].parameter
+  for _, p in ipairs(params) do
+    if nnp and nnp.is_lazy and nnp.is_lazy(p) then
+      error("optimizer got an uninitialized parameter of a lazy module: run a first forward (a dry run) or load a "
+        .. "state_dict before building the optimizer", 3)
+    end
+  end
   if is_param_list(params) then params = { { params = params } } end
   for _, g in ipairs(params) do self:add_param_group(g) end
 end
