@@ -64,9 +64,10 @@ function Optimizer:__init(params, defaults)
   if type(params) ~= "table" then error(("'%s' object is not iterable"):format(parse_py_type(params)), 3) end
   if #params == 0 then error("optimizer got an empty parameter list", 3) end
   -- a lazy module's placeholders (nn/lazy.lua) are not tensors yet: PyTorch's advice, as an error
-  local nnp = package.loaded["mindtorch.nn"] and package.loaded["mindtorch.nn"].parameter
+  local nn = rawget(torch, "nn") or package.loaded["mindtorch.nn"]
+  local lazy = nn and rawget(nn, "_is_uninitialized")
   for _, p in ipairs(params) do
-    if nnp and nnp.is_lazy and nnp.is_lazy(p) then
+    if lazy and lazy(p) then
       error("optimizer got an uninitialized parameter of a lazy module: run a first forward (a dry run) or load a "
         .. "state_dict before building the optimizer", 3)
     end
