@@ -77,6 +77,19 @@ describe("torch.distributed", function()
     end)
   end
 
+  for _, np in ipairs({ 2, 4 }) do
+    it(("reduces SyncBatchNorm's statistics and gradients across %d ranks, as one process's BatchNorm"):format(np),
+      function()
+        if not (have_mpirun and have_module) then pending("Open MPI is not installed") return end
+        local out, status = mpirun(np, "tests/lua/scripts/syncbn.lua")
+        assert.are.equal(0, status, out)
+        assert.falsy(out:find("FAIL", 1, true), out)
+        for r = 0, np - 1 do
+          assert.truthy(out:find(("rank %d checks 46 failed 0"):format(r), 1, true), out)
+        end
+      end)
+  end
+
   it("ends the job when a rank raises an error, while the others wait in a collective", function()
     if not (have_mpirun and have_module) then pending("Open MPI is not installed") return end
     local s = script([[

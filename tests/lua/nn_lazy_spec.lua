@@ -81,6 +81,13 @@ describe("ParameterList and ParameterDict", function()
 end)
 
 describe("SyncBatchNorm", function()
+  it("is BatchNorm over the local batch without a process group (on the CPU, unlike PyTorch 1.13's)", function()
+    local x = (torch.arange(24.0) * 0.3):sin():view(4, 3, 2)
+    local s, b = nn.SyncBatchNorm(3), nn.BatchNorm1d(3)
+    assert.is_true(torch.allclose(s(x), b(x), 1e-12, 1e-12))
+    assert.is_true(torch.allclose(s.running_var, b.running_var, 1e-12, 1e-12))
+  end)
+
   it("is not a BatchNorm1d and converts only exact BatchNorms", function()
     assert.is_false(nn.BatchNorm1d:isinstance(nn.SyncBatchNorm(3)))
     local s = nn.SyncBatchNorm.convert_sync_batchnorm(nn.BatchNorm1d(3):eval())

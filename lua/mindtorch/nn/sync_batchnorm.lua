@@ -1,7 +1,11 @@
--- sync_batchnorm.lua: nn.SyncBatchNorm, single-process part. Construction, repr, state_dict
--- and convert_sync_batchnorm are PyTorch 1.13's; forward needs a GPU in PyTorch (its CPU error
--- is raised here for a CPU input). The cross-process statistics belong to the distributed
--- work (issue 22): on an accelerator the forward is BatchNorm's over the local batch.
+-- sync_batchnorm.lua: nn.SyncBatchNorm. Construction, repr, state_dict and
+-- convert_sync_batchnorm are PyTorch 1.13's. In training, with torch.distributed initialized
+-- and more than one rank in the group, the batch statistics are those of every rank's batch:
+-- each rank's mean, biased variance and count are gathered and combined (the parallel
+-- formula, as PyTorch's batch_norm_gather_stats_with_counts), and backward reduces the two
+-- sums the input's gradient needs; the weight's and bias's gradients stay local (DDP averages
+-- them). Otherwise it is BatchNorm over the local batch. mindtorch's torch.distributed moves
+-- CPU tensors, so unlike PyTorch 1.13 (which refuses a CPU input) it runs on the CPU.
 return function(torch, nn)
   local args = require "mindtorch._args"
   local class = require "mindtorch._class"
@@ -17,15 +21,85 @@ return function(torch, nn)
       track_running_stats = o.track_running_stats, device = o.device, dtype = o.dtype })
     self.process_group = o.process_group
   end
+  -- the Function of the synchronized forward: statistics over every rank, and the input's
+  -- gradient from the group's sums of g and g * xhat
+  local SyncBN = torch.autograd.Function:subclass("SyncBatchNormFunction")
+  local function reduce_dims(x)
+    local dims = {}
+    for d = 1, x:dim() do if d ~= 2 then dims[#dims + 1] = d end end
+    return dims
+  end
+  local function channel_shape(x)
+    local shape = {}
+    for d = 1, x:dim() do shape[d] = d == 2 and x.shape[2] or 1 end
+    return shape
+  end
+  function SyncBN.forward(ctx, x, weight, bias, running_mean, running_var, eps, momentum, group)
+    local dist = torch.distributed
+    local C, dims, shape = x.shape[2], reduce_dims(x), channel_shape(x)
+    local n = x:numel() // C
+    local mean = x:mean(dims)
+    local var = x:var(dims, { unbiased = false })
+    local mine = torch.cat({ mean, var, torch.tensor({ n }, { dtype = x.dtype }) })
+    local world = dist.get_world_size(group)
+    local all = torch.empty({ world, 2 * C + 1 }, { dtype = x.dtype })
+    dist.all_gather_into_tensor(all, mine, group)
+    local counts = all:select(2, 2 * C + 1):view(world, 1)
+    local total = counts:sum()
+    local gmean = (all:narrow(2, 1, C) * counts):sum(1) / total
+    local dev = all:narrow(2, 1, C) - gmean:view(1, C)
+    local gvar = ((all:narrow(2, C + 1, C) + dev * dev) * counts):sum(1) / total
+    local N = total:item()
+    local invstd = (gvar + eps):rsqrt()
+    local xhat = (x - gmean:view(shape)) * invstd:view(shape)
+    local y = xhat
+    if weight ~= nil then y = xhat * weight:view(shape) + bias:view(shape) end
+    if running_mean ~= nil then
+      running_mean:mul_(1 - momentum):add_(gmean * momentum)
+      running_var:mul_(1 - momentum):add_(gvar * (N / math.max(N - 1, 1)) * momentum)
+    end
+    ctx:save_for_backward(xhat, invstd, weight)
+    ctx.total, ctx.group, ctx.has_weight = N, group, weight ~= nil
+    return y
+  end
+  function SyncBN.backward(ctx, g)
+    local xhat, invstd, weight = table.unpack(ctx.saved_tensors)
+    local C, dims, shape = g.shape[2], reduce_dims(g), channel_shape(g)
+    local gsum, gxsum = g:sum(dims), (g * xhat):sum(dims)
+    local both = torch.cat({ gsum, gxsum })
+    torch.distributed.all_reduce(both, torch.distributed.ReduceOp.SUM, ctx.group)
+    local mg, mgx = both:narrow(1, 1, C) / ctx.total, both:narrow(1, C + 1, C) / ctx.total
+    local scale = invstd
+    if ctx.has_weight then scale = scale * weight end
+    local gx = (g - mg:view(shape) - xhat * mgx:view(shape)) * scale:view(shape)
+    if ctx.has_weight then return gx, gxsum, gsum, nil, nil, nil, nil, nil end
+    return gx, nil, nil, nil, nil, nil, nil, nil
+  end
+
   function SyncBatchNorm:forward(x)
-    if x.device.type == "cpu" then error("SyncBatchNorm expected input tensor to be on GPU", 2) end
+    if not torch.is_tensor(x) then
+      error(("forward(): argument 'input' (position 1) must be Tensor, not %s"):format(args.py_type(x)), 2)
+    end
     if x:dim() < 2 then error(("expected at least 2D input (got %dD input)"):format(x:dim()), 2) end
     local training = self.training or not self.track_running_stats
     if self.training and self.track_running_stats then
       torch.no_grad(function() self.num_batches_tracked:add_(1) end)
     end
-    return nn.functional.batch_norm(x, self.running_mean or nil, self.running_var or nil, { weight = self.weight or nil,
-      bias = self.bias or nil, training = training, momentum = self.momentum, eps = self.eps })
+    local dist = rawget(torch, "distributed") or package.loaded["mindtorch.distributed"]
+    local sync = self.training and dist ~= nil and dist.is_initialized()
+      and dist.get_world_size(self.process_group) > 1
+    if not sync then
+      return nn.functional.batch_norm(x, self.running_mean or nil, self.running_var or nil, {
+        weight = self.weight or nil, bias = self.bias or nil, training = training, momentum = self.momentum,
+        eps = self.eps })
+    end
+    local momentum = self.momentum
+    if momentum == nil then -- a cumulative average, as BatchNorm's momentum = None
+      momentum = 1 / self.num_batches_tracked:item()
+    end
+    local tracking = self.track_running_stats and self.running_mean or nil
+    return SyncBN.apply(x, self.weight or nil, self.bias or nil, tracking, tracking and self.running_var or nil,
+      self.eps, momentum, self.process_group)
   end
   local batch_norms = { "BatchNorm1d", "BatchNorm2d", "BatchNorm3d" }
   -- SyncBatchNorm.convert_sync_batchnorm(module, process_group): module with every
