@@ -52,6 +52,25 @@ local MODULES = {
   sequential = { function()
     return nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.Flatten(), nn.Linear(8, 3))
   end, { x(2, 1, 4, 4) } },
+  conv_transpose1d = { function() return nn.ConvTranspose1d(2, 3, 3, { stride = 2, padding = 1 }) end, { x(2, 2, 4) } },
+  rnn = { function() return nn.RNN(3, 4, 2, { nonlinearity = "relu" }) end, { x(5, 2, 3) } },
+  lstm_cell = { function() return nn.LSTMCell(3, 4) end, { x(2, 3) } },
+  gru_cell = { function() return nn.GRUCell(3, 4) end, { x(2, 3) } },
+  embedding_bag = { function() return nn.EmbeddingBag(6, 3, { mode = "mean" }) end,
+    { function() return torch.tensor({ { 1, 5, 2 }, { 3, 6, 4 } }) end } },
+  cross_entropy_weight = { function() return nn.CrossEntropyLoss({ weight = torch.tensor({ 0.5, 1.0, 2.0 }) }) end,
+    { x(4, 3), function() return torch.tensor({ 1, 3, 2, 3 }) end } },
+  bce_with_logits_pos_weight = { function()
+    return nn.BCEWithLogitsLoss({ pos_weight = torch.tensor({ 1.0, 2.0, 0.5 }) })
+  end, { x(4, 3), function() return wave({ 4, 3 }, 0.9):abs() end } },
+  transformer_encoder = { function()
+    return nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 2, { norm = nn.LayerNorm(8) })
+  end, { x(4, 2, 8) } },
+  transformer_decoder_layer = { function() return nn.TransformerDecoderLayer(8, 2, 16, { norm_first = true }) end,
+    { x(4, 2, 8), x(3, 2, 8, { f = 0.53 }) } },
+  -- PyTorch's Linear state_dict loaded into a lazy one: the shapes come from the file
+  lazy_linear = { function() return nn.Sequential(nn.LazyLinear(3)) end, { x(2, 4) } },
+  local_response_norm = { function() return nn.LocalResponseNorm(3) end, { x(2, 4, 3) } },
 }
 
 local function unhex(s) return (s:gsub("..", function(h) return string.char(tonumber(h, 16)) end)) end
