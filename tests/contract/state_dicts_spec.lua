@@ -71,6 +71,11 @@ local MODULES = {
   -- PyTorch's Linear state_dict loaded into a lazy one: the shapes come from the file
   lazy_linear = { function() return nn.Sequential(nn.LazyLinear(3)) end, { x(2, 4) } },
   local_response_norm = { function() return nn.LocalResponseNorm(3) end, { x(2, 4, 3) } },
+  adaptive_log_softmax = { function()
+    return nn.AdaptiveLogSoftmaxWithLoss(8, 10, { 4, 8 }, { div_value = 2.0 })
+  end, { x(3, 8), function() return torch.tensor({ 1, 5, 10 }) end } },
+  nll_loss_weight = { function() return nn.NLLLoss({ weight = torch.tensor({ 0.5, 1.0, 2.0 }) }) end,
+    { function() return wave({ 4, 3 }, 0.37):log_softmax(2) end, function() return torch.tensor({ 1, 3, 2, 3 }) end } },
 }
 
 local function unhex(s) return (s:gsub("..", function(h) return string.char(tonumber(h, 16)) end)) end

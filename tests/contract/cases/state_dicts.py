@@ -102,4 +102,8 @@ CASES = {
                                       [x(4, 2, 8), x(3, 2, 8, f=0.53)]),
     "lazy_linear": case(lambda: nn.Sequential(nn.Linear(4, 3)), [x(2, 4)]),
     "local_response_norm": case(lambda: nn.LocalResponseNorm(3), [x(2, 4, 3)]),
+    "adaptive_log_softmax": case(lambda: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 8], div_value=2.0),
+                                 [x(3, 8), lambda: torch.tensor([0, 4, 9])]),
+    "nll_loss_weight": case(lambda: nn.NLLLoss(weight=torch.tensor([0.5, 1.0, 2.0])),
+                            [lambda: wave([4, 3], 0.37).log_softmax(1), lambda: torch.tensor([0, 2, 1, 2])]),
 }
