@@ -23,6 +23,7 @@ return function(torch, nn)
     for i, x in ipairs(v) do parts[i] = py(x) end
     return "(" .. table.concat(parts, ", ") .. (#v == 1 and ",)" or ")")
   end
+  nn._named, nn._tuple = named, tuple -- (pooling_more.lua's too)
   local function ntuple(v, n)
     if type(v) == "table" then return v end
     local t = {}

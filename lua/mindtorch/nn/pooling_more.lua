@@ -48,18 +48,7 @@ return function(torch, nn)
   local function sizes_of(t)
     return "[" .. table.concat(t:size(), ", ") .. "]"
   end
-  local function tuple(v)
-    if type(v) ~= "table" then return py(v) end
-    local parts = {}
-    for i, x in ipairs(v) do parts[i] = py(x) end
-    return "(" .. table.concat(parts, ", ") .. (#v == 1 and ",)" or ")")
-  end
-  local function named(level, fname, names, ...)
-    local o = args.parse_at(level + 1, fname, names, nil, ...)
-    local out = {}
-    for i, n in ipairs(names) do out[i] = o[n] end
-    return out
-  end
+  local tuple, named = nn._tuple, nn._named -- conv.lua's: a size as Python prints it; options by name
 
   -- output length of a pooling window along one dim (PyTorch's pooling_output_shape)
   local function pool_out(L, k, s, p, d, ceil)
