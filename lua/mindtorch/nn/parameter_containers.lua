@@ -165,7 +165,7 @@ return function(torch, nn)
     return get(self, key)
   end
   function ParameterDict:pop(key)
-    if not has_key(self, key) then error(("KeyError: '%s'"):format(tostring(key)), 2) end
+    if not has_key(self, key) then error(("'ParameterDict' object has no attribute '%s'"):format(tostring(key)), 2) end
     local v = get(self, key)
     local keys = rawget(self, "_keys")
     for i, k in ipairs(keys) do if k == key then table.remove(keys, i) break end end
@@ -174,7 +174,7 @@ return function(torch, nn)
   end
   function ParameterDict:popitem()
     local keys = rawget(self, "_keys")
-    if #keys == 0 then error("KeyError: 'popitem(): dictionary is empty'", 2) end
+    if #keys == 0 then error("'popitem(): dictionary is empty'", 2) end
     local k = keys[#keys]
     return k, self:pop(k)
   end

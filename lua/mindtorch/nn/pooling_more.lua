@@ -259,7 +259,16 @@ return function(torch, nn)
     return y:reshape(shape):contiguous()
   end
   torch.adaptive_avg_pool3d = adaptive_avg_pool3d
-  F.adaptive_avg_pool3d = function(input, output_size) return adaptive_avg_pool3d(input, output_size) end
+  -- F's check before ATen's (PyTorch's _list_with_default): a list needs one more input dim
+  local function list_default_check(input, output_size)
+    if torch.is_tensor(input) and type(output_size) == "table" and input:dim() <= #output_size then
+      error(("Input dimension should be at least %d"):format(#output_size + 1), 3)
+    end
+  end
+  F.adaptive_avg_pool3d = function(input, output_size)
+    list_default_check(input, output_size)
+    return adaptive_avg_pool3d(input, output_size)
+  end
 
   -- ---- adaptive_max_pool1d/2d/3d ------------------------------------------------------------------
   -- along dim d: windows [floor(i L / n), ceil((i + 1) L / n)) -> values, 0-based positions
@@ -325,10 +334,12 @@ return function(torch, nn)
     end
     F[name .. "_with_indices"] = function(input, output_size, ...)
       named(2, name .. "_with_indices", { "return_indices" }, ...)
+      if n > 1 then list_default_check(input, output_size) end
       return with(input, output_size)
     end
     F[name] = function(input, output_size, ...)
       local a = named(2, name, { "return_indices" }, ...)
+      if n > 1 then list_default_check(input, output_size) end
       local v, i = with(input, output_size)
       if a[1] then return v, i end
       return v
@@ -397,6 +408,9 @@ return function(torch, nn)
     local k = ntuple(kernel_size, n)
     local L = {}
     for i = 1, n do L[i] = self:size(nd - n + i) end
+    if type(output_size) == "table" and #output_size ~= n then
+      error(("%s: output_size must either be a single Int or tuple of Ints"):format(fname), 3)
+    end
     local out
     if output_size == nil then
       local r = ntuple(output_ratio, n)
@@ -482,6 +496,12 @@ return function(torch, nn)
 
   -- ---- max_unpool1d/2d/3d: values scattered to their 1-based positions in zeroed planes -----------
   local function max_unpool(n, self, indices, kernel_size, stride, padding, output_size)
+    -- PyTorch's 1-D form unsqueezes into the 2-D one, whose check (and name) it then meets
+    local dims, lo = self:dim() + (n == 1 and 1 or 0), n == 3 and 4 or 3
+    if dims ~= lo and dims ~= lo + 1 then
+      error(("Input to max_unpooling%dd should be a %dd or %dd Tensor, but got a tensor with %d dimensions."):format(
+        n == 3 and 3 or 2, lo, lo + 1, dims), 3)
+    end
     local k = ntuple(kernel_size, n)
     local st = (stride == nil or (type(stride) == "table" and #stride == 0)) and k or ntuple(stride, n)
     local pd = ntuple(padding or 0, n)

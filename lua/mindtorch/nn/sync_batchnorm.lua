@@ -104,7 +104,7 @@ return function(torch, nn)
   local batch_norms = { "BatchNorm1d", "BatchNorm2d", "BatchNorm3d" }
   -- SyncBatchNorm.convert_sync_batchnorm(module, process_group): module with every
   -- BatchNorm*d (not a subclass such as a SyncBatchNorm) replaced by a SyncBatchNorm that shares
-  -- its parameters and buffers; the converted modules keep their training mode
+  -- its parameters and buffers; the new modules start in training mode, as PyTorch 1.13's
   function SyncBatchNorm.convert_sync_batchnorm(module, process_group)
     local out = module
     local is_bn = false
@@ -122,7 +122,6 @@ return function(torch, nn)
         out._buffers.items[b] = module._buffers.items[b]
         if not out._buffers.present[b] and module._buffers.present[b] then out:register_buffer(b, module[b]) end
       end
-      rawset(out, "training", module.training)
     end
     for name, child in module:named_children() do
       out:add_module(name, SyncBatchNorm.convert_sync_batchnorm(child, process_group))
