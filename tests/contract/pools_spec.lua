@@ -199,4 +199,18 @@ H.run("pools", {
     return F.max_pool3d(torch.randn(1, 1, 4, 4, 4), 2, { padding = 2, return_indices = true })
   end,
   error_lp_pool_small = function() return F.lp_pool1d(torch.randn(1, 1, 4), 2, 5) end,
+  error_adaptive_avg3d_list_dims = function() return F.adaptive_avg_pool3d(torch.randn(3, 3), { 2, 2, 2 }) end,
+  error_adaptive_max2d_list_dims = function() return F.adaptive_max_pool2d(torch.randn(4), { 2, 2 }) end,
+  error_fractional_size_len = function()
+    return F.fractional_max_pool2d(torch.randn(1, 1, 4, 4), 2, { output_size = { 2 } })
+  end,
+  error_unpool1d_dims = function()
+    return F.max_unpool1d(torch.randn(2), torch.zeros({ 2 }, { dtype = torch.int64 }), 2)
+  end,
+  error_unpool2d_dims = function()
+    return F.max_unpool2d(torch.randn(2, 2), torch.zeros({ 2, 2 }, { dtype = torch.int64 }), 2)
+  end,
+  error_unpool3d_dims = function()
+    return F.max_unpool3d(torch.randn(2, 2, 2), torch.zeros({ 2, 2, 2 }, { dtype = torch.int64 }), 2)
+  end,
 })

@@ -138,4 +138,10 @@ CASES = {
     "error_avg3d_dims": lambda: F.avg_pool3d(torch.randn(4, 4), 2),
     "error_max3d_idx_pad": lambda: F.max_pool3d(torch.randn(1, 1, 4, 4, 4), 2, padding=2, return_indices=True),
     "error_lp_pool_small": lambda: F.lp_pool1d(torch.randn(1, 1, 4), 2, 5),
+    "error_adaptive_avg3d_list_dims": lambda: F.adaptive_avg_pool3d(torch.randn(3, 3), (2, 2, 2)),
+    "error_adaptive_max2d_list_dims": lambda: F.adaptive_max_pool2d(torch.randn(4), (2, 2)),
+    "error_fractional_size_len": lambda: F.fractional_max_pool2d(torch.randn(1, 1, 4, 4), 2, output_size=(2,)),
+    "error_unpool1d_dims": lambda: F.max_unpool1d(torch.randn(2), torch.zeros(2, dtype=torch.long), 2),
+    "error_unpool2d_dims": lambda: F.max_unpool2d(torch.randn(2, 2), torch.zeros(2, 2, dtype=torch.long), 2),
+    "error_unpool3d_dims": lambda: F.max_unpool3d(torch.randn(2, 2, 2), torch.zeros(2, 2, 2, dtype=torch.long), 2),
 }
