@@ -15,8 +15,11 @@ local have_module = io.open(build .. "/lib/lua/5.4/mindtorch/distributed_mpi.so"
 local function mpirun(np, script)
   local env = ""
   if os.getenv("MT_PRELOAD") then env = "-x ASAN_OPTIONS=detect_leaks=0 " end
+  -- (no single-copy transfers between ranks: containers often forbid the ptrace-like access
+  -- they need, and a refused transfer aborts the job)
   return run(("timeout 300 mpirun --allow-run-as-root --oversubscribe --mca btl self,vader,tcp "
-    .. "--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo %s-np %d %s %s"):format(env, np, luamt, script))
+    .. "--mca btl_vader_single_copy_mechanism none --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "
+    .. "%s-np %d %s %s"):format(env, np, luamt, script))
 end
 
 local function script(text)
