@@ -426,9 +426,21 @@ static void finalize_on_exit(int status, void *arg) {
     int done = 0, finalized = 0;
     MPI_Initialized(&done);
     MPI_Finalized(&finalized);
-    /* a collective still queued or inside MPI (a timed-out one) would hang MPI_Finalize */
-    bool idle = !atomic_load(&q.running) && q.head == NULL;
-    if (status == 0 && idle && done && !finalized && initialized_here) MPI_Finalize();
+    if (status != 0 || !done || finalized || !initialized_here) return;
+    /* items still queued (destroy_process_group's communicator frees, which it does not wait
+     * for) finish first, for up to 10 s; a collective stuck inside MPI (one that timed out)
+     * does not, and MPI_Finalize would hang on it: then the rank ends without it */
+    for (int i = 0; i < 10000; i++) {
+        pthread_mutex_lock(&q.lock);
+        bool idle = !atomic_load(&q.running) && q.head == NULL;
+        pthread_mutex_unlock(&q.lock);
+        if (idle) {
+            MPI_Finalize();
+            return;
+        }
+        struct timespec nap = {0, 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
 }
 
 /* init() -> world communicator: MPI_Init_thread once per process (MPI_THREAD_MULTIPLE: the
