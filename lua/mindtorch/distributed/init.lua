@@ -324,6 +324,15 @@ local function buffer_of(t)
   return c, function() t:copy_(c) end
 end
 
+-- what a reduction does once its request completes: AVG's division (MPI sums), then the copy
+-- back into a non-contiguous output
+local function reduced(op, buf, back, g)
+  return function()
+    if op.name == "AVG" then buf:div_(g.size) end
+    if back then back() end
+  end
+end
+
 local function same_shape(a, b)
   if a:dim() ~= b:dim() then return false end
   for i = 1, a:dim() do
@@ -353,10 +362,7 @@ function dist.all_reduce(...)
   if not member(g, "all_reduce") then return nil end
   local buf, back = buffer_of(t)
   local req = g.comm:allreduce(buf, name)
-  return finish_call(new_work(g, "all_reduce", { req }, function()
-    if op.name == "AVG" then buf:div_(g.size) end
-    if back then back() end
-  end), o.async_op)
+  return finish_call(new_work(g, "all_reduce", { req }, reduced(op, buf, back, g)), o.async_op)
 end
 
 -- broadcast(tensor, src, group=None, async_op=False)
@@ -382,10 +388,7 @@ function dist.reduce(...)
   local buf, back = buffer_of(t)
   local req = g.comm:reduce(buf, name, root)
   return finish_call(new_work(g, "reduce", { req }, function()
-    if g.rank == root then
-      if op.name == "AVG" then buf:div_(g.size) end
-      if back then back() end
-    end
+    if g.rank == root then reduced(op, buf, back, g)() end
   end), o.async_op)
 end
 
@@ -522,10 +525,7 @@ function dist.reduce_scatter(...)
   for r, x in ipairs(list) do parts[r] = x:reshape(-1) end
   local buf, back = buffer_of(out)
   local req = g.comm:reduce_scatter(torch.cat(parts), buf, name)
-  return finish_call(new_work(g, "reduce_scatter", { req }, function()
-    if op.name == "AVG" then buf:div_(g.size) end
-    if back then back() end
-  end), o.async_op)
+  return finish_call(new_work(g, "reduce_scatter", { req }, reduced(op, buf, back, g)), o.async_op)
 end
 
 -- reduce_scatter_tensor(output, input, op=SUM, group=None, async_op=False)
@@ -545,10 +545,7 @@ function dist.reduce_scatter_tensor(...)
   end
   local buf, back = buffer_of(out)
   local req = g.comm:reduce_scatter(t:contiguous():view(-1), buf, name)
-  return finish_call(new_work(g, "reduce_scatter_tensor", { req }, function()
-    if op.name == "AVG" then buf:div_(g.size) end
-    if back then back() end
-  end), o.async_op)
+  return finish_call(new_work(g, "reduce_scatter_tensor", { req }, reduced(op, buf, back, g)), o.async_op)
 end
 dist._reduce_scatter_base = dist.reduce_scatter_tensor
 

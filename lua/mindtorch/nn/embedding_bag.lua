@@ -278,16 +278,7 @@ return function(torch, nn)
     local mode = opts.mode or "mean"
     if MODES[mode] == nil then error("mode has to be one of sum, mean or max", 2) end
     if opts.sparse then error("EmbeddingBag: sparse=true is not supported (mindtorch has no sparse tensors)", 2) end
-    if opts._weight ~= nil then
-      local w = opts._weight
-      if not torch.is_tensor(w) or w:dim() ~= 2 or w.shape[1] ~= num_embeddings or w.shape[2] ~= embedding_dim then
-        error("Shape of weight does not match num_embeddings and embedding_dim", 2)
-      end
-      self.weight = nn.Parameter(w)
-    else
-      self.weight = nn.Parameter(nn._new_tensor(torch.empty, { num_embeddings, embedding_dim }, opts))
-      self:reset_parameters()
-    end
+    nn._embedding_weight(self, num_embeddings, embedding_dim, opts) -- (normalization.lua's, Embedding's)
     self.mode, self.sparse = mode, false
     self.include_last_offset = opts.include_last_offset or false
   end

@@ -154,10 +154,15 @@ return function(torch, nn)
     self.padding_idx = pad
     self.max_norm, self.norm_type = opts.max_norm, opts.norm_type or 2.0
     self.scale_grad_by_freq, self.sparse = opts.scale_grad_by_freq or false, opts.sparse or false
+    nn._embedding_weight(self, num_embeddings, embedding_dim, opts)
+  end
+  -- an embedding table's weight (Embedding's and EmbeddingBag's): opts._weight, checked, or a
+  -- new one that reset_parameters fills
+  function nn._embedding_weight(self, num_embeddings, embedding_dim, opts)
     if opts._weight ~= nil then
       local w = opts._weight
       if not torch.is_tensor(w) or w:dim() ~= 2 or w.shape[1] ~= num_embeddings or w.shape[2] ~= embedding_dim then
-        error("Shape of weight does not match num_embeddings and embedding_dim", 2)
+        error("Shape of weight does not match num_embeddings and embedding_dim", 3)
       end
       self.weight = nn.Parameter(w)
     else
