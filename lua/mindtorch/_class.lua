@@ -168,4 +168,15 @@ function M.parent(cls) return info[cls] and info[cls].parent end
 -- class_of(name): the class registered under that full name, or nil
 function M.class_of(name) return registry[name] end
 
+-- Objects that are not class instances but have a metatable of their own (lazy modules'
+-- placeholders) register it under a name, so that torch.save can write them and torch.load
+-- give them back their metatable: register_metatable(name, mt); metatable_name(mt);
+-- metatable_of(name)
+local mt_by_name, name_by_mt = {}, setmetatable({}, { __mode = "k" })
+function M.register_metatable(name, mt)
+  mt_by_name[name], name_by_mt[mt] = mt, name
+end
+function M.metatable_name(mt) return name_by_mt[mt] end
+function M.metatable_of(name) return mt_by_name[name] end
+
 return M

@@ -5,7 +5,8 @@
 -- name. Files read are hostile (doc/security.md): every length, count, size and offset is checked
 -- against the file, with overflow-checked arithmetic, before anything is allocated.
 return function(torch)
-  local MAGIC = "MTSAVE\0\1" -- format name and version 1
+  local MAGIC = "MTSAVE\0\1" -- format name and version 1: trees of plain values (still read)
+  local MAGIC2 = "MTSAVE\0\2" -- version 2: object graphs (serialization_graph.lua), what torch.save writes
   local dtype_by_name = {}
   for _, name in ipairs({ "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool" }) do
     dtype_by_name[name] = torch[name]
@@ -142,19 +143,36 @@ return function(torch)
     end
   end
 
+  local graph -- version 2's encoder and decoder (serialization_graph.lua), defined below
   local PT -- serialization_pt.lua: PyTorch's checkpoint format, loaded when first used
   local function pt() PT = PT or require("mindtorch.serialization_pt")(torch) return PT end
 
+  -- whether v holds what only mindtorch's format can keep: instances of classes (modules,
+  -- optimizers), functions, dtypes or devices
+  local function holds_objects(v, seen)
+    local ty = type(v)
+    if ty == "function" or ty == "userdata" and not torch.is_tensor(v) then return true end
+    if ty ~= "table" or seen[v] then return false end
+    seen[v] = true
+    local mt = getmetatable(v)
+    if mt ~= nil and not require("mindtorch._ordered").is(v) then return true end
+    for k, x in next, v do
+      if holds_objects(k, seen) or holds_objects(x, seen) then return true end
+    end
+    return false
+  end
+
   -- which format torch.save writes: {format = "pt" | "mindtorch"}, else PyTorch's for paths
-  -- ending in .pt or .pth (what PyTorch users name their checkpoints), mindtorch's otherwise
-  -- (.t7, Torch7's habit, and every other name)
-  local function save_format(path, opts)
+  -- ending in .pt or .pth (what PyTorch users name their checkpoints) when the value is tensors
+  -- and plain tables, mindtorch's otherwise (.t7, Torch7's habit, every other name, and whole
+  -- modules or optimizers, which PyTorch's format cannot hold as Lua objects)
+  local function save_format(path, opts, obj)
     if opts ~= nil and type(opts) ~= "table" then error("torch.save(obj, path, opts): opts must be a table", 3) end
     local f = opts and opts.format
     for k in pairs(opts or {}) do
       if k ~= "format" then error(("torch.save() got an unexpected keyword argument '%s'"):format(tostring(k)), 3) end
     end
-    if f == nil then return (path:match("%.pth?$") and "pt") or "mindtorch" end
+    if f == nil then return (path:match("%.pth?$") and not holds_objects(obj, {}) and "pt") or "mindtorch" end
     if f ~= "pt" and f ~= "mindtorch" then
       error(("torch.save: format must be \"pt\" or \"mindtorch\", got %s"):format(tostring(f)), 3)
     end
@@ -165,7 +183,7 @@ return function(torch)
   -- table of them
   function torch.save(obj, path, opts)
     if type(path) ~= "string" then error("torch.save(obj, path): path must be a string", 2) end
-    if save_format(path, opts) == "pt" then
+    if save_format(path, opts, obj) == "pt" then
       -- PyTorch names the archive's folder after the file
       local folder = path:match("([^/]+)$"):gsub("%.[^.]*$", "")
       if folder == "" or folder:find("[^%w_%-%.]") then folder = "archive" end
@@ -174,9 +192,9 @@ return function(torch)
       write_atomically(path, { bytes })
       return
     end
-    local out = { MAGIC }
-    encode(obj, out, {}, 0)
-    local body = table.concat(out)
+    local ok, bytes = pcall(graph().encode, obj)
+    if not ok then error(bytes, 2) end
+    local body = MAGIC2 .. bytes
     write_atomically(path, { body, string.pack("<I4", torch._crc32(body)) })
   end
 
@@ -186,9 +204,16 @@ return function(torch)
   -- checksum already checked and cut off); every read is checked against #s.
   local decode
   local function unpack(fmt, s, pos, path)
-    local ok, a, b = pcall(string.unpack, fmt, s, pos)
-    if not ok then corrupt(path, "truncated") end
-    return a, b
+    local r = table.pack(pcall(string.unpack, fmt, s, pos))
+    if not r[1] then corrupt(path, "truncated") end
+    return table.unpack(r, 2, r.n)
+  end
+
+  local GRAPH -- serialization_graph.lua: version 2, loaded when first used
+  function graph()
+    GRAPH = GRAPH or require("mindtorch.serialization_graph")(torch, { corrupt = corrupt, unpack = unpack,
+      dtype_by_name = dtype_by_name, MAX_DIM = MAX_DIM, MAX_DEPTH = MAX_DEPTH })
+    return GRAPH
   end
 
   -- dtype and sizes of a tensor, checked; then nil or the element count and item size
@@ -295,15 +320,23 @@ return function(torch)
     end
     local s = read_all(path)
     if s:sub(1, 4) == "PK\3\4" then return pt().load(s, path, opts and opts.map_location) end
-    if s:sub(1, 2) == "\128\2" then
-      error(("%s: a PyTorch checkpoint in the legacy (pre-1.6) format, which mindtorch does not read yet: re-save "
-        .. "it with torch.save in PyTorch 1.6 or later"):format(path), 2)
+    if #s >= 262 and s:sub(258, 262) == "ustar" then
+      error(("%s: a PyTorch checkpoint in the tar format of PyTorch 0.3 and earlier, which mindtorch does not "
+        .. "read: load it in PyTorch and save it again"):format(path), 2)
     end
+    -- a pickle first: PyTorch's legacy format
+    if s:byte(1) == 0x80 then return pt().load_legacy(s, path, opts and opts.map_location) end
     if #s < #MAGIC + 4 or s:sub(1, 6) ~= MAGIC:sub(1, 6) then corrupt(path, "no mindtorch header") end
-    if s:sub(1, #MAGIC) ~= MAGIC then corrupt(path, "unsupported format version " .. s:byte(8)) end
+    local version = s:sub(1, #MAGIC)
+    if version ~= MAGIC and version ~= MAGIC2 then corrupt(path, "unsupported format version " .. s:byte(8)) end
     local body = s:sub(1, -5)
     if string.unpack("<I4", s, #s - 3) ~= torch._crc32(body) then corrupt(path, "checksum mismatch: the file is damaged or truncated") end
-    local v, pos = decode(body, #MAGIC + 1, path, 0)
+    local v, pos
+    if version == MAGIC2 then
+      v, pos = graph().decode(body, #MAGIC + 1, path)
+    else
+      v, pos = decode(body, #MAGIC + 1, path, 0)
+    end
     if pos ~= #body + 1 then corrupt(path, "trailing data") end
     return v
   end

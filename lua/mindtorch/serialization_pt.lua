@@ -18,6 +18,8 @@ return function(torch)
   local PT = {}
   instance = PT
 
+  local ordered = require "mindtorch._ordered"
+
   local function fail(path, why) error(("%s: not a valid PyTorch checkpoint (%s)"):format(path, why), 0) end
 
   local function u16(s, at) return string.unpack("<I2", s, at) end
@@ -103,6 +105,16 @@ return function(torch)
       entries[name] = { at = data, size = usize, crc = crc }
       names[#names + 1] = name
       at = at + 46 + nlen + xlen + clen
+    end
+    -- entries whose data overlap would let a small file claim many copies of its bytes (the
+    -- overlapping-entries zip bomb); PyTorch's writer never overlaps them
+    local spans = {}
+    for _, e in pairs(entries) do
+      if e.size > 0 then spans[#spans + 1] = e end
+    end
+    table.sort(spans, function(a, b) return a.at < b.at end)
+    for i = 2, #spans do
+      if spans[i - 1].at + spans[i - 1].size > spans[i].at then fail(path, "entries whose data overlap") end
     end
     return entries, names
   end
@@ -203,9 +215,10 @@ return function(torch)
     fail(path, ("Trying to call reduce for unrecognized function %s"):format(g))
   end
 
-  -- unpickle(s, path, storage_of) -> the value; storage_of(pid tuple) gives a storage
-  local function unpickle(s, path, storage_of)
-    local pos, n = 1, #s
+  -- unpickle(s, path, storage_of [, pos]) -> the value, the position after its STOP;
+  -- storage_of(pid tuple) gives a storage
+  local function unpickle(s, path, storage_of, start)
+    local pos, n = start or 1, #s
     local stack, metastack, memo = {}, {}, {}
     local function need(k)
       if pos + k - 1 > n then fail(path, "the pickle is truncated") end
@@ -300,9 +313,9 @@ return function(torch)
     ops[0x4a] = function() push(unpack("<i4", 4)) end -- BININT
     ops[0x8a] = function() -- LONG1: little-endian two's complement
       local k = byte()
-      if k > 8 then fail(path, ("an integer of %d bytes"):format(k)) end
       if k == 0 then return push(0) end
       local b = read(k)
+      if k > 8 then return push({ bigint = b }) end -- only the legacy magic number may be one
       push(string.unpack("<i" .. k, b))
     end
     ops[0x47] = function() push(unpack(">d", 8)) end -- BINFLOAT
@@ -408,7 +421,7 @@ return function(torch)
       if #stack > 1e7 or #metastack > 1e6 then fail(path, "the pickle's stack grows past its limit") end
     end
     if #metastack ~= 0 or #stack ~= 1 then fail(path, "the pickle ends with a bad stack") end
-    return stack[1]
+    return stack[1], pos
   end
 
   -- Python values -> Lua: dicts are tables (keys as they are), lists and tuples arrays (None in
@@ -419,7 +432,8 @@ return function(torch)
     if v.is_storage then return v.flat end
     if seen[v] then return seen[v] end
     if depth > 200 then error("tables nested deeper than 200 levels", 0) end
-    local out = {}
+    if v.bigint then error("an integer wider than 64 bits", 0) end
+    local out = v.kind == DICT and ordered.new() or {}
     seen[v] = out
     if v.kind == DICT then
       for _, k in ipairs(v.keys) do out[k] = to_lua(v.vals[k], seen, depth + 1) end
@@ -434,15 +448,89 @@ return function(torch)
   local dtype_size = { float32 = 4, float64 = 8, float16 = 2, bfloat16 = 2, int64 = 8, int32 = 4, int16 = 2, int8 = 1,
     uint8 = 1, bool = 1 }
 
-  -- PT.load(s, path, map_location) -> value: s is the file's bytes
-  function PT.load(s, path, map_location)
-    if map_location ~= nil then
-      local ok, dev = pcall(torch.device, map_location)
-      if not ok or dev.type ~= "cpu" then
-        error(("torch.load: map_location %s: PyTorch checkpoints load onto the CPU here; move the tensors "
-          .. "afterwards"):format(tostring(map_location)), 0)
+  -- the bytes of a big-endian storage in this machine's (little-endian) order
+  local function swapped(bytes, isz)
+    if isz == 1 or #bytes == 0 then return bytes end
+    local b = torch.frombuffer(bytes, { dtype = torch.uint8 }):view(#bytes // isz, isz)
+    return torch._tensor_bytes(b:flip({ 2 }):contiguous())
+  end
+
+  -- where map_location sends a storage saved at `location` ("cpu", "cuda:0", ...): a device
+  -- name, a torch.device, a table from saved locations to new ones, or nil (where it was)
+  local function target(map_location, location, path)
+    local to = map_location
+    if type(map_location) == "table" and not getmetatable(map_location) then to = map_location[location] end
+    to = to or location
+    local ok, dev = pcall(torch.device, to)
+    if not ok or dev.type == "meta" then
+      if to == location then fail(path, ("a storage location '%s' that is not a device"):format(tostring(to))) end
+      error(("torch.load: map_location %s: PyTorch checkpoints load onto the CPU or an accelerator"):format(
+        tostring(to)), 0)
+    end
+    if dev.type ~= "cpu" then
+      local mod = torch[dev.type]
+      if not (mod and mod.is_available and mod.is_available()) then
+        if map_location == nil then
+          error(("%s: Attempting to deserialize object on a %s device but torch.%s.is_available() is False. If "
+            .. "you are running on a CPU-only machine, please use torch.load with map_location='cpu' to map your "
+            .. "storages to the CPU."):format(path, dev.type:upper(), dev.type), 0)
+        end
+        error(("torch.load: map_location %s: no %s device here"):format(tostring(to), dev.type), 0)
       end
     end
+    return dev
+  end
+
+  -- place(map_location, flat, location, path) -> the storage's elements where map_location says;
+  -- a function is called as PyTorch calls one: with the storage (here its flat tensor) and the
+  -- saved location, and returns the storage to use or nil (the default placement)
+  local function place(map_location, flat, location, path)
+    if type(map_location) == "function" then
+      local out = map_location(flat, location)
+      if out ~= nil then
+        if not torch.is_tensor(out) or out.dtype ~= flat.dtype or out:numel() ~= flat:numel() or out:dim() ~= 1
+          or not out:is_contiguous() then
+          error("torch.load: map_location's function must return the storage it is given (moved or copied), or nil", 0)
+        end
+        return out
+      end
+      map_location = nil
+    end
+    local dev = target(map_location, location, path)
+    if dev.type ~= "cpu" then flat = flat:to(dev) end
+    return flat
+  end
+
+  local function check_map_location(m)
+    local ty = type(m)
+    if not (m == nil or ty == "string" or ty == "table" or ty == "function" or ty == "userdata") then
+      error(("torch.load: map_location must be a device, a device name, a table of locations or a function, "
+        .. "not a %s"):format(ty), 0)
+    end
+  end
+
+  -- the checks of a persistent id ('storage', type, key, location, numel [, view]) -> dtype name
+  local function storage_pid(pid, path)
+    local stype, key, location, numel = pid[2], pid[3], pid[4], pid[5]
+    if type(stype) ~= "table" or not stype.global then fail(path, "a storage without its type") end
+    local dname = STORAGES[stype.global:match("^torch%.(.+)$") or ""]
+    if not dname then fail(path, "a storage of type " .. tostring(stype.global)) end
+    if type(key) ~= "string" then fail(path, "a storage key that is not a string") end
+    if type(location) ~= "string" then fail(path, "a storage location that is not a string") end
+    if math.type(numel) ~= "integer" or numel < 0 then fail(path, "a storage size that is not a count") end
+    return dname
+  end
+
+  -- Python values -> Lua
+  local function finish(v, path)
+    local ok, out = pcall(to_lua, v, {}, 0)
+    if not ok then fail(path, out) end
+    return out
+  end
+
+  -- PT.load(s, path, map_location) -> value: s is the bytes of a zip checkpoint (PyTorch >= 1.6)
+  function PT.load(s, path, map_location)
+    check_map_location(map_location)
     local entries, names = read_zip(s, path)
     -- the single top folder (PyTorch names it after the file; any name is read)
     local prefix
@@ -459,18 +547,18 @@ return function(torch)
       local v = tonumber((entry_bytes(s, version, prefix .. "/version", path):match("^(%d+)")))
       if not v or v > 3 then fail(path, ("file format version %s"):format(tostring(v))) end
     end
+    -- PyTorch 2.x records the writer's byte order; 1.13 writes none (then it is little-endian)
+    local big = false
     local bo = entries[prefix .. "/byteorder"]
-    if bo and entry_bytes(s, bo, prefix .. "/byteorder", path) ~= "little" then
-      fail(path, "a big-endian checkpoint: mindtorch reads little-endian ones")
+    if bo then
+      local order = entry_bytes(s, bo, prefix .. "/byteorder", path)
+      if order ~= "little" and order ~= "big" then fail(path, "a byteorder record that is not 'little' or 'big'") end
+      big = order == "big"
     end
     local storages = {}
     local function storage_of(pid)
-      local stype, key, numel = pid[2], pid[3], pid[5]
-      if type(stype) ~= "table" or not stype.global then fail(path, "a storage without its type") end
-      local dname = STORAGES[stype.global:match("^torch%.(.+)$") or ""]
-      if not dname then fail(path, "a storage of type " .. tostring(stype.global)) end
-      if type(key) ~= "string" then fail(path, "a storage key that is not a string") end
-      if math.type(numel) ~= "integer" or numel < 0 then fail(path, "a storage size that is not a count") end
+      local dname = storage_pid(pid, path)
+      local key, numel = pid[3], pid[5]
       local st = storages[key]
       if st then
         if st.dtype ~= torch[dname] then fail(path, ("storage %s read with two dtypes"):format(key)) end
@@ -484,17 +572,98 @@ return function(torch)
         fail(path, ("storage %s: %d elements of %d bytes in a record of %d bytes"):format(key, numel, isz, e.size))
       end
       local bytes = entry_bytes(s, e, name, path)
+      if big then bytes = swapped(bytes, isz) end
       if dname == "bool" and bytes:find("[^%z\1]") then fail(path, ("storage %s: a bool that is not 0 or 1"):format(key)) end
       local flat = numel > 0 and torch.frombuffer(bytes, { dtype = torch[dname] })
         or torch.empty(0, { dtype = torch[dname] })
+      flat = place(map_location, flat, pid[4], path)
       st = { is_storage = true, dtype = torch[dname], numel = numel, flat = flat }
       storages[key] = st
       return st
     end
     local v = unpickle(entry_bytes(s, entries[prefix .. "/data.pkl"], prefix .. "/data.pkl", path), path, storage_of)
-    local ok, out = pcall(to_lua, v, {}, 0)
-    if not ok then fail(path, out) end
-    return out
+    return finish(v, path)
+  end
+
+  -- the legacy format's first pickle: torch.serialization's MAGIC_NUMBER, 0x1950a86a20f9469cfc6c
+  local LEGACY_MAGIC = "\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19"
+  local LEGACY_PROTOCOL = 1001
+
+  -- PT.load_legacy(s, path, map_location) -> value: PyTorch's format before 1.6 (torch.save with
+  -- _use_new_zipfile_serialization=False): five pickles (magic number, protocol version, system
+  -- information, the value, the storage keys), then each storage as an int64 element count and its
+  -- little-endian bytes, in the order of the keys
+  function PT.load_legacy(s, path, map_location)
+    check_map_location(map_location)
+    local none = function() fail(path, "a storage in a header pickle") end
+    local magic, pos = unpickle(s, path, none)
+    if type(magic) ~= "table" or magic.bigint ~= LEGACY_MAGIC then fail(path, "Invalid magic number; corrupt file?") end
+    local protocol
+    protocol, pos = unpickle(s, path, none, pos)
+    if protocol ~= LEGACY_PROTOCOL then fail(path, ("Invalid protocol version: %s"):format(tostring(protocol))) end
+    local info
+    info, pos = unpickle(s, path, none, pos)
+    if type(info) ~= "table" or info.kind ~= DICT then fail(path, "no system information") end
+    -- storages are allocated as the value names them, and filled once their bytes are reached
+    local storages, claimed = {}, 0
+    local function storage_of(pid)
+      local dname = storage_pid(pid, path)
+      local key, numel, view = pid[3], pid[5], pid[6]
+      local root = storages[key]
+      if root then
+        if root.dtype ~= torch[dname] then fail(path, ("storage %s read with two dtypes"):format(key)) end
+      else
+        -- no storage can be bigger than the file, nor all of them together (no amplification)
+        local isz = dtype_size[dname]
+        if numel > (#s - claimed) // isz then
+          fail(path, ("storage %s: %d elements of %d bytes in a file of %d bytes"):format(key, numel, isz, #s))
+        end
+        claimed = claimed + numel * isz
+        root = { is_storage = true, dtype = torch[dname], numel = numel, filled = false,
+          flat = place(map_location, torch.empty(numel, { dtype = torch[dname] }), pid[4], path) }
+        storages[key] = root
+      end
+      if view == nil or view == NONE then return root end
+      -- PyTorch before 1.0 could save a view of a storage: (view key, offset, size)
+      if type(view) ~= "table" or view.kind ~= TUPLE or type(view[1]) ~= "string"
+        or math.type(view[2]) ~= "integer" or math.type(view[3]) ~= "integer" then
+        fail(path, "a storage view that is not (key, offset, size)")
+      end
+      local offset, size = view[2], view[3]
+      if offset < 0 or size < 0 or offset > root.numel - size then fail(path, "a storage view past its storage") end
+      return { is_storage = true, dtype = root.dtype, numel = size, flat = root.flat:narrow(1, offset + 1, size) }
+    end
+    local v
+    v, pos = unpickle(s, path, storage_of, pos)
+    local keys
+    keys, pos = unpickle(s, path, none, pos)
+    if type(keys) ~= "table" or keys.kind ~= LIST then fail(path, "no list of storage keys") end
+    for i = 1, keys.n do
+      local key = keys[i]
+      local st = type(key) == "string" and storages[key]
+      if not st then fail(path, ("storage key %s is not a storage of the value"):format(tostring(key))) end
+      if st.filled then fail(path, ("storage %s twice"):format(key)) end
+      if pos + 8 > #s + 1 then fail(path, ("storage %s is truncated"):format(key)) end
+      local numel = string.unpack("<i8", s, pos)
+      local isz = dtype_size[st.dtype.name]
+      if numel ~= st.numel then
+        fail(path, ("storage has wrong byte size: expected %d got %d"):format(st.numel * isz, numel * isz))
+      end
+      pos = pos + 8
+      if pos + numel * isz > #s + 1 then fail(path, ("storage %s is truncated"):format(key)) end
+      local bytes = s:sub(pos, pos + numel * isz - 1)
+      pos = pos + numel * isz
+      if st.dtype == torch.bool and bytes:find("[^%z\1]") then
+        fail(path, ("storage %s: a bool that is not 0 or 1"):format(key))
+      end
+      if numel > 0 then st.flat:copy_(torch.frombuffer(bytes, { dtype = st.dtype })) end
+      st.filled = true
+    end
+    for key, st in pairs(storages) do
+      if not st.filled then fail(path, ("storage %s has no data in the file"):format(key)) end
+    end
+    if pos ~= #s + 1 then fail(path, "trailing data after the last storage") end
+    return finish(v, path)
   end
 
   -- ---- writer ---------------------------------------------------------------------------------------
@@ -571,7 +740,20 @@ return function(torch)
         seen[x] = true
         local n, count = #x, 0
         for _ in pairs(x) do count = count + 1 end
-        if n > 0 and count == n then -- a sequence: a list
+        if ordered.is(x) then -- an OrderedDict, in its order (state_dicts are)
+          w("ccollections\nOrderedDict\n)R")
+          if count > 0 then
+            w("(")
+            for k, item in pairs(x) do
+              if type(k) ~= "string" and math.type(k) ~= "integer" then
+                error("torch.save: a table key of type " .. type(k) .. " in PyTorch's format", 0)
+              end
+              value(k, depth + 1)
+              value(item, depth + 1)
+            end
+            w("u")
+          end
+        elseif n > 0 and count == n then -- a sequence: a list
           w("](")
           for i = 1, n do value(x[i], depth + 1) end
           w("e")

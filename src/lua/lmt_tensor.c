@@ -525,6 +525,14 @@ static int tensor_tostring_fallback(lua_State *L) {
     return 1;
 }
 
+/* torch._tensor_attributes(x [, create]): x's table of user attributes (nil when it has none
+ * and create is false); serialization saves and restores it without going through __newindex */
+static int tensor_attributes(lua_State *L) {
+    lmt_check_tensor(L, 1);
+    push_attributes(L, 1, lua_toboolean(L, 2));
+    return 1;
+}
+
 /* torch.is_tensor(x) */
 static int is_tensor(lua_State *L) {
     lua_pushboolean(L, luaL_testudata(L, 1, LMT_TENSOR) != NULL);
@@ -602,4 +610,6 @@ void lmt_open_tensor(lua_State *L) {
 
     lua_pushcfunction(L, is_tensor);
     lua_setfield(L, -2, "is_tensor");
+    lua_pushcfunction(L, tensor_attributes);
+    lua_setfield(L, -2, "_tensor_attributes");
 }

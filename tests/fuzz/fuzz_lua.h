@@ -17,23 +17,25 @@
 
 /* Lua shared by the checkers: clear(err, prefixes...) is true when err names the file and
  * says what is wrong with it; touch(v) reads every element of every tensor in v (a tensor
- * whose geometry outruns its storage shows up there, under AddressSanitizer). */
+ * whose geometry outruns its storage shows up there, under AddressSanitizer), each table once
+ * (loaded object graphs share tables and have cycles), with raw next (no __pairs runs). */
 static const char FUZZ_LUA_PRELUDE[] =
     "function clear(err, ...)\n"
     "  if type(err) ~= 'string' then return false end\n"
     "  for _, p in ipairs({...}) do if err:find(p, 1, true) then return true end end\n"
     "  return false\n"
     "end\n"
-    "function touch(v, depth)\n"
-    "  depth = depth or 0\n"
+    "function touch(v, depth, seen)\n"
+    "  depth, seen = depth or 0, seen or {}\n"
     "  if depth > 300 then error('nested deeper than the loaders allow') end\n"
     "  if torch.is_tensor(v) then\n"
     "    local n = 1\n"
     "    for i = 1, v:dim() do n = n * v.shape[i] end\n"
     "    if n ~= v:numel() then error('numel does not match the shape') end\n"
     "    if n > 0 then v:to(torch.float64):sum():item() end\n"
-    "  elseif type(v) == 'table' then\n"
-    "    for k, x in pairs(v) do touch(k, depth + 1) touch(x, depth + 1) end\n"
+    "  elseif type(v) == 'table' and not seen[v] then\n"
+    "    seen[v] = true\n"
+    "    for k, x in next, v do touch(k, depth + 1, seen) touch(x, depth + 1, seen) end\n"
     "  end\n"
     "end\n";
 

@@ -1,4 +1,5 @@
-/* fuzz_ptload.c: libFuzzer target for torch.load of PyTorch checkpoints (serialization_pt.lua):
+/* fuzz_ptload.c: libFuzzer target for torch.load of PyTorch checkpoints, zip and legacy
+ * (serialization_pt.lua):
  * any file is a checkpoint or a clear error, and every tensor loaded can be read in full. On
  * every second input the entries' CRC-32 check is off, so mutations of the pickle and of the
  * storages reach the unpickler rather than stopping at the checksum. */
@@ -9,9 +10,10 @@ static const char CHECKER[] =
     "require('mindtorch.serialization_pt')(torch)._skip_crc = #bytes % 2 == 1\n"
     "local ok, v = pcall(torch.load, path)\n"
     "if not ok then\n"
-    "  if clear(v, 'not a valid PyTorch checkpoint', 'Weights only load failed', 'legacy "
-    "(pre-1.6)',\n"
-    "           'not a valid mindtorch file') then return nil end\n"
+    "  if clear(v, 'not a valid PyTorch checkpoint', 'Weights only load failed', 'tar format',\n"
+    "           'Attempting to deserialize object on a', 'not a valid mindtorch file') then\n"
+    "    return nil\n"
+    "  end\n"
     "  return 'unclear error: ' .. tostring(v)\n"
     "end\n"
     "touch(v)\n";

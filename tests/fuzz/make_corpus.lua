@@ -29,6 +29,19 @@ for name, v in pairs(values) do
   put("load", name .. ".mt", slurp(tmp))
 end
 
+-- object graphs (format version 2): a module with an optimizer and its state, views of a storage
+do
+  local model = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU())
+  local opt = torch.optim.Adam(model:parameters(), { lr = 0.01 })
+  model(torch.randn(4, 3)):sum():backward()
+  opt:step()
+  local base = torch.arange(6.0):view(2, 3)
+  for name, v in pairs({ objects = { model = model, opt = opt }, views = { base = base, t = base:t(), row = base[2] } }) do
+    torch.save(v, tmp)
+    put("load", name .. ".mt", slurp(tmp))
+  end
+end
+
 -- load_safetensors: PyTorch's fixture and what mindtorch writes
 put("safetensors", "pytorch.safetensors", slurp("tests/fixtures/pytorch.safetensors"))
 torch.save_safetensors({ weight = torch.randn(2, 3), bias = torch.zeros(3, { dtype = torch.float64 }),

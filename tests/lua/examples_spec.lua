@@ -64,6 +64,19 @@ local checks = {
     has(out, "reloaded model gives the same outputs:\ttrue")
   end,
 
+  -- PyTorch's weights (a committed .pth that from_pytorch_train.py wrote) run in mindtorch
+  ["from_pytorch.lua"] = {
+    command = luamt .. " examples/from_pytorch.lua --out " .. build .. "/tests/from_pytorch.pt",
+    check = function(out)
+      has(out, "saved by PyTorch 1.13")
+      has(out, "  12.weight    10x84")
+      local diff = tonumber(out:match("largest difference from PyTorch's (%S+)"))
+      assert.is_true(diff ~= nil and diff < 1e-4, out)
+      local mine, theirs = out:match("test accuracy: (%d%.%d+) %(PyTorch measured (%d%.%d+)%)")
+      assert.are.equal(theirs, mine, out)
+    end,
+  },
+
   ["transformer_copy.lua"] = function(out)
     local first = tonumber(out:match("step  50  loss (%d+%.%d+)"))
     local last = tonumber(out:match("step 300  loss (%d+%.%d+)"))

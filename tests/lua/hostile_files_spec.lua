@@ -127,7 +127,7 @@ describe("torch.save's temporary file", function()
     local target = path("model.mt")
     torch.save({ w = torch.ones(3) }, target)
     assert.are.same({ "model.mt" }, listing())
-    has(err_of(torch.save, { ok = 1, bad = coroutine.create(function() end) }, target), "cannot save a value of type thread")
+    has(err_of(torch.save, { ok = 1, bad = coroutine.create(function() end) }, target), "a value of type thread cannot be saved")
     assert.are.same({ "model.mt" }, listing())
     -- renaming over a non-empty directory fails after the data was written and fsynced
     assert(os.execute("mkdir -p '" .. path("taken") .. "/inside'"))

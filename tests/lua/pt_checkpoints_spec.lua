@@ -59,6 +59,71 @@ describe("PyTorch checkpoints", function()
     assert.are.equal(-(1 << 35), v.nested.neg)
   end)
 
+  it("load the legacy (pre-1.6) format, protocols 2 and 4, bit-exactly with views", function()
+    local d = torch.load(DIR .. "legacy_dtypes.pt")
+    local n = 0
+    for name, t in pairs(d) do
+      same_as(t, expected["dtypes." .. name], "legacy " .. name)
+      n = n + 1
+    end
+    assert.are.equal(10, n)
+    local v = torch.load(DIR .. "legacy_views.pt")
+    for name, t in pairs(v.views) do same_as(t, expected["views." .. name], "legacy " .. name) end
+    assert.are.equal(v.views.base:untyped_storage():data_ptr(), v.views.t:untyped_storage():data_ptr())
+    assert.are.same({ 1, 2, "three", true }, v.nested.list)
+  end)
+
+  it("read PyTorch 2's byteorder record: little as it is, big with every element's bytes swapped", function()
+    for _, file in ipairs({ "dtypes_little.pt", "dtypes_big.pt" }) do
+      for name, t in pairs(torch.load(DIR .. file)) do same_as(t, expected["dtypes." .. name], file .. " " .. name) end
+    end
+  end)
+
+  it("give dicts in the file's order, and state_dicts in PyTorch's order both ways", function()
+    local keys = {}
+    for k in pairs(torch.load(DIR .. "cnn.pth")) do keys[#keys + 1] = k end
+    assert.are.same({ "0.weight", "0.bias", "1.weight", "1.bias", "1.running_mean", "1.running_var",
+      "1.num_batches_tracked", "5.weight", "5.bias" }, keys)
+    local cnn = nn.Sequential(nn.Conv2d(1, 4, 3, { padding = 1 }), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+      nn.Flatten(), nn.Linear(4 * 4 * 4, 5))
+    local mine = {}
+    for k in pairs(cnn:state_dict()) do mine[#mine + 1] = k end
+    assert.are.same(keys, mine)
+    local p = tmpname(".pt")
+    torch.save(cnn:state_dict(), p)
+    local back = {}
+    for k in pairs(torch.load(p)) do back[#back + 1] = k end
+    os.remove(p)
+    assert.are.same(keys, back)
+  end)
+
+  it("place storages as map_location says, and refuse CUDA storages without it as PyTorch does", function()
+    for _, m in ipairs({ "cpu", torch.device("cpu"), { ["cuda:0"] = "cpu" } }) do
+      assert.are.equal(42, torch.load(DIR .. "views.pt", { map_location = m }).nested.n)
+    end
+    local seen = {}
+    local v = torch.load(DIR .. "views.pt", { map_location = function(storage, location)
+      seen[#seen + 1] = location
+      return storage:clone()
+    end })
+    assert.are.same({ "cpu", "cpu", "cpu", "cpu" }, seen) -- one call per storage: base, zero_d, empty, special
+    assert.is_true(torch.equal(v.views.t, torch.arange(24.0):view(4, 6):t()))
+    local PT = require("mindtorch.serialization_pt")(torch)
+    local p = tmpname(".pt")
+    local f = assert(io.open(p, "wb"))
+    f:write(PT._zip({ { "a/data.pkl", "\128\2ctorch._utils\n_rebuild_tensor_v2\n((X\7\0\0\0storagectorch\n"
+      .. "FloatStorage\nX\1\0\0\0" .. "0X\6\0\0\0cuda:0K\2tQK\0K\2\133K\1\133\137ccollections\nOrderedDict\n)RtR." },
+      { "a/data/0", string.pack("<ff", 1.5, -2) }, { "a/version", "3\n" } }))
+    f:close()
+    local ok, err = pcall(torch.load, p)
+    assert.is_false(ok)
+    assert.truthy(err:find("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False",
+      1, true), err)
+    assert.are.same({ 1.5, -2 }, torch.load(p, { map_location = "cpu" }):tolist())
+    assert.are.same({ 1.5, -2 }, torch.load(p, { map_location = { ["cuda:0"] = "cpu" } }):tolist())
+    os.remove(p)
+  end)
+
   it("load PyTorch-trained CNN and LSTM state_dicts into the same models, with PyTorch's outputs", function()
     local cnn = nn.Sequential(nn.Conv2d(1, 4, 3, { padding = 1 }), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
       nn.Flatten(), nn.Linear(4 * 4 * 4, 5)):double()
@@ -133,8 +198,17 @@ describe("PyTorch checkpoints", function()
     sd.zero_d = torch.tensor(3, { dtype = torch.int64 })
     sd.empty = torch.empty(0, 2)
     torch.save({ sd = sd, n = 7, l = { 1, 2, "x" } }, p)
+    local cnn = nn.Sequential(nn.Conv2d(1, 4, 3, { padding = 1 }), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+      nn.Flatten(), nn.Linear(4 * 4 * 4, 5))
+    local p2 = tmpname(".pth")
+    torch.save(cnn:state_dict(), p2)
+    local x = torch.linspace(-1, 1, 2 * 64):reshape(2, 1, 8, 8)
+    cnn:eval()
+    local want = cnn(x):reshape(-1):tolist()
     local script = ([[
+import collections
 import torch
+from torch import nn
 v = torch.load(%q, weights_only=True)
 sd = v['sd']
 a = torch.arange(-6, 18).reshape(4, 6)
@@ -146,8 +220,17 @@ assert sd['view_t'].stride() == (1, 6) and torch.equal(sd['view_t'], sd['float64
 assert sd['view_row'].storage_offset() == 6 and sd['view_row'].storage().data_ptr() == sd['float64'].storage().data_ptr()
 assert sd['zero_d'].dim() == 0 and sd['zero_d'].item() == 3 and sd['empty'].shape == (0, 2)
 assert v['n'] == 7 and v['l'] == [1, 2, 'x']
+sd = torch.load(%q, weights_only=True)
+assert type(sd) is collections.OrderedDict, type(sd)
+cnn = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                    nn.Linear(4 * 4 * 4, 5))
+assert list(sd.keys()) == list(cnn.state_dict().keys()), list(sd.keys())
+cnn.load_state_dict(sd)
+cnn.eval()
+got = cnn(torch.linspace(-1, 1, 2 * 64).reshape(2, 1, 8, 8)).reshape(-1)
+assert (got - torch.tensor([%s])).abs().max() < 1e-5
 print('ok')
-]]):format(p)
+]]):format(p, p2, table.concat(want, ", "))
     local sp = tmpname(".py")
     local f = assert(io.open(sp, "w"))
     f:write(script)
@@ -155,6 +238,7 @@ print('ok')
     local out, status = run("/usr/bin/python3 " .. sp)
     os.remove(sp)
     os.remove(p)
+    os.remove(p2)
     assert.are.equal(0, status, out)
     assert.are.equal("ok\n", out)
   end)
@@ -223,27 +307,55 @@ describe("hostile PyTorch checkpoints", function()
     fails({ { "a/data.pkl", "\128\9." } }, "pickle protocol 9")
     fails({ { "a/version", "3\n" } }, "no data.pkl record")
     fails({ { "a/data.pkl", "\128\2N." }, { "a/version", "9\n" } }, "file format version 9")
-    fails({ { "a/data.pkl", "\128\2N." }, { "a/byteorder", "big" } }, "a big-endian checkpoint")
+    fails({ { "a/data.pkl", "\128\2N." }, { "a/byteorder", "middle" } }, "a byteorder record that is not 'little' or 'big'")
+    -- two entries over the same bytes (the overlapping-entries zip bomb): a central directory
+    -- entry pointed at the first entry's local header
+    local entries = { { "a/data.pkl", "\128\2N." }, { "a/data/0", string.rep("x", 64) }, { "a/data/1", "y" } }
+    local z = PT._zip(entries)
+    local cds = {}
+    for at in z:gmatch("()PK\1\2") do cds[#cds + 1] = at end
+    local third = cds[3]
+    z = z:sub(1, third + 41) .. z:sub(cds[2] + 42, cds[2] + 45) .. z:sub(third + 46)
+    fails(z, "entries whose data overlap")
     fails(pkl("(X\7\0\0\0storagectorch\nFloatStorage\nX\1\0\0\0" .. "7X\3\0\0\0cpuK\1tQ"),
       "no record a/data/7 for storage 7")
   end)
 
-  it("refuse a PyTorch legacy (pre-1.6) file with a clear error, and bad options by name", function()
-    local p = tmpname(".pt")
-    local f = assert(io.open(p, "wb"))
-    f:write("\128\2\138\10\108\252\156\70\249\32\106\168\80\25.")
-    f:close()
-    local ok, err = pcall(torch.load, p)
-    assert.is_false(ok)
-    assert.truthy(err:find("legacy (pre-1.6) format", 1, true), err)
-    ok, err = pcall(torch.load, p, { map_location = "meta" })
-    os.remove(p)
-    assert.truthy(tostring(err):find("legacy") or tostring(err):find("map_location"), err)
-    ok, err = pcall(torch.load, DIR .. "views.pt", { mmap = true })
+  it("refuse bad legacy files and bad options by name", function()
+    local magic = "\128\2\138\10\108\252\156\70\249\32\106\168\80\25."
+    local info = "\128\2}."
+    local value = "\128\2ctorch._utils\n_rebuild_tensor_v2\n((X\7\0\0\0storagectorch\nFloatStorage\nX\1\0\0\0"
+      .. "0X\3\0\0\0cpuK\4NtQK\0K\4\133K\1\133\137ccollections\nOrderedDict\n)RtR."
+    local keys = "\128\2]X\1\0\0\0" .. "0a."
+    local data = string.pack("<i8", 4) .. string.rep("\0", 16)
+    local function legacy(parts) return table.concat(parts) end
+    local proto = "\128\2M\233\3."
+    assert.is_true(torch.is_tensor(torch.load(file_of(legacy({ magic, proto, info, value, keys, data }))))) -- the sane one
+    fails(legacy({ magic:gsub("\25", "\26"), proto }), "Invalid magic number; corrupt file?")
+    fails(legacy({ magic, "\128\2M\234\3.", info }), "Invalid protocol version: 1002")
+    fails(legacy({ magic, proto, info, value, keys, string.pack("<i8", 5) .. string.rep("\0", 20) }),
+      "storage has wrong byte size: expected 16 got 20")
+    fails(legacy({ magic, proto, info, value, keys, data:sub(1, 20) }), "storage 0 is truncated")
+    fails(legacy({ magic, proto, info, value, keys, data .. "x" }), "trailing data after the last storage")
+    fails(legacy({ magic, proto, info, value, "\128\2]." }), "storage 0 has no data in the file")
+    fails(legacy({ magic, proto, info, value, "\128\2]X\1\0\0\0" .. "1a." }), "storage key 1 is not a storage")
+    -- a storage bigger than the file is refused before anything is allocated
+    fails(legacy({ magic, proto, info, value:gsub("K\4NtQ", "J\0\0\0\64NtQ"), keys, data }),
+      "storage 0: 1073741824 elements of 4 bytes in a file of")
+    fails(legacy({ magic, proto, info, value:gsub("NtQ", "(X\1\0\0\0vK\3K\2ttQ"), keys, data }),
+      "a storage view past its storage")
+    fails(legacy({ magic, proto, "\128\2cos\nsystem\n." }), "Unsupported class os.system")
+    -- PyTorch 0.3's tar archives
+    local tar = string.rep("\0", 257) .. "ustar" .. string.rep("\0", 250)
+    fails("storages" .. tar:sub(9), "the tar format of PyTorch 0.3 and earlier")
+    local ok, err = pcall(torch.load, DIR .. "views.pt", { mmap = true })
     assert.is_false(ok)
     assert.matches("torch.load%(%) got an unexpected keyword argument 'mmap'", err)
     ok, err = pcall(torch.load, DIR .. "views.pt", { map_location = "meta" })
     assert.is_false(ok)
     assert.matches("map_location meta", err)
+    ok, err = pcall(torch.load, DIR .. "views.pt", { map_location = 3 })
+    assert.is_false(ok)
+    assert.matches("map_location must be a device, a device name, a table of locations or a function, not a number", err)
   end)
 end)

@@ -50,6 +50,7 @@ return function(torch, nn)
         requires_grad = o.requires_grad, dtype = o.dtype or torch.get_default_dtype(),
         device = torch.device(o.device or "cpu"), _kind = name }, mt)
     end
+    class.register_metatable("nn." .. name, mt)
     return setmetatable({ __name = name, new = new, isinstance = function(_, v) return getmetatable(v) == mt end },
       { __call = function(_, ...) return new(...) end, __tostring = function()
         return "<class 'torch.nn.parameter." .. name .. "'>" end })
@@ -172,6 +173,9 @@ return function(torch, nn)
     end
   end
 
+  -- the forward pre-hook of every lazy module (a named function: torch.save writes it by name)
+  function nn._lazy_initialize_hook(m, args) return m:_infer_parameters(args) end
+
   local WARN = "Lazy modules are a new feature under heavy development so changes to the API or functionality "
     .. "can happen at any moment."
   local function lazy_class(name, parent, cls_to_become)
@@ -180,7 +184,7 @@ return function(torch, nn)
     cls.cls_to_become = cls_to_become
     cls._lazy_setup = function(self)
       warn(WARN)
-      rawset(self, "_initialize_hook", self:register_forward_pre_hook(function(m, a) return m:_infer_parameters(a) end))
+      rawset(self, "_initialize_hook", self:register_forward_pre_hook(nn._lazy_initialize_hook))
       rawset(self, "_lazy_load_hook", true)
     end
     nn[name] = cls

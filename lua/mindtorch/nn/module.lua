@@ -3,6 +3,7 @@
 -- (PyTorch's __setattr__), reading a field finds it there first (PyTorch's __getattr__).
 return function(torch, nn)
   local class = require "mindtorch._class"
+  local ordered = require "mindtorch._ordered"
   local Module = class.class("nn.Module")
   local py_type, is_options = require("mindtorch._args").py_type, require("mindtorch._args").is_options
 
@@ -464,7 +465,7 @@ return function(torch, nn)
     path[self] = nil
   end
   function Module:state_dict(prefix, destination, keep_vars)
-    destination = destination or {}
+    destination = destination or ordered.new()
     save_state(self, prefix or "", destination, keep_vars, {})
     return destination
   end

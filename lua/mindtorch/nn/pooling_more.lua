@@ -631,8 +631,9 @@ return function(torch, nn)
       end
     end
     function cls:forward(x)
+      local samples = self._random_samples -- a buffer registered as None reads as false
       return F["fractional_max_pool" .. n .. "d"](x, self.kernel_size, self.output_size, self.output_ratio,
-        self.return_indices, self._random_samples)
+        self.return_indices, samples or nil)
     end
     nn["FractionalMaxPool" .. n .. "d"] = cls
   end

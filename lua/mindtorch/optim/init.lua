@@ -184,6 +184,18 @@ function Optimizer:load_state_dict(sd)
   end
 end
 
+-- a group's value as PyTorch prints it (Python's repr): True, None, (0.9, 0.999)
+local function py_repr(v)
+  if v == nil then return "None" end
+  if type(v) == "boolean" then return v and "True" or "False" end
+  if type(v) == "table" and not torch.is_tensor(v) and getmetatable(v) == nil then
+    local parts = {}
+    for i = 1, #v do parts[i] = py_repr(v[i]) end
+    return "(" .. table.concat(parts, ", ") .. (#v == 1 and ",)" or ")")
+  end
+  return tostring(v)
+end
+
 function Optimizer:__tostring()
   local lines = { getmetatable(self).__name .. " (" }
   for i, g in ipairs(self.param_groups) do
@@ -191,7 +203,7 @@ function Optimizer:__tostring()
     local keys = {}
     for k in pairs(g) do if k ~= "params" then keys[#keys + 1] = k end end
     table.sort(keys)
-    for _, k in ipairs(keys) do lines[#lines + 1] = ("    %s: %s"):format(k, tostring(g[k])) end
+    for _, k in ipairs(keys) do lines[#lines + 1] = ("    %s: %s"):format(k, py_repr(g[k])) end
   end
   lines[#lines + 1] = ")"
   return table.concat(lines, "\n")
