@@ -64,6 +64,16 @@ CORE_SRCS := $(filter-out src/luamt.c,$(wildcard src/*.c)) $(wildcard src/autogr
 GEN_SRCS  := mt_ops_gen.c mt_ew_gen.c mt_red_gen.c mt_derivatives_gen.c
 CORE_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS)) $(patsubst %.c,$(OBJ)/gen/%.o,$(GEN_SRCS))
 
+# The library's names, Debian's way: the real file libmindtorch.so.SOVERSION.MINOR.PATCH (from
+# MT_VERSION in src/mindtorch.h), the runtime link libmindtorch.so.SOVERSION (its SONAME: what
+# programs record and the loader looks for) and the development link libmindtorch.so (what
+# -lmindtorch finds). SOVERSION changes when the ABI breaks.
+MT_VERSION := $(shell sed -n 's/^\#define MT_VERSION "\(.*\)"/\1/p' src/mindtorch.h)
+SOVERSION  := 0
+SONAME     := libmindtorch.so.$(SOVERSION)
+LIBMT_FILE := $(SONAME).$(word 2,$(subst ., ,$(MT_VERSION))).$(word 3,$(subst ., ,$(MT_VERSION)))
+LIBMT_REAL := $(BLIB)/$(LIBMT_FILE)
+LIBMT_SO   := $(BLIB)/$(SONAME)
 LIBMT    := $(BLIB)/libmindtorch.so
 LUAMOD   := $(LMODDIR)/core.so
 LUAMT    := $(BUILD)/luamt
@@ -130,9 +140,13 @@ $(OBJ)/gen/%.o: $(GEN)/%.c $(GEN)/mt_ops_gen.h
 # ---- the library, the Lua module, luamt -----------------------------------------------------
 # libmindtorch.so leaves Lua's symbols unresolved: they come from whichever Lua the process
 # runs (the lua5.4 executable exports them; luamt and embedding hosts link liblua5.4).
-$(LIBMT): $(CORE_OBJS)
+$(LIBMT_REAL): $(CORE_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,libmindtorch.so -llapacke -lopenblas -lz -lmvec -lm -lpthread
+	$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,$(SONAME) -llapacke -lopenblas -lz -lmvec -lm -lpthread
+$(LIBMT_SO): $(LIBMT_REAL)
+	ln -sfn $(LIBMT_FILE) $@
+$(LIBMT): $(LIBMT_SO)
+	ln -sfn $(SONAME) $@
 
 $(LUAMOD): $(OBJ)/src/luamod/core.o $(LIBMT)
 	@mkdir -p $(dir $@)
@@ -184,7 +198,7 @@ $(LUALINK):
 
 # Relative rpaths (core.so -> ../../.. or .., luamt -> ../lib) make the installed tree
 # relocatable: it works from wherever it is moved. The first layout is make install's
-# (PREFIX/lib/libmindtorch.so, PREFIX/lib/lua/5.4/mindtorch/core.so); the second a LuaRocks
+# (PREFIX/lib/libmindtorch.so.0, PREFIX/lib/lua/5.4/mindtorch/core.so); the second a LuaRocks
 # tree's, where C libraries all go to TREE/lib/lua/5.4.
 
 # ---- install: the runtime (what LuaRocks installs) and the files for C hosts ------------------
@@ -193,10 +207,19 @@ LUA_FILES := $(shell find lua/mindtorch -name '*.lua')
 .PHONY: install-runtime install-devel
 install: install-runtime install-devel
 
+# The runtime has the real file and the SONAME link (relative, so the tree can move), the
+# development files add the libmindtorch.so link. SOLINKS=no (the rockspec's: LuaRocks copies
+# links as files, and in any order) installs the library as one file named after its SONAME.
+SOLINKS ?= yes
 install-runtime: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(CMODDIR)/mindtorch
 	install -m 755 $(LUAMT) $(DESTDIR)$(BINDIR)/luamt
-	install -m 755 $(LIBMT) $(DESTDIR)$(LIBDIR)/libmindtorch.so
+ifeq ($(SOLINKS),no)
+	install -m 755 $(LIBMT_REAL) $(DESTDIR)$(LIBDIR)/$(SONAME)
+else
+	install -m 755 $(LIBMT_REAL) $(DESTDIR)$(LIBDIR)/$(LIBMT_FILE)
+	ln -sfn $(LIBMT_FILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
+endif
 	install -m 755 $(LUAMOD) $(DESTDIR)$(CMODDIR)/mindtorch/core.so
 	install -m 755 $(NPUMOD) $(DESTDIR)$(CMODDIR)/mindtorch/npu_backend.so
 	$(if $(MPIMOD),install -m 755 $(MPIMOD) $(DESTDIR)$(CMODDIR)/mindtorch/distributed_mpi.so)
@@ -205,10 +228,10 @@ install-runtime: all
 
 # the header goes to include/mindtorch/; mindtorch.pc finds its prefix from its own place
 install-devel: all
-	install -d $(DESTDIR)$(INCLUDEDIR)/mindtorch $(DESTDIR)$(PKGCONFIGDIR)
+	install -d $(DESTDIR)$(INCLUDEDIR)/mindtorch $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(LIBDIR)
+	ln -sfn $(SONAME) $(DESTDIR)$(LIBDIR)/libmindtorch.so
 	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/mindtorch/
-	sed -e 's|@VERSION@|$(shell sed -n 's/^#define MT_VERSION "\(.*\)"/\1/p' src/mindtorch.h)|' \
-	    mindtorch.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/mindtorch.pc
+	sed -e 's|@VERSION@|$(MT_VERSION)|' mindtorch.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/mindtorch.pc
 
 # ---- examples: C hosts that embed mindtorch ---------------------------------------------------
 EXAMPLES := $(BUILD)/examples/embed_host

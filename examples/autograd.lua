@@ -3,6 +3,9 @@
 -- Shows requires_grad, backward and .grad, the recorded graph (grad_fn, next_functions),
 -- torch.autograd.grad, no_grad, retain_graph, a second derivative with create_graph, and
 -- tensor hooks.
+-- the command line: --help only (Debian's lua-argparse); this example has no options
+require "argparse"("luamt examples/autograd.lua",
+  "Reverse-mode differentiation: backward, the graph, autograd.grad, no_grad, higher derivatives, hooks."):parse()
 local torch = require "mindtorch"
 torch.manual_seed(0)
 

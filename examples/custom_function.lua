@@ -5,6 +5,9 @@
 -- backward(ctx, grad_output...) returning one gradient per forward argument (nil for the
 -- ones that are not tensors). ctx:save_for_backward keeps tensors for backward, which reads
 -- them back from ctx.saved_tensors. gradcheck compares backward with finite differences.
+-- the command line: --help only (Debian's lua-argparse); this example has no options
+require "argparse"("luamt examples/custom_function.lua",
+  "Differentiable functions written in Lua with torch.autograd.Function, checked with gradcheck."):parse()
 local torch = require "mindtorch"
 torch.manual_seed(0)
 

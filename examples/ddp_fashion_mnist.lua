@@ -3,6 +3,7 @@
 --
 --   mpirun -np 2 build/luamt examples/ddp_fashion_mnist.lua [--model mlp|cnn] [--epochs N]
 --       [--batch-size 32 (per rank)] [--lr 0.001] [--seed 0] [--data DIR] [--overlap 1|0]
+--   (--help: the options)
 --   (as root add --allow-run-as-root; with more ranks than cores, --oversubscribe)
 --
 -- Each rank reads its share of the training set (DistributedSampler, reshuffled each epoch),
@@ -10,23 +11,34 @@
 -- them all after backward instead, to see what the overlap saves), and rank 0 prints the
 -- mean step time, the test accuracy after each epoch and "test accuracy: 0.XXXX". With
 -- N ranks and --batch-size B this trains as one process with batches of N x B.
+-- the command line (Debian's lua-argparse: apt-get install lua-argparse); --help lists the options
+local argparse = require "argparse"
+local function integer(min)
+  return function(v)
+    local n = math.tointeger(tonumber(v))
+    if not n or n < min then return nil, ("expected an integer of at least %d, got '%s'"):format(min, v) end
+    return n
+  end
+end
+local function positive(v)
+  local n = tonumber(v)
+  if not n or n <= 0 then return nil, ("expected a positive number, got '%s'"):format(v) end
+  return n
+end
+local parser = argparse("mpirun -np N luamt examples/ddp_fashion_mnist.lua",
+  "Trains examples/fashion_mnist.lua's classifiers data-parallel over Open MPI (DistributedDataParallel).")
+parser:option("--model", "The network: an MLP or a LeNet-style CNN.", "mlp"):choices { "mlp", "cnn" }
+parser:option("--epochs", "Passes over the training set.", "1"):convert(integer(1))
+parser:option("--batch-size", "Examples per step and rank.", "32"):convert(integer(1))
+parser:option("--lr", "Adam's learning rate.", "0.001"):convert(positive)
+parser:option("--seed", "The random seed.", "0"):convert(integer(0))
+parser:option("--data", "The folder of the IDX files.", "/usr/share/datasets/fashion-mnist")
+parser:option("--overlap", "1: reduce gradients in buckets while backward runs; 0: after it.", "1")
+  :choices { "1", "0" }:convert(tonumber)
+local o = parser:parse()
+
 local torch = require "mindtorch"
 local nn, optim, data, dist = torch.nn, torch.optim, torch.utils.data, torch.distributed
-
-local function parse(argv)
-  local o = { model = "mlp", epochs = 1, ["batch-size"] = 32, lr = 0.001, seed = 0,
-    data = "/usr/share/datasets/fashion-mnist", overlap = 1 }
-  local i = 1
-  while i <= #argv do
-    local k = argv[i]:match("^%-%-(.+)$")
-    if not k or o[k] == nil then error("unknown argument " .. argv[i] .. " (see the header of this script)", 0) end
-    local v = argv[i + 1]
-    if v == nil then error("--" .. k .. " needs a value", 0) end
-    o[k] = type(o[k]) == "number" and assert(tonumber(v), "--" .. k .. " takes a number") or v
-    i = i + 2
-  end
-  return o
-end
 
 local MEAN, STD = 0.2860, 0.3530
 local Standardize = nn.Module:subclass("Standardize")
@@ -44,8 +56,6 @@ local models = {
   end,
 }
 
-local o = parse(arg)
-if not models[o.model] then error("unknown model '" .. o.model .. "' (available: mlp, cnn)", 0) end
 dist.init_process_group("mpi")
 local rank, world = dist.get_rank(), dist.get_world_size()
 torch.set_num_threads(1) -- one core per rank
@@ -54,7 +64,7 @@ torch.manual_seed(o.seed)
 local train = data.datasets.FashionMNIST(o.data, { train = true })
 local test = data.datasets.FashionMNIST(o.data, { train = false })
 local sampler = data.DistributedSampler(train, { shuffle = true, seed = o.seed })
-local loader = data.DataLoader(train, { batch_size = o["batch-size"], sampler = sampler })
+local loader = data.DataLoader(train, { batch_size = o.batch_size, sampler = sampler })
 local test_loader = data.DataLoader(test, { batch_size = 1000 })
 
 local model = nn.parallel.DistributedDataParallel(models[o.model]())
@@ -91,7 +101,7 @@ for epoch = 1, o.epochs do
   if rank == 0 then acc = evaluate() end
   if rank == 0 then
     print(("epoch %d: %d ranks x batch %d, train loss %.4f, %.2f ms per step, test accuracy %.4f"):format(epoch,
-      world, o["batch-size"], total / steps, busy / steps * 1e3, acc))
+      world, o.batch_size, total / steps, busy / steps * 1e3, acc))
   end
 end
 if rank == 0 then print(("test accuracy: %.4f"):format(acc)) end

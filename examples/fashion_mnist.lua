@@ -1,27 +1,38 @@
 -- fashion_mnist.lua: trains a classifier on Fashion-MNIST (apt-get install dataset-fashion-mnist)
 --
 --   build/luamt examples/fashion_mnist.lua [--model mlp|cnn] [--epochs N] [--batch-size 64]
---       [--optim adam|sgd] [--lr 0.001] [--seed 0] [--data DIR] [--out DIR]
+--       [--optim adam|sgd] [--lr 0.001] [--seed 0] [--data DIR] [--out DIR]   (--help: the options)
 --
 -- Prints a progress bar per epoch, the train loss and test accuracy after each epoch, writes
 -- the loss curve as CSV and as an SVG plot to --out, and ends with "test accuracy: 0.XXXX".
+-- the command line (Debian's lua-argparse: apt-get install lua-argparse); --help lists the options
+local argparse = require "argparse"
+local function integer(min)
+  return function(v)
+    local n = math.tointeger(tonumber(v))
+    if not n or n < min then return nil, ("expected an integer of at least %d, got '%s'"):format(min, v) end
+    return n
+  end
+end
+local function positive(v)
+  local n = tonumber(v)
+  if not n or n <= 0 then return nil, ("expected a positive number, got '%s'"):format(v) end
+  return n
+end
+local parser = argparse("luamt examples/fashion_mnist.lua",
+  "Trains a classifier on Fashion-MNIST (apt-get install dataset-fashion-mnist).")
+parser:option("--model", "The network: an MLP or a LeNet-style CNN.", "mlp"):choices { "mlp", "cnn" }
+parser:option("--epochs", "Passes over the training set.", "1"):convert(integer(1))
+parser:option("--batch-size", "Examples per step.", "64"):convert(integer(1))
+parser:option("--optim", "The optimizer (sgd: momentum 0.9).", "adam"):choices { "adam", "sgd" }
+parser:option("--lr", "The learning rate.", "0.001"):convert(positive)
+parser:option("--seed", "The random seed.", "0"):convert(integer(0))
+parser:option("--data", "The folder of the IDX files.", "/usr/share/datasets/fashion-mnist")
+parser:option("--out", "Where the loss curve (CSV, SVG) is written.", "build/demo")
+local o = parser:parse()
+
 local torch = require "mindtorch"
 local nn, optim, data = torch.nn, torch.optim, torch.utils.data
-
-local function parse(argv)
-  local o = { model = "mlp", epochs = 1, ["batch-size"] = 64, lr = 0.001, optim = "adam", seed = 0,
-    data = "/usr/share/datasets/fashion-mnist", out = "build/demo" }
-  local i = 1
-  while i <= #argv do
-    local k = argv[i]:match("^%-%-(.+)$")
-    if not k or o[k] == nil then error("unknown argument " .. argv[i] .. " (see the header of this script)", 0) end
-    local v = argv[i + 1]
-    if v == nil then error("--" .. k .. " needs a value", 0) end
-    o[k] = type(o[k]) == "number" and assert(tonumber(v), "--" .. k .. " takes a number") or v
-    i = i + 2
-  end
-  return o
-end
 
 -- inputs standardised with the training set's mean and standard deviation
 local MEAN, STD = 0.2860, 0.3530
@@ -87,22 +98,18 @@ local function write_curve(dir, curve)
   svg:close()
 end
 
-local o = parse(arg)
-if not models[o.model] then error("unknown model '" .. o.model .. "' (available: mlp, cnn)", 0) end
 torch.manual_seed(o.seed)
 local train = data.datasets.FashionMNIST(o.data, { train = true })
 local test = data.datasets.FashionMNIST(o.data, { train = false })
-local train_loader = data.DataLoader(train, { batch_size = o["batch-size"], shuffle = true })
+local train_loader = data.DataLoader(train, { batch_size = o.batch_size, shuffle = true })
 local test_loader = data.DataLoader(test, { batch_size = 1000 })
 local model = models[o.model]()
 local loss_fn = nn.CrossEntropyLoss()
 local opt
 if o.optim == "adam" then
   opt = optim.Adam(model:parameters(), { lr = o.lr })
-elseif o.optim == "sgd" then
-  opt = optim.SGD(model:parameters(), { lr = o.lr, momentum = 0.9 })
 else
-  error("unknown optimizer '" .. o.optim .. "' (available: adam, sgd)", 0)
+  opt = optim.SGD(model:parameters(), { lr = o.lr, momentum = 0.9 })
 end
 print(model)
 

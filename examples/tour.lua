@@ -1,4 +1,7 @@
 -- tour.lua: a first look at mindtorch tensors. Run: build/luamt examples/tour.lua
+-- the command line: --help only (Debian's lua-argparse); this example has no options
+require "argparse"("luamt examples/tour.lua",
+  "A first look at mindtorch tensors: creation, views, indexing, dtypes, devices."):parse()
 local torch = require "mindtorch"
 
 print("-- creation")

@@ -4,6 +4,9 @@
 -- An nn.Sequential classifier, CrossEntropyLoss, Adam, a StepLR schedule, a shuffling
 -- DataLoader over a TensorDataset, train/eval modes, and a state_dict saved with torch.save,
 -- loaded with torch.load into a fresh model that then gives the same outputs.
+-- the command line: --help only (Debian's lua-argparse); this example has no options
+require "argparse"("luamt examples/training_loop.lua",
+  "A complete training loop on synthetic data (two interleaved spirals), saved and reloaded."):parse()
 local torch = require "mindtorch"
 local nn, optim, data = torch.nn, torch.optim, torch.utils.data
 torch.manual_seed(0)

@@ -1,6 +1,9 @@
 -- transformer_copy.lua: an encoder-decoder nn.Transformer learns to copy sequences of tokens,
 -- trained with teacher forcing and a causal mask, then decodes greedily one token at a time.
 --   luamt examples/transformer_copy.lua
+-- the command line: --help only (Debian's lua-argparse); this example has no options
+require "argparse"("luamt examples/transformer_copy.lua",
+  "An encoder-decoder nn.Transformer learns to copy sequences of tokens."):parse()
 local torch = require "mindtorch"
 local nn, F = torch.nn, torch.nn.functional
 

@@ -30,8 +30,11 @@ build = {
     CFLAGS = "$(CFLAGS)",
   },
   install_target = "install-runtime",
-  -- C libraries all go to LIBDIR, which LuaRocks deploys to TREE/lib/lua/5.4
+  -- C libraries all go to LIBDIR, which LuaRocks deploys to TREE/lib/lua/5.4. LuaRocks copies
+  -- symbolic links as files (and in any order), so libmindtorch.so is installed as one file
+  -- named after its SONAME (libmindtorch.so.0), the name core.so and luamt ask the loader for.
   install_variables = {
+    SOLINKS = "no",
     PREFIX = "$(PREFIX)",
     BINDIR = "$(BINDIR)",
     LIBDIR = "$(LIBDIR)",

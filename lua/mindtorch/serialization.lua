@@ -440,11 +440,20 @@ return function(torch)
       elseif c == '"' then
         return str()
       else
-        local num = s:match("^-?%d+%.?%d*[eE]?[-+]?%d*", pos)
-        local n = num and tonumber(num)
-        if not n then fail("unexpected character") end
+        -- JSON's number grammar: an integer part without leading zeros, then an optional
+        -- fraction and exponent. Integers stay Lua integers, exact to 2^63 - 1 (a JSON library
+        -- that reads every number as a double rounds past 2^53); one with a fraction or an
+        -- exponent, or past int64, is a float, which no size or offset accepts
+        local int = s:match("^-?%d+", pos)
+        if not int then fail("unexpected character") end
+        local stop = pos + #int
+        local frac = s:match("^%.%d+", stop) or ""
+        local exp = s:match("^[eE][-+]?%d+", stop + #frac) or ""
+        local after = s:sub(stop + #frac + #exp, stop + #frac + #exp)
+        if int:match("^-?0%d") or after:match("[%.eE%d]") then fail("a malformed number") end
+        local num = s:sub(pos, stop + #frac + #exp - 1)
         pos = pos + #num
-        return math.tointeger(n) or n
+        return tonumber(num)
       end
     end
     ws()

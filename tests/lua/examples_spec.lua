@@ -116,3 +116,62 @@ describe("examples/", function()
     end)
   end
 end)
+
+-- Every script parses its command line with lua-argparse: --help prints the usage and exits 0,
+-- an unknown option or a bad value fails with a message that names it. embed_model.lua is a
+-- module for a host program and has no command line.
+describe("examples/ command lines", function()
+  -- the options (and their defaults) of the scripts that take some
+  local options = {
+    ["fashion_mnist.lua"] = { "--model {mlp,cnn}", "--epochs <epochs>", "--batch-size <batch_size>", "(default: 64)",
+                              "--optim {adam,sgd}", "--lr <lr>", "(default: 0.001)", "--seed <seed>", "--data <data>",
+                              "(default: /usr/share/datasets/fashion-mnist)", "--out <out>", "(default: build/demo)" },
+    ["ddp_fashion_mnist.lua"] = { "--model {mlp,cnn}", "--epochs <epochs>", "--batch-size <batch_size>",
+                                  "(default: 32)", "--lr <lr>", "--seed <seed>", "--data <data>", "--overlap {1,0}" },
+  }
+  local p = io.popen("ls examples/*.lua")
+  local scripts = {}
+  for path in p:lines() do
+    if not path:find("embed_model.lua", 1, true) then scripts[#scripts + 1] = path end
+  end
+  p:close()
+
+  for _, path in ipairs(scripts) do
+    local name = path:match("[^/]+$")
+    it(path .. " --help prints its usage and exits 0; an unknown option fails", function()
+      local out, status = run(luamt .. " " .. path .. " --help")
+      assert.are.equal(0, status, out)
+      has(out, "Usage: ")
+      has(out, name .. " [-h]")
+      has(out, "-h, --help")
+      for _, text in ipairs(options[name] or {}) do has(out, text) end
+      out, status = run(luamt .. " " .. path .. " --no-such-option 1")
+      assert.are_not.equal(0, status, out)
+      has(out, "Error: unknown option '--no-such-option'")
+      has(out, "Usage: ")
+    end)
+  end
+
+  it("rejects bad option values with a message that names the option or the value", function()
+    for _, path in ipairs { "examples/fashion_mnist.lua", "examples/ddp_fashion_mnist.lua" } do
+      for args, message in pairs {
+        ["--epochs x"] = "Error: expected an integer of at least 1, got 'x'",
+        ["--epochs 0"] = "Error: expected an integer of at least 1, got '0'",
+        ["--batch-size 2.5"] = "Error: expected an integer of at least 1, got '2.5'",
+        ["--lr=-1"] = "Error: expected a positive number, got '-1'",
+        ["--model rnn"] = "Error: argument for option '--model' must be one of 'mlp', 'cnn'",
+        ["--epochs"] = "Error: option '--epochs' requires an argument",
+      } do
+        local out, status = run(luamt .. " " .. path .. " " .. args)
+        assert.are_not.equal(0, status, out)
+        has(out, message)
+      end
+    end
+    local out, status = run(luamt .. " examples/fashion_mnist.lua --optim rmsprop")
+    assert.are_not.equal(0, status, out)
+    has(out, "Error: argument for option '--optim' must be one of 'adam', 'sgd'")
+    out, status = run(luamt .. " examples/ddp_fashion_mnist.lua --overlap 2")
+    assert.are_not.equal(0, status, out)
+    has(out, "Error: argument for option '--overlap' must be one of '1', '0'")
+  end)
+end)

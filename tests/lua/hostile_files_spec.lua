@@ -225,6 +225,14 @@ describe("load_safetensors of crafted files", function()
       { '{"x":"abc', "unterminated string" },
       { '{"x" 1}', "expected ':'" },
       { '{"x":-}', "unexpected character" },
+      { '{"x":{"dtype":"U8","shape":[01],"data_offsets":[0,1]}}', "a malformed number" },
+      { '{"x":{"dtype":"U8","shape":[1.],"data_offsets":[0,1]}}', "a malformed number" },
+      { '{"x":{"dtype":"U8","shape":[1e],"data_offsets":[0,1]}}', "a malformed number" },
+      { '{"x":{"dtype":"U8","shape":[1.0],"data_offsets":[0,1]}}', "the shape of x is not a list of non-negative integers" },
+      { '{"x":{"dtype":"U8","shape":[1e0],"data_offsets":[0,1]}}', "the shape of x is not a list of non-negative integers" },
+      { '{"x":{"dtype":"U8","shape":[9223372036854775808],"data_offsets":[0,1]}}', "the shape of x is not a list of non-negative integers" },
+      -- integers are exact past 2^53 (a reader of doubles would see 9007199254740992)
+      { '{"x":{"dtype":"U8","shape":[1],"data_offsets":[0,9007199254740993]}}', "the data of x (9007199254740993 bytes)" },
       { ("["):rep(100000), "does not start with '{'" },
       { '{"x":' .. ("["):rep(100000), "nested too deeply" },
       { '{"x":"\255"}', "the header is not UTF-8" },
@@ -260,6 +268,9 @@ describe("load_safetensors of crafted files", function()
     local h = '{"e":{"dtype":"F32","shape":[0,1099511627776],"data_offsets":[0,0]},"s":{"dtype":"I16","shape":[],"data_offsets":[0,2]}}'
     local t = torch.load_safetensors(safetensors("a.st", h, string.pack("<i2", -3)))
     assert.are.same({ 0, 1 << 40 }, { t.e.shape[1], t.e.shape[2] })
+    -- sizes past 2^53 are read exactly
+    h = '{"e":{"dtype":"U8","shape":[0,9007199254740993],"data_offsets":[0,0]}}'
+    assert.are.equal(9007199254740993, torch.load_safetensors(safetensors("c.st", h)).e.shape[2])
     assert.are.equal(-3, t.s:item())
     assert.are.same({}, torch.load_safetensors(safetensors("b.st", "{}")))
   end)
