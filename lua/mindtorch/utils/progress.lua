@@ -90,8 +90,7 @@ function Progress:format(with_bar)
     return ("%s%d%s [%s, %s%s]"):format(prefix, n, unit, format_interval(elapsed), rate_s, post)
   end
   local frac = n / total
-  local eta = rate and (total - n) / rate or nil
-  if eta and eta < 0 then eta = 0 end
+  local eta = n >= total and 0 or rate and (total - n) / rate or nil
   local left = ("%s%3.0f%%"):format(prefix, frac * 100)
   local right = ("%d/%d [%s<%s, %s%s]"):format(n, total, format_interval(elapsed), format_interval(eta), rate_s, post)
   if not with_bar then return left .. " " .. right end
@@ -120,7 +119,7 @@ function Progress:_draw(now)
     self._last_len = len
   else
     self:_write(self:format(false) .. "\n")
-    self._printed_n = self.n
+    self._printed_n, self._changed = self.n, false
   end
   self._last_draw = now or self._clock()
 end
@@ -264,18 +263,21 @@ end
 function Progress:set_postfix(t, refresh)
   if type(t) ~= "table" or torch.is_tensor(t) then error("set_postfix(): expects a table of name = value", 2) end
   self._postfix = format_postfix(t)
+  self._changed = true
   if refresh ~= false and self._tty and not self.closed then self:_draw() end
 end
 
 -- set_postfix_str(s, refresh=true): the postfix as given
 function Progress:set_postfix_str(s, refresh)
   self._postfix = tostring(s or "")
+  self._changed = true
   if refresh ~= false and self._tty and not self.closed then self:_draw() end
 end
 
 -- set_description(desc, refresh=true)
 function Progress:set_description(desc, refresh)
   self.desc = desc and tostring(desc) or ""
+  self._changed = true
   if refresh ~= false and self._tty and not self.closed then self:_draw() end
 end
 
@@ -318,7 +320,7 @@ function Progress:close()
       else
         self:_write("\r" .. (" "):rep(self._last_len or 0) .. "\r")
       end
-    elseif self.leave and self._printed_n ~= self.n then -- a last line, unless it is the one printed last
+    elseif self.leave and (self._printed_n ~= self.n or self._changed) then -- unless just printed
       self:_draw()
     end
   end
