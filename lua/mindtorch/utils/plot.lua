@@ -170,7 +170,7 @@ local function render(list, o)
   -- x spans the data, y the data and 5% more at each end; ticks at round numbers inside
   local xa, xb = axis_range(x0, x1, 0)
   local ya, yb = axis_range(y0, y1, 0.05)
-  local xt, xstep = nice_ticks(xa, xb, math.max(2, math.floor(pw / 80)))
+  local xt, xstep = nice_ticks(xa, xb, math.max(2, math.floor(pw / 60)))
   local yt, ystep = nice_ticks(ya, yb, math.max(2, math.floor(ph / 50)))
   local function px(v) return left + (v - xa) / (xb - xa) * pw end
   local function py(v) return top + ph - (v - ya) / (yb - ya) * ph end
