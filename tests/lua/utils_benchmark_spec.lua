@@ -69,10 +69,10 @@ describe("torch.utils.benchmark", function()
   end)
 
   it("compiles string statements into one environment with torch and the globals given", function()
-    local t = bm.Timer { stmt = "y = x + k", setup = "x = torch.ones(3)", globals = { k = 2 } }
+    local t = bm.Timer { stmt = "y = bm_spec_x + k", setup = "bm_spec_x = torch.ones(3)", globals = { k = 2 } }
     t:timeit(10)
     assert.is_true(torch.equal(t._env.y, torch.full({ 3 }, 3.0)))
-    assert.is_nil(rawget(_G, "x"))
+    assert.is_nil(rawget(_G, "bm_spec_x"))
     assert.has_error(function() bm.Timer { stmt = "y = = 1" } end, "Timer(): stmt does not compile: stmt:1: unexpected symbol near '='")
     assert.has_error(function() bm.Timer { stmt = 3 } end, "Timer(): stmt must be a function or a string of Lua, not int")
     assert.has_error(function() bm.Timer { foo = 1 } end, "Timer() got an unexpected keyword argument 'foo'")
