@@ -72,6 +72,24 @@ describe("torch.utils.progress", function()
     assert.are.same({ "train: 100% 3/3 [00:12<00:00, 4.00s/it]" }, lines(out))
   end)
 
+  it("ends a DataLoader's workers when the loop breaks", function()
+    local data = torch.utils.data
+    local loader = data.DataLoader(data.TensorDataset(torch.arange(100)), { batch_size = 10, num_workers = 2 })
+    local function workers()
+      local p = io.popen("ps --ppid " .. torch._proc.getpid() .. " -o comm=")
+      local n = 0
+      for line in p:lines() do if line ~= "sh" and line ~= "ps" then n = n + 1 end end
+      p:close()
+      return n
+    end
+    local opts = setup { disable = true }
+    for i in progress(loader, opts) do
+      if i == 1 then assert.are.equal(2, workers()) end
+      if i == 3 then break end
+    end
+    assert.are.equal(0, workers())
+  end)
+
   it("over an iterator function counts without a total; total can be given", function()
     local opts, out, clock = setup()
     local k = 0
@@ -177,7 +195,7 @@ describe("torch.utils.progress", function()
         return function()
           k = k + 1
           if k <= 5 then return k end
-        end, setmetatable({}, { __close = function() closed = closed + 1 end })
+        end, nil, nil, setmetatable({}, { __close = function() closed = closed + 1 end })
       end,
       __len = function() return 5 end,
     })

@@ -133,7 +133,7 @@ end
 
 -- the values an iterable gives as an iterator returning (true, values...) or false, and its
 -- length when it has one. A number n: 1..n; a tensor: its rows; a table with __call (DataLoader,
--- sampler, IterableDataset): obj() is an epoch's iterator (and maybe its closing value); a plain
+-- sampler, IterableDataset): obj() is an epoch's iterator (and maybe, 4th, its closing value); a plain
 -- table: its array part, ipairs' way; a function: an iterator called with no arguments.
 local function iterate(obj)
   local ty = type(obj)
@@ -166,7 +166,10 @@ local function iterate(obj)
   if ty == "function" then return wrap(obj), nil end
   if ty == "table" or ty == "userdata" then
     if callable then
-      local f, closing = obj()
+      -- a generic for's four values: the iterator, its state and control (an epoch iterator takes
+      -- none) and a closing value (a DataLoader's workers)
+      local r = table.pack(obj())
+      local f, closing = r[1], r[4]
       if type(f) ~= "function" then error("progress(): calling the iterable gave no iterator function", 5) end
       local n
       if type(mt) == "table" and mt.__len then
