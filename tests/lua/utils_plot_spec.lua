@@ -102,6 +102,10 @@ describe("torch.utils.plot", function()
       'plot.curves(): series 1 ("series 1").y[2] is a str, not a number')
     assert.has_error(function() plot.curves({ { y = torch.zeros(2, 2) } }, path) end,
       'plot.curves(): series 1 ("series 1").y must be 1-D, got a 2-D tensor')
+    assert.has_error(function() plot.svg { { y = { 1 / 0 } } } end,
+      "plot.svg(): no finite point to plot (every value is NaN or infinite)")
+    assert.has_error(function() plot.svg({ { y = { 1 } } }, { width = 50 }) end,
+      "plot.svg(): width must be >= 100 and height >= 80")
     assert.has_error(function() plot.curves({ { y = { 1 } } }, "curve.pdf") end,
       "plot.curves(): cannot tell the format of curve.pdf: the path must end in .svg (written directly) or .png "
       .. "(through gnuplot)")

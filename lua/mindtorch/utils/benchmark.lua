@@ -167,7 +167,9 @@ function Timer:__init(...)
     error("Timer(): num_threads must be a positive integer", 3)
   end
   local mt = getmetatable(o.timer)
-  if o.timer ~= nil and type(o.timer) ~= "function" and not (type(mt) == "table" and mt.__call) then error("Timer(): timer must be callable", 3) end
+  if o.timer ~= nil and type(o.timer) ~= "function" and not (type(mt) == "table" and mt.__call) then
+    error("Timer(): timer must be callable", 3)
+  end
   local globals = o.globals
   if globals ~= nil and type(globals) ~= "table" then error("Timer(): globals must be a table", 3) end
   -- the string statements' names: their own assignments, then globals, torch, _G

@@ -22,18 +22,19 @@ local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge en
 -- ---- the data ----------------------------------------------------------------------------------
 
 -- a list of numbers from a list or a 1-D tensor
-local function numbers(v, what)
+local function numbers(v, what, fname)
   if torch.is_tensor(v) then
-    if v:dim() > 1 then error(("plot.curves(): %s must be 1-D, got a %d-D tensor"):format(what, v:dim()), 4) end
+    if v:dim() > 1 then error(("%s: %s must be 1-D, got a %d-D tensor"):format(fname, what, v:dim()), 4) end
     v = v:reshape(-1):double():tolist()
   end
-  if type(v) ~= "table" then error(("plot.curves(): %s must be a list of numbers or a tensor, not %s"):format(what,
-    args.py_type(v)), 4) end
+  if type(v) ~= "table" then
+    error(("%s: %s must be a list of numbers or a tensor, not %s"):format(fname, what, args.py_type(v)), 4)
+  end
   local out = {}
   for i = 1, #v do
     local x = v[i]
     if type(x) ~= "number" then
-      error(("plot.curves(): %s[%d] is a %s, not a number"):format(what, i, args.py_type(x)), 4)
+      error(("%s: %s[%d] is a %s, not a number"):format(fname, what, i, args.py_type(x)), 4)
     end
     out[i] = x + 0.0
   end
@@ -41,22 +42,22 @@ local function numbers(v, what)
 end
 
 -- the series checked: {name, x, y, color, segments = lists of {x, y} points}
-local function prepare(series)
-  if type(series) ~= "table" or #series == 0 then error("plot.curves(): expects a non-empty list of series", 3) end
+local function prepare(series, fname)
+  if type(series) ~= "table" or #series == 0 then error(fname .. ": expects a non-empty list of series", 3) end
   local out = {}
   for k, s in ipairs(series) do
     if type(s) ~= "table" or torch.is_tensor(s) then
-      error(("plot.curves(): series %d must be a table {name =, y =, x =}"):format(k), 3)
+      error(("%s: series %d must be a table {name =, y =, x =}"):format(fname, k), 3)
     end
     local name = s.name ~= nil and tostring(s.name) or ("series " .. k)
     local label = ("series %d (%q)"):format(k, name)
-    if s.y == nil then error(("plot.curves(): %s has no y"):format(label), 3) end
-    local y = numbers(s.y, label .. ".y")
-    if #y == 0 then error(("plot.curves(): %s has no points"):format(label), 3) end
+    if s.y == nil then error(("%s: %s has no y"):format(fname, label), 3) end
+    local y = numbers(s.y, label .. ".y", fname)
+    if #y == 0 then error(("%s: %s has no points"):format(fname, label), 3) end
     local x
     if s.x ~= nil then
-      x = numbers(s.x, label .. ".x")
-      if #x ~= #y then error(("plot.curves(): %s has %d x values for %d y values"):format(label, #x, #y), 3) end
+      x = numbers(s.x, label .. ".x", fname)
+      if #x ~= #y then error(("%s: %s has %d x values for %d y values"):format(fname, label, #x, #y), 3) end
     else
       x = {}
       for i = 1, #y do x[i] = i + 0.0 end
@@ -79,7 +80,7 @@ local function prepare(series)
 end
 
 -- the finite range of every series' x and y
-local function extent(list, level)
+local function extent(list, level, fname)
   local x0, x1, y0, y1 = math.huge, -math.huge, math.huge, -math.huge
   for _, s in ipairs(list) do
     for _, seg in ipairs(s.segments) do
@@ -89,7 +90,7 @@ local function extent(list, level)
       end
     end
   end
-  if x0 > x1 then error("plot.curves(): no finite point to plot (every value is NaN or infinite)", level) end
+  if x0 > x1 then error(fname .. ": no finite point to plot (every value is NaN or infinite)", level) end
   return x0, x1, y0, y1
 end
 
@@ -157,16 +158,16 @@ local svg_spec = { title = "str", xlabel = "str", ylabel = "str", width = "int",
 local curves_spec = { title = "str", xlabel = "str", ylabel = "str", width = "int", height = "int", gnuplot = "str" }
 
 -- the SVG text of prepared series (errors at the level of render's caller's caller)
-local function render(list, o)
-  local x0, x1, y0, y1 = extent(list, 4)
+local function render(list, o, fname)
+  local x0, x1, y0, y1 = extent(list, 4, fname)
   local W, H = o.width, o.height
-  if W < 100 or H < 80 then error("plot: width must be >= 100 and height >= 80", 3) end
+  if W < 100 or H < 80 then error(fname .. ": width must be >= 100 and height >= 80", 3) end
   local longest = 0
   for _, s in ipairs(list) do longest = math.max(longest, utf8.len(s.name) or #s.name) end
   local left, right = o.ylabel and 78 or 60, 44 + math.min(longest, 40) * 7
   local top, bottom = o.title and 36 or 16, o.xlabel and 52 or 34
   local pw, ph = W - left - right, H - top - bottom
-  if pw < 20 or ph < 20 then error("plot: the chart is too small for its labels", 3) end
+  if pw < 20 or ph < 20 then error(fname .. ": the chart is too small for its labels", 3) end
   -- x spans the data, y the data and 5% more at each end; ticks at round numbers inside
   local xa, xb = axis_range(x0, x1, 0)
   local ya, yb = axis_range(y0, y1, 0.05)
@@ -187,8 +188,9 @@ local function render(list, o)
   end
   -- grid, frame, ticks and their labels
   add('<g class="grid" stroke="#e6e6e6" stroke-width="1">')
-  for _, v in ipairs(xt) do add('<line x1="%s" y1="%s" x2="%s" y2="%s"/>', num(px(v)), num(top), num(px(v)), num(top + ph)) end
-  for _, v in ipairs(yt) do add('<line x1="%s" y1="%s" x2="%s" y2="%s"/>', num(left), num(py(v)), num(left + pw), num(py(v))) end
+  local line = '<line x1="%s" y1="%s" x2="%s" y2="%s"/>'
+  for _, v in ipairs(xt) do add(line, num(px(v)), num(top), num(px(v)), num(top + ph)) end
+  for _, v in ipairs(yt) do add(line, num(left), num(py(v)), num(left + pw), num(py(v))) end
   add('</g>')
   add('<rect class="frame" x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#333333"/>', num(left), num(top),
     num(pw), num(ph))
@@ -242,7 +244,8 @@ end
 -- svg(series, {title=, xlabel=, ylabel=, width=640, height=400}): the chart as SVG text
 function plot.svg(series, opts)
   local o = args.options("plot.svg", opts, svg_spec, { width = 640, height = 400 })
-  return render(prepare(series), o)
+  local text = render(prepare(series, "plot.svg()"), o, "plot.svg()") -- (no tail call: errors point at the caller)
+  return text
 end
 
 -- ---- PNG through gnuplot -----------------------------------------------------------------------
@@ -315,14 +318,14 @@ function plot.curves(series, path, opts)
   local o = args.options("plot.curves", opts, curves_spec, { width = 640, height = 400 })
   local ext = path:lower():match("%.(%w+)$")
   if ext == "svg" then
-    local text = render(prepare(series), o)
+    local text = render(prepare(series, "plot.curves()"), o, "plot.curves()")
     local f, err = io.open(path, "w")
     if not f then error("plot.curves(): cannot write " .. path .. ": " .. tostring(err), 2) end
     f:write(text)
     f:close()
   elseif ext == "png" then
-    local list = prepare(series)
-    extent(list, 3)
+    local list = prepare(series, "plot.curves()")
+    extent(list, 3, "plot.curves()")
     write_png(list, path, o)
   else
     error(("plot.curves(): cannot tell the format of %s: the path must end in .svg (written directly) or .png "
