@@ -4,7 +4,9 @@
 #include "mt_parallel.h"
 #include "mt_pipeline.h"
 
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 static int get_default_dtype(lua_State *L) {
     lmt_push_dtype(L, mt_default_dtype());
@@ -73,6 +75,21 @@ static int monotonic(lua_State *L) {
     return 1;
 }
 
+/* _isatty(f): whether f (an open Lua file, or a file descriptor number) is a terminal; false
+   for anything else, so that a progress bar draws in place only where '\r' redraws a line */
+static int is_atty(lua_State *L) {
+    int fd = -1;
+    if (lua_isinteger(L, 1)) {
+        lua_Integer n = lua_tointeger(L, 1);
+        if (n >= 0 && n <= 65535) fd = (int)n;
+    } else {
+        luaL_Stream *s = (luaL_Stream *)luaL_testudata(L, 1, LUA_FILEHANDLE);
+        if (s && s->closef && s->f) fd = fileno(s->f);
+    }
+    lua_pushboolean(L, fd >= 0 && isatty(fd));
+    return 1;
+}
+
 /* bytes of CPU tensor memory alive in this process (tests and the memory benchmarks use it) */
 static int cpu_allocated_bytes(lua_State *L) {
     lua_pushinteger(L, mt_cpu_allocated_bytes());
@@ -100,6 +117,7 @@ void lmt_open_misc(lua_State *L) {
         {"set_num_threads", set_num_threads},
         {"_cpu_allocated_bytes", cpu_allocated_bytes},
         {"_monotonic", monotonic},
+        {"_isatty", is_atty},
         {"_blas_config", blas_config},
         {NULL, NULL},
     };
