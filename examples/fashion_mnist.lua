@@ -3,8 +3,10 @@
 --   build/luamt examples/fashion_mnist.lua [--model mlp|cnn] [--epochs N] [--batch-size 64]
 --       [--optim adam|sgd] [--lr 0.001] [--seed 0] [--data DIR] [--out DIR]   (--help: the options)
 --
--- Prints a progress bar per epoch, the train loss and test accuracy after each epoch, writes
--- the loss curve as CSV and as an SVG plot to --out, and ends with "test accuracy: 0.XXXX".
+-- Prints a progress bar per epoch (torch.utils.progress: redrawn in place on a terminal, plain
+-- lines in a log file), the train loss and test accuracy after each epoch, writes the loss
+-- curve as CSV and as an SVG chart (torch.utils.plot) to --out, and ends with
+-- "test accuracy: 0.XXXX".
 -- the command line (Debian's lua-argparse: apt-get install lua-argparse); --help lists the options
 local argparse = require "argparse"
 local function integer(min)
@@ -52,14 +54,6 @@ local function cnn()
 end
 local models = { mlp = mlp, cnn = cnn }
 
-local function progress(epoch, done, total, loss, t0)
-  local width = 30
-  local filled = math.floor(width * done / total)
-  io.stdout:write(("\repoch %d [%s%s] %3d%%  loss %.4f  %.1fs"):format(epoch, string.rep("=", filled),
-    string.rep(" ", width - filled), math.floor(100 * done / total), loss, torch._monotonic() - t0))
-  io.stdout:flush()
-end
-
 local function evaluate(model, loader)
   model:eval()
   local correct, n = 0, 0
@@ -73,29 +67,15 @@ local function evaluate(model, loader)
   return correct / n
 end
 
+-- the loss curve as CSV, and as an SVG chart (torch.utils.plot)
 local function write_curve(dir, curve)
   os.execute("mkdir -p '" .. dir .. "'")
   local csv = assert(io.open(dir .. "/fashion_mnist_loss.csv", "w"))
   csv:write("step,loss\n")
-  for _, p in ipairs(curve) do csv:write(("%d,%.6f\n"):format(p[1], p[2])) end
+  for i, step in ipairs(curve.x) do csv:write(("%d,%.6f\n"):format(step, curve.y[i])) end
   csv:close()
-  -- the same curve as an SVG polyline
-  local w, h, pad = 640, 360, 40
-  local maxs, maxl = curve[#curve][1], 0
-  for _, p in ipairs(curve) do maxl = math.max(maxl, p[2]) end
-  local pts = {}
-  for _, p in ipairs(curve) do
-    pts[#pts + 1] = ("%.1f,%.1f"):format(pad + (w - 2 * pad) * p[1] / maxs, h - pad - (h - 2 * pad) * p[2] / maxl)
-  end
-  local svg = assert(io.open(dir .. "/fashion_mnist_loss.svg", "w"))
-  svg:write(('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d">\n'):format(w, h))
-  svg:write(('<rect width="%d" height="%d" fill="white"/>\n'):format(w, h))
-  svg:write(('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>\n'):format(pad, h - pad, w - pad, h - pad))
-  svg:write(('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>\n'):format(pad, pad, pad, h - pad))
-  svg:write(('<text x="%d" y="%d" font-size="12">training loss (max %.2f) over %d steps</text>\n'):format(pad, pad - 10, maxl, maxs))
-  svg:write(('<polyline fill="none" stroke="steelblue" stroke-width="1.5" points="%s"/>\n'):format(table.concat(pts, " ")))
-  svg:write("</svg>\n")
-  svg:close()
+  torch.utils.plot.curves({ { name = "training loss (moving average)", x = curve.x, y = curve.y } },
+    dir .. "/fashion_mnist_loss.svg", { title = "Fashion-MNIST, " .. o.model, xlabel = "step", ylabel = "loss" })
 end
 
 torch.manual_seed(o.seed)
@@ -113,11 +93,13 @@ else
 end
 print(model)
 
-local curve, step, acc = {}, 0, 0
+local curve, step, acc = { x = {}, y = {} }, 0, 0
+local clock = torch.utils.benchmark.time
 for epoch = 1, o.epochs do
-  local t0, total, seen, avg = torch._monotonic(), 0, 0, 0
-  local nb = #train_loader
-  for x, y in train_loader() do
+  local t0, total, seen, avg = clock(), 0, 0, 0
+  -- a bar redrawn in place on a terminal, plain lines every 10 s in a log file
+  local bar = torch.utils.progress(train_loader, { desc = "epoch " .. epoch, file = io.stdout })
+  for _, x, y in bar do
     opt:zero_grad()
     local loss = loss_fn(model(x), y)
     loss:backward()
@@ -126,12 +108,14 @@ for epoch = 1, o.epochs do
     local l = loss:item()
     total = total + l
     avg = avg == 0 and l or 0.98 * avg + 0.02 * l
-    if step % 20 == 0 then curve[#curve + 1] = { step, avg } end
-    if seen % 25 == 0 or seen == nb then progress(epoch, seen, nb, avg, t0) end
+    if step % 20 == 0 then
+      curve.x[#curve.x + 1], curve.y[#curve.y + 1] = step, avg
+    end
+    if seen % 25 == 0 then bar:set_postfix { loss = avg } end
   end
+  bar:close()
   acc = evaluate(model, test_loader)
-  io.stdout:write(("\nepoch %d: train loss %.4f, test accuracy %.4f (%.1fs)\n"):format(epoch, total / seen, acc,
-    torch._monotonic() - t0))
+  print(("epoch %d: train loss %.4f, test accuracy %.4f (%.1fs)"):format(epoch, total / seen, acc, clock() - t0))
 end
 write_curve(o.out, curve)
 print(("wrote %s/fashion_mnist_loss.csv and .svg"):format(o.out))

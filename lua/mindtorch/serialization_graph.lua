@@ -240,6 +240,9 @@ return function(torch, h)
       end
       local offset, flags
       offset, flags, p = unpack("<i8B", s, p, path)
+      -- an element count that fits (a broadcast view may have many more elements than its storage)
+      local count = torch._checked_numel(sizes)
+      if not count or count > math.maxinteger // dt.itemsize then corrupt(path, "tensor sizes overflow") end
       -- the farthest element, in checked arithmetic, inside the storage
       local numel = st:nbytes() // dt.itemsize
       local last, empty = offset, false

@@ -144,7 +144,8 @@ return function(torch)
     CharStorage = "int8", ByteStorage = "uint8", BoolStorage = "bool" }
   local ALLOWED = { ["collections.OrderedDict"] = true, ["torch._utils._rebuild_tensor_v2"] = true,
     ["torch._utils._rebuild_tensor"] = true, ["torch._utils._rebuild_parameter"] = true,
-    ["torch.nn.parameter.Parameter"] = true, ["torch.Size"] = true }
+    ["torch.nn.parameter.Parameter"] = true, ["torch.Size"] = true, ["_codecs.encode"] = true,
+    ["builtins.set"] = true, ["__builtin__.set"] = true }
   for name in pairs(STORAGES) do ALLOWED["torch." .. name] = true end
   -- PyTorch allows these too; mindtorch has no such tensors
   local UNSUPPORTED = { ["torch._utils._rebuild_sparse_tensor"] = "sparse tensors",
@@ -185,6 +186,8 @@ return function(torch)
     if type(storage) ~= "table" or not storage.is_storage then fail(path, "a tensor without a storage") end
     if math.type(offset) ~= "integer" then fail(path, "a storage offset that is not an int") end
     local sizes, strides = ints(size, "sizes", path), ints(stride, "strides", path)
+    local count = torch._checked_numel(sizes)
+    if not count or count > math.maxinteger // 8 then fail(path, "a tensor's sizes overflow") end
     check_extent(storage.numel, offset, sizes, strides, path)
     local numel = 1
     for _, d in ipairs(sizes) do numel = numel * d end
@@ -197,6 +200,29 @@ return function(torch)
     if g == "collections.OrderedDict" then return dict() end
     if g == "torch.Size" then
       return tuple(args[1] and { table.unpack(args[1]) } or {})
+    end
+    -- protocol 2 writes bytes as _codecs.encode(text, "latin1"): each code point one byte
+    if g == "_codecs.encode" then
+      if type(args[1]) ~= "string" or args[2] ~= "latin1" then fail(path, "_codecs.encode of something else than latin1 text") end
+      local ok, out = pcall(function()
+        local bytes = {}
+        for _, c in utf8.codes(args[1]) do
+          if c > 255 then error("") end
+          bytes[#bytes + 1] = string.char(c)
+        end
+        return table.concat(bytes)
+      end)
+      if not ok then fail(path, "latin1 text with a character past 255") end
+      return out
+    end
+    -- protocol 2 writes a set as builtins.set([items]): read as a list, as protocol 4's sets are
+    if g == "builtins.set" or g == "__builtin__.set" then
+      local l = list()
+      local items = args[1]
+      if items ~= nil and (type(items) ~= "table" or items.kind ~= LIST) then fail(path, "a set of something else than a list") end
+      for i = 1, items and items.n or 0 do l[i] = items[i] end
+      l.n = items and items.n or 0
+      return l
     end
     if g == "torch._utils._rebuild_tensor_v2" or g == "torch._utils._rebuild_tensor" then
       local t = rebuild_tensor(args[1], args[2], args[3], args[4], path)

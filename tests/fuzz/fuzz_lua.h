@@ -17,7 +17,8 @@
 
 /* Lua shared by the checkers: clear(err, prefixes...) is true when err names the file and
  * says what is wrong with it; touch(v) reads every element of every tensor in v (a tensor
- * whose geometry outruns its storage shows up there, under AddressSanitizer), each table once
+ * whose geometry outruns its storage shows up there, under AddressSanitizer; of a tensor past 2^20
+ * elements, a broadcast view that may be huge, its last element), each table once
  * (loaded object graphs share tables and have cycles), with raw next (no __pairs runs). */
 static const char FUZZ_LUA_PRELUDE[] =
     "function clear(err, ...)\n"
@@ -32,7 +33,11 @@ static const char FUZZ_LUA_PRELUDE[] =
     "    local n = 1\n"
     "    for i = 1, v:dim() do n = n * v.shape[i] end\n"
     "    if n ~= v:numel() then error('numel does not match the shape') end\n"
-    "    if n > 0 then v:to(torch.float64):sum():item() end\n"
+    "    if n > (1 << 20) then\n" /* a broadcast view (stride 0) may be huge: its last element */
+    "      local last = {}\n"
+    "      for i = 1, v:dim() do last[i] = v.shape[i] end\n"
+    "      v[last]:item()\n"
+    "    elseif n > 0 then v:to(torch.float64):sum():item() end\n"
     "  elseif type(v) == 'table' and not seen[v] then\n"
     "    seen[v] = true\n"
     "    for k, x in next, v do touch(k, depth + 1, seen) touch(x, depth + 1, seen) end\n"

@@ -174,4 +174,24 @@ describe("examples/ command lines", function()
     assert.are_not.equal(0, status, out)
     has(out, "Error: argument for option '--overlap' must be one of '1', '0'")
   end)
+
+  it("fashion_mnist.lua writes plain progress lines (no carriage returns) and an SVG chart when logged to a file",
+    function()
+      if not io.open("/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz") then
+        pending("dataset-fashion-mnist is not installed")
+        return
+      end
+      local dir = os.tmpname()
+      os.remove(dir)
+      local out, status = run(luamt .. " examples/fashion_mnist.lua --epochs 1 --batch-size 256 --out " .. dir)
+      assert.are.equal(0, status, out)
+      assert.is_nil(out:find("\r", 1, true), "a carriage return in a log")
+      assert.is_nil(out:find("\27", 1, true), "an escape sequence in a log")
+      has(out, "epoch 1: 100% 235/235 [")
+      assert.is_not_nil(out:match("test accuracy: 0%.8%d%d%d"), out)
+      local svg = assert(io.open(dir .. "/fashion_mnist_loss.svg")):read("a")
+      has(svg, "<svg")
+      has(svg, "training loss (moving average)")
+      os.execute("rm -rf '" .. dir .. "'")
+    end)
 end)
