@@ -7,7 +7,11 @@ static const char CHECKER[] =
     "local path, bytes = ...\n"
     "local ok, v = pcall(torch.load, path)\n"
     "if not ok then\n"
-    "  if clear(v, 'not a valid mindtorch file', 'is not defined: require or declare') then\n"
+    /* torch.load tells the formats apart by their first bytes: a mutated file may reach the
+       PyTorch readers */
+    "  if clear(v, 'not a valid mindtorch file', 'is not defined: require or declare',\n"
+    "           'not a valid PyTorch checkpoint', 'Weights only load failed', 'tar format',\n"
+    "           'Attempting to deserialize object on a') then\n"
     "    return nil\n"
     "  end\n"
     "  return 'unclear error: ' .. tostring(v)\n"

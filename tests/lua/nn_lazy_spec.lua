@@ -81,11 +81,23 @@ describe("ParameterList and ParameterDict", function()
 end)
 
 describe("SyncBatchNorm", function()
-  it("is BatchNorm over the local batch without a process group (on the CPU, unlike PyTorch 1.13's)", function()
+  it("needs a process group in training, as PyTorch's, and is BatchNorm with its running stats in eval", function()
     local x = (torch.arange(24.0) * 0.3):sin():view(4, 3, 2)
     local s, b = nn.SyncBatchNorm(3), nn.BatchNorm1d(3)
+    local ok, err = pcall(s, x)
+    assert.is_false(ok)
+    assert.matches("Default process group has not been initialized, please make sure to call init_process_group.", err,
+      1, true)
+    s:eval()
+    b:eval()
     assert.is_true(torch.allclose(s(x), b(x), 1e-12, 1e-12))
-    assert.is_true(torch.allclose(s.running_var, b.running_var, 1e-12, 1e-12))
+    ok, err = pcall(function()
+      local m = nn.SyncBatchNorm()
+      return m
+    end)
+    assert.is_false(ok)
+    assert.matches("SyncBatchNorm.__init__() missing 1 required positional argument: 'num_features'", err, 1, true)
+    assert.matches("^[^:]*nn_lazy_spec.lua:%d+:", err) -- the caller's line
   end)
 
   it("is not a BatchNorm1d and converts only exact BatchNorms", function()

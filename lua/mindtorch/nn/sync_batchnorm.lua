@@ -16,6 +16,9 @@ return function(torch, nn)
   -- SyncBatchNorm(num_features, eps = 1e-5, momentum = 0.1, affine = true,
   -- track_running_stats = true, process_group, device, dtype)
   function SyncBatchNorm:__init(num_features, ...)
+    if num_features == nil then
+      error("SyncBatchNorm.__init__() missing 1 required positional argument: 'num_features'", 3)
+    end
     local o = args.parse_at(3, "__init__", names, nil, ...)
     nn.BatchNorm1d.__init(self, num_features, { eps = o.eps, momentum = o.momentum, affine = o.affine,
       track_running_stats = o.track_running_stats, device = o.device, dtype = o.dtype })
@@ -85,9 +88,16 @@ return function(torch, nn)
     if self.training and self.track_running_stats then
       torch.no_grad(function() self.num_batches_tracked:add_(1) end)
     end
-    local dist = rawget(torch, "distributed") or package.loaded["mindtorch.distributed"]
-    local sync = self.training and dist ~= nil and dist.is_initialized()
-      and dist.get_world_size(self.process_group) > 1
+    -- in training the group's size decides, as PyTorch's: without a process group that is
+    -- PyTorch's "Default process group has not been initialized" error; one rank is BatchNorm
+    local sync = false
+    if self.training then
+      local ok, dist = pcall(function() return torch.distributed end)
+      if not ok or not dist or not dist.is_available() or not dist.is_initialized() then
+        error("Default process group has not been initialized, please make sure to call init_process_group.", 2)
+      end
+      sync = dist.get_world_size(self.process_group) > 1
+    end
     if not sync then
       return nn.functional.batch_norm(x, self.running_mean or nil, self.running_var or nil, {
         weight = self.weight or nil, bias = self.bias or nil, training = training, momentum = self.momentum,
