@@ -14,7 +14,6 @@
 /* ---- the CPU allocator ---------------------------------------------------------------- */
 
 static atomic_llong cpu_bytes;
-static _Thread_local size_t cpu_new_bytes;
 
 static void *cpu_alloc(mt_allocator *self, size_t nbytes, mt_device dev) {
     MT_UNUSED(self);
@@ -33,7 +32,6 @@ static void *cpu_alloc(mt_allocator *self, size_t nbytes, mt_device dev) {
                              "bytes.",
                              nbytes);
     atomic_fetch_add(&cpu_bytes, (long long)nbytes);
-    cpu_new_bytes += nbytes;
     return p;
 }
 
@@ -49,11 +47,6 @@ static mt_allocator cpu_allocator = {"cpu", cpu_alloc, cpu_free};
 
 int64_t mt_cpu_allocated_bytes(void) {
     return atomic_load(&cpu_bytes);
-}
-size_t mt_cpu_take_new_bytes(void) {
-    size_t n = cpu_new_bytes;
-    cpu_new_bytes = 0;
-    return n;
 }
 
 /* ---- lifetime --------------------------------------------------------------------------- */

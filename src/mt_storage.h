@@ -60,10 +60,9 @@ MT_API int mt_storage_copy(mt_storage *dst, mt_storage *src);
 /* Bring a pending storage up to date (runs the deferred ops that write it). */
 MT_API int mt_storage_sync(mt_storage *s);
 
-/* Bytes of CPU tensor memory currently allocated by the CPU allocator (all threads). */
+/* Bytes of CPU tensor memory currently allocated by the CPU allocator (all threads); the Lua
+ * binding paces its collections by their growth (lmt_gc_hint). */
 MT_API int64_t mt_cpu_allocated_bytes(void);
-/* Bytes this thread allocated since the last call: the Lua binding hands them to the GC. */
-MT_API size_t mt_cpu_take_new_bytes(void);
 
 /* Hook a pipeline implementation installs to flush pending work (mt_storage_sync uses it). */
 MT_API void mt_storage_set_sync_hook(int (*hook)(mt_storage *s));

@@ -22,6 +22,17 @@
 
 #define COLS_BUDGET ((int64_t)1 << 21)
 
+enum { BIG_TO_SMALL, SMALL_TO_BIG, WEIGHT_GRAD };
+
+/* A 1x1 kernel with stride 1 and no padding reads each input element once, where it lies: the
+ * convolution is a matrix product per sample and group, with no columns to copy. Taken when the
+ * planes are large enough that one gemm per sample keeps OpenBLAS busy (a ResNet block's 1x1
+ * layers); small planes batch their samples through the columns instead. */
+static bool pointwise(const mt_conv_geom *g) {
+    return g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 &&
+           g->H == g->Ho && g->W == g->Wo && (g->H * g->W >= 256 || g->N == 1);
+}
+
 /* samples per chunk: as many as fit the column budget, at least one */
 static int64_t chunk_of(const mt_conv_geom *g) {
     int64_t per = (g->Cb / g->G) * g->kh * g->kw * g->Ho * g->Wo;
@@ -136,6 +147,33 @@ typedef struct {
                 memcpy(tmp + (o * nb + n) * L, small + (n * g->Cs + o) * L,                        \
                        sizeof(T) * (size_t)L);                                                     \
     }                                                                                              \
+    /* pointwise(g): small = W big, big = W^T small, or gw += small big^T, per sample and group    \
+     * (for WEIGHT_GRAD, a is small and w is big) */                                               \
+    static void pointwise_##SFX(int routine, const mt_conv_geom *g, const T *a, const T *w,        \
+                                const T *bias, T *out) {                                           \
+        int64_t Cbg = g->Cb / g->G, Csg = g->Cs / g->G, L = g->H * g->W;                           \
+        if (routine == WEIGHT_GRAD) memset(out, 0, sizeof(T) * (size_t)(g->Cs * Cbg));             \
+        for (int64_t n = 0; n < g->N; n++)                                                         \
+            for (int64_t gi = 0; gi < g->G; gi++) {                                                \
+                const T *wg = w + gi * Csg * Cbg;                                                  \
+                int64_t bo = (n * g->Cb + gi * Cbg) * L, so = (n * g->Cs + gi * Csg) * L;          \
+                if (routine == BIG_TO_SMALL)                                                       \
+                    GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)Csg, (int)L, (int)Cbg, 1, \
+                         wg, ld1(Cbg), a + bo, ld1(L), 0, out + so, ld1(L));                       \
+                else if (routine == SMALL_TO_BIG)                                                  \
+                    GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)Cbg, (int)L, (int)Csg, 1,   \
+                         wg, ld1(Cbg), a + so, ld1(L), 0, out + bo, ld1(L));                       \
+                else                                                                               \
+                    GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)Csg, (int)Cbg, (int)L, 1,   \
+                         a + so, ld1(L), w + bo, ld1(L), 1, out + gi * Csg * Cbg, ld1(Cbg));       \
+            }                                                                                      \
+        if (!bias || routine == WEIGHT_GRAD) return;                                               \
+        int64_t C = routine == BIG_TO_SMALL ? g->Cs : g->Cb;                                       \
+        for (int64_t p = 0; p < g->N * C; p++) {                                                   \
+            T bv = bias[p % C], *d = out + p * L;                                                  \
+            for (int64_t i = 0; i < L; i++) d[i] += bv;                                            \
+        }                                                                                          \
+    }                                                                                              \
     static void big_to_small_##SFX(const mt_conv_geom *g, const T *big, const T *w, const T *bias, \
                                    T *small, T *cols, T *tmp) {                                    \
         int64_t Cbg = g->Cb / g->G, Csg = g->Cs / g->G, K = Cbg * g->kh * g->kw,                   \
@@ -230,8 +268,6 @@ mt_tensor *mt_cpu_as_dense(mt_tensor *t, mt_dtype dt) {
     return c;
 }
 
-enum { BIG_TO_SMALL, SMALL_TO_BIG, WEIGHT_GRAD };
-
 /* the direct routines for this CPU, or NULL */
 static const mt_conv_direct *direct_impl(void) {
     static int which = -1;
@@ -308,22 +344,33 @@ static int run(int routine, const mt_conv_geom *g, mt_tensor *a, mt_tensor *w, m
     int64_t ncols = K * chunk * L, ntmp = (g->Cs / g->G) * chunk * L;
     int64_t scratch_sz[1] = {ncols + ntmp};
     mt_tensor *ca = mt_cpu_as_dense(a, dt), *cw = mt_cpu_as_dense(w, dt),
-              *cb = bias ? mt_cpu_as_dense(bias, dt) : NULL;
-    mt_tensor *scratch = mt_tensor_empty(1, scratch_sz, dt, MT_CPU);
+              *cb = bias ? mt_cpu_as_dense(bias, dt) : NULL, *scratch = NULL;
     mt_tensor *res = (out->dtype == dt && mt_tensor_is_contiguous(out))
                          ? out
                          : mt_tensor_empty(out->ndim, out->sizes, dt, MT_CPU);
-    int st = -1;
-    if (ca && cw && (cb || !bias) && scratch && res) {
+    int st = -1, direct = 0;
+    if (ca && cw && (cb || !bias) && res && dt == MT_FLOAT32)
+        direct = try_direct(routine, g, mt_tensor_data(ca), mt_tensor_data(cw),
+                            cb ? mt_tensor_data(cb) : NULL, mt_tensor_data(res));
+    /* the column buffer only for im2col + gemm (the direct loops and 1x1 products need none) */
+    if (direct) {
+        st = direct < 0 ? -1 : 0;
+    } else if (ca && cw && (cb || !bias) && res && pointwise(g)) {
+        st = 0;
+        if (dt == MT_FLOAT32)
+            pointwise_f32(routine, g, mt_tensor_data(ca), mt_tensor_data(cw),
+                          cb ? mt_tensor_data(cb) : NULL, mt_tensor_data(res));
+        else
+            pointwise_f64(routine, g, mt_tensor_data(ca), mt_tensor_data(cw),
+                          cb ? mt_tensor_data(cb) : NULL, mt_tensor_data(res));
+    } else if (ca && cw && (cb || !bias) && res &&
+               (scratch = mt_tensor_empty(1, scratch_sz, dt, MT_CPU))) {
         st = 0;
         if (dt == MT_FLOAT32) {
             float *sc = mt_tensor_data(scratch), *x = mt_tensor_data(ca), *y = mt_tensor_data(cw),
                   *o = mt_tensor_data(res);
             const float *bv = cb ? mt_tensor_data(cb) : NULL;
-            int d = try_direct(routine, g, x, y, bv, o);
-            if (d)
-                st = d < 0 ? -1 : 0;
-            else if (routine == BIG_TO_SMALL)
+            if (routine == BIG_TO_SMALL)
                 big_to_small_f32(g, x, y, bv, o, sc, sc + ncols);
             else if (routine == SMALL_TO_BIG)
                 small_to_big_f32(g, x, y, bv, o, sc, sc + ncols);
@@ -340,8 +387,8 @@ static int run(int routine, const mt_conv_geom *g, mt_tensor *a, mt_tensor *w, m
             else
                 weight_grad_f64(g, x, y, o, sc, sc + ncols);
         }
-        if (res != out && st == 0) st = mt_cpu_copy(out, res);
     }
+    if (res && res != out && st == 0) st = mt_cpu_copy(out, res);
     mt_tensor_decref(ca);
     mt_tensor_decref(cw);
     mt_tensor_decref(cb);

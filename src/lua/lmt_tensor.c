@@ -37,25 +37,31 @@ void lmt_push_registry(lua_State *L, const char *field) {
 static const char tensor_mt_key = 0;
 
 /* Lua's collector counts only Lua's own bytes: a tensor's userdata is a few dozen bytes that
- * may hold megabytes. This pacer runs a full collection whenever the tensor bytes allocated on
- * this thread since the last one reach GC_FLOOR, or twice Lua's heap if that is larger (so the
- * collections' cost, which grows with Lua's heap, stays small per byte allocated). Garbage
- * tensors thus hold at most that much memory, in either collector mode.
+ * may hold megabytes. This pacer runs a full collection whenever the CPU bytes held by tensors
+ * have grown by GC_FLOOR since their lowest point after the last collection, or by twice Lua's
+ * heap if that is larger (so the collections' cost, which grows with Lua's heap, stays small per
+ * byte allocated). Garbage tensors thus hold at most that much memory, in either collector mode.
+ *
+ * Growth of the bytes held, not bytes allocated: an op's temporaries (a convolution's column
+ * buffer, a copy for a dtype) are freed before it returns and leave no garbage, yet counting them
+ * ran a full collection every call or two of a LeNet convolution (its 8 MB column budget), which
+ * with nn loaded (a 2 MB Lua heap: 0.3-0.4 ms a collection) was half of the call's time.
  *
  * Why not lua_gc(LUA_GCSTEP) per allocation, as before: in incremental mode it ran a whole
  * cycle over the Lua heap every few hundred KB of tensors (16% of an MLP training step); in
  * generational mode it ran a young collection on nearly every op, so tensors still held by a
  * local aged into old objects, which only a major collection frees, and Lua never started one
  * because its own heap hardly grew: a DataLoader loop grew by 250 KB per batch. */
-#define GC_FLOOR ((size_t)8 << 20)
-static _Thread_local size_t gc_since, gc_threshold = GC_FLOOR;
+#define GC_FLOOR ((int64_t)8 << 20)
+static _Thread_local int64_t gc_low = -1, gc_threshold = GC_FLOOR;
 
 void lmt_gc_hint(lua_State *L) {
-    gc_since += mt_cpu_take_new_bytes();
-    if (gc_since < gc_threshold) return;
+    int64_t held = mt_cpu_allocated_bytes();
+    if (gc_low < 0 || held < gc_low) gc_low = held;
+    if (held - gc_low < gc_threshold) return;
     lua_gc(L, LUA_GCCOLLECT);
-    gc_since = 0;
-    size_t heap = (size_t)lua_gc(L, LUA_GCCOUNT) << 10;
+    gc_low = mt_cpu_allocated_bytes();
+    int64_t heap = (int64_t)lua_gc(L, LUA_GCCOUNT) << 10;
     gc_threshold = 2 * heap > GC_FLOOR ? 2 * heap : GC_FLOOR;
 }
 

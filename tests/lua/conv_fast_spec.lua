@@ -123,4 +123,28 @@ describe("float32 convolution of small layers", function()
     assert.are.same(gw64:isnan():tolist(), gw:isnan():tolist())
     assert.are.same(gw64:isinf():tolist(), gw:isinf():tolist())
   end)
+
+  it("takes 1x1 stride-1 convolutions as one matrix product per sample, against einsum", function()
+    -- N, C, H, W, O, groups: planes of at least 256 (the product path) and one sample of a small plane
+    for _, c in ipairs({ { 2, 8, 20, 20, 4, 1 }, { 3, 6, 16, 17, 9, 3 }, { 1, 4, 5, 3, 6, 2 } }) do
+      local N, C, H, W, O, G = table.unpack(c)
+      for _, dt in ipairs({ torch.float32, torch.float64 }) do
+        local x, w = torch.randn(N, C, H, W, { dtype = dt }), torch.randn(O, C // G, 1, 1, { dtype = dt })
+        local b, g = torch.randn(O, { dtype = dt }), torch.randn(N, O, H, W, { dtype = dt })
+        local y = torch.conv2d(x, w, b, 1, 0, 1, G)
+        local gi = torch.convolution(g, w, nil, { 1 }, { 0 }, { 1 }, true, { 0, 0 }, G)
+        local gw = torch.convolution_backward_weight(g, x, w:size(), { 1 }, { 0 }, { 1 }, false, G)
+        local Cg, Og = C // G, O // G
+        for k = 1, G do
+          local xs, gs = x:narrow(2, (k - 1) * Cg + 1, Cg):double(), g:narrow(2, (k - 1) * Og + 1, Og):double()
+          local ws = w:narrow(1, (k - 1) * Og + 1, Og):reshape(Og, Cg):double()
+          local want = torch.einsum("oc,nchw->nohw", ws, xs) + b:narrow(1, (k - 1) * Og + 1, Og):double():view(1, Og, 1, 1)
+          assert.is_true(rel_err(y:narrow(2, (k - 1) * Og + 1, Og), want) < 1e-5)
+          assert.is_true(rel_err(gi:narrow(2, (k - 1) * Cg + 1, Cg), torch.einsum("oc,nohw->nchw", ws, gs)) < 1e-5)
+          assert.is_true(rel_err(gw:narrow(1, (k - 1) * Og + 1, Og):reshape(Og, Cg), torch.einsum("nohw,nchw->oc", gs, xs))
+            < 1e-5)
+        end
+      end
+    end
+  end)
 end)
