@@ -290,7 +290,8 @@ fuzz-smoke: fuzz
 
 # ---- benchmarks, demo, goldens ---------------------------------------------------------------
 bench: all
-	@BUILD=$(BUILD) sh bench/run.sh
+	@BUILD=$(BUILD) sh bench/run.sh | tee $(BUILD)/bench.txt
+	@[ -n "$$BENCH" ] || $(LUAMT) bench/report.lua $(BUILD)/bench.txt doc/performance.md doc/performance.svg
 
 # the demo: one epoch of an MLP on Fashion-MNIST (apt-get install dataset-fashion-mnist)
 demo: all
