@@ -126,10 +126,14 @@ return function(torch, nn)
     else
       mean, var = running_mean, running_var
     end
-    local out = (input - mean:view(shape)) / (var:view(shape) + eps):sqrt()
-    if opts.weight ~= nil then out = out * opts.weight:view(shape) end
-    if opts.bias ~= nil then out = out + opts.bias:view(shape) end
-    return out
+    -- as PyTorch's CPU kernel: per-channel scale = weight / sqrt(var + eps) and shift = bias -
+    -- mean * scale, then one pass over the input (out = input * scale + shift) instead of four
+    -- full-size temporaries; autograd goes through the same small per-channel ops
+    local scale = (var + eps):rsqrt()
+    if opts.weight ~= nil then scale = scale * opts.weight end
+    local shift = -mean * scale
+    if opts.bias ~= nil then shift = shift + opts.bias end
+    return torch.addcmul(shift:view(shape), input, scale:view(shape))
   end
 
   -- ---- modules -------------------------------------------------------------------------------------
