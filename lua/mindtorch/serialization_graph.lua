@@ -199,7 +199,9 @@ return function(torch, h)
     local instances = {} -- {table, class}: given their class once filled, so filling is raw
     local decode
 
-    local function fill(t, p, depth)
+    -- a body's pairs into t with set: rawset, or a plain assignment (an ordered table records
+    -- its keys as they are set)
+    local function fill(t, p, depth, set)
       local count
       count, p = unpack("<I4", s, p, path)
       if count > (#s - p + 1) // 2 then corrupt(path, "a table count larger than the file") end
@@ -208,10 +210,11 @@ return function(torch, h)
         k, p = decode(p, depth + 1)
         if k == nil or k ~= k then corrupt(path, "a table key that is nil or NaN") end
         v, p = decode(p, depth + 1)
-        rawset(t, k, v)
+        set(t, k, v)
       end
       return p
     end
+    local function assign(t, k, v) t[k] = v end
 
     local function tensor(p, depth)
       local index
@@ -322,21 +325,7 @@ return function(torch, h)
           setmetatable(t, { __mode = mode })
         end
         objects[#objects + 1] = t
-        if tag == "O" then
-          -- an ordered table records its keys as they are set
-          local count
-          count, p = unpack("<I4", s, p, path)
-          if count > (#s - p + 1) // 2 then corrupt(path, "a table count larger than the file") end
-          for _ = 1, count do
-            local k, v
-            k, p = decode(p, depth + 1)
-            if k == nil or k ~= k then corrupt(path, "a table key that is nil or NaN") end
-            v, p = decode(p, depth + 1)
-            t[k] = v
-          end
-        else
-          p = fill(t, p, depth)
-        end
+        p = fill(t, p, depth, tag == "O" and assign or rawset)
         if cls then instances[#instances + 1] = { t, cls } end
         return t, p
       end
