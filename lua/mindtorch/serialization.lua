@@ -5,6 +5,7 @@
 -- name. Files read are hostile (doc/security.md): every length, count, size and offset is checked
 -- against the file, with overflow-checked arithmetic, before anything is allocated.
 return function(torch)
+  local ordered = require "mindtorch._ordered"
   local MAGIC = "MTSAVE\0\1" -- format name and version 1: trees of plain values (still read)
   local MAGIC2 = "MTSAVE\0\2" -- version 2: object graphs (serialization_graph.lua), what torch.save writes
   local dtype_by_name = {}
@@ -155,7 +156,7 @@ return function(torch)
     if ty ~= "table" or seen[v] then return false end
     seen[v] = true
     local mt = getmetatable(v)
-    if mt ~= nil and not require("mindtorch._ordered").is(v) then return true end
+    if mt ~= nil and not ordered.is(v) then return true end
     for k, x in next, v do
       if holds_objects(k, seen) or holds_objects(x, seen) then return true end
     end

@@ -3,20 +3,13 @@
  * recomputed over the input first (as an attacker would), so mutations reach the decoder. */
 #include "fuzz_lua.h"
 
-static const char CHECKER[] =
-    "local path, bytes = ...\n"
-    "local ok, v = pcall(torch.load, path)\n"
-    "if not ok then\n"
-    /* torch.load tells the formats apart by their first bytes: a mutated file may reach the
-       PyTorch readers */
-    "  if clear(v, 'not a valid mindtorch file', 'is not defined: require or declare',\n"
-    "           'not a valid PyTorch checkpoint', 'Weights only load failed', 'tar format',\n"
-    "           'Attempting to deserialize object on a') then\n"
-    "    return nil\n"
-    "  end\n"
-    "  return 'unclear error: ' .. tostring(v)\n"
-    "end\n"
-    "touch(v)\n";
+static const char CHECKER[] = "local path, bytes = ...\n"
+                              "local ok, v = pcall(torch.load, path)\n"
+                              "if not ok then\n"
+                              "  if load_error_clear(v) then return nil end\n"
+                              "  return 'unclear error: ' .. tostring(v)\n"
+                              "end\n"
+                              "touch(v)\n";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_lua_init(CHECKER, ".mt");

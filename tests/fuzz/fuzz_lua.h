@@ -26,6 +26,13 @@ static const char FUZZ_LUA_PRELUDE[] =
     "  for _, p in ipairs({...}) do if err:find(p, 1, true) then return true end end\n"
     "  return false\n"
     "end\n"
+    /* torch.load's errors for a bad file: it picks the reader by the first bytes, so a mutated
+       file of one format may reach any of them */
+    "function load_error_clear(err)\n"
+    "  return clear(err, 'not a valid mindtorch file', 'is not defined: require or declare',\n"
+    "               'not a valid PyTorch checkpoint', 'Weights only load failed', 'tar format',\n"
+    "               'Attempting to deserialize object on a')\n"
+    "end\n"
     "function touch(v, depth, seen)\n"
     "  depth, seen = depth or 0, seen or {}\n"
     "  if depth > 300 then error('nested deeper than the loaders allow') end\n"

@@ -10,10 +10,7 @@ static const char CHECKER[] =
     "require('mindtorch.serialization_pt')(torch)._skip_crc = #bytes % 2 == 1\n"
     "local ok, v = pcall(torch.load, path)\n"
     "if not ok then\n"
-    "  if clear(v, 'not a valid PyTorch checkpoint', 'Weights only load failed', 'tar format',\n"
-    "           'Attempting to deserialize object on a', 'not a valid mindtorch file') then\n"
-    "    return nil\n"
-    "  end\n"
+    "  if load_error_clear(v) then return nil end\n"
     "  return 'unclear error: ' .. tostring(v)\n"
     "end\n"
     "touch(v)\n";
