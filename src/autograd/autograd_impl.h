@@ -19,9 +19,13 @@ typedef struct mt_saved {
     bool is_output;   /* an output of the node that saves it: re-linked to it when unpacked */
     bool is_leaf_req; /* a leaf that requires grad: unpacked with requires_grad set */
     int output_nr;
-    mt_node *grad_fn;    /* the tensor's grad_fn when saved (held; NULL for outputs) */
-    mt_tensor *leaf;     /* a leaf that requires grad (held), unpacked as itself */
-    char type_name[160]; /* "torch.FloatTensor [2, 2]", for the modified-in-place error */
+    mt_node *grad_fn; /* the tensor's grad_fn when saved (held; NULL for outputs) */
+    mt_tensor *leaf;  /* a leaf that requires grad (held), unpacked as itself */
+    /* what the modified-in-place error names ("torch.FloatTensor [2, 2]"), formatted only then */
+    uint8_t dtype;
+    int8_t ndim;
+    mt_device device;
+    int64_t sizes[MT_MAX_DIM];
 } mt_saved;
 
 int mt_saved_init(mt_saved *s, mt_tensor *t, bool is_output, int output_nr);
@@ -71,7 +75,9 @@ struct mt_node {
     mt_edge *next;
     mt_input_meta *next_meta; /* per edge: the gradient's expected geometry */
     int ninputs;              /* gradients this node receives (its forward's outputs) */
-    mt_input_meta *in_meta;
+    mt_input_meta *in_meta;   /* in the node's block unless in_meta_own (see link_outputs) */
+    bool in_meta_own;
+    size_t block_bytes; /* the node and its three arrays are one pooled block (mt_node_new) */
     /* formula nodes */
     const struct mt_derivative *d;
     const mt_op *op;
@@ -138,8 +144,9 @@ typedef struct mt_bw {
     mt_tensor **out; /* per edge */
     const int *edge_of;
     jmp_buf jump;
-    mt_tensor **tmp; /* temporaries released after the formula */
+    mt_tensor **tmp; /* temporaries released after the formula: tmp_inline, or malloc'd */
     int ntmp, captmp;
+    mt_tensor *tmp_inline[16];
 } mt_bw;
 
 typedef void (*mt_bw_fn)(mt_bw *b);

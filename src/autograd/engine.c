@@ -3,6 +3,7 @@
  * first among the ready ones (PyTorch's order); gradients that meet at a node are summed, the
  * ones reaching AccumulateGrad nodes accumulate into leaves' .grad. */
 #include "autograd_impl.h"
+#include "mt_pool.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,10 +22,21 @@ typedef struct task_node {
     int nbuf;
 } task_node;
 
+/* Small graphs (most backward calls) fit the slots inline, with no allocation. */
+#define MAP_INLINE_SLOTS 16
+
 typedef struct node_map {
     task_node *slots;
     size_t cap, count;
+    task_node inline_slots[MAP_INLINE_SLOTS];
 } node_map;
+
+static void map_init(node_map *m) {
+    memset(m->inline_slots, 0, sizeof m->inline_slots);
+    m->slots = m->inline_slots;
+    m->cap = MAP_INLINE_SLOTS;
+    m->count = 0;
+}
 
 static size_t hash_ptr(const void *p) {
     uintptr_t x = (uintptr_t)p;
@@ -36,7 +48,7 @@ static size_t hash_ptr(const void *p) {
 
 static task_node *map_find(node_map *m, mt_node *n, bool insert) {
     if (insert && (m->count + 1) * 2 > m->cap) { /* grow */
-        size_t cap = m->cap ? m->cap * 2 : 64;
+        size_t cap = m->cap * 2;
         task_node *s = calloc(cap, sizeof *s);
         if (!s) {
             mt_error(MT_ERR_MEMORY, "out of memory in backward");
@@ -48,7 +60,7 @@ static task_node *map_find(node_map *m, mt_node *n, bool insert) {
                 while (s[j].node) j = (j + 1) & (cap - 1);
                 s[j] = m->slots[i];
             }
-        free(m->slots);
+        if (m->slots != m->inline_slots) free(m->slots);
         m->slots = s;
         m->cap = cap;
     }
@@ -64,14 +76,19 @@ static task_node *map_find(node_map *m, mt_node *n, bool insert) {
     return &m->slots[j];
 }
 
+/* a node's gradient buffer (pooled: one per node each backward) */
+static size_t buf_bytes(int ninputs) {
+    return sizeof(mt_tensor *) * (size_t)(ninputs ? ninputs : 1);
+}
+
 static void map_free(node_map *m) {
     for (size_t i = 0; i < m->cap; i++) {
         task_node *t = &m->slots[i];
         if (!t->node || !t->buf) continue;
         for (int k = 0; k < t->nbuf; k++) mt_tensor_decref(t->buf[k]);
-        free(t->buf);
+        mt_pool_free_aligned(t->buf, buf_bytes(t->nbuf));
     }
-    free(m->slots);
+    if (m->slots != m->inline_slots) free(m->slots);
 }
 
 /* ---- the ready queue: a max-heap on sequence numbers ----------------------------------------- */
@@ -339,7 +356,8 @@ static int deliver(node_map *map, heap *ready, mt_node *to, int input_nr, mt_ten
     task_node *t = map_find(map, to, false);
     if (!t) return 0;
     if (!t->buf) {
-        t->buf = calloc((size_t)(to->ninputs ? to->ninputs : 1), sizeof *t->buf);
+        t->buf = mt_pool_alloc_aligned(buf_bytes(to->ninputs));
+        if (t->buf) memset(t->buf, 0, buf_bytes(to->ninputs));
         t->nbuf = t->buf ? to->ninputs : 0;
         if (!t->buf) return mt_error(MT_ERR_MEMORY, "out of memory in backward");
     }
@@ -443,7 +461,8 @@ int mt_backward(mt_tensor **roots, mt_tensor **grads, int n, const mt_backward_o
                 mt_tensor **results) {
     mt_backward_opts o = opts ? *opts : (mt_backward_opts){0};
     if (o.create_graph) o.retain_graph = true;
-    node_map map = {0};
+    node_map map;
+    map_init(&map);
     heap ready = {0};
     mt_node **root_nodes = calloc((size_t)(n ? n : 1), sizeof *root_nodes);
     int *root_nr = calloc((size_t)(n ? n : 1), sizeof *root_nr);

@@ -4,6 +4,7 @@
  * as compositions record their constituent ops, unless they have formulas of their own (then
  * they run as one op here, with the names PyTorch gives their nodes). */
 #include "formula.h"
+#include "mt_pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +112,16 @@ mt_tensor *mt_bw_keep(mt_bw *b, mt_tensor *t) {
     if (!t) longjmp(b->jump, 1);
     if (b->ntmp == b->captmp) {
         int cap = b->captmp ? 2 * b->captmp : 16;
-        mt_tensor **v = realloc(b->tmp, sizeof *v * (size_t)cap);
+        mt_tensor **v = NULL;
+        if (!b->captmp) {
+            v = b->tmp_inline;
+            cap = (int)(sizeof b->tmp_inline / sizeof *v);
+        } else if (b->tmp == b->tmp_inline) {
+            if ((v = malloc(sizeof *v * (size_t)cap)))
+                memcpy(v, b->tmp, sizeof *v * (size_t)b->ntmp);
+        } else {
+            v = realloc(b->tmp, sizeof *v * (size_t)cap);
+        }
         if (!v) {
             mt_tensor_decref(t);
             mt_error(MT_ERR_MEMORY, "out of memory in backward");
@@ -266,7 +276,7 @@ static int formula_apply(mt_node *n, mt_tensor **grads, mt_tensor **out) {
         }
     }
     for (int i = 0; i < b.ntmp; i++) mt_tensor_decref(b.tmp[i]);
-    free(b.tmp);
+    if (b.tmp != b.tmp_inline) free(b.tmp);
 done:
     for (int i = 0; i < s->nargs; i++) {
         if (!unpacked[i]) continue;
@@ -289,6 +299,15 @@ done:
     return st;
 }
 
+static size_t args_block_bytes(const mt_schema *s) {
+    size_t k = (size_t)(s->nargs ? s->nargs : 1);
+    return k * (sizeof(mt_value) + sizeof(int));
+}
+
+static size_t saved_block_bytes(int nsaved) {
+    return (size_t)(nsaved ? nsaved : 1) * sizeof(mt_saved);
+}
+
 static void formula_release_saved(mt_node *n) {
     for (int i = 0; i < n->nsaved; i++) mt_saved_release(&n->saved[i]);
     n->released = true;
@@ -296,7 +315,7 @@ static void formula_release_saved(mt_node *n) {
 
 static void formula_destroy(mt_node *n) {
     formula_release_saved(n);
-    free(n->saved);
+    if (n->saved) mt_pool_free_aligned(n->saved, saved_block_bytes(n->nsaved));
     if (n->args) {
         const mt_schema *s = n->op->schema;
         for (int i = 0; i < s->nargs; i++) {
@@ -307,8 +326,7 @@ static void formula_destroy(mt_node *n) {
                 free((void *)v->s);
         }
     }
-    free(n->args);
-    free(n->edge_of);
+    if (n->args) mt_pool_free_aligned(n->args, args_block_bytes(n->op->schema));
     free(n->extra);
 }
 
@@ -356,9 +374,11 @@ static mt_node *make_node(const mt_op *op, const mt_derivative *d, mt_value *arg
     n->op = op;
     n->d = d;
     n->nargs = s->nargs;
-    n->args = calloc((size_t)(s->nargs ? s->nargs : 1), sizeof *n->args);
-    n->edge_of = malloc(sizeof(int) * (size_t)(s->nargs ? s->nargs : 1));
-    if (!n->args || !n->edge_of) goto oom;
+    /* the argument copies and edge_of are one pooled block, as the node is (mt_node_new) */
+    n->args = mt_pool_alloc_aligned(args_block_bytes(s));
+    if (!n->args) goto oom;
+    memset(n->args, 0, args_block_bytes(s));
+    n->edge_of = (int *)(n->args + (s->nargs ? s->nargs : 1));
     int e = 0;
     for (int i = 0; i < s->nargs; i++) {
         n->edge_of[i] = -1;
@@ -388,8 +408,9 @@ static mt_node *make_node(const mt_op *op, const mt_derivative *d, mt_value *arg
             n->save_mask &= ~(1u << i);
     layout l;
     layout_of(n, args, &l);
-    n->saved = calloc((size_t)(l.total ? l.total : 1), sizeof *n->saved);
+    n->saved = mt_pool_alloc_aligned(saved_block_bytes(l.total));
     if (!n->saved) goto oom;
+    memset(n->saved, 0, saved_block_bytes(l.total));
     n->nsaved = l.total;
     if ((d->flags & MT_D_SELF_GEOMETRY) && args[0].tag == MT_V_TENSOR) {
         mt_geometry *g = malloc(sizeof *g);
@@ -452,8 +473,9 @@ static int link_outputs(mt_node *n, mt_value *rets, int nrets) {
     if (count != n->ninputs) {
         mt_input_meta *m = calloc((size_t)(count ? count : 1), sizeof *m);
         if (!m) return mt_error(MT_ERR_MEMORY, "out of memory");
-        free(n->in_meta);
+        if (n->in_meta_own) free(n->in_meta);
         n->in_meta = m;
+        n->in_meta_own = true;
         n->ninputs = count;
     }
     int at = 0;

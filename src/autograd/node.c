@@ -1,5 +1,6 @@
 /* node.c: graph nodes, saved variables, and the autograd data tensors carry. */
 #include "autograd_impl.h"
+#include "mt_pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,12 +67,13 @@ static void free_meta(mt_tensor *t) {
     mt_tensor_decref(m->grad);
     mt_node_decref(m->grad_fn);
     release_hooks(m->hooks, m->nhooks);
-    free(m);
+    mt_pool_free_aligned(m, sizeof *m);
 }
 
 mt_ag_meta *mt_ag_meta_of(mt_tensor *t, bool create) {
     if (t->autograd || !create) return t->autograd;
-    mt_ag_meta *m = calloc(1, sizeof *m);
+    mt_ag_meta *m = mt_pool_alloc_aligned(sizeof *m);
+    if (m) memset(m, 0, sizeof *m);
     if (!m) {
         mt_error(MT_ERR_MEMORY, "out of memory");
         return NULL;
@@ -194,12 +196,20 @@ bool mt_retains_grad(const mt_tensor *t) {
 
 /* ---- nodes ----------------------------------------------------------------------------------- */
 
+/* A node and its edge and metadata arrays come as one block from the per-thread pool: a small
+ * op's node was four callocs, and Lua's collector frees nodes in batches (with the tensors that
+ * hold them) that overflow the C library's small caches. */
 mt_node *mt_node_new(const mt_node_kind *kind, const char *name, int nnext, int ninputs) {
-    mt_node *n = calloc(1, sizeof *n);
+    size_t ne = (size_t)(nnext ? nnext : 1), ni = (size_t)(ninputs ? ninputs : 1);
+    size_t bytes = sizeof(mt_node) + ne * (sizeof(mt_edge) + sizeof(mt_input_meta)) +
+                   ni * sizeof(mt_input_meta);
+    mt_node *n = mt_pool_alloc_aligned(bytes);
     if (!n) {
         mt_error(MT_ERR_MEMORY, "out of memory");
         return NULL;
     }
+    memset(n, 0, bytes);
+    n->block_bytes = bytes;
     atomic_init(&n->refcount, 1);
     n->kind = kind;
     n->name = name;
@@ -207,14 +217,9 @@ mt_node *mt_node_new(const mt_node_kind *kind, const char *name, int nnext, int 
     n->ninputs = ninputs;
     n->next_handle = 1;
     n->sequence_nr = mt_next_sequence_nr();
-    n->next = calloc((size_t)(nnext ? nnext : 1), sizeof *n->next);
-    n->next_meta = calloc((size_t)(nnext ? nnext : 1), sizeof *n->next_meta);
-    n->in_meta = calloc((size_t)(ninputs ? ninputs : 1), sizeof *n->in_meta);
-    if (!n->next || !n->next_meta || !n->in_meta) {
-        mt_node_decref(n);
-        mt_error(MT_ERR_MEMORY, "out of memory");
-        return NULL;
-    }
+    n->next = (mt_edge *)(n + 1);
+    n->next_meta = (mt_input_meta *)(n->next + ne);
+    n->in_meta = n->next_meta + ne;
     if (anomaly && trace_hook) n->trace = trace_hook();
     return n;
 }
@@ -227,13 +232,11 @@ void mt_node_decref(mt_node *n) {
     if (!n || atomic_fetch_sub_explicit(&n->refcount, 1, memory_order_acq_rel) != 1) return;
     if (n->kind && n->kind->destroy) n->kind->destroy(n);
     for (int i = 0; i < n->nnext; i++) mt_node_decref(n->next[i].fn);
-    free(n->next);
-    free(n->next_meta);
-    free(n->in_meta);
+    if (n->in_meta_own) free(n->in_meta);
     release_hooks(n->hooks, n->nhooks);
     free(n->trace);
     free(n->owned_name);
-    free(n);
+    mt_pool_free_aligned(n, n->block_bytes);
 }
 
 const char *mt_node_name(const mt_node *n) {
@@ -512,10 +515,18 @@ void mt_pop_saved_hooks(void) {
 }
 
 static void describe_saved(mt_saved *s, const mt_tensor *t) {
+    s->dtype = t->dtype;
+    s->device = t->device;
+    s->ndim = t->ndim;
+    memcpy(s->sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t));
+}
+
+/* "torch.FloatTensor [2, 2]" */
+static void saved_type_name(const mt_saved *s, char *buf, size_t cap) {
+    mt_tensor desc = {.dtype = s->dtype, .device = s->device};
     char tn[32], sz[256];
-    mt_fmt_ilist(sz, sizeof sz, t->sizes, t->ndim);
-    snprintf(s->type_name, sizeof s->type_name, "%.31s %.120s",
-             mt_tensor_type_name(t, tn, sizeof tn), sz);
+    mt_fmt_ilist(sz, sizeof sz, s->sizes, s->ndim);
+    snprintf(buf, cap, "%.31s %.120s", mt_tensor_type_name(&desc, tn, sizeof tn), sz);
 }
 
 int mt_saved_init(mt_saved *s, mt_tensor *t, bool is_output, int output_nr) {
@@ -591,7 +602,8 @@ mt_tensor *mt_saved_unpack(mt_saved *s, mt_node *owner) {
     } else {
         int64_t now = atomic_load(&s->vc->value);
         if (now != s->version) {
-            char which[160] = "";
+            char which[160] = "", type_name[160];
+            saved_type_name(s, type_name, sizeof type_name);
             const char *fn_name = s->is_output ? owner->name : s->grad_fn ? s->grad_fn->name : NULL;
             if (fn_name)
                 snprintf(which, sizeof which, ", which is output %d of %s,", s->output_nr, fn_name);
@@ -600,7 +612,7 @@ mt_tensor *mt_saved_unpack(mt_saved *s, mt_node *owner) {
                 "one of the variables needed for gradient computation has been modified by an "
                 "inplace "
                 "operation: [%s]%s is at version %lld; expected version %lld instead. Hint: %s",
-                s->type_name, which, (long long)now, (long long)s->version,
+                type_name, which, (long long)now, (long long)s->version,
                 mt_anomaly_enabled()
                     ? "the backtrace further above shows the operation that failed to compute its "
                       "gradient. "
