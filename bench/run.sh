@@ -12,7 +12,7 @@ export BUILD
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-cc -O2 -o "$out/machine" bench/machine.c -lopenblas || exit 1
+cc -O3 -march=native -o "$out/machine" bench/machine.c -fno-tree-loop-distribute-patterns -lopenblas -pthread || exit 1
 "$out/machine" "$MT_BENCH_THREADS" >"$out/limits"
 
 # The machines are shared and noisy: each benchmark runs BENCH_ROUNDS times, mindtorch and
