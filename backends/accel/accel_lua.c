@@ -114,7 +114,7 @@ static int l_mem_get_info(lua_State *L) {
 
 /* ---- the caching allocator --------------------------------------------------------------- */
 static accel_alloc *caching(lua_State *L) {
-    accel_alloc *a = mod(L)->caching();
+    accel_alloc *a = accel_storage_caching(mod(L)->storage);
     if (!a) luaL_error(L, "out of host memory for the %s allocator", mod(L)->drv->name);
     return a;
 }
@@ -230,7 +230,7 @@ static int l_memory_snapshot(lua_State *L) {
 
 /* ---- pinned host memory ------------------------------------------------------------------ */
 static int l_host_memory_stats(lua_State *L) {
-    accel_host_alloc *h = mod(L)->host_caching();
+    accel_host_alloc *h = accel_storage_host_caching(mod(L)->storage);
     accel_host_stats s = {0};
     if (h) accel_host_alloc_get_stats(h, &s);
     lua_createtable(L, 0, 6);
@@ -244,7 +244,7 @@ static int l_host_memory_stats(lua_State *L) {
 }
 
 static int l_host_empty_cache(lua_State *L) {
-    accel_host_alloc *h = mod(L)->host_caching();
+    accel_host_alloc *h = accel_storage_host_caching(mod(L)->storage);
     if (h && mod(L)->drv->available(NULL)) accel_host_alloc_empty_cache(h);
     return 0;
 }

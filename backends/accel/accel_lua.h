@@ -8,16 +8,14 @@
 #include <lua.h>
 #include <pthread.h>
 
-#include "accel_alloc.h"
-#include "accel_host_alloc.h"
+#include "accel_storage.h"
 
 enum { ACCEL_STREAMS_PER_POOL = 4 };
 
 typedef struct accel_module {
     const accel_driver *drv;
-    accel_alloc *(*caching)(void);           /* the device caching allocator */
-    accel_host_alloc *(*host_caching)(void); /* the pinned host memory cache */
-    pthread_mutex_t pool_mu;                 /* PTHREAD_MUTEX_INITIALIZER */
+    accel_storage *storage;  /* the module's caching allocators */
+    pthread_mutex_t pool_mu; /* PTHREAD_MUTEX_INITIALIZER */
     void *stream_pool[ACCEL_MAX_DEVICES][2][ACCEL_STREAMS_PER_POOL];
     unsigned stream_next[ACCEL_MAX_DEVICES][2];
 } accel_module;

@@ -202,7 +202,8 @@ int npu_aclnn_finish(npu_launch *L, int op, aclnnStatus status) {
     } else {
         void *ws = NULL;
         if (L->workspace_size > 0) {
-            ws = npu_alloc_malloc(L->device, (size_t)L->workspace_size, L->stream);
+            ws =
+                accel_storage_malloc(&npu_storage, L->device, (size_t)L->workspace_size, L->stream);
             if (!ws) {
                 npu_acl.aclDestroyAclOpExecutor(L->executor); /* never launched: not used up */
                 release(L);
@@ -213,7 +214,7 @@ int npu_aclnn_finish(npu_launch *L, int op, aclnnStatus status) {
             ((aclnn_launch_fn)entries[op].second)(ws, L->workspace_size, L->executor, L->stream);
         rc = s != ACLNN_SUCCESS ? npu_acl_error(s, op_names[op])
                                 : npu_launched(L->stream, op_names[op]);
-        if (ws) npu_alloc_free(ws); /* reused only by later work on this stream */
+        if (ws) accel_storage_free(&npu_storage, ws); /* reused only by later work on this stream */
     }
     L->executor = NULL;
     release(L);

@@ -94,12 +94,14 @@ static mt_tensor *copy_(mt_tensor *dst, mt_tensor *src) {
 static int pinned_async(mt_tensor *npu_t, mt_tensor *cpu_t, bool upload_dir) {
     if (cpu_t->dtype != npu_t->dtype || cpu_t->numel != npu_t->numel ||
         !mt_tensor_is_contiguous(cpu_t) || !mt_tensor_is_contiguous(npu_t) ||
-        !(cpu_t->storage->flags & MT_STORAGE_PINNED) || !npu_is_pinned_ptr(cpu_t->storage->data))
+        !(cpu_t->storage->flags & MT_STORAGE_PINNED) ||
+        !accel_storage_is_pinned(&npu_storage, cpu_t->storage->data))
         return 0;
     int device = dev_of(npu_t);
     aclrtStream s = stream_of(device);
     if (!s) return -1;
-    if (accel_host_alloc_record_stream(npu_host_caching(), cpu_t->storage->data, device, s))
+    if (accel_host_alloc_record_stream(accel_storage_host_caching(&npu_storage),
+                                       cpu_t->storage->data, device, s))
         return -1;
     size_t n = nbytes_of(npu_t);
     void *dst = upload_dir ? mt_tensor_raw(npu_t) : mt_tensor_raw(cpu_t);

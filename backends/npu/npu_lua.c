@@ -13,8 +13,7 @@ MT_API int mt_npu_backend_init(void);
 
 static accel_module module = {
     .drv = &npu_driver,
-    .caching = npu_caching,
-    .host_caching = npu_host_caching,
+    .storage = &npu_storage,
     .pool_mu = PTHREAD_MUTEX_INITIALIZER,
 };
 

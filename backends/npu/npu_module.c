@@ -51,8 +51,8 @@ static int register_all(void) {
     npu_op_copy_ = mt_op_lookup("copy_");
     if (!npu_op_contiguous || !npu_op_copy_)
         return mt_error(MT_ERR_RUNTIME, "the NPU module needs the ops contiguous and copy_");
-    backend.allocator = npu_storage_allocator();
-    backend.host_allocator = npu_host_allocator(); /* pin_memory */
+    backend.allocator = &npu_storage.device;
+    backend.host_allocator = &npu_storage.pinned; /* pin_memory */
     int type = mt_backend_register(MT_BACKEND_ABI_VERSION, &backend);
     if (type < 0) return -1;
     npu_devtype = type;
