@@ -85,6 +85,18 @@ MPIMOD   := $(if $(MPICC),$(LMODDIR)/distributed_mpi.so)
 # the shared accelerator layer (backends/accel) is built into each accelerator module, never the core
 NPU_SRCS := $(wildcard backends/npu/*.c) $(wildcard backends/accel/*.c)
 NPU_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(NPU_SRCS))
+# the CUDA backend: its own shared object like the NPU's, with the shared accelerator layer; its
+# kernels (backends/cuda/kernels/*.cu) are device code built by nvcc into one fat binary that the
+# module embeds. Without nvcc the module is still built, with no device code (a launch says so).
+CUDAMOD   := $(LMODDIR)/cuda_backend.so
+NVCC      ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+CUDA_ARCH := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
+CUDA_SRCS := $(wildcard backends/cuda/*.c)
+CUDA_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CUDA_SRCS) $(wildcard backends/accel/*.c)) $(OBJ)/backends/cuda/cuda_image.o
+CUDA_KERNELS := $(wildcard backends/cuda/kernels/*.cu)
+# the CUDA driver stand-in (tests/cuda_standin): libcuda's calls over host memory, running the
+# same kernel sources compiled for the host
+CUDA_STANDIN := $(BUILD)/cuda-standin/libcuda.so.1
 # the ACL stand-in (tests/ascend_standin): CANN's library names and layout, host memory behind
 STANDIN      := $(BUILD)/ascend-standin
 STANDIN_LIBS := $(STANDIN)/lib64/libascendcl.so $(STANDIN)/lib64/libnnopbase.so $(STANDIN)/lib64/libopapi.so \
@@ -97,7 +109,7 @@ C_PLUGINS   := $(patsubst tests/c/%.c,$(BUILD)/tests/lib%.so,$(wildcard tests/c/
 CLANG_FORMAT ?= clang-format-14
 .PHONY: format format-check dev
 .PHONY: all standin check test asan api-fuzz api-fuzz-asan fuzz fuzz-targets fuzz-smoke bench demo tour golden lua-env install clean examples docs
-all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK) $(NPUMOD) $(MPIMOD)
+all: $(LIBMT) $(LUAMOD) $(LUAMT) $(LUALINK) $(NPUMOD) $(CUDAMOD) $(MPIMOD)
 # the developers' build: warnings are errors
 dev:
 	$(MAKE) WERROR=-Werror all
@@ -163,6 +175,27 @@ $(NPUMOD): $(NPU_OBJS) $(LIBMT)
 	$(CC) -shared -o $@ $(NPU_OBJS) $(LDFLAGS) -L$(BLIB) -lmindtorch -ldl -lm '-Wl,-rpath,$$ORIGIN/../../..:$$ORIGIN/..'
 -include $(NPU_OBJS:.o=.d)
 
+$(OBJ)/backends/cuda/%.o: override CFLAGS += -Ibackends/cuda -Ibackends/accel
+$(CUDAMOD): $(CUDA_OBJS) $(LIBMT)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $(CUDA_OBJS) $(LDFLAGS) -L$(BLIB) -lmindtorch -ldl -lm '-Wl,-rpath,$$ORIGIN/../../..:$$ORIGIN/..'
+-include $(patsubst %.c,$(OBJ)/%.d,$(CUDA_SRCS))
+# the device code: sm_80 and sm_90 machine code and PTX that later GPUs compile at load
+$(OBJ)/backends/cuda/ck_kernels.fatbin: $(CUDA_KERNELS) $(wildcard backends/cuda/kernels/*.h) src/mt_half.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O3 -Isrc -Ibackends/cuda/kernels -fatbin $(CUDA_ARCH) -o $@ $(CUDA_KERNELS)
+# the image as read-only data of the module (cuda_launch.h), or an empty one without nvcc
+$(OBJ)/backends/cuda/cuda_image.S: $(if $(NVCC),$(OBJ)/backends/cuda/ck_kernels.fatbin) Makefile
+	@mkdir -p $(dir $@)
+	printf '\t.section .rodata\n\t.balign 64\n\t.globl cuda_image\n\t.hidden cuda_image\ncuda_image:\n' > $@
+	$(if $(NVCC),printf '\t.incbin "%s"\n' $(abspath $(OBJ)/backends/cuda/ck_kernels.fatbin) >> $@)
+	printf '\t.globl cuda_image_end\n\t.hidden cuda_image_end\ncuda_image_end:\n\t.byte 0\n' >> $@
+	printf '\t.globl cuda_image_arch\n\t.hidden cuda_image_arch\ncuda_image_arch:\n\t.asciz "%s"\n' \
+	    '$(if $(NVCC),sm_80 sm_90 compute_90)' >> $@
+	printf '\t.section .note.GNU-stack,"",@progbits\n' >> $@
+$(OBJ)/backends/cuda/cuda_image.o: $(OBJ)/backends/cuda/cuda_image.S
+	$(CC) -c -o $@ $<
+
 # the MPI transport: its own shared object, linked with libmpi through mpicc's flags
 $(OBJ)/distributed/%.o: override CFLAGS += $(shell $(MPICC) --showme:compile 2>/dev/null)
 $(LMODDIR)/distributed_mpi.so: $(OBJ)/distributed/mpi_module.o $(LIBMT)
@@ -172,7 +205,7 @@ $(LMODDIR)/distributed_mpi.so: $(OBJ)/distributed/mpi_module.o $(LIBMT)
 -include $(OBJ)/distributed/mpi_module.d
 
 # built for the tests only (make check), never part of `make all` or an install
-standin: $(STANDIN_LIBS) $(STANDIN)/opp
+standin: $(STANDIN_LIBS) $(STANDIN)/opp $(CUDA_STANDIN)
 STANDIN_CFLAGS = $(filter-out -Isrc%,$(CFLAGS)) -Ibackends/npu -Itests/ascend_standin
 $(STANDIN)/lib64/libascendcl.so: tests/ascend_standin/standin_runtime.c tests/ascend_standin/standin.h backends/npu/acl_abi.h
 	@mkdir -p $(dir $@)
@@ -188,6 +221,16 @@ $(STANDIN)/lib64/libopapi.so: $(STANDIN_OPAPI) tests/ascend_standin/standin_exec
 $(STANDIN)/lua/ascend_standin.so: tests/ascend_standin/standin_lua.c tests/ascend_standin/standin.h $(STANDIN)/lib64/libopapi.so
 	@mkdir -p $(dir $@)
 	$(CC) $(STANDIN_CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(STANDIN)/lib64 -lopapi -lascendcl '-Wl,-rpath,$$ORIGIN/../lib64'
+STANDIN_CUDA_CFLAGS = $(filter-out -Isrc% -std=%,$(CFLAGS)) -Isrc -Ibackends/cuda -Ibackends/cuda/kernels -Itests/cuda_standin
+$(BUILD)/cuda-standin/standin_kernels.o: $(CUDA_KERNELS) tests/cuda_standin/standin_kernel.h \
+                                         $(wildcard backends/cuda/kernels/*.h) src/mt_half.h
+	@mkdir -p $(dir $@)
+	g++ $(filter-out -Wmissing-prototypes -Wstrict-prototypes,$(STANDIN_CUDA_CFLAGS)) -fno-exceptions -fno-rtti \
+	    -x c++ -include tests/cuda_standin/standin_kernel.h -c -o $@ $(CUDA_KERNELS)
+$(CUDA_STANDIN): tests/cuda_standin/standin_cuda.c tests/cuda_standin/standin_kernel.h backends/cuda/cuda_abi.h \
+                 $(BUILD)/cuda-standin/standin_kernels.o
+	$(CC) $(STANDIN_CUDA_CFLAGS) -std=gnu11 -shared -o $@ $< $(BUILD)/cuda-standin/standin_kernels.o $(LDFLAGS) \
+	    -Wl,-soname,libcuda.so.1 -lm -lpthread
 $(STANDIN)/opp:
 	@mkdir -p $@
 	printf 'stand-in for tests: not Ascend CANN (tests/ascend_standin)\n' > $(STANDIN)/version.cfg
@@ -222,6 +265,7 @@ else
 endif
 	install -m 755 $(LUAMOD) $(DESTDIR)$(CMODDIR)/mindtorch/core.so
 	install -m 755 $(NPUMOD) $(DESTDIR)$(CMODDIR)/mindtorch/npu_backend.so
+	install -m 755 $(CUDAMOD) $(DESTDIR)$(CMODDIR)/mindtorch/cuda_backend.so
 	$(if $(MPIMOD),install -m 755 $(MPIMOD) $(DESTDIR)$(CMODDIR)/mindtorch/distributed_mpi.so)
 	for f in $(LUA_FILES); do \
 	    install -D -m 644 $$f $(DESTDIR)$(LUADIR)/$${f#lua/}; done
@@ -316,12 +360,12 @@ docs: $(GEN)/reference.md
 
 # every tracked C file as .clang-format lays it out; one file per line of the count
 format-check:
-	@p=0; f=0; for x in $$(git ls-files '*.c' '*.h'); do \
+	@p=0; f=0; for x in $$(git ls-files '*.c' '*.h' '*.cu'); do \
 	    if $(CLANG_FORMAT) --dry-run -Werror "$$x" >/dev/null 2>&1; then p=$$((p + 1)); \
 	    else echo "not formatted: $$x ($(CLANG_FORMAT) -i $$x)"; f=$$((f + 1)); fi; done; \
 	echo "$$p passed, $$f failed"; [ $$f -eq 0 ]
 format:
-	$(CLANG_FORMAT) -i $$(git ls-files '*.c' '*.h')
+	$(CLANG_FORMAT) -i $$(git ls-files '*.c' '*.h' '*.cu')
 
 clean:
 	rm -rf $(BUILD)

@@ -5,19 +5,25 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline uint32_t mt_f32_bits(float f) {
+/* how the functions are declared: CUDA kernels (backends/cuda/kernels) make them host and device
+ * functions */
+#ifndef MT_HALF_FN
+#define MT_HALF_FN static inline
+#endif
+
+MT_HALF_FN uint32_t mt_f32_bits(float f) {
     uint32_t x;
     memcpy(&x, &f, 4);
     return x;
 }
 
-static inline float mt_bits_f32(uint32_t x) {
+MT_HALF_FN float mt_bits_f32(uint32_t x) {
     float f;
     memcpy(&f, &x, 4);
     return f;
 }
 
-static inline uint16_t mt_f32_to_f16(float f) {
+MT_HALF_FN uint16_t mt_f32_to_f16(float f) {
     uint32_t x = mt_f32_bits(f);
     uint32_t sign = (x >> 16) & 0x8000u;
     uint32_t exp = (x >> 23) & 0xffu;
@@ -39,7 +45,7 @@ static inline uint16_t mt_f32_to_f16(float f) {
     return (uint16_t)(sign | h);
 }
 
-static inline float mt_f16_to_f32(uint16_t h) {
+MT_HALF_FN float mt_f16_to_f32(uint16_t h) {
     uint32_t sign = ((uint32_t)h & 0x8000u) << 16;
     uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
     if (exp == 0) {
@@ -56,14 +62,14 @@ static inline float mt_f16_to_f32(uint16_t h) {
     return mt_bits_f32(sign | ((exp + 112) << 23) | (mant << 13));
 }
 
-static inline uint16_t mt_f32_to_bf16(float f) {
+MT_HALF_FN uint16_t mt_f32_to_bf16(float f) {
     uint32_t x = mt_f32_bits(f);
     if (f != f) return 0x7fc0u;
     x += 0x7fffu + ((x >> 16) & 1u);
     return (uint16_t)(x >> 16);
 }
 
-static inline float mt_bf16_to_f32(uint16_t b) {
+MT_HALF_FN float mt_bf16_to_f32(uint16_t b) {
     return mt_bits_f32((uint32_t)b << 16);
 }
 

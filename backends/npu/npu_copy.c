@@ -1,12 +1,8 @@
-/* npu_copy.c: moving data on, off and between NPU devices, and the factories. Copies run on
- * the current stream. Between host and device only contiguous bytes travel: layouts, dtype
- * conversions and broadcasting are done on the device (aclnnInplaceCopy, aclnnCast) or, for
- * the host side, by the CPU's copy_. A copy that reads or writes host memory waits for its
- * stream, so the host buffer may go as soon as it returns, except a non_blocking one between a
- * device and pinned memory (PyTorch's): it stays queued, and the pinned block is reused only
- * after it (the host cache waits for the stream). */
+/* npu_copy.c: the NPU's copies (the shared orchestration of backends/accel/accel_copy.h over
+ * ACL's byte copies and aclnnInplaceCopy / aclnnCast for layouts and dtypes) and factories. */
 #include <string.h>
 
+#include "accel_copy.h"
 #include "mt_dispatch.h"
 #include "mt_storage.h"
 #include "mt_tensor.h"
@@ -23,25 +19,24 @@ static size_t nbytes_of(const mt_tensor *t) {
 }
 
 /* the device made current on this thread and its current stream; NULL with the error set */
-static aclrtStream stream_of(int device) {
+static void *stream_of(int device) {
     return npu_bind(device) ? NULL : npu_current_stream(device);
 }
 
-static int memcpy_on(int device, void *dst, const void *src, size_t n, aclrtMemcpyKind kind,
-                     bool wait) {
+static int memcpy_on(int device, void *dst, const void *src, size_t n, int kind, bool wait) {
     aclrtStream s = stream_of(device);
     if (!s) return -1;
-    NPU_CHECK(npu_acl.aclrtMemcpyAsync(dst, n, src, n, kind, s), "aclrtMemcpyAsync");
+    aclrtMemcpyKind k = kind == ACCEL_H2D   ? ACL_MEMCPY_HOST_TO_DEVICE
+                        : kind == ACCEL_D2H ? ACL_MEMCPY_DEVICE_TO_HOST
+                                            : ACL_MEMCPY_DEVICE_TO_DEVICE;
+    NPU_CHECK(npu_acl.aclrtMemcpyAsync(dst, n, src, n, k, s), "aclrtMemcpyAsync");
     if (wait) NPU_CHECK(npu_acl.aclrtSynchronizeStream(s), "aclrtSynchronizeStream");
     return npu_launched(s, "aclrtMemcpyAsync");
 }
 
-/* dst <- src, both on one NPU device: any layouts, dtypes and a src that broadcasts to dst */
-static int device_copy(mt_tensor *dst, mt_tensor *src) {
-    if (dst->dtype == src->dtype && dst->numel == src->numel && mt_tensor_is_contiguous(dst) &&
-        mt_tensor_is_contiguous(src))
-        return memcpy_on(dev_of(dst), mt_tensor_raw(dst), mt_tensor_raw(src), nbytes_of(dst),
-                         ACL_MEMCPY_DEVICE_TO_DEVICE, false);
+/* dst <- src on one NPU device, more than their bytes: layouts and broadcasting
+ * (aclnnInplaceCopy), dtypes (aclnnCast) */
+static int lay_out(mt_tensor *dst, mt_tensor *src) {
     npu_launch L;
     if (npu_launch_begin(&L, dst)) return -1;
     aclTensor *d = npu_tensor(&L, dst), *s = npu_tensor(&L, src);
@@ -52,122 +47,26 @@ static int device_copy(mt_tensor *dst, mt_tensor *src) {
     return NPU_ACLNN(&L, InplaceCopy, d, s);
 }
 
-/* a contiguous NPU tensor with t's sizes and dtype, on t's device */
-static mt_tensor *device_like(const mt_tensor *t, int device) {
-    return mt_tensor_empty(t->ndim, t->sizes, (mt_dtype)t->dtype, (mt_device){npu_devtype, device});
-}
-
-/* a contiguous CPU copy of an NPU tensor (made contiguous on the device first) */
-static mt_tensor *download(mt_tensor *src) {
-    mt_tensor *dense = NULL, *from = src, *host = NULL;
-    if (!mt_tensor_is_contiguous(src)) {
-        dense = device_like(src, dev_of(src));
-        if (!dense || device_copy(dense, src)) goto fail;
-        from = dense;
-    }
-    host = mt_tensor_empty(src->ndim, src->sizes, (mt_dtype)src->dtype, MT_CPU);
-    if (!host) goto fail;
-    if (host->numel && memcpy_on(dev_of(from), mt_tensor_raw(host), mt_tensor_raw(from),
-                                 nbytes_of(host), ACL_MEMCPY_DEVICE_TO_HOST, true))
-        goto fail;
-    if (dense) mt_tensor_decref(dense);
-    return host;
-fail:
-    if (host) mt_tensor_decref(host);
-    if (dense) mt_tensor_decref(dense);
-    return NULL;
-}
-
-/* the ops this module calls, by the handles npu_module.c looked up by name */
-static mt_tensor *contiguous(mt_tensor *t) {
-    mt_value a[1] = {mt_vtensor(t)}, r[1];
-    return mt_call_op(npu_op_contiguous->id, a, r) ? NULL : r[0].t;
-}
-
-static mt_tensor *copy_(mt_tensor *dst, mt_tensor *src) {
-    mt_value a[3] = {mt_vtensor(dst), mt_vtensor(src), mt_vbool(false)}, r[1];
-    return mt_call_op(npu_op_copy_->id, a, r) ? NULL : r[0].t;
-}
-
-/* a copy between the contiguous bytes of an NPU tensor and a pinned CPU tensor that may stay
- * queued (non_blocking): done (1) or not possible this way (0), or -1 */
-static int pinned_async(mt_tensor *npu_t, mt_tensor *cpu_t, bool upload_dir) {
-    if (cpu_t->dtype != npu_t->dtype || cpu_t->numel != npu_t->numel ||
-        !mt_tensor_is_contiguous(cpu_t) || !mt_tensor_is_contiguous(npu_t) ||
-        !(cpu_t->storage->flags & MT_STORAGE_PINNED) ||
-        !accel_storage_is_pinned(&npu_storage, cpu_t->storage->data))
-        return 0;
-    int device = dev_of(npu_t);
-    aclrtStream s = stream_of(device);
-    if (!s) return -1;
-    if (accel_host_alloc_record_stream(accel_storage_host_caching(&npu_storage),
-                                       cpu_t->storage->data, device, s))
-        return -1;
-    size_t n = nbytes_of(npu_t);
-    void *dst = upload_dir ? mt_tensor_raw(npu_t) : mt_tensor_raw(cpu_t);
-    const void *src = upload_dir ? mt_tensor_raw(cpu_t) : mt_tensor_raw(npu_t);
-    return memcpy_on(device, dst, src, n,
-                     upload_dir ? ACL_MEMCPY_HOST_TO_DEVICE : ACL_MEMCPY_DEVICE_TO_HOST, false)
-               ? -1
-               : 1;
-}
-
-/* dst (NPU, any layout) <- src (CPU, anything copy_ accepts) */
-static int upload(mt_tensor *dst, mt_tensor *src, bool non_blocking) {
-    if (non_blocking) {
-        int done = pinned_async(dst, src, true);
-        if (done) return done < 0 ? -1 : 0;
-    }
-    mt_tensor *host = contiguous(src); /* a new ref; src itself when already contiguous */
-    if (!host) return -1;
-    int device = dev_of(dst), rc;
-    if (host->dtype == dst->dtype && host->numel == dst->numel && mt_tensor_is_contiguous(dst))
-        rc = memcpy_on(device, mt_tensor_raw(dst), mt_tensor_raw(host), nbytes_of(dst),
-                       ACL_MEMCPY_HOST_TO_DEVICE, true);
-    else { /* the host bytes go up as they are; the device lays them out (and converts, broadcasts)
-            */
-        mt_tensor *staged = device_like(host, device);
-        rc = staged ? 0 : -1;
-        if (!rc && host->numel)
-            rc = memcpy_on(device, mt_tensor_raw(staged), mt_tensor_raw(host), nbytes_of(host),
-                           ACL_MEMCPY_HOST_TO_DEVICE, true);
-        if (!rc) rc = device_copy(dst, staged);
-        if (staged) mt_tensor_decref(staged);
-    }
-    mt_tensor_decref(host);
-    return rc;
-}
+static const accel_copier copier = {
+    .devtype = &npu_devtype,
+    .storage = &npu_storage,
+    .current_device = npu_current_device,
+    .memcpy_on = memcpy_on,
+    .lay_out = lay_out,
+    .stream_of = stream_of,
+    .contiguous = &npu_op_contiguous,
+    .copy_ = &npu_op_copy_,
+};
 
 static int copy_impl(mt_call *c, mt_value *args, mt_value *rets) {
     (void)c;
     (void)rets;
-    mt_tensor *dst = args[0].t, *src = args[1].t;
-    bool dst_npu = dst->device.type == npu_devtype, src_npu = src->device.type == npu_devtype;
-    bool non_blocking = args[2].tag == MT_V_BOOL && args[2].b;
-    if (dst->numel == 0) return 0;
-    if (dst_npu && src_npu && dev_of(dst) == dev_of(src)) return device_copy(dst, src);
-    if (!src_npu) return upload(dst, src, non_blocking);
-    if (!dst_npu && non_blocking && dst->device.type == MT_DEV_CPU) {
-        int done = pinned_async(src, dst, false);
-        if (done) return done < 0 ? -1 : 0;
-    }
-    /* from the device: through the host (to the CPU, or to another NPU device) */
-    mt_tensor *host = download(src);
-    if (!host) return -1;
-    int rc;
-    if (dst_npu)
-        rc = upload(dst, host, false);
-    else {
-        rc = copy_(dst, host) ? 0 : -1;
-        if (!rc) mt_tensor_decref(dst); /* the op's result is dst again */
-    }
-    mt_tensor_decref(host);
-    return rc;
+    return accel_copy(&copier, args[0].t, args[1].t, args[2].tag == MT_V_BOOL && args[2].b);
 }
 
 static int clone_impl(mt_call *c, mt_value *args, mt_value *rets) {
     (void)c;
-    return rets[0].t->numel ? device_copy(rets[0].t, args[0].t) : 0;
+    return accel_device_copy(&copier, rets[0].t, args[0].t);
 }
 
 static int empty_impl(mt_call *c, mt_value *args, mt_value *rets) {
@@ -251,11 +150,5 @@ const size_t npu_copy_kernels_count = MT_ARRAY_LEN(npu_copy_kernels);
 
 /* byte copies for the core (storage copies, pinned transfers): synchronous */
 int npu_copy_bytes(void *dst, mt_device dd, const void *src, mt_device sd, size_t n) {
-    if (n == 0) return 0;
-    aclrtMemcpyKind kind =
-        dd.type == npu_devtype
-            ? (sd.type == npu_devtype ? ACL_MEMCPY_DEVICE_TO_DEVICE : ACL_MEMCPY_HOST_TO_DEVICE)
-            : ACL_MEMCPY_DEVICE_TO_HOST;
-    mt_device dev = dd.type == npu_devtype ? dd : sd;
-    return memcpy_on(dev.index < 0 ? npu_current_device() : dev.index, dst, src, n, kind, true);
+    return accel_copy_bytes(&copier, dst, dd, src, sd, n);
 }

@@ -2,10 +2,9 @@
  * (its caching allocator, copies, synchronisation) and its kernels, by op name, on the
  * dispatch key the core gives it. The core loads this shared object on first use of an "npu"
  * device (src/mt_device.c), and torch.npu loads it as a Lua module; both reach the same, once. */
-#define _GNU_SOURCE
-#include <dlfcn.h>
 #include <pthread.h>
 
+#include "accel_register.h"
 #include "npu_alloc.h"
 #include "npu_ops.h"
 
@@ -39,37 +38,21 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int init_status;
 
 static int register_all(void) {
-    /* the core keeps pointers into this module (its backend, kernels, allocator): it must never
-     * be unloaded, even when the lua_State that required it closes and dlcloses it */
-    Dl_info self;
-    if (!dladdr((void *)register_all, &self) || !self.dli_fname ||
-        !dlopen(self.dli_fname, RTLD_NOW | RTLD_NODELETE))
-        return mt_error(MT_ERR_RUNTIME, "the NPU module cannot pin itself in memory: %s",
-                        dlerror());
-    if (mt_init()) return -1;
-    npu_op_contiguous = mt_op_lookup("contiguous");
-    npu_op_copy_ = mt_op_lookup("copy_");
-    if (!npu_op_contiguous || !npu_op_copy_)
-        return mt_error(MT_ERR_RUNTIME, "the NPU module needs the ops contiguous and copy_");
     backend.allocator = &npu_storage.device;
     backend.host_allocator = &npu_storage.pinned; /* pin_memory */
-    int type = mt_backend_register(MT_BACKEND_ABI_VERSION, &backend);
-    if (type < 0) return -1;
-    npu_devtype = type;
-    int key = mt_key_for_device(type);
-    if (key < 0) return -1;
-    static const struct {
-        const mt_kernel_entry *entries;
-        const size_t *n;
-    } tables[] = {
+    static const char *const ops[] = {"contiguous", "copy_", NULL};
+    const mt_op *found[2];
+    static const accel_kernel_table tables[] = {
         {npu_copy_kernels, &npu_copy_kernels_count},
         {npu_math_kernels, &npu_math_kernels_count},
         {npu_nn_kernels, &npu_nn_kernels_count},
     };
-    for (size_t i = 0; i < MT_ARRAY_LEN(tables); i++)
-        if (mt_backend_register_kernels(MT_BACKEND_ABI_VERSION, key, tables[i].entries,
-                                        *tables[i].n))
-            return -1;
+    int type = accel_register((void (*)(void))register_all, ops, found, &backend, tables,
+                              MT_ARRAY_LEN(tables));
+    if (type < 0) return -1;
+    npu_op_contiguous = found[0];
+    npu_op_copy_ = found[1];
+    npu_devtype = type;
     return 0;
 }
 

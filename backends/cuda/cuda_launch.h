@@ -1,0 +1,24 @@
+/* cuda_launch.h: the module's device code and its launches. The kernels of backends/cuda/kernels
+ * are built by nvcc into one fat binary (sm_80, sm_90 and PTX for later GPUs) that the Makefile
+ * embeds in the module (cuda_image); each device loads it once, on first launch. Built where
+ * nvcc is absent, the image is empty and a launch says so. */
+#ifndef MT_CUDA_LAUNCH_H
+#define MT_CUDA_LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_runtime.h"
+
+/* the embedded image (the Makefile's generated cuda_image.S) and the architectures it holds
+ * ("sm_80 sm_90 compute_90", or "" when built without nvcc) */
+extern const unsigned char cuda_image[], cuda_image_end[];
+extern const char cuda_image_arch[];
+
+typedef enum { CUDA_FN_EW_F32, CUDA_FN_EW_F64, CUDA_FN_EW_I64, CUDA_FN_COUNT } cuda_fn;
+
+/* Launch fn over n elements (grid-stride blocks of CK_BLOCK threads) on the current stream of
+ * `device`, with *args (a struct of ck_args.h) as its one parameter. 0, or -1 with the error. */
+int cuda_launch(int device, cuda_fn fn, int64_t n, void *args);
+
+#endif

@@ -1,0 +1,26 @@
+/* cuda_ops.h: the CUDA module's kernel tables (registered by cuda_module.c) and what they share. */
+#ifndef MT_CUDA_OPS_H
+#define MT_CUDA_OPS_H
+
+#include "cuda_runtime.h"
+#include "mt_dispatch.h"
+
+extern int cuda_devtype; /* the "cuda" device type the core gave the module */
+/* the core ops the kernels call, looked up by name at registration */
+extern const mt_op *cuda_op_contiguous, *cuda_op_copy_;
+
+extern const mt_kernel_entry cuda_copy_kernels[], cuda_ew_kernels[];
+extern const size_t cuda_copy_kernels_count, cuda_ew_kernels_count;
+
+/* out = op(in[0 .. nin), s1, alpha) element-wise on out's device (the kernels/ck_args.h
+ * operations): inputs broadcast to out and are converted, the operation computes in `compute`'s
+ * type (float for the half types), the value is converted to out's dtype. s1 is the scalar
+ * second operand or the fill value, alpha the multiplier of add, sub, addcmul ... (either may
+ * be NULL). 0, or -1 with the error set. */
+int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_value *s1,
+            const mt_value *alpha, mt_dtype compute);
+
+/* byte copies for the core (storage copies, pinned transfers): synchronous */
+int cuda_copy_bytes(void *dst, mt_device dd, const void *src, mt_device sd, size_t n);
+
+#endif

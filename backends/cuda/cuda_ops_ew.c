@@ -1,0 +1,272 @@
+/* cuda_ops_ew.c: the element-wise kernels of the CUDA module: arithmetic, comparisons, unary math,
+ * where, addcmul/addcdiv, and (for cuda_copy.c) copies, casts and fills, all one launch of the
+ * element-wise kernels of kernels/ck_elementwise.cu. The dispatcher has already made the result
+ * (its broadcast shape and promoted dtype, or self for in-place forms) with the op's meta
+ * function; here each operand's strides are aligned to the result's dimensions (0 where it
+ * broadcasts) and dimensions that every operand walks contiguously are merged. */
+#include <string.h>
+
+#include "cuda_launch.h"
+#include "cuda_ops.h"
+#include "kernels/ck_args.h"
+#include "mt_tensor.h"
+
+static int dev_of(const mt_tensor *t) {
+    return t->device.index < 0 ? cuda_current_device() : t->device.index;
+}
+
+/* operand k: t's strides right-aligned to the result's ndim dimensions */
+static int operand(ck_ew_args *a, int k, const mt_tensor *t, const mt_tensor *out) {
+    ck_operand *o = &a->o[k];
+    o->ptr = (uint64_t)(uintptr_t)mt_tensor_raw(t);
+    o->dtype = t->dtype;
+    int lead = out->ndim - t->ndim;
+    if (lead < 0)
+        return mt_error(MT_ERR_RUNTIME, "a CUDA operand has more dimensions than the result");
+    for (int d = 0; d < out->ndim; d++) {
+        int td = d - lead;
+        o->strides[d] = td < 0 || t->sizes[td] == 1 ? 0 : t->strides[td];
+        if (td >= 0 && t->sizes[td] != 1 && t->sizes[td] != out->sizes[d])
+            return mt_error(MT_ERR_RUNTIME, "a CUDA operand does not broadcast to the result");
+    }
+    if (t->device.type != cuda_devtype || dev_of(t) != dev_of(out))
+        return mt_error(MT_ERR_RUNTIME,
+                        "Expected all tensors to be on the same device, but found at least two "
+                        "devices, cuda:%d and %s!",
+                        dev_of(out),
+                        t->device.type == cuda_devtype ? "another cuda device" : "cpu");
+    return 0;
+}
+
+/* dimensions of size 1 dropped, neighbours merged where every operand allows, and whether each
+ * operand is then one contiguous run */
+static void simplify(ck_ew_args *a) {
+    int nops = a->nin + 1, nd = 0;
+    for (int d = 0; d < a->ndim; d++) {
+        if (a->sizes[d] == 1) continue;
+        bool merge = nd > 0;
+        for (int k = 0; k < nops && merge; k++)
+            merge = a->o[k].strides[nd - 1] == a->o[k].strides[d] * a->sizes[d];
+        if (merge) {
+            a->sizes[nd - 1] *= a->sizes[d];
+            for (int k = 0; k < nops; k++) a->o[k].strides[nd - 1] = a->o[k].strides[d];
+        } else {
+            a->sizes[nd] = a->sizes[d];
+            for (int k = 0; k < nops; k++) a->o[k].strides[nd] = a->o[k].strides[d];
+            nd++;
+        }
+    }
+    a->ndim = nd;
+    a->linear = 1;
+    for (int k = 0; k < nops && a->linear; k++)
+        a->linear = nd == 0 || (nd == 1 && a->o[k].strides[0] == 1);
+}
+
+static int compute_of(mt_dtype dt) {
+    return dt == MT_FLOAT64           ? CK_COMPUTE_F64
+           : mt_dtype_is_floating(dt) ? CK_COMPUTE_F32
+                                      : CK_COMPUTE_I64;
+}
+
+static void set_scalar(const mt_value *v, double *d, int64_t *i) {
+    if (!v || v->tag == MT_V_NONE) return;
+    *d = v->tag == MT_V_DOUBLE ? v->d : v->tag == MT_V_BOOL ? (double)v->b : (double)v->i;
+    *i = v->tag == MT_V_DOUBLE ? (int64_t)v->d : v->tag == MT_V_BOOL ? (int64_t)v->b : v->i;
+}
+
+int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_value *s1,
+            const mt_value *alpha, mt_dtype compute) {
+    if (out->numel == 0) return 0;
+    ck_ew_args a;
+    memset(&a, 0, sizeof a);
+    a.n = out->numel;
+    a.op = op;
+    a.nin = nin;
+    a.ndim = out->ndim;
+    memcpy(a.sizes, out->sizes, sizeof(int64_t) * (size_t)out->ndim);
+    a.alpha = 1;
+    a.ialpha = 1;
+    set_scalar(alpha, &a.alpha, &a.ialpha);
+    set_scalar(s1, &a.s1, &a.is1);
+    a.scalar_in2 = s1 && s1->tag != MT_V_NONE && op != CK_FILL;
+    if (operand(&a, 0, out, out)) return -1;
+    for (int k = 0; k < nin; k++)
+        if (operand(&a, k + 1, in[k], out)) return -1;
+    simplify(&a);
+    int c = compute_of(compute);
+    cuda_fn fn = c == CK_COMPUTE_F64   ? CUDA_FN_EW_F64
+                 : c == CK_COMPUTE_F32 ? CUDA_FN_EW_F32
+                                       : CUDA_FN_EW_I64;
+    return cuda_launch(dev_of(out), fn, a.n, &a);
+}
+
+/* ---- the kernels, by the forms of their arguments -------------------------------------------- */
+
+/* the type a comparison computes in: the inputs' promoted type; with a Python number, a float
+ * number makes integer tensors compare as the default float (PyTorch's result_type) */
+static mt_dtype compare_type(mt_value *a, bool scalar) {
+    mt_dtype x = (mt_dtype)a[0].t->dtype;
+    if (!scalar) return mt_promote_types(x, (mt_dtype)a[1].t->dtype);
+    return !mt_dtype_is_floating(x) && a[1].tag == MT_V_DOUBLE ? MT_FLOAT32 : x;
+}
+
+#define OUT(r) ((mt_dtype)(r)[0].t->dtype)
+
+/* (self, other, alpha) and (self, Scalar other, alpha) */
+#define K_ALPHA(fn, OP)                                                                            \
+    static int k_##fn##_tensor(mt_call *c, mt_value *a, mt_value *r) {                             \
+        (void)c;                                                                                   \
+        mt_tensor *in[2] = {a[0].t, a[1].t};                                                       \
+        return cuda_ew(r[0].t, OP, 2, in, NULL, &a[2], OUT(r));                                    \
+    }                                                                                              \
+    static int k_##fn##_scalar(mt_call *c, mt_value *a, mt_value *r) {                             \
+        (void)c;                                                                                   \
+        mt_tensor *in[1] = {a[0].t};                                                               \
+        return cuda_ew(r[0].t, OP, 1, in, &a[1], &a[2], OUT(r));                                   \
+    }
+K_ALPHA(add, CK_ADD)
+K_ALPHA(sub, CK_SUB)
+K_ALPHA(rsub, CK_RSUB)
+
+/* (self, other) and (self, Scalar other) */
+#define K_TWO(fn, OP)                                                                              \
+    static int k_##fn##_tensor(mt_call *c, mt_value *a, mt_value *r) {                             \
+        (void)c;                                                                                   \
+        mt_tensor *in[2] = {a[0].t, a[1].t};                                                       \
+        return cuda_ew(r[0].t, OP, 2, in, NULL, NULL, OUT(r));                                     \
+    }                                                                                              \
+    static int k_##fn##_scalar(mt_call *c, mt_value *a, mt_value *r) {                             \
+        (void)c;                                                                                   \
+        mt_tensor *in[1] = {a[0].t};                                                               \
+        return cuda_ew(r[0].t, OP, 1, in, &a[1], NULL, OUT(r));                                    \
+    }
+K_TWO(mul, CK_MUL)
+K_TWO(div, CK_DIV)
+
+#define K_COMPARE(fn, OP)                                                                          \
+    static int k_##fn##_tensor(mt_call *c, mt_value *a, mt_value *r) {                             \
+        (void)c;                                                                                   \
+        mt_tensor *in[2] = {a[0].t, a[1].t};                                                       \
+        return cuda_ew(r[0].t, OP, 2, in, NULL, NULL, compare_type(a, false));                     \
+    }                                                                                              \
+    static int k_##fn##_scalar(mt_call *c, mt_value *a, mt_value *r) {                             \
+        (void)c;                                                                                   \
+        mt_tensor *in[1] = {a[0].t};                                                               \
+        return cuda_ew(r[0].t, OP, 1, in, &a[1], NULL, compare_type(a, true));                     \
+    }
+K_COMPARE(eq, CK_EQ)
+K_COMPARE(ne, CK_NE)
+K_COMPARE(lt, CK_LT)
+K_COMPARE(le, CK_LE)
+K_COMPARE(gt, CK_GT)
+K_COMPARE(ge, CK_GE)
+
+/* (self): out of place and in place (the result is self) alike; logical_not reads its input in
+ * the input's type */
+#define K_UNARY(fn, OP)                                                                            \
+    static int k_##fn(mt_call *c, mt_value *a, mt_value *r) {                                      \
+        (void)c;                                                                                   \
+        mt_tensor *in[1] = {a[0].t};                                                               \
+        mt_dtype ct = OP == CK_LOGICAL_NOT ? (mt_dtype)a[0].t->dtype : OUT(r);                     \
+        return cuda_ew(r[0].t, OP, 1, in, NULL, NULL, ct);                                         \
+    }
+K_UNARY(neg, CK_NEG)
+K_UNARY(abs, CK_ABS)
+K_UNARY(exp, CK_EXP)
+K_UNARY(log, CK_LOG)
+K_UNARY(sqrt, CK_SQRT)
+K_UNARY(relu, CK_RELU)
+K_UNARY(sigmoid, CK_SIGMOID)
+K_UNARY(tanh, CK_TANH)
+K_UNARY(logical_not, CK_LOGICAL_NOT)
+
+static int k_maximum(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[2] = {a[0].t, a[1].t};
+    return cuda_ew(r[0].t, CK_MAXIMUM, 2, in, NULL, NULL, OUT(r));
+}
+
+static int k_minimum(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[2] = {a[0].t, a[1].t};
+    return cuda_ew(r[0].t, CK_MINIMUM, 2, in, NULL, NULL, OUT(r));
+}
+
+/* (self, tensor1, tensor2, value) */
+static int k_addcmul(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[3] = {a[0].t, a[1].t, a[2].t};
+    return cuda_ew(r[0].t, CK_ADDCMUL, 3, in, NULL, &a[3], OUT(r));
+}
+
+static int k_addcdiv(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[3] = {a[0].t, a[1].t, a[2].t};
+    return cuda_ew(r[0].t, CK_ADDCDIV, 3, in, NULL, &a[3], OUT(r));
+}
+
+/* where(condition, self, other) */
+static int k_where(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[3] = {a[0].t, a[1].t, a[2].t};
+    return cuda_ew(r[0].t, CK_WHERE, 3, in, NULL, NULL, OUT(r));
+}
+
+const mt_kernel_entry cuda_ew_kernels[] = {
+    {"add.Tensor", k_add_tensor},
+    {"add_.Tensor", k_add_tensor},
+    {"add.Scalar", k_add_scalar},
+    {"add_.Scalar", k_add_scalar},
+    {"sub.Tensor", k_sub_tensor},
+    {"sub_.Tensor", k_sub_tensor},
+    {"sub.Scalar", k_sub_scalar},
+    {"sub_.Scalar", k_sub_scalar},
+    {"rsub.Tensor", k_rsub_tensor},
+    {"rsub.Scalar", k_rsub_scalar},
+    {"mul.Tensor", k_mul_tensor},
+    {"mul_.Tensor", k_mul_tensor},
+    {"mul.Scalar", k_mul_scalar},
+    {"mul_.Scalar", k_mul_scalar},
+    {"div.Tensor", k_div_tensor},
+    {"div_.Tensor", k_div_tensor},
+    {"div.Scalar", k_div_scalar},
+    {"div_.Scalar", k_div_scalar},
+    {"eq.Tensor", k_eq_tensor},
+    {"eq.Scalar", k_eq_scalar},
+    {"ne.Tensor", k_ne_tensor},
+    {"ne.Scalar", k_ne_scalar},
+    {"lt.Tensor", k_lt_tensor},
+    {"lt.Scalar", k_lt_scalar},
+    {"le.Tensor", k_le_tensor},
+    {"le.Scalar", k_le_scalar},
+    {"gt.Tensor", k_gt_tensor},
+    {"gt.Scalar", k_gt_scalar},
+    {"ge.Tensor", k_ge_tensor},
+    {"ge.Scalar", k_ge_scalar},
+    {"neg", k_neg},
+    {"neg_", k_neg},
+    {"abs", k_abs},
+    {"abs_", k_abs},
+    {"exp", k_exp},
+    {"exp_", k_exp},
+    {"log", k_log},
+    {"log_", k_log},
+    {"sqrt", k_sqrt},
+    {"sqrt_", k_sqrt},
+    {"relu", k_relu},
+    {"relu_", k_relu},
+    {"sigmoid", k_sigmoid},
+    {"sigmoid_", k_sigmoid},
+    {"tanh", k_tanh},
+    {"tanh_", k_tanh},
+    {"logical_not", k_logical_not},
+    {"logical_not_", k_logical_not},
+    {"maximum", k_maximum},
+    {"minimum", k_minimum},
+    {"addcmul", k_addcmul},
+    {"addcmul_", k_addcmul},
+    {"addcdiv", k_addcdiv},
+    {"addcdiv_", k_addcdiv},
+    {"where.self", k_where},
+};
+const size_t cuda_ew_kernels_count = MT_ARRAY_LEN(cuda_ew_kernels);

@@ -1,0 +1,86 @@
+/* ck_args.h: what the CUDA module's C code and its device kernels (CUDA C++, built by nvcc) share:
+ * each kernel takes one argument, a struct of this header, by value (so a launch passes one
+ * parameter, and the test stand-in can call any kernel the same way), and the codes of dtypes
+ * and operations. Plain C, read by both compilers. */
+#ifndef MT_CK_ARGS_H
+#define MT_CK_ARGS_H
+
+#include <stdint.h>
+
+enum { CK_MAX_DIM = 16 };     /* MT_MAX_DIM */
+enum { CK_BLOCK = 256 };      /* threads per block of every element-wise launch */
+enum { CK_MAX_OPERANDS = 4 }; /* the result and up to three inputs */
+
+/* the element types: mindtorch's mt_dtype values */
+enum {
+    CK_BOOL,
+    CK_UINT8,
+    CK_INT8,
+    CK_INT16,
+    CK_INT32,
+    CK_INT64,
+    CK_FLOAT16,
+    CK_BFLOAT16,
+    CK_FLOAT32,
+    CK_FLOAT64,
+};
+
+/* element-wise operations: out = f(in1, in2, in3, scalars) */
+enum {
+    CK_COPY,    /* in1 (converted to out's dtype) */
+    CK_FILL,    /* s1 */
+    CK_ADD,     /* in1 + alpha * in2 */
+    CK_SUB,     /* in1 - alpha * in2 */
+    CK_RSUB,    /* in2 - alpha * in1 */
+    CK_MUL,     /* in1 * in2 */
+    CK_DIV,     /* in1 / in2 (true division) */
+    CK_MAXIMUM, /* max(in1, in2), NaN propagating */
+    CK_MINIMUM,
+    CK_EQ, /* comparisons: computed in the inputs' common type, written as bool */
+    CK_NE,
+    CK_LT,
+    CK_LE,
+    CK_GT,
+    CK_GE,
+    CK_NEG,
+    CK_ABS,
+    CK_EXP,
+    CK_LOG,
+    CK_SQRT,
+    CK_RELU,
+    CK_SIGMOID,
+    CK_TANH,
+    CK_LOGICAL_NOT,
+    CK_WHERE,   /* in1 ? in2 : in3 */
+    CK_ADDCMUL, /* in1 + alpha * in2 * in3 */
+    CK_ADDCDIV, /* in1 + alpha * in2 / in3 */
+    CK_NUM_OPS
+};
+
+/* the type an operation computes in */
+enum { CK_COMPUTE_F32, CK_COMPUTE_F64, CK_COMPUTE_I64 };
+
+typedef struct ck_operand {
+    uint64_t ptr; /* the device address of element 0 of the view */
+    int32_t dtype;
+    int32_t reserved;
+    int64_t strides[CK_MAX_DIM]; /* in elements; 0 along broadcast dimensions */
+} ck_operand;
+
+typedef struct ck_ew_args {
+    int64_t n;      /* elements of the result */
+    int32_t ndim;   /* of the iteration (dimensions merged where every operand allows) */
+    int32_t op;     /* CK_* operation */
+    int32_t nin;    /* inputs: operands 1 .. nin */
+    int32_t linear; /* every operand contiguous over the iteration: offsets are the index */
+    int64_t sizes[CK_MAX_DIM];
+    ck_operand o[CK_MAX_OPERANDS]; /* o[0]: the result */
+    /* scalars: alpha (add, sub, addcmul ...) and a scalar second operand or fill value, as the
+     * compute type reads them */
+    double alpha, s1;
+    int64_t ialpha, is1;
+    int32_t scalar_in2; /* in2 is the scalar s1 rather than an operand */
+    int32_t reserved;
+} ck_ew_args;
+
+#endif

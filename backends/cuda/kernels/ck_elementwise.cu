@@ -1,0 +1,203 @@
+// ck_elementwise.cu: the element-wise kernels of the CUDA module: one grid-stride loop over the
+// result's elements, each operand read through its own strides (broadcast dimensions have stride
+// 0) and converted to the compute type, the operation applied, the value converted to the
+// result's dtype. Three kernels, one per compute type (float for float32, float16 and bfloat16,
+// as PyTorch's opmath; double; int64 for integers and bool); the operation and dtypes are
+// arguments (ck_args.h), uniform across a launch.
+#include "ck_kernel.h"
+
+template <typename T> __device__ static inline T load(const ck_operand &o, int64_t off) {
+    const char *p = (const char *)(uintptr_t)o.ptr;
+    switch (o.dtype) {
+    case CK_BOOL:
+        return (T)(((const uint8_t *)p)[off] != 0);
+    case CK_UINT8:
+        return (T)((const uint8_t *)p)[off];
+    case CK_INT8:
+        return (T)((const int8_t *)p)[off];
+    case CK_INT16:
+        return (T)((const int16_t *)p)[off];
+    case CK_INT32:
+        return (T)((const int32_t *)p)[off];
+    case CK_INT64:
+        return (T)((const int64_t *)p)[off];
+    case CK_FLOAT16:
+        return (T)mt_f16_to_f32(((const uint16_t *)p)[off]);
+    case CK_BFLOAT16:
+        return (T)mt_bf16_to_f32(((const uint16_t *)p)[off]);
+    case CK_FLOAT32:
+        return (T)((const float *)p)[off];
+    default:
+        return (T)((const double *)p)[off];
+    }
+}
+
+template <typename T> __device__ static inline void store(const ck_operand &o, int64_t off, T v) {
+    char *p = (char *)(uintptr_t)o.ptr;
+    switch (o.dtype) {
+    case CK_BOOL:
+        ((uint8_t *)p)[off] = v != (T)0;
+        break;
+    case CK_UINT8:
+        ((uint8_t *)p)[off] = (uint8_t)(int64_t)v;
+        break;
+    case CK_INT8:
+        ((int8_t *)p)[off] = (int8_t)(int64_t)v;
+        break;
+    case CK_INT16:
+        ((int16_t *)p)[off] = (int16_t)(int64_t)v;
+        break;
+    case CK_INT32:
+        ((int32_t *)p)[off] = (int32_t)(int64_t)v;
+        break;
+    case CK_INT64:
+        ((int64_t *)p)[off] = (int64_t)v;
+        break;
+    case CK_FLOAT16:
+        ((uint16_t *)p)[off] = mt_f32_to_f16((float)v);
+        break;
+    case CK_BFLOAT16:
+        ((uint16_t *)p)[off] = mt_f32_to_bf16((float)v);
+        break;
+    case CK_FLOAT32:
+        ((float *)p)[off] = (float)v;
+        break;
+    default:
+        ((double *)p)[off] = (double)v;
+    }
+}
+
+// the math functions of each compute type
+__device__ static inline float m_exp(float x) {
+    return expf(x);
+}
+__device__ static inline double m_exp(double x) {
+    return exp(x);
+}
+__device__ static inline float m_log(float x) {
+    return logf(x);
+}
+__device__ static inline double m_log(double x) {
+    return log(x);
+}
+__device__ static inline float m_sqrt(float x) {
+    return sqrtf(x);
+}
+__device__ static inline double m_sqrt(double x) {
+    return sqrt(x);
+}
+__device__ static inline float m_tanh(float x) {
+    return tanhf(x);
+}
+__device__ static inline double m_tanh(double x) {
+    return tanh(x);
+}
+// integers take no transcendental operation (the result is floating): these are never reached
+__device__ static inline int64_t m_exp(int64_t x) {
+    return x;
+}
+__device__ static inline int64_t m_log(int64_t x) {
+    return x;
+}
+__device__ static inline int64_t m_sqrt(int64_t x) {
+    return x;
+}
+__device__ static inline int64_t m_tanh(int64_t x) {
+    return x;
+}
+
+template <typename T> __device__ static inline bool is_nan(T x) {
+    return x != x;
+}
+
+template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T alpha, T s1) {
+    switch (op) {
+    case CK_COPY:
+        return x;
+    case CK_FILL:
+        return s1;
+    case CK_ADD:
+        return x + alpha * y;
+    case CK_SUB:
+        return x - alpha * y;
+    case CK_RSUB:
+        return y - alpha * x;
+    case CK_MUL:
+        return x * y;
+    case CK_DIV:
+        return x / y;
+    case CK_MAXIMUM:
+        return is_nan(x) ? x : is_nan(y) ? y : x > y ? x : y;
+    case CK_MINIMUM:
+        return is_nan(x) ? x : is_nan(y) ? y : x < y ? x : y;
+    case CK_EQ:
+        return (T)(x == y);
+    case CK_NE:
+        return (T)(x != y);
+    case CK_LT:
+        return (T)(x < y);
+    case CK_LE:
+        return (T)(x <= y);
+    case CK_GT:
+        return (T)(x > y);
+    case CK_GE:
+        return (T)(x >= y);
+    case CK_NEG:
+        return -x;
+    case CK_ABS:
+        return x < (T)0 ? -x : x;
+    case CK_EXP:
+        return m_exp(x);
+    case CK_LOG:
+        return m_log(x);
+    case CK_SQRT:
+        return m_sqrt(x);
+    case CK_RELU:
+        return is_nan(x) || x > (T)0 ? x : (T)0;
+    case CK_SIGMOID:
+        return (T)1 / ((T)1 + m_exp(-x));
+    case CK_TANH:
+        return m_tanh(x);
+    case CK_LOGICAL_NOT:
+        return (T)(x == (T)0);
+    case CK_WHERE:
+        return x != (T)0 ? y : z;
+    case CK_ADDCMUL:
+        return x + alpha * y * z;
+    case CK_ADDCDIV:
+        return x + alpha * y / z;
+    default:
+        return x;
+    }
+}
+
+// the condition of where() is read as bool whatever the compute type
+template <typename T> __device__ static inline void ew_loop(const ck_ew_args &a, T alpha, T s1) {
+    int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < a.n; i += step) {
+        int64_t off[CK_MAX_OPERANDS] = {i, i, i, i};
+        if (!a.linear) {
+            for (int k = 0; k <= a.nin; k++) off[k] = 0;
+            int64_t r = i;
+            for (int d = a.ndim - 1; d >= 0; d--) {
+                int64_t idx = r % a.sizes[d];
+                r /= a.sizes[d];
+                for (int k = 0; k <= a.nin; k++) off[k] += idx * a.o[k].strides[d];
+            }
+        }
+        T x = a.nin >= 1 ? load<T>(a.o[1], off[1]) : (T)0;
+        T y = a.scalar_in2 ? s1 : a.nin >= 2 ? load<T>(a.o[2], off[2]) : (T)0;
+        T z = a.nin >= 3 ? load<T>(a.o[3], off[3]) : (T)0;
+        store<T>(a.o[0], off[0], apply<T>(a.op, x, y, z, alpha, s1));
+    }
+}
+
+CK_KERNEL(ck_ew_f32, ck_ew_args) {
+    ew_loop<float>(a, (float)a.alpha, (float)a.s1);
+}
+CK_KERNEL(ck_ew_f64, ck_ew_args) {
+    ew_loop<double>(a, a.alpha, a.s1);
+}
+CK_KERNEL(ck_ew_i64, ck_ew_args) {
+    ew_loop<int64_t>(a, a.ialpha, a.is1);
+}

@@ -1,0 +1,264 @@
+-- The CUDA backend (backends/cuda). run_all.sh runs this suite twice: against the NVIDIA driver
+-- of the machine, where the cases are skipped (and counted) when it has no GPU, and against the
+-- driver stand-in (tests/cuda_standin: libcuda's calls over host memory with the module's own
+-- kernel sources compiled for the host; NOT NVIDIA software), selected by MINDTORCH_CUDA_DRIVER.
+-- Every case computes on cuda and on the CPU and compares.
+local torch = require "mindtorch"
+local cuda = torch.cuda
+local STANDIN = (os.getenv("MINDTORCH_CUDA_DRIVER") or ""):find("cuda%-standin") ~= nil
+
+local function err(f, ...)
+  local ok, e = pcall(f, ...)
+  assert.is_false(ok)
+  return (tostring(e):gsub("^[^:]*:%d+: ", ""))
+end
+
+local function collect()
+  collectgarbage()
+  collectgarbage()
+end
+
+-- the same values, dtype and shape (floating values to a tolerance)
+local function same(want, got, tol)
+  assert.are.equal("cpu", got.device.type)
+  assert.are.equal(want.dtype, got.dtype)
+  assert.are.same(want:size(), got:size())
+  if want.dtype.is_floating_point then
+    assert.is_true(torch.allclose(got:double(), want:double(), tol or 1e-6, tol or 1e-6, true),
+      tostring(want) .. "\n" .. tostring(got))
+  else
+    assert.are.same(want:tolist(), got:tolist())
+  end
+end
+
+if not cuda.is_available() then
+  describe("torch.cuda without a usable GPU", function()
+    it("says why, in PyTorch's words, and refuses CUDA tensors with it", function()
+      local why = cuda.unavailable_reason()
+      assert.truthy(why:find("NVIDIA driver", 1, true) or why == "No CUDA GPUs are available"
+        or why:find("MINDTORCH_CUDA_DRIVER", 1, true), why)
+      assert.are.equal(0, cuda.device_count())
+      assert.is_false(cuda.is_initialized())
+      assert.are.equal(why, err(torch.zeros, 2, { device = "cuda" }))
+      assert.are.equal(why, err(function() return torch.ones(2):cuda() end))
+      assert.are.same({}, cuda.get_arch_list())
+      assert.is_false(cuda.is_bf16_supported())
+    end)
+  end)
+  describe("the CUDA backend on a GPU", function()
+    pending("no CUDA device here: " .. cuda.unavailable_reason())
+  end)
+  return
+end
+
+describe("the CUDA runtime", function()
+  it("reports its devices as torch.cuda does", function()
+    assert.is_true(cuda.device_count() >= 1)
+    assert.are.equal(0, cuda.current_device())
+    local p = cuda.get_device_properties(0)
+    assert.truthy(tostring(p):find("^_CudaDeviceProperties%(name='"), tostring(p))
+    assert.is_true(p.total_memory > 0 and p.multi_processor_count > 0)
+    if STANDIN then
+      assert.are.equal(2, cuda.device_count())
+      assert.are.equal("mindtorch CUDA stand-in", cuda.get_device_name())
+      assert.are.same({ 9, 0 }, cuda.get_device_capability())
+    end
+    assert.is_true(cuda.is_bf16_supported() == (cuda.get_device_capability()[1] >= 8))
+  end)
+
+  it("raises PyTorch's device errors", function()
+    local n = cuda.device_count()
+    assert.are.equal("CUDA error: invalid device ordinal", err(torch.zeros, 2, { device = "cuda:" .. n }))
+    assert.are.equal("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+      err(torch.add, torch.ones(2, { device = "cuda" }), torch.ones(2)))
+    local e = err(torch.sin, torch.ones(2, { device = "cuda" }))
+    assert.truthy(e:find("Could not run 'aten::sin' with arguments from the 'CUDA' backend", 1, true), e)
+  end)
+
+  it("counts its memory in the caching allocator and gives it back", function()
+    collect()
+    local base = cuda.memory_allocated()
+    local x = torch.empty(1000, { device = "cuda" })
+    assert.are.equal(base + 4096, cuda.memory_allocated()) -- 4000 bytes rounded to 512
+    assert.is_true(cuda.memory_reserved() >= cuda.memory_allocated())
+    x = nil
+    collect()
+    assert.are.equal(base, cuda.memory_allocated())
+    assert.truthy(cuda.memory_summary():find("PyTorch CUDA memory summary, device ID 0", 1, true))
+  end)
+
+  if STANDIN then
+    it("says CUDA out of memory as PyTorch does", function()
+      local e = err(torch.empty, 2 ^ 31, { device = "cuda", dtype = torch.uint8 }) -- the stand-in has 1 GiB
+      assert.truthy(e:find("^CUDA out of memory%. Tried to allocate 2%.00 GiB"), e)
+    end)
+  end
+end)
+
+describe("copies between the host and CUDA devices", function()
+  it("round-trips every dtype", function()
+    for _, dt in ipairs { torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+      torch.bfloat16, torch.float32, torch.float64 } do
+      local x = (torch.arange(12) - 5):to(dt):view(3, 4)
+      local g = x:cuda()
+      assert.are.equal("cuda", g.device.type)
+      assert.are.equal(dt, g.dtype)
+      same(x, g:cpu())
+    end
+  end)
+
+  it("lays out views, casts and broadcasts on the device", function()
+    local x = torch.randn(4, 6)
+    local g = x:cuda()
+    same(x:t():contiguous(), g:t():contiguous():cpu())
+    same(x[{ { 2, 3 }, { 2, 5 } }]:clone(), g[{ { 2, 3 }, { 2, 5 } }]:clone():cpu())
+    for _, dt in ipairs { torch.int32, torch.float64, torch.float16, torch.bfloat16, torch.bool, torch.uint8 } do
+      same(x:t():to(dt), g:t():to(dt):cpu(), 1e-2)
+    end
+    -- into a strided destination: the elements between stay as they were
+    local d, dd = torch.zeros(6, 4), torch.zeros(6, 4, { device = "cuda" })
+    d:t():copy_(x)
+    dd:t():copy_(g)
+    same(d, dd:cpu())
+    local row = torch.arange(6):float()
+    d:copy_(row:view(6, 1):expand(6, 4))
+    dd:copy_(row:view(6, 1):expand(6, 4)) -- from the host, broadcast
+    same(d, dd:cpu())
+    -- a non-contiguous CPU source and a dtype change on the way up
+    local up = torch.empty(6, 4, { device = "cuda", dtype = torch.float64 })
+    up:copy_(x:t())
+    same(x:t():double(), up:cpu())
+  end)
+
+  it("moves between devices", function()
+    if cuda.device_count() < 2 then return end
+    local x = torch.randn(3, 5)
+    local g1 = x:cuda():to("cuda:1")
+    assert.are.equal(1, g1.device.index)
+    same(x, g1:cpu())
+    same(x:t():contiguous(), g1:t():to("cuda:0"):cpu())
+  end)
+
+  it("copies pinned host memory without waiting when asked", function()
+    local p = torch.randn(1000):pin_memory()
+    assert.is_true(p:is_pinned())
+    local g = torch.empty(1000, { device = "cuda" })
+    g:copy_(p, true)
+    local back = torch.empty(1000):pin_memory()
+    back:copy_(g, true)
+    cuda.synchronize()
+    same(p, back)
+  end)
+end)
+
+describe("factories on cuda", function()
+  it("fill as on the CPU", function()
+    same(torch.zeros(2, 3), torch.zeros(2, 3, { device = "cuda" }):cpu())
+    same(torch.ones(5, { dtype = torch.int64 }), torch.ones(5, { device = "cuda", dtype = torch.int64 }):cpu())
+    same(torch.full({ 2, 2 }, 2.5, { dtype = torch.float64 }),
+      torch.full({ 2, 2 }, 2.5, { device = "cuda", dtype = torch.float64 }):cpu())
+    local g = torch.zeros(4, 4, { device = "cuda" })
+    g:t()[2]:fill_(7)
+    local c = torch.zeros(4, 4)
+    c:t()[2]:fill_(7)
+    same(c, g:cpu())
+  end)
+end)
+
+-- op(args...) on the CPU and on cuda (tensor arguments moved there)
+local function check(name, op, args, tol)
+  local dev = {}
+  for i, a in ipairs(args) do dev[i] = torch.is_tensor(a) and a:cuda() or a end
+  local want, got = op(table.unpack(args)), op(table.unpack(dev))
+  assert.are.equal("cuda", got.device.type, name)
+  same(want, got:cpu(), tol)
+end
+
+describe("element-wise ops on cuda", function()
+  local a, b = torch.randn(3, 1), torch.randn(1, 4)
+  local pos = torch.rand(3, 4) + 0.1
+  local i, j = torch.randint(-5, 6, { 3, 4 }), torch.randint(1, 6, { 4 })
+  local special = torch.tensor({ 0, -0.5, 1.5, math.huge, -math.huge, 0 / 0 })
+
+  it("computes arithmetic with broadcasting, alpha, scalars and type promotion", function()
+    check("add", torch.add, { a, b })
+    check("add alpha", function(x, y) return torch.add(x, y, { alpha = 2.5 }) end, { a, b })
+    check("sub", torch.sub, { a, b })
+    check("rsub", torch.rsub, { a, b })
+    check("mul", torch.mul, { a, b })
+    check("div", torch.div, { a, b }, 1e-5)
+    check("add scalar", function(x) return x + 3 end, { a })
+    check("mul scalar", function(x) return x * -1.5 end, { b })
+    check("div scalar", function(x) return x / 4 end, { pos })
+    check("int add", torch.add, { i, j })
+    check("int mul scalar", function(x) return x * 3 end, { i })
+    check("int div is true division", torch.div, { i, j }, 1e-6)
+    check("int + float", torch.add, { i, pos })
+    check("float16", function(x, y) return x:half() * y:half() end, { a, b }, 1e-2)
+    check("bfloat16", function(x, y) return x:bfloat16() + y:bfloat16() end, { a, b }, 1e-2)
+    check("float64", function(x, y) return x:double() - y end, { a, b })
+  end)
+
+  it("compares into bool, in the inputs' common type", function()
+    for _, name in ipairs { "eq", "ne", "lt", "le", "gt", "ge" } do
+      check(name, torch[name], { i, j })
+      check(name .. " float", torch[name], { a, b })
+      check(name .. " scalar", function(x) return torch[name](x, 0.5) end, { pos })
+      check(name .. " int with float scalar", function(x) return torch[name](x, 1.5) end, { i })
+    end
+  end)
+
+  it("computes unary math as the CPU does, NaN and infinities included", function()
+    for _, name in ipairs { "neg", "abs", "exp", "log", "sqrt", "relu", "sigmoid", "tanh" } do
+      check(name, torch[name], { special }, 1e-5)
+      check(name .. " 2-d", torch[name], { pos:t() }, 1e-5)
+    end
+    check("logical_not", torch.logical_not, { i })
+    check("maximum", torch.maximum, { special, special:flip(1) })
+    check("minimum", torch.minimum, { special, special:flip(1) })
+  end)
+
+  it("selects and fuses three operands", function()
+    check("where", torch.where, { pos:gt(0.5), a:expand(3, 4), b })
+    check("addcmul", function(x, y, z) return torch.addcmul(x, y, z, { value = 0.5 }) end, { pos, a, b })
+    check("addcdiv", function(x, y, z) return torch.addcdiv(x, y, z, { value = 2 }) end, { a, b, pos }, 1e-5)
+  end)
+
+  it("writes in place into views", function()
+    local c, g = torch.randn(4, 5), nil
+    g = c:cuda()
+    c:t():add_(1):mul_(2)
+    g:t():add_(1):mul_(2)
+    same(c, g:cpu())
+    c[2]:exp_()
+    g[2]:exp_()
+    same(c, g:cpu(), 1e-5)
+  end)
+
+  it("runs autograd on cuda tensors", function()
+    local x = torch.randn(5)
+    local xg = x:cuda():requires_grad_()
+    local z = xg * xg * 3 + xg
+    z:backward(torch.ones(5, { device = "cuda" }))
+    assert.are.equal("cuda", xg.grad.device.type)
+    same(x * 6 + 1, xg.grad:cpu(), 1e-5)
+  end)
+end)
+
+describe("streams and events on cuda", function()
+  it("time and order work as torch.cuda's", function()
+    local s = cuda.Stream()
+    local start, stop = cuda.Event({ enable_timing = true }), cuda.Event({ enable_timing = true })
+    local x = torch.randn(100)
+    local y
+    cuda.stream(s, function()
+      start:record()
+      y = (x:cuda() * 2):cpu()
+      stop:record()
+    end)
+    stop:synchronize()
+    assert.is_true(start:elapsed_time(stop) >= 0)
+    assert.is_true(s:query())
+    same(x * 2, y)
+  end)
+end)

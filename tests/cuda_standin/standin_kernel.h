@@ -1,0 +1,26 @@
+/* standin_kernel.h: included first when the CUDA driver stand-in compiles the module's kernel
+ * sources (the .cu files of backends/cuda/kernels) as host C++: CUDA's function qualifiers mean
+ * nothing, the thread indices are the simulated thread's (standin_dims.h), and each CK_KERNEL
+ * registers an entry point that cuModuleGetFunction finds by the kernel's name. A test double: the
+ * kernels' arithmetic and indexing run as written, on one host thread at a time. */
+#ifndef MT_STANDIN_KERNEL_H
+#define MT_STANDIN_KERNEL_H
+
+#define CK_STANDIN 1
+#define __global__
+#define __device__
+#define __host__
+
+#include "standin_dims.h"
+
+#define CK_KERNEL(name, T)                                                                         \
+    static void name##_body(const T a);                                                            \
+    static void name##_thunk(void **params) {                                                      \
+        name##_body(*(const T *)params[0]);                                                        \
+    }                                                                                              \
+    __attribute__((constructor)) static void name##_register(void) {                               \
+        standin_register_kernel(#name, name##_thunk);                                              \
+    }                                                                                              \
+    static void name##_body(const T a)
+
+#endif
