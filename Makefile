@@ -96,7 +96,7 @@ CUDA_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CUDA_SRCS) $(wildcard backends/accel/*.
 CUDA_KERNELS := $(wildcard backends/cuda/kernels/*.cu)
 # the CUDA driver stand-in (tests/cuda_standin): libcuda's calls over host memory, running the
 # same kernel sources compiled for the host
-CUDA_STANDIN := $(BUILD)/cuda-standin/libcuda.so.1
+CUDA_STANDIN := $(BUILD)/cuda-standin/libcuda.so.1 $(BUILD)/cuda-standin/libcublas.so
 # the ACL stand-in (tests/ascend_standin): CANN's library names and layout, host memory behind
 STANDIN      := $(BUILD)/ascend-standin
 STANDIN_LIBS := $(STANDIN)/lib64/libascendcl.so $(STANDIN)/lib64/libnnopbase.so $(STANDIN)/lib64/libopapi.so \
@@ -181,7 +181,7 @@ $(CUDAMOD): $(CUDA_OBJS) $(LIBMT)
 	$(CC) -shared -o $@ $(CUDA_OBJS) $(LDFLAGS) -L$(BLIB) -lmindtorch -ldl -lm '-Wl,-rpath,$$ORIGIN/../../..:$$ORIGIN/..'
 -include $(patsubst %.c,$(OBJ)/%.d,$(CUDA_SRCS))
 # the device code: sm_80 and sm_90 machine code and PTX that later GPUs compile at load
-$(OBJ)/backends/cuda/ck_kernels.fatbin: $(CUDA_KERNELS) $(wildcard backends/cuda/kernels/*.h) src/mt_half.h
+$(OBJ)/backends/cuda/ck_kernels.fatbin: $(CUDA_KERNELS) $(wildcard backends/cuda/kernels/*.h backends/cuda/kernels/*.cuh) src/mt_half.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O3 -Isrc -Ibackends/cuda/kernels -fatbin $(CUDA_ARCH) -o $@ $(CUDA_KERNELS)
 # the image as read-only data of the module (cuda_launch.h), or an empty one without nvcc
@@ -223,14 +223,17 @@ $(STANDIN)/lua/ascend_standin.so: tests/ascend_standin/standin_lua.c tests/ascen
 	$(CC) $(STANDIN_CFLAGS) -shared -o $@ $< $(LDFLAGS) -L$(STANDIN)/lib64 -lopapi -lascendcl '-Wl,-rpath,$$ORIGIN/../lib64'
 STANDIN_CUDA_CFLAGS = $(filter-out -Isrc% -std=%,$(CFLAGS)) -Isrc -Ibackends/cuda -Ibackends/cuda/kernels -Itests/cuda_standin
 $(BUILD)/cuda-standin/standin_kernels.o: $(CUDA_KERNELS) tests/cuda_standin/standin_kernel.h \
-                                         $(wildcard backends/cuda/kernels/*.h) src/mt_half.h
+                                         $(wildcard backends/cuda/kernels/*.h backends/cuda/kernels/*.cuh) src/mt_half.h
 	@mkdir -p $(dir $@)
 	g++ $(filter-out -Wmissing-prototypes -Wstrict-prototypes,$(STANDIN_CUDA_CFLAGS)) -fno-exceptions -fno-rtti \
 	    -x c++ -include tests/cuda_standin/standin_kernel.h -c -o $@ $(CUDA_KERNELS)
-$(CUDA_STANDIN): tests/cuda_standin/standin_cuda.c tests/cuda_standin/standin_kernel.h backends/cuda/cuda_abi.h \
+$(BUILD)/cuda-standin/libcuda.so.1: tests/cuda_standin/standin_cuda.c tests/cuda_standin/standin_kernel.h backends/cuda/cuda_abi.h \
                  $(BUILD)/cuda-standin/standin_kernels.o
 	$(CC) $(STANDIN_CUDA_CFLAGS) -std=gnu11 -shared -o $@ $< $(BUILD)/cuda-standin/standin_kernels.o $(LDFLAGS) \
 	    -Wl,-soname,libcuda.so.1 -lm -lpthread
+$(BUILD)/cuda-standin/libcublas.so: tests/cuda_standin/standin_cublas.c src/mt_half.h
+	@mkdir -p $(dir $@)
+	$(CC) $(STANDIN_CUDA_CFLAGS) -std=gnu11 -shared -o $@ $< $(LDFLAGS) -Wl,-soname,libcublas.so.13
 $(STANDIN)/opp:
 	@mkdir -p $@
 	printf 'stand-in for tests: not Ascend CANN (tests/ascend_standin)\n' > $(STANDIN)/version.cfg
@@ -360,12 +363,12 @@ docs: $(GEN)/reference.md
 
 # every tracked C file as .clang-format lays it out; one file per line of the count
 format-check:
-	@p=0; f=0; for x in $$(git ls-files '*.c' '*.h' '*.cu'); do \
+	@p=0; f=0; for x in $$(git ls-files '*.c' '*.h' '*.cu' '*.cuh'); do \
 	    if $(CLANG_FORMAT) --dry-run -Werror "$$x" >/dev/null 2>&1; then p=$$((p + 1)); \
 	    else echo "not formatted: $$x ($(CLANG_FORMAT) -i $$x)"; f=$$((f + 1)); fi; done; \
 	echo "$$p passed, $$f failed"; [ $$f -eq 0 ]
 format:
-	$(CLANG_FORMAT) -i $$(git ls-files '*.c' '*.h' '*.cu')
+	$(CLANG_FORMAT) -i $$(git ls-files '*.c' '*.h' '*.cu' '*.cuh')
 
 clean:
 	rm -rf $(BUILD)

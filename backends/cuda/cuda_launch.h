@@ -15,7 +15,19 @@
 extern const unsigned char cuda_image[], cuda_image_end[];
 extern const char cuda_image_arch[];
 
-typedef enum { CUDA_FN_EW_F32, CUDA_FN_EW_F64, CUDA_FN_EW_I64, CUDA_FN_COUNT } cuda_fn;
+typedef enum {
+    CUDA_FN_EW_F32,
+    CUDA_FN_EW_F64,
+    CUDA_FN_EW_I64,
+    CUDA_FN_REDUCE_F32,
+    CUDA_FN_REDUCE_F64,
+    CUDA_FN_REDUCE_I64,
+    CUDA_FN_SOFTMAX_F32,
+    CUDA_FN_SOFTMAX_F64,
+    CUDA_FN_INDEX_F64,
+    CUDA_FN_INDEX_I64,
+    CUDA_FN_COUNT
+} cuda_fn;
 
 /* Launch fn over n elements (grid-stride blocks of CK_BLOCK threads) on the current stream of
  * `device`, with *args (a struct of ck_args.h) as its one parameter. 0, or -1 with the error. */

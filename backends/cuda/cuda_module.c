@@ -39,6 +39,9 @@ static int register_all(void) {
     static const accel_kernel_table tables[] = {
         {cuda_copy_kernels, &cuda_copy_kernels_count},
         {cuda_ew_kernels, &cuda_ew_kernels_count},
+        {cuda_reduce_kernels, &cuda_reduce_kernels_count},
+        {cuda_index_kernels, &cuda_index_kernels_count},
+        {cuda_blas_kernels, &cuda_blas_kernels_count},
     };
     int type = accel_register((void (*)(void))register_all, ops, found, &backend, tables,
                               MT_ARRAY_LEN(tables));

@@ -88,7 +88,7 @@ int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_valu
     a.ialpha = 1;
     set_scalar(alpha, &a.alpha, &a.ialpha);
     set_scalar(s1, &a.s1, &a.is1);
-    a.scalar_in2 = s1 && s1->tag != MT_V_NONE && op != CK_FILL;
+    a.scalar_in2 = s1 && s1->tag != MT_V_NONE && op != CK_FILL && op != CK_MASKED_FILL;
     if (operand(&a, 0, out, out)) return -1;
     for (int k = 0; k < nin; k++)
         if (operand(&a, k + 1, in[k], out)) return -1;

@@ -262,3 +262,91 @@ describe("streams and events on cuda", function()
     same(x * 2, y)
   end)
 end)
+
+describe("reductions, products and indexing on cuda", function()
+  local x = torch.randn(3, 5, 7)
+
+  it("sums, averages and takes extremes over everything and over dims", function()
+    check("sum", torch.sum, { x }, 1e-5)
+    check("mean", torch.mean, { x }, 1e-5)
+    check("max", torch.max, { x })
+    check("min", torch.min, { x })
+    check("sum dims", function(t) return t:sum({ 1, 3 }) end, { x }, 1e-5)
+    check("sum keepdim", function(t) return t:sum(2, { keepdim = true }) end, { x }, 1e-5)
+    check("mean dim of a view", function(t) return t:transpose(1, 3):mean(2) end, { x }, 1e-5)
+    check("amax", function(t) return t:amax(2) end, { x })
+    check("amin", function(t) return t:amin({ 1, 2 }) end, { x })
+    check("int sum to int64", function(t) return t:sum(1) end, { torch.randint(-9, 9, { 4, 6 }):int() })
+    check("float16 sum in float", function(t) return t:half():sum(2) end, { x }, 1e-2)
+    check("NaN propagates", torch.max, { torch.tensor({ 1, 0 / 0, 3 }) })
+    -- large enough to be split into partial sums, reduced again
+    local big = torch.rand(300000)
+    check("partials", torch.sum, { big }, 1e-4)
+    check("partials mean", torch.mean, { big:view(3, 100000) }, 1e-5)
+  end)
+
+  it("multiplies matrices: mm of views, addmm, bmm, mv, dot, matmul", function()
+    local a, b = torch.randn(5, 3), torch.randn(3, 4)
+    check("mm", torch.mm, { a, b }, 1e-5)
+    check("mm of transposed views", function(p, q) return torch.mm(q:t(), p:t()) end, { a, b }, 1e-5)
+    check("mm of a strided view", function(p, q) return torch.mm(p[{ {}, { 1, 2 } }], q[{ { 1, 2 }, {} }]) end,
+      { a, b }, 1e-5)
+    check("addmm", function(s, p, q) return torch.addmm(s, p, q, { beta = 0.5, alpha = 2 }) end,
+      { torch.randn(4), a, b }, 1e-5)
+    check("bmm", torch.bmm, { torch.randn(2, 5, 3), torch.randn(2, 3, 4) }, 1e-5)
+    check("mv", torch.mv, { a, torch.randn(3) }, 1e-5)
+    check("dot", torch.dot, { torch.randn(7), torch.randn(7) }, 1e-5)
+    check("matmul broadcast", torch.matmul, { torch.randn(2, 5, 3), b }, 1e-5)
+    check("float64", torch.mm, { a:double(), b:double() })
+  end)
+
+  it("softmax and log_softmax along any dim", function()
+    check("softmax", function(t) return t:softmax(2) end, { x }, 1e-6)
+    check("log_softmax", function(t) return t:log_softmax(1) end, { x }, 1e-5)
+    check("log_softmax of a view", function(t) return t:transpose(1, 3):log_softmax(3) end, { x }, 1e-5)
+  end)
+
+  it("gathers, scatters and selects with 1-based indices, refusing bad ones", function()
+    local src, idx = torch.randn(3, 4), torch.tensor({ { 1, 4 }, { 2, 2 }, { 3, 1 } })
+    check("gather", function(s, i) return s:gather(2, i) end, { src, idx })
+    check("scatter_add", function(i, o) return torch.zeros(3, 4, { device = o.device }):scatter_add(2, i, o) end,
+      { idx, torch.ones(3, 2) })
+    check("scatter", function(i, o) return torch.zeros(3, 4, { device = o.device }):scatter(2, i, o) end,
+      { idx, torch.randn(3, 2) })
+    check("index_select", function(s, i) return s:index_select(2, i) end, { src, torch.tensor({ 4, 1, 1 }) })
+    check("masked_fill", function(s) return s:masked_fill(s:gt(0), -1) end, { src })
+    local g = src:cuda()
+    assert.are.equal("index 5 is out of bounds for dimension 2 with size 4",
+      err(function() return g:gather(2, torch.tensor({ { 5 } }):cuda()) end))
+  end)
+end)
+
+describe("autograd and training on cuda", function()
+  it("gives the CPU's gradients", function()
+    torch.manual_seed(5)
+    local w, b, x = torch.randn(4, 3), torch.randn(3), torch.randn(6, 4)
+    local function grads(device)
+      local W, B, X = w:to(device):requires_grad_(), b:to(device):requires_grad_(), x:to(device):requires_grad_()
+      local h = torch.addmm(B, X, W):relu()
+      local s = (h:sigmoid() * h:tanh()):log_softmax(2)
+      local loss = s:sum() / 3 + (X:exp() - 1):mean() + X:matmul(W):softmax(1):sum(1):sum()
+      return torch.autograd.grad(loss, { W, B, X })
+    end
+    local c, d = grads("cpu"), grads("cuda")
+    for i = 1, 3 do same(c[i], d[i]:cpu(), 1e-5) end
+  end)
+
+  it("trains an MLP with cross-entropy to the CPU's losses (SGD with momentum, Adam)", function()
+    local train = dofile("tests/fixtures/train_mlp.lua")
+    for name, make in pairs {
+      sgd = function(p) return torch.optim.SGD(p, 0.1, { momentum = 0.9 }) end,
+      adam = function(p) return torch.optim.Adam(p, { lr = 0.01 }) end,
+    } do
+      local cl, gl = train("cpu", make, 20), train("cuda", make, 20)
+      assert.is_true(gl[20] < gl[1] * 0.8, name .. ": the loss falls")
+      for i = 1, #cl do
+        assert.is_true(math.abs(cl[i] - gl[i]) <= 1e-5 * math.abs(cl[i]), ("%s step %d: %s vs %s"):format(name, i, cl[i], gl[i]))
+      end
+    end
+  end)
+end)

@@ -13,6 +13,19 @@
 
 #include "standin_dims.h"
 
+/* CUDA's atomics, for one host thread at a time */
+template <typename T> static inline T atomicAdd(T *p, T v) {
+    T old = *p;
+    *p = old + v;
+    return old;
+}
+static inline unsigned long long atomicCAS(unsigned long long *p, unsigned long long expected,
+                                           unsigned long long v) {
+    unsigned long long old = *p;
+    if (old == expected) *p = v;
+    return old;
+}
+
 #define CK_KERNEL(name, T)                                                                         \
     static void name##_body(const T a);                                                            \
     static void name##_thunk(void **params) {                                                      \

@@ -312,24 +312,7 @@ describe("autograd on NPU tensors", function()
   end)
 
   it("trains an MLP on npu with the CPU's losses (SGD with momentum, Adam, AdamW, RMSprop, Adagrad)", function()
-    local nn = torch.nn
-    local function train(device, make_optimizer)
-      torch.manual_seed(0)
-      local model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 16), nn.Tanh(), nn.Linear(16, 4))
-      model:to(device)
-      local opt = make_optimizer(model:parameters())
-      torch.manual_seed(1)
-      local x, y = torch.randn(64, 10):to(device), torch.randint(1, 5, { 64 }):to(device)
-      local losses = {}
-      for step = 1, 25 do
-        opt:zero_grad()
-        local loss = nn.functional.cross_entropy(model(x), y)
-        loss:backward()
-        opt:step()
-        losses[step] = loss:item()
-      end
-      return losses, model
-    end
+    local train = dofile("tests/fixtures/train_mlp.lua")
     local optimizers = {
       sgd = function(p) return torch.optim.SGD(p, 0.1, { momentum = 0.9 }) end,
       adam = function(p) return torch.optim.Adam(p, { lr = 0.01 }) end,
@@ -338,8 +321,8 @@ describe("autograd on NPU tensors", function()
       adagrad = function(p) return torch.optim.Adagrad(p, { lr = 0.1 }) end,
     }
     for name, make in pairs(optimizers) do
-      local cl, cm = train("cpu", make)
-      local nl, nm = train("npu", make)
+      local cl, cm = train("cpu", make, 25)
+      local nl, nm = train("npu", make, 25)
       assert.is_true(nl[25] < nl[1] * 0.8, name .. ": the loss falls")
       for i = 1, #cl do
         assert.is_true(math.abs(cl[i] - nl[i]) <= 1e-5 * math.abs(cl[i]), ("%s step %d: %s vs %s"):format(name, i, cl[i], nl[i]))

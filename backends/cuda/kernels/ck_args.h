@@ -51,9 +51,10 @@ enum {
     CK_SIGMOID,
     CK_TANH,
     CK_LOGICAL_NOT,
-    CK_WHERE,   /* in1 ? in2 : in3 */
-    CK_ADDCMUL, /* in1 + alpha * in2 * in3 */
-    CK_ADDCDIV, /* in1 + alpha * in2 / in3 */
+    CK_WHERE,       /* in1 ? in2 : in3 */
+    CK_ADDCMUL,     /* in1 + alpha * in2 * in3 */
+    CK_ADDCDIV,     /* in1 + alpha * in2 / in3 */
+    CK_MASKED_FILL, /* in2 (the mask) ? s1 : in1 */
     CK_NUM_OPS
 };
 
@@ -82,5 +83,42 @@ typedef struct ck_ew_args {
     int32_t scalar_in2; /* in2 is the scalar s1 rather than an operand */
     int32_t reserved;
 } ck_ew_args;
+
+/* reductions (kernels/ck_reduce.cuh): out[t] for t < M * parts is part t % parts of output
+ * t / parts, over reduced positions [part * chunk, (part + 1) * chunk) of R */
+enum { CK_RSUM, CK_RMAX, CK_RMIN };
+
+typedef struct ck_reduce_args {
+    int64_t M, R, chunk, parts;
+    int64_t count; /* scale_by_count: the final pass divides by it (mean) */
+    int32_t op, kdim, rdim, scale_by_count;
+    int64_t ksizes[CK_MAX_DIM], kstrides[CK_MAX_DIM]; /* the kept dimensions of `in` */
+    int64_t rsizes[CK_MAX_DIM], rstrides[CK_MAX_DIM]; /* the reduced ones */
+    ck_operand in, out; /* out: contiguous; the operands' strides are not read */
+} ck_reduce_args;
+
+/* softmax and log_softmax along one dimension (kernels/ck_softmax.cuh) */
+typedef struct ck_softmax_args {
+    int64_t rows, len;         /* positions of the other dimensions; the dimension's size */
+    int64_t in_step, out_step; /* the dimension's strides */
+    int32_t kdim, log;
+    int64_t ksizes[CK_MAX_DIM]; /* the other dimensions (their strides: in.strides, out.strides) */
+    ck_operand in, out;
+} ck_softmax_args;
+
+/* gather and scatter along one dimension (kernels/ck_index.cuh): one thread per element of
+ * `index` (whose sizes these are) */
+enum { CK_GATHER, CK_SCATTER, CK_SCATTER_ADD, CK_SCATTER_VALUE };
+
+typedef struct ck_index_args {
+    int64_t n;
+    int32_t ndim, dim, op, reserved;
+    int64_t sizes[CK_MAX_DIM];
+    int64_t dim_size;              /* self's size along dim: every index is below it */
+    ck_operand self, index, other; /* gather: other is the result; scatter: the source */
+    double value;                  /* scatter's scalar source */
+    int64_t ivalue;
+    uint64_t status; /* device address of two int64: set to 1 and the first bad index */
+} ck_index_args;
 
 #endif

@@ -1,11 +1,9 @@
-// ck_elementwise.cu: the element-wise kernels of the CUDA module: one grid-stride loop over the
+// ck_elementwise.cuh: the element-wise kernels of the CUDA module: one grid-stride loop over the
 // result's elements, each operand read through its own strides (broadcast dimensions have stride
 // 0) and converted to the compute type, the operation applied, the value converted to the
 // result's dtype. Three kernels, one per compute type (float for float32, float16 and bfloat16,
 // as PyTorch's opmath; double; int64 for integers and bool); the operation and dtypes are
 // arguments (ck_args.h), uniform across a launch.
-#include "ck_kernel.h"
-
 template <typename T> __device__ static inline T load(const ck_operand &o, int64_t off) {
     const char *p = (const char *)(uintptr_t)o.ptr;
     switch (o.dtype) {
@@ -166,6 +164,8 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
         return x + alpha * y * z;
     case CK_ADDCDIV:
         return x + alpha * y / z;
+    case CK_MASKED_FILL:
+        return y != (T)0 ? s1 : x;
     default:
         return x;
     }

@@ -1,0 +1,245 @@
+/* cuda_blas.c: the matrix products on CUDA (mm, addmm, bmm, mv, dot) through cuBLAS, opened with
+ * dlopen like the driver (libcublas.so.13, .12, .11; MINDTORCH_CUBLAS names another file: the test
+ * stand-in). cuBLAS is column-major: a row-major C = A B is computed as the column-major
+ * C^T = B^T A^T, each operand passed as it lies when one of its strides is 1 (a transposed view
+ * costs nothing), else made contiguous first. float32 and float64 use sgemm/dgemm, float16 and
+ * bfloat16 cublasGemmEx accumulating in float; each thread keeps a handle per device. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accel.h"
+#include "cuda_ops.h"
+#include "kernels/ck_args.h"
+#include "mt_tensor.h"
+
+typedef int cublasStatus_t;
+typedef struct cublasContext *cublasHandle_t;
+enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };
+enum { CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14 };
+enum { CUBLAS_COMPUTE_32F = 68, CUBLAS_GEMM_DEFAULT = -1 };
+
+#define MT_CUBLAS_FUNCS(X)                                                                         \
+    X(cublasStatus_t, cublasCreate_v2, (cublasHandle_t * h))                                       \
+    X(cublasStatus_t, cublasSetStream_v2, (cublasHandle_t h, CUstream s))                          \
+    X(cublasStatus_t, cublasSgemmStridedBatched,                                                   \
+      (cublasHandle_t h, int ta, int tb, int m, int n, int k, const float *alpha, const float *A,  \
+       int lda, long long sa, const float *B, int ldb, long long sb, const float *beta, float *C,  \
+       int ldc, long long sc, int batch))                                                          \
+    X(cublasStatus_t, cublasDgemmStridedBatched,                                                   \
+      (cublasHandle_t h, int ta, int tb, int m, int n, int k, const double *alpha,                 \
+       const double *A, int lda, long long sa, const double *B, int ldb, long long sb,             \
+       const double *beta, double *C, int ldc, long long sc, int batch))                           \
+    X(cublasStatus_t, cublasGemmStridedBatchedEx,                                                  \
+      (cublasHandle_t h, int ta, int tb, int m, int n, int k, const void *alpha, const void *A,    \
+       int atype, int lda, long long sa, const void *B, int btype, int ldb, long long sb,          \
+       const void *beta, void *C, int ctype, int ldc, long long sc, int batch, int compute,        \
+       int algo))
+
+static struct {
+#define X(ret, name, params) ret(*name) params;
+    MT_CUBLAS_FUNCS(X)
+#undef X
+} blas;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char why_not[512];
+static __thread cublasHandle_t handles[ACCEL_MAX_DEVICES];
+
+static void open_blas(void) {
+    const char *env = getenv("MINDTORCH_CUBLAS");
+    const char *names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"};
+    void *lib = NULL;
+    if (env && *env)
+        lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+    else
+        for (size_t i = 0; i < MT_ARRAY_LEN(names) && !lib; i++)
+            lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(why_not, sizeof why_not,
+                 "the matrix products on CUDA need cuBLAS, which was not found (%s)",
+                 env && *env ? env : "libcublas.so.13, .12 or .11");
+        return;
+    }
+#define X(ret, name, params)                                                                       \
+    if (!(*(void **)&blas.name = dlsym(lib, #name))) {                                             \
+        snprintf(why_not, sizeof why_not, "cuBLAS has no %s: it is too old", #name);               \
+        return;                                                                                    \
+    }
+    MT_CUBLAS_FUNCS(X)
+#undef X
+}
+
+static int check(cublasStatus_t st, const char *what) {
+    return st == 0
+               ? 0
+               : mt_error(MT_ERR_RUNTIME, "CUDA error: %s failed with cuBLAS status %d", what, st);
+}
+
+/* this thread's handle for `device`, on its current stream */
+static cublasHandle_t handle_for(int device) {
+    pthread_once(&once, open_blas);
+    if (why_not[0]) return mt_error_null(MT_ERR_RUNTIME, "%s", why_not);
+    if (cuda_bind(device)) return NULL;
+    CUstream s = cuda_current_stream(device);
+    if (!s) return NULL;
+    if (!handles[device] && check(blas.cublasCreate_v2(&handles[device]), "cublasCreate"))
+        return NULL;
+    if (check(blas.cublasSetStream_v2(handles[device], s), "cublasSetStream")) return NULL;
+    return handles[device];
+}
+
+static int dev_of(const mt_tensor *t) {
+    return t->device.index < 0 ? cuda_current_device() : t->device.index;
+}
+
+/* a row-major matrix [rows, cols] at the last two dims of t, as column-major cuBLAS sees it:
+ * its op (N: the matrix is the transpose of what cuBLAS reads), its leading dimension */
+typedef struct {
+    const char *p;
+    int op, ld;
+    long long batch_stride;
+} blas_operand;
+
+static bool as_operand(const mt_tensor *t, blas_operand *o) {
+    int n = t->ndim;
+    int64_t rows = t->sizes[n - 2], cols = t->sizes[n - 1];
+    int64_t s0 = t->strides[n - 2], s1 = t->strides[n - 1];
+    o->p = mt_tensor_raw(t);
+    o->batch_stride = n == 3 ? t->strides[0] : 0;
+    if ((s1 == 1 || cols == 1) && s0 >= (cols > 1 ? cols : 1) && s0 <= INT32_MAX) {
+        o->op = CUBLAS_OP_N;
+        o->ld = (int)(s0 > 0 ? s0 : 1);
+        return true;
+    }
+    if ((s0 == 1 || rows == 1) && s1 >= (rows > 1 ? rows : 1) && s1 <= INT32_MAX) {
+        o->op = CUBLAS_OP_T;
+        o->ld = (int)(s1 > 0 ? s1 : 1);
+        return true;
+    }
+    return false;
+}
+
+/* out[b] = alpha * a[b] @ m2[b] + beta * out[b] for 3-d (batched) or 2-d operands; out contiguous
+ */
+static int gemm(mt_tensor *out, mt_tensor *a, mt_tensor *b, double alpha, double beta) {
+    int n = out->ndim, batch = n == 3 ? (int)out->sizes[0] : 1;
+    int64_t M = out->sizes[n - 2], N = out->sizes[n - 1], K = a->sizes[n - 1];
+    if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || out->sizes[0] > INT32_MAX)
+        return mt_error(MT_ERR_RUNTIME, "a CUDA matrix product has a dimension past 2^31 - 1");
+    if (out->numel == 0) return 0;
+    mt_tensor *ca = NULL, *cb = NULL;
+    blas_operand A, B;
+    int rc = -1;
+    if (!as_operand(a, &A)) {
+        if (!(ca = mt_tensor_empty(a->ndim, a->sizes, (mt_dtype)a->dtype, a->device))) goto done;
+        mt_tensor *in[1] = {a};
+        if (cuda_ew(ca, CK_COPY, 1, in, NULL, NULL, (mt_dtype)a->dtype)) goto done;
+        as_operand(ca, &A);
+    }
+    if (!as_operand(b, &B)) {
+        if (!(cb = mt_tensor_empty(b->ndim, b->sizes, (mt_dtype)b->dtype, b->device))) goto done;
+        mt_tensor *in[1] = {b};
+        if (cuda_ew(cb, CK_COPY, 1, in, NULL, NULL, (mt_dtype)b->dtype)) goto done;
+        as_operand(cb, &B);
+    }
+    cublasHandle_t h = handle_for(dev_of(out));
+    if (!h) goto done;
+    char *C = mt_tensor_raw(out);
+    int ldc = (int)(N > 0 ? N : 1);
+    long long sc = (long long)(M * N);
+    /* column-major C^T [N, M] = B^T [N, K] A^T [K, M] */
+    if (out->dtype == MT_FLOAT32) {
+        float al = (float)alpha, be = (float)beta;
+        rc = check(blas.cublasSgemmStridedBatched(h, B.op, A.op, (int)N, (int)M, (int)K, &al,
+                                                  (const float *)B.p, B.ld, B.batch_stride,
+                                                  (const float *)A.p, A.ld, A.batch_stride, &be,
+                                                  (float *)C, ldc, sc, batch),
+                   "cublasSgemmStridedBatched");
+    } else if (out->dtype == MT_FLOAT64) {
+        rc = check(blas.cublasDgemmStridedBatched(h, B.op, A.op, (int)N, (int)M, (int)K, &alpha,
+                                                  (const double *)B.p, B.ld, B.batch_stride,
+                                                  (const double *)A.p, A.ld, A.batch_stride, &beta,
+                                                  (double *)C, ldc, sc, batch),
+                   "cublasDgemmStridedBatched");
+    } else if (out->dtype == MT_FLOAT16 || out->dtype == MT_BFLOAT16) {
+        float al = (float)alpha, be = (float)beta;
+        int t = out->dtype == MT_FLOAT16 ? CUDA_R_16F : CUDA_R_16BF;
+        rc = check(blas.cublasGemmStridedBatchedEx(h, B.op, A.op, (int)N, (int)M, (int)K, &al, B.p,
+                                                   t, B.ld, B.batch_stride, A.p, t, A.ld,
+                                                   A.batch_stride, &be, C, t, ldc, sc, batch,
+                                                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                   "cublasGemmStridedBatchedEx");
+    } else
+        rc = mt_error(MT_ERR_RUNTIME, "\"addmm_cuda\" not implemented for '%s'",
+                      mt_dtype_get((mt_dtype)out->dtype)->scalar_name);
+done:
+    if (ca) mt_tensor_decref(ca);
+    if (cb) mt_tensor_decref(cb);
+    return rc;
+}
+
+/* a view of t with the given sizes and strides (a vector as a one-column or one-row matrix) */
+static mt_tensor *matrix_view(mt_tensor *t, int64_t r, int64_t c, int64_t s0, int64_t s1) {
+    int64_t sizes[2] = {r, c}, strides[2] = {s0, s1};
+    return mt_tensor_view_of(t, 2, sizes, strides, t->offset);
+}
+
+static int k_mm(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return gemm(r[0].t, a[0].t, a[1].t, 1, 0);
+}
+
+static int k_bmm(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return gemm(r[0].t, a[0].t, a[1].t, 1, 0);
+}
+
+static double scalar_of(const mt_value *v) {
+    return v->tag == MT_V_DOUBLE ? v->d : v->tag == MT_V_BOOL ? v->b : (double)v->i;
+}
+
+/* addmm(self, mat1, mat2, beta, alpha): self broadcast into the result, then the product added
+ * (beta 0 ignores self, NaN included, as PyTorch) */
+static int k_addmm(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    double beta = scalar_of(&a[3]), alpha = scalar_of(&a[4]);
+    mt_tensor *out = r[0].t, *in[1] = {a[0].t};
+    if (beta != 0 && cuda_ew(out, CK_COPY, 1, in, NULL, NULL, (mt_dtype)a[0].t->dtype)) return -1;
+    return gemm(out, a[1].t, a[2].t, alpha, beta);
+}
+
+/* mv(self [n, m], vec [m]) -> [n]; dot(a [n], b [n]) -> [] */
+static int k_mv(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *m = a[0].t, *v = a[1].t, *out = r[0].t;
+    mt_tensor *vm = matrix_view(v, v->sizes[0], 1, v->strides[0], 1);
+    mt_tensor *om = matrix_view(out, out->sizes[0], 1, 1, 1);
+    int rc = vm && om ? gemm(om, m, vm, 1, 0) : -1;
+    if (vm) mt_tensor_decref(vm);
+    if (om) mt_tensor_decref(om);
+    return rc;
+}
+
+static int k_dot(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *x = a[0].t, *y = a[1].t, *out = r[0].t;
+    mt_tensor *xm = matrix_view(x, 1, x->sizes[0],
+                                x->sizes[0] * (x->strides[0] ? x->strides[0] : 1), x->strides[0]);
+    mt_tensor *ym = matrix_view(y, y->sizes[0], 1, y->strides[0], 1);
+    mt_tensor *om = matrix_view(out, 1, 1, 1, 1);
+    int rc = xm && ym && om ? gemm(om, xm, ym, 1, 0) : -1;
+    if (xm) mt_tensor_decref(xm);
+    if (ym) mt_tensor_decref(ym);
+    if (om) mt_tensor_decref(om);
+    return rc;
+}
+
+const mt_kernel_entry cuda_blas_kernels[] = {
+    {"mm", k_mm}, {"bmm", k_bmm}, {"addmm", k_addmm}, {"mv", k_mv}, {"dot", k_dot},
+};
+const size_t cuda_blas_kernels_count = MT_ARRAY_LEN(cuda_blas_kernels);

@@ -1,0 +1,140 @@
+/* cuda_ops_index.c: gather, scatter_, scatter_add_, index_select and masked_fill_ on CUDA. Index
+ * values are 0-based here (as everywhere below the Lua boundary). The kernels do not use an
+ * index out of range but record the first one in two status words, which are read back after
+ * the launch: the op then fails with the CPU's message. That read waits for the stream (the
+ * price of an exact error; PyTorch instead asserts on the device and poisons the context). */
+#include <stdint.h>
+#include <string.h>
+
+#include "cuda_launch.h"
+#include "cuda_ops.h"
+#include "kernels/ck_args.h"
+#include "mt_tensor.h"
+
+static int dev_of(const mt_tensor *t) {
+    return t->device.index < 0 ? cuda_current_device() : t->device.index;
+}
+
+static void operand(ck_operand *o, const mt_tensor *t) {
+    o->ptr = (uint64_t)(uintptr_t)mt_tensor_raw(t);
+    o->dtype = t->dtype;
+    memcpy(o->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+}
+
+/* launch a->op over the index (its sizes in a) with the status words; the bad index found, or
+ * -1 when every index was in range; -2 on error */
+static int64_t run(ck_index_args *a, int device, bool integer) {
+    int64_t two[1] = {2};
+    mt_device dev = {(int8_t)cuda_devtype, (int8_t)device};
+    mt_tensor *st = mt_tensor_empty(1, two, MT_INT64, dev);
+    if (!st) return -2;
+    int64_t found[2] = {0, 0};
+    CUstream s = cuda_bind(device) ? NULL : cuda_current_stream(device);
+    CUresult e = s ? cuda_drv.cuMemsetD8Async((CUdeviceptr)(uintptr_t)mt_tensor_raw(st), 0, 16, s)
+                   : CUDA_SUCCESS;
+    int rc = !s ? -1 : e != CUDA_SUCCESS ? cuda_error(e, "cuMemsetD8Async") : 0;
+    a->status = (uint64_t)(uintptr_t)mt_tensor_raw(st);
+    if (!rc) rc = cuda_launch(device, integer ? CUDA_FN_INDEX_I64 : CUDA_FN_INDEX_F64, a->n, a);
+    if (!rc) rc = cuda_copy_bytes(found, MT_CPU, mt_tensor_raw(st), dev, sizeof found);
+    mt_tensor_decref(st);
+    return rc ? -2 : found[0] ? found[1] : -1;
+}
+
+static bool integer_type(const mt_tensor *t) {
+    return !mt_dtype_is_floating((mt_dtype)t->dtype);
+}
+
+/* gather(self, dim, index) -> out; scatter_(self, dim, index, src or value), scatter_add_;
+ * index_select words its out-of-range error as PyTorch does */
+static int gather_scatter(int op, mt_tensor *self, int64_t dim_arg, mt_tensor *index,
+                          mt_tensor *other, const mt_value *value, bool index_select) {
+    if (index->numel == 0) return 0;
+    int d;
+    if (mt_wrap_dim(dim_arg, self->ndim, &d)) return -1;
+    if (op == CK_SCATTER_ADD && self->dtype != MT_FLOAT32 && self->dtype != MT_FLOAT64 &&
+        self->dtype != MT_INT32 && self->dtype != MT_INT64)
+        return mt_error(MT_ERR_RUNTIME, "scatter_add_ on CUDA takes float32, float64, int32 "
+                                        "and int64 tensors here");
+    ck_index_args a;
+    memset(&a, 0, sizeof a);
+    a.op = op;
+    a.n = index->numel;
+    a.ndim = index->ndim;
+    a.dim = d;
+    memcpy(a.sizes, index->sizes, sizeof(int64_t) * (size_t)index->ndim);
+    a.dim_size = self->ndim ? self->sizes[d] : 1;
+    operand(&a.self, self);
+    operand(&a.index, index);
+    if (other) operand(&a.other, other);
+    if (value) {
+        a.value = value->tag == MT_V_DOUBLE ? value->d
+                  : value->tag == MT_V_BOOL ? value->b
+                                            : (double)value->i;
+        a.ivalue = value->tag == MT_V_DOUBLE ? (int64_t)value->d
+                   : value->tag == MT_V_BOOL ? value->b
+                                             : value->i;
+    }
+    int64_t bad = run(&a, dev_of(self), integer_type(self));
+    if (bad == -2) return -1;
+    if (bad < 0) return 0;
+    if (index_select)
+        return mt_error(MT_ERR_RUNTIME,
+                        "INDICES element is out of DATA bounds, id=%lld axis_dim=%lld",
+                        mt_user_dim(bad), (long long)a.dim_size);
+    return mt_error(MT_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld",
+                    mt_user_dim(bad), d + 1, (long long)a.dim_size);
+}
+
+static int k_gather(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return gather_scatter(CK_GATHER, a[0].t, a[1].i, a[2].t, r[0].t, NULL, false);
+}
+
+static int k_scatter_src(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return gather_scatter(CK_SCATTER, r[0].t, a[1].i, a[2].t, a[3].t, NULL, false);
+}
+
+static int k_scatter_value(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return gather_scatter(CK_SCATTER_VALUE, r[0].t, a[1].i, a[2].t, NULL, &a[3], false);
+}
+
+static int k_scatter_add(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return gather_scatter(CK_SCATTER_ADD, r[0].t, a[1].i, a[2].t, a[3].t, NULL, false);
+}
+
+/* index_select(self, dim, index) -> out: a gather whose index is the 1-d index viewed with out's
+ * shape (stride 0 but along dim) */
+static int k_index_select(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *self = a[0].t, *index = a[2].t, *out = r[0].t;
+    if (out->numel == 0) return 0;
+    int d;
+    if (mt_wrap_dim(a[1].i, self->ndim, &d)) return -1;
+    int64_t strides[MT_MAX_DIM] = {0};
+    if (out->ndim) strides[d] = index->ndim ? index->strides[0] : 0;
+    mt_tensor *wide = mt_tensor_view_of(index, out->ndim, out->sizes, strides, index->offset);
+    if (!wide) return -1;
+    int rc = gather_scatter(CK_GATHER, self, a[1].i, wide, out, NULL, true);
+    mt_tensor_decref(wide);
+    return rc;
+}
+
+/* masked_fill_(self, mask, value): an element-wise select in place */
+static int k_masked_fill(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[2] = {r[0].t, a[1].t};
+    return cuda_ew(r[0].t, CK_MASKED_FILL, 2, in, &a[2], NULL, (mt_dtype)r[0].t->dtype);
+}
+
+const mt_kernel_entry cuda_index_kernels[] = {
+    {"gather", k_gather},
+    {"scatter_.src", k_scatter_src},
+    {"scatter_.value", k_scatter_value},
+    {"scatter_add_", k_scatter_add},
+    {"index_select", k_index_select},
+    {"masked_fill_.Scalar", k_masked_fill},
+};
+const size_t cuda_index_kernels_count = MT_ARRAY_LEN(cuda_index_kernels);

@@ -1,0 +1,73 @@
+// ck_reduce.cuh: the reduction kernel of the CUDA module. Thread t of the launch computes part
+// t % parts of output t / parts: the elements [part * chunk, (part + 1) * chunk) of that
+// output's reduced positions, read through the input's strides (kept dimensions give the
+// output's base, reduced ones the position), accumulated in the compute type and written to
+// out[t]. A reduction with more parts than one writes partials that the host reduces again,
+// so every thread of a large reduction has a share of it and the sum is taken in a tree of
+// chunks, not one long serial loop.
+
+// the identity of max and min in each compute type
+template <typename T> struct extremes;
+template <> struct extremes<float> {
+    __device__ static float lowest() { return -INFINITY; }
+    __device__ static float highest() { return INFINITY; }
+};
+template <> struct extremes<double> {
+    __device__ static double lowest() { return -INFINITY; }
+    __device__ static double highest() { return INFINITY; }
+};
+template <> struct extremes<int64_t> {
+    __device__ static int64_t lowest() { return INT64_MIN; }
+    __device__ static int64_t highest() { return INT64_MAX; }
+};
+
+template <typename T> __device__ static inline T r_init(int op) {
+    return op == CK_RMAX ? extremes<T>::lowest() : op == CK_RMIN ? extremes<T>::highest() : (T)0;
+}
+
+template <typename T> __device__ static inline T r_step(int op, T acc, T v) {
+    switch (op) {
+    case CK_RMAX: // NaN propagates
+        return is_nan(acc) ? acc : is_nan(v) || v > acc ? v : acc;
+    case CK_RMIN:
+        return is_nan(acc) ? acc : is_nan(v) || v < acc ? v : acc;
+    default:
+        return acc + v;
+    }
+}
+
+template <typename T> __device__ static inline void reduce_loop(const ck_reduce_args &a) {
+    int64_t total = a.M * a.parts, step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {
+        int64_t m = t / a.parts, part = t % a.parts, base = 0, rest = m;
+        for (int d = a.kdim - 1; d >= 0; d--) {
+            base += rest % a.ksizes[d] * a.kstrides[d];
+            rest /= a.ksizes[d];
+        }
+        int64_t q0 = part * a.chunk, q1 = q0 + a.chunk < a.R ? q0 + a.chunk : a.R;
+        T acc = r_init<T>(a.op);
+        for (int64_t q = q0; q < q1; q++) {
+            int64_t off = base;
+            if (a.rdim == 1)
+                off += q * a.rstrides[0];
+            else
+                for (int64_t d = a.rdim - 1, r = q; d >= 0; d--) {
+                    off += r % a.rsizes[d] * a.rstrides[d];
+                    r /= a.rsizes[d];
+                }
+            acc = r_step<T>(a.op, acc, load<T>(a.in, off));
+        }
+        if (a.scale_by_count) acc = acc / (T)a.count;
+        store<T>(a.out, t, acc);
+    }
+}
+
+CK_KERNEL(ck_reduce_f32, ck_reduce_args) {
+    reduce_loop<float>(a);
+}
+CK_KERNEL(ck_reduce_f64, ck_reduce_args) {
+    reduce_loop<double>(a);
+}
+CK_KERNEL(ck_reduce_i64, ck_reduce_args) {
+    reduce_loop<int64_t>(a);
+}
