@@ -175,7 +175,7 @@ $(NPUMOD): $(NPU_OBJS) $(LIBMT)
 	$(CC) -shared -o $@ $(NPU_OBJS) $(LDFLAGS) -L$(BLIB) -lmindtorch -ldl -lm '-Wl,-rpath,$$ORIGIN/../../..:$$ORIGIN/..'
 -include $(NPU_OBJS:.o=.d)
 
-$(OBJ)/backends/cuda/%.o: override CFLAGS += -Ibackends/cuda -Ibackends/accel
+$(OBJ)/backends/cuda/%.o: override CFLAGS += -Ibackends/cuda -Ibackends/accel -Ibackends/common
 $(CUDAMOD): $(CUDA_OBJS) $(LIBMT)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $(CUDA_OBJS) $(LDFLAGS) -L$(BLIB) -lmindtorch -ldl -lm '-Wl,-rpath,$$ORIGIN/../../..:$$ORIGIN/..'

@@ -97,89 +97,89 @@ static int dev_of(const mt_tensor *t) {
     return t->device.index < 0 ? cuda_current_device() : t->device.index;
 }
 
-/* a row-major matrix [rows, cols] at the last two dims of t, as column-major cuBLAS sees it:
- * its op (N: the matrix is the transpose of what cuBLAS reads), its leading dimension */
-typedef struct {
-    const char *p;
-    int op, ld;
-    long long batch_stride;
-} blas_operand;
+int cuda_gemm(int device, mt_dtype dt, int64_t batch, int64_t M, int64_t N, int64_t K, double alpha,
+              cuda_matrix A, cuda_matrix B, double beta, void *C, int64_t ldc, int64_t c_stride) {
+    if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || batch > INT32_MAX || A.ld > INT32_MAX ||
+        B.ld > INT32_MAX || ldc > INT32_MAX)
+        return mt_error(MT_ERR_RUNTIME, "a CUDA matrix product has a dimension past 2^31 - 1");
+    if (M == 0 || N == 0 || batch == 0) return 0;
+    cublasHandle_t h = handle_for(device);
+    if (!h) return -1;
+    /* column-major C^T [N, M] = B^T [N, K] A^T [K, M]: a row-major operand is its own transpose
+     * there, so one stored as it is goes in as N, one stored transposed as T */
+    int tb = B.trans ? CUBLAS_OP_T : CUBLAS_OP_N, ta = A.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int m = (int)N, n = (int)M, k = (int)K, lda = (int)(B.ld > 0 ? B.ld : 1),
+        ldb = (int)(A.ld > 0 ? A.ld : 1), lc = (int)(ldc > 0 ? ldc : 1), nb = (int)batch;
+    if (dt == MT_FLOAT32) {
+        float al = (float)alpha, be = (float)beta;
+        return check(blas.cublasSgemmStridedBatched(h, tb, ta, m, n, k, &al, B.p, lda,
+                                                    B.batch_stride, A.p, ldb, A.batch_stride, &be,
+                                                    C, lc, c_stride, nb),
+                     "cublasSgemmStridedBatched");
+    }
+    if (dt == MT_FLOAT64)
+        return check(blas.cublasDgemmStridedBatched(h, tb, ta, m, n, k, &alpha, B.p, lda,
+                                                    B.batch_stride, A.p, ldb, A.batch_stride, &beta,
+                                                    C, lc, c_stride, nb),
+                     "cublasDgemmStridedBatched");
+    if (dt == MT_FLOAT16 || dt == MT_BFLOAT16) {
+        float al = (float)alpha, be = (float)beta;
+        int t = dt == MT_FLOAT16 ? CUDA_R_16F : CUDA_R_16BF;
+        return check(blas.cublasGemmStridedBatchedEx(h, tb, ta, m, n, k, &al, B.p, t, lda,
+                                                     B.batch_stride, A.p, t, ldb, A.batch_stride,
+                                                     &be, C, t, lc, c_stride, nb,
+                                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                     "cublasGemmStridedBatchedEx");
+    }
+    return mt_error(MT_ERR_RUNTIME, "\"addmm_cuda\" not implemented for '%s'",
+                    mt_dtype_get(dt)->scalar_name);
+}
 
-static bool as_operand(const mt_tensor *t, blas_operand *o) {
+/* the matrix at the last two dims of t (and the batch stride of a 3-d t) when one of its
+ * strides is 1 */
+static bool as_matrix(const mt_tensor *t, cuda_matrix *o) {
     int n = t->ndim;
     int64_t rows = t->sizes[n - 2], cols = t->sizes[n - 1];
     int64_t s0 = t->strides[n - 2], s1 = t->strides[n - 1];
     o->p = mt_tensor_raw(t);
     o->batch_stride = n == 3 ? t->strides[0] : 0;
-    if ((s1 == 1 || cols == 1) && s0 >= (cols > 1 ? cols : 1) && s0 <= INT32_MAX) {
-        o->op = CUBLAS_OP_N;
-        o->ld = (int)(s0 > 0 ? s0 : 1);
+    if ((s1 == 1 || cols == 1) && s0 >= (cols > 1 ? cols : 1)) {
+        o->trans = false;
+        o->ld = s0;
         return true;
     }
-    if ((s0 == 1 || rows == 1) && s1 >= (rows > 1 ? rows : 1) && s1 <= INT32_MAX) {
-        o->op = CUBLAS_OP_T;
-        o->ld = (int)(s1 > 0 ? s1 : 1);
+    if ((s0 == 1 || rows == 1) && s1 >= (rows > 1 ? rows : 1)) {
+        o->trans = true;
+        o->ld = s1;
         return true;
     }
     return false;
 }
 
-/* out[b] = alpha * a[b] @ m2[b] + beta * out[b] for 3-d (batched) or 2-d operands; out contiguous
- */
+/* t itself when cuBLAS can read it as it lies, else a contiguous copy (a new reference either
+ * way); NULL with the error set */
+static mt_tensor *readable(mt_tensor *t, cuda_matrix *m) {
+    if (as_matrix(t, m)) {
+        mt_tensor_incref(t);
+        return t;
+    }
+    mt_tensor *c = cuda_dense(t);
+    if (c) as_matrix(c, m);
+    return c;
+}
+
+/* out[b] = alpha * a[b] @ b[b] + beta * out[b] for 3-d (batched) or 2-d operands; out contiguous */
 static int gemm(mt_tensor *out, mt_tensor *a, mt_tensor *b, double alpha, double beta) {
-    int n = out->ndim, batch = n == 3 ? (int)out->sizes[0] : 1;
+    int n = out->ndim;
     int64_t M = out->sizes[n - 2], N = out->sizes[n - 1], K = a->sizes[n - 1];
-    if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || out->sizes[0] > INT32_MAX)
-        return mt_error(MT_ERR_RUNTIME, "a CUDA matrix product has a dimension past 2^31 - 1");
     if (out->numel == 0) return 0;
-    mt_tensor *ca = NULL, *cb = NULL;
-    blas_operand A, B;
-    int rc = -1;
-    if (!as_operand(a, &A)) {
-        if (!(ca = mt_tensor_empty(a->ndim, a->sizes, (mt_dtype)a->dtype, a->device))) goto done;
-        mt_tensor *in[1] = {a};
-        if (cuda_ew(ca, CK_COPY, 1, in, NULL, NULL, (mt_dtype)a->dtype)) goto done;
-        as_operand(ca, &A);
-    }
-    if (!as_operand(b, &B)) {
-        if (!(cb = mt_tensor_empty(b->ndim, b->sizes, (mt_dtype)b->dtype, b->device))) goto done;
-        mt_tensor *in[1] = {b};
-        if (cuda_ew(cb, CK_COPY, 1, in, NULL, NULL, (mt_dtype)b->dtype)) goto done;
-        as_operand(cb, &B);
-    }
-    cublasHandle_t h = handle_for(dev_of(out));
-    if (!h) goto done;
-    char *C = mt_tensor_raw(out);
-    int ldc = (int)(N > 0 ? N : 1);
-    long long sc = (long long)(M * N);
-    /* column-major C^T [N, M] = B^T [N, K] A^T [K, M] */
-    if (out->dtype == MT_FLOAT32) {
-        float al = (float)alpha, be = (float)beta;
-        rc = check(blas.cublasSgemmStridedBatched(h, B.op, A.op, (int)N, (int)M, (int)K, &al,
-                                                  (const float *)B.p, B.ld, B.batch_stride,
-                                                  (const float *)A.p, A.ld, A.batch_stride, &be,
-                                                  (float *)C, ldc, sc, batch),
-                   "cublasSgemmStridedBatched");
-    } else if (out->dtype == MT_FLOAT64) {
-        rc = check(blas.cublasDgemmStridedBatched(h, B.op, A.op, (int)N, (int)M, (int)K, &alpha,
-                                                  (const double *)B.p, B.ld, B.batch_stride,
-                                                  (const double *)A.p, A.ld, A.batch_stride, &beta,
-                                                  (double *)C, ldc, sc, batch),
-                   "cublasDgemmStridedBatched");
-    } else if (out->dtype == MT_FLOAT16 || out->dtype == MT_BFLOAT16) {
-        float al = (float)alpha, be = (float)beta;
-        int t = out->dtype == MT_FLOAT16 ? CUDA_R_16F : CUDA_R_16BF;
-        rc = check(blas.cublasGemmStridedBatchedEx(h, B.op, A.op, (int)N, (int)M, (int)K, &al, B.p,
-                                                   t, B.ld, B.batch_stride, A.p, t, A.ld,
-                                                   A.batch_stride, &be, C, t, ldc, sc, batch,
-                                                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                   "cublasGemmStridedBatchedEx");
-    } else
-        rc = mt_error(MT_ERR_RUNTIME, "\"addmm_cuda\" not implemented for '%s'",
-                      mt_dtype_get((mt_dtype)out->dtype)->scalar_name);
-done:
-    if (ca) mt_tensor_decref(ca);
-    if (cb) mt_tensor_decref(cb);
+    cuda_matrix A, B;
+    mt_tensor *ra = readable(a, &A), *rb = ra ? readable(b, &B) : NULL;
+    int rc = ra && rb ? cuda_gemm(dev_of(out), (mt_dtype)out->dtype, n == 3 ? out->sizes[0] : 1, M,
+                                  N, K, alpha, A, B, beta, mt_tensor_raw(out), N, M * N)
+                      : -1;
+    if (ra) mt_tensor_decref(ra);
+    if (rb) mt_tensor_decref(rb);
     return rc;
 }
 

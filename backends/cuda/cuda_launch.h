@@ -26,6 +26,8 @@ typedef enum {
     CUDA_FN_SOFTMAX_F64,
     CUDA_FN_INDEX_F64,
     CUDA_FN_INDEX_I64,
+    CUDA_FN_CONV_F32,
+    CUDA_FN_CONV_F64,
     CUDA_FN_COUNT
 } cuda_fn;
 

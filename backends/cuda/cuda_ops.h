@@ -10,9 +10,9 @@ extern int cuda_devtype; /* the "cuda" device type the core gave the module */
 extern const mt_op *cuda_op_contiguous, *cuda_op_copy_;
 
 extern const mt_kernel_entry cuda_copy_kernels[], cuda_ew_kernels[], cuda_reduce_kernels[],
-    cuda_index_kernels[], cuda_blas_kernels[];
+    cuda_index_kernels[], cuda_blas_kernels[], cuda_conv_kernels[];
 extern const size_t cuda_copy_kernels_count, cuda_ew_kernels_count, cuda_reduce_kernels_count,
-    cuda_index_kernels_count, cuda_blas_kernels_count;
+    cuda_index_kernels_count, cuda_blas_kernels_count, cuda_conv_kernels_count;
 
 /* out = op(in[0 .. nin), s1, alpha) element-wise on out's device (the kernels/ck_args.h
  * operations): inputs broadcast to out and are converted, the operation computes in `compute`'s
@@ -24,5 +24,22 @@ int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_valu
 
 /* byte copies for the core (storage copies, pinned transfers): synchronous */
 int cuda_copy_bytes(void *dst, mt_device dd, const void *src, mt_device sd, size_t n);
+
+/* t itself when contiguous, else a contiguous copy on its device (a new reference either way);
+ * NULL with the error set */
+mt_tensor *cuda_dense(mt_tensor *t);
+
+/* A row-major matrix operand of cuda_gemm: stored as it is (rows of ld elements) or, with trans,
+ * stored transposed; batch_stride elements between the matrices of a batch (0: one for all). */
+typedef struct cuda_matrix {
+    const void *p;
+    int64_t ld, batch_stride;
+    bool trans;
+} cuda_matrix;
+
+/* For each b < batch: C[b] (M x N, rows of ldc) = alpha * A[b] (M x K) B[b] (K x N) +
+ * beta * C[b], on the current stream of `device` (cuBLAS; float32, float64, float16, bfloat16). */
+int cuda_gemm(int device, mt_dtype dt, int64_t batch, int64_t M, int64_t N, int64_t K, double alpha,
+              cuda_matrix A, cuda_matrix B, double beta, void *C, int64_t ldc, int64_t c_stride);
 
 #endif

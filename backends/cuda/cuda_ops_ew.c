@@ -100,6 +100,19 @@ int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_valu
     return cuda_launch(dev_of(out), fn, a.n, &a);
 }
 
+mt_tensor *cuda_dense(mt_tensor *t) {
+    if (mt_tensor_is_contiguous(t)) {
+        mt_tensor_incref(t);
+        return t;
+    }
+    mt_tensor *c = mt_tensor_empty(t->ndim, t->sizes, (mt_dtype)t->dtype, t->device), *in[1] = {t};
+    if (c && cuda_ew(c, CK_COPY, 1, in, NULL, NULL, (mt_dtype)t->dtype)) {
+        mt_tensor_decref(c);
+        return NULL;
+    }
+    return c;
+}
+
 /* ---- the kernels, by the forms of their arguments -------------------------------------------- */
 
 /* the type a comparison computes in: the inputs' promoted type; with a Python number, a float

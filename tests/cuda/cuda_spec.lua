@@ -350,3 +350,71 @@ describe("autograd and training on cuda", function()
     end
   end)
 end)
+
+describe("convolution and pooling on cuda", function()
+  local x = torch.randn(3, 4, 9, 8)
+
+  it("convolves with groups, strides, dilation and bias, and transposed", function()
+    local w, b = torch.randn(6, 2, 3, 3), torch.randn(6)
+    check("conv2d", function(i, k, c) return torch.conv2d(i, k, c, 1, 1, 1, 2) end, { x, w, b }, 1e-5)
+    check("strided, dilated", function(i, k) return torch.conv2d(i, k, nil, 2, 2, 2) end,
+      { x, torch.randn(5, 4, 3, 2) }, 1e-5)
+    check("1x1", function(i, k) return torch.conv2d(i, k) end, { x, torch.randn(7, 4, 1, 1) }, 1e-5)
+    check("conv1d", function(i, k, c) return torch.conv1d(i, k, c, 2, 1) end,
+      { torch.randn(2, 3, 11), torch.randn(4, 3, 3), torch.randn(4) }, 1e-5)
+    check("conv_transpose2d", function(i, k, c) return torch.conv_transpose2d(i, k, c, 2, 1, 1) end,
+      { x, torch.randn(4, 3, 3, 3), torch.randn(3) }, 1e-5)
+    check("a view as input", function(i, k) return torch.conv2d(i:transpose(3, 4), k, nil, 1, 1) end,
+      { x, torch.randn(2, 4, 3, 3) }, 1e-5)
+  end)
+
+  it("gives the CPU's input and weight gradients", function()
+    local w = torch.randn(6, 2, 3, 3)
+    local function grads(device)
+      local X, W = x:to(device):requires_grad_(), w:to(device):requires_grad_()
+      local y = torch.conv2d(X, W, nil, 2, 1, 1, 2)
+      return torch.autograd.grad((y * y):sum(), { X, W })
+    end
+    local c, g = grads("cpu"), grads("cuda")
+    same(c[1], g[1]:cpu(), 1e-4)
+    same(c[2], g[2]:cpu(), 1e-4)
+  end)
+
+  it("max-pools with indices and routes the gradient to the maxima", function()
+    check("max_pool2d", function(i) return torch.max_pool2d(i, 3, 2, 1) end, { x })
+    check("indices", function(i) return select(2, torch.max_pool2d_with_indices(i, 2)) end, { x })
+    local function grad(device)
+      local X = x:clone():to(device):requires_grad_()
+      local p = torch.max_pool2d(X, 2, 1)
+      return torch.autograd.grad(torch.sum(p * p), { X })[1]
+    end
+    same(grad("cpu"), grad("cuda"):cpu(), 1e-6)
+  end)
+
+  it("trains a small CNN to the CPU's losses", function()
+    local nn = torch.nn
+    local function train(device)
+      torch.manual_seed(3)
+      local model = nn.Sequential(nn.Conv2d(1, 4, 3, { padding = 1 }), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(4, 8, 3), nn.ReLU(), nn.Flatten(), nn.Linear(8 * 2 * 2, 3))
+      model:to(device)
+      local opt = torch.optim.SGD(model:parameters(), 0.05, { momentum = 0.9 })
+      torch.manual_seed(4)
+      local xb, yb = torch.randn(16, 1, 8, 8):to(device), torch.randint(1, 4, { 16 }):to(device)
+      local losses = {}
+      for step = 1, 15 do
+        opt:zero_grad()
+        local loss = nn.functional.cross_entropy(model(xb), yb)
+        loss:backward()
+        opt:step()
+        losses[step] = loss:item()
+      end
+      return losses
+    end
+    local cl, gl = train("cpu"), train("cuda")
+    assert.is_true(gl[15] < gl[1] * 0.8, "the loss falls")
+    for i = 1, #cl do
+      assert.is_true(math.abs(cl[i] - gl[i]) <= 1e-4 * math.abs(cl[i]), ("step %d: %s vs %s"):format(i, cl[i], gl[i]))
+    end
+  end)
+end)

@@ -121,4 +121,18 @@ typedef struct ck_index_args {
     uint64_t status; /* device address of two int64: set to 1 and the first bad index */
 } ck_index_args;
 
+/* convolution columns and 2-D pooling (kernels/ck_conv.cuh): the geometry of nn_shapes.h for one
+ * group of a chunk of samples; `big` points at the group's first channel of the first sample */
+enum { CK_IM2COL, CK_COL2IM, CK_MAXPOOL, CK_MAXPOOL_BACKWARD };
+
+typedef struct ck_conv_args {
+    int64_t n; /* work items of the launch */
+    int32_t op, reserved;
+    int64_t C;             /* channels (of the group, for the columns) */
+    int64_t sample_stride; /* elements between samples of big */
+    int64_t H, W, Ho, Wo, kh, kw, sh, sw, ph, pw, dh, dw;
+    ck_operand big, small; /* columns [samples][C * kh * kw][Ho * Wo]; pooling's output */
+    ck_operand indices;    /* pooling: the maxima's positions in their H x W planes */
+} ck_conv_args;
+
 #endif

@@ -8,23 +8,6 @@ __device__ static inline void record_bad(const ck_index_args &a, int64_t v) {
     if (atomicCAS(st, 0ULL, 1ULL) == 0ULL) st[1] = (unsigned long long)v;
 }
 
-template <typename T> __device__ static inline void add_at(const ck_operand &o, int64_t off, T v) {
-    char *p = (char *)(uintptr_t)o.ptr;
-    switch (o.dtype) {
-    case CK_FLOAT32:
-        atomicAdd((float *)p + off, (float)v);
-        break;
-    case CK_FLOAT64:
-        atomicAdd((double *)p + off, (double)v);
-        break;
-    case CK_INT32:
-        atomicAdd((int *)p + off, (int)v);
-        break;
-    default: // int64: two's complement addition is the unsigned one
-        atomicAdd((unsigned long long *)p + off, (unsigned long long)(int64_t)v);
-    }
-}
-
 template <typename T> __device__ static inline void index_loop(const ck_index_args &a) {
     int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < a.n; k += step) {

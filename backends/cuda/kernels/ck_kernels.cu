@@ -1,9 +1,12 @@
 // ck_kernels.cu: every kernel of the CUDA module, one translation unit (nvcc builds one fat
 // binary of it, embedded in the module; the driver stand-in compiles it for the host). The
-// families: element-wise (with the dtype conversions the others use), reductions, softmax,
-// gather and scatter.
+// families: element-wise, reductions, softmax, gather and scatter, convolution columns and
+// pooling, over what they share (ck_common.cuh).
 #include "ck_kernel.h"
 
+#include "ck_common.cuh"
+
+#include "ck_conv.cuh"
 #include "ck_elementwise.cuh"
 #include "ck_index.cuh"
 #include "ck_reduce.cuh"

@@ -6,21 +6,6 @@
 // so every thread of a large reduction has a share of it and the sum is taken in a tree of
 // chunks, not one long serial loop.
 
-// the identity of max and min in each compute type
-template <typename T> struct extremes;
-template <> struct extremes<float> {
-    __device__ static float lowest() { return -INFINITY; }
-    __device__ static float highest() { return INFINITY; }
-};
-template <> struct extremes<double> {
-    __device__ static double lowest() { return -INFINITY; }
-    __device__ static double highest() { return INFINITY; }
-};
-template <> struct extremes<int64_t> {
-    __device__ static int64_t lowest() { return INT64_MIN; }
-    __device__ static int64_t highest() { return INT64_MAX; }
-};
-
 template <typename T> __device__ static inline T r_init(int op) {
     return op == CK_RMAX ? extremes<T>::lowest() : op == CK_RMIN ? extremes<T>::highest() : (T)0;
 }

@@ -1,0 +1,213 @@
+/* cuda_ops_conv.c: convolutions and 2-D max pooling on CUDA. A convolution is columns and cuBLAS
+ * products over chunks of samples, per group, in the three routines of nn_shapes.h ("big" is a
+ * convolution's input, "small" its output; weight (Cs, Cb / G, kh, kw) either way):
+ *   big -> small   im2col of big, then W x columns for every sample of the chunk (one batched gemm)
+ *   small -> big   W^T x small into columns (one batched gemm), then col2im into big
+ *   weight grad    im2col of big, then small x columns^T summed over the samples (gemm with beta 1)
+ * The columns of a chunk stay under COLS_BUDGET elements. */
+#include <stdint.h>
+#include <string.h>
+
+#include "cuda_launch.h"
+#include "cuda_ops.h"
+#include "kernels/ck_args.h"
+#include "mt_tensor.h"
+#include "nn_shapes.h"
+
+enum { COLS_BUDGET = 1 << 24 };
+
+static int dev_of(const mt_tensor *t) {
+    return t->device.index < 0 ? cuda_current_device() : t->device.index;
+}
+
+/* a contiguous t set to zeros on its device's current stream */
+static int zero(mt_tensor *t) {
+    int device = dev_of(t);
+    CUstream s = cuda_bind(device) ? NULL : cuda_current_stream(device);
+    if (!s) return -1;
+    CUDA_CHECK(cuda_drv.cuMemsetD8Async((CUdeviceptr)(uintptr_t)mt_tensor_raw(t), 0,
+                                        (size_t)t->numel * mt_dtype_size((mt_dtype)t->dtype), s),
+               "cuMemsetD8Async");
+    return 0;
+}
+
+static cuda_fn conv_fn(mt_dtype dt) {
+    return dt == MT_FLOAT64 ? CUDA_FN_CONV_F64 : CUDA_FN_CONV_F32;
+}
+
+/* im2col (big -> cols) or col2im (cols -> big) of nb samples of one group */
+static int columns(int op, const mt_conv_geom *g, int device, mt_dtype dt, char *big, char *cols,
+                   int64_t nb) {
+    ck_conv_args k;
+    memset(&k, 0, sizeof k);
+    k.op = op;
+    k.C = g->Cb / g->G;
+    k.sample_stride = g->Cb * g->H * g->W;
+    k.H = g->H, k.W = g->W, k.Ho = g->Ho, k.Wo = g->Wo, k.kh = g->kh, k.kw = g->kw;
+    k.sh = g->sh, k.sw = g->sw, k.ph = g->ph, k.pw = g->pw, k.dh = g->dh, k.dw = g->dw;
+    k.big = (ck_operand){.ptr = (uint64_t)(uintptr_t)big, .dtype = dt};
+    k.small = (ck_operand){.ptr = (uint64_t)(uintptr_t)cols, .dtype = dt};
+    k.n = op == CK_IM2COL ? nb * k.C * g->kh * g->kw * g->Ho * g->Wo : nb * k.C * g->H * g->W;
+    return cuda_launch(device, conv_fn(dt), k.n, &k);
+}
+
+/* out += bias along dim 1 (out's channels) */
+static int add_bias(mt_tensor *out, mt_tensor *bias) {
+    int64_t sizes[MT_MAX_DIM], strides[MT_MAX_DIM];
+    int nd = out->ndim - 1;
+    for (int d = 0; d < nd; d++) {
+        sizes[d] = d == 0 ? bias->sizes[0] : 1;
+        strides[d] = d == 0 ? bias->strides[0] : 0;
+    }
+    mt_tensor *view = mt_tensor_view_of(bias, nd, sizes, strides, bias->offset);
+    if (!view) return -1;
+    mt_tensor *in[2] = {out, view};
+    int rc = cuda_ew(out, CK_ADD, 2, in, NULL, NULL, (mt_dtype)out->dtype);
+    mt_tensor_decref(view);
+    return rc;
+}
+
+enum { BIG_TO_SMALL, SMALL_TO_BIG, WEIGHT_GRAD };
+
+/* one routine: for WEIGHT_GRAD, a is small (the output's gradient) and w is big (the input) */
+static int run(int routine, const mt_conv_geom *g, mt_tensor *a_in, mt_tensor *w_in,
+               mt_tensor *bias, mt_tensor *out) {
+    if (out->numel == 0) return 0;
+    mt_dtype dt = (mt_dtype)out->dtype;
+    int device = dev_of(out);
+    size_t isz = mt_dtype_size(dt);
+    int64_t Cbg = g->Cb / g->G, Csg = g->Cs / g->G, K = Cbg * g->kh * g->kw, L = g->Ho * g->Wo;
+    int64_t per = K * L > 0 ? K * L : 1, chunk = COLS_BUDGET / per;
+    if (chunk < 1) chunk = 1;
+    if (chunk > g->N) chunk = g->N;
+    mt_tensor *a = cuda_dense(a_in), *w = a ? cuda_dense(w_in) : NULL, *cols = NULL;
+    int64_t ncols[1] = {chunk * K * L};
+    int rc = -1;
+    if (!a || !w || !(cols = mt_tensor_empty(1, ncols, dt, out->device))) goto done;
+    if (routine == WEIGHT_GRAD && zero(out)) goto done;
+    char *A = mt_tensor_raw(a), *W = mt_tensor_raw(w), *O = mt_tensor_raw(out),
+         *C = mt_tensor_raw(cols);
+    rc = 0;
+    for (int64_t n0 = 0; n0 < g->N && !rc; n0 += chunk) {
+        int64_t nb = g->N - n0 < chunk ? g->N - n0 : chunk;
+        for (int64_t gi = 0; gi < g->G && !rc; gi++) {
+            if (routine == BIG_TO_SMALL) {
+                rc = columns(CK_IM2COL, g, device, dt,
+                             A + (size_t)((n0 * g->Cb + gi * Cbg) * g->H * g->W) * isz, C, nb);
+                cuda_matrix wm = {W + (size_t)(gi * Csg * K) * isz, K, 0, false};
+                cuda_matrix cm = {C, L, K * L, false};
+                if (!rc)
+                    rc = cuda_gemm(device, dt, nb, Csg, L, K, 1, wm, cm, 0,
+                                   O + (size_t)((n0 * g->Cs + gi * Csg) * L) * isz, L, g->Cs * L);
+            } else if (routine == SMALL_TO_BIG) {
+                cuda_matrix wt = {W + (size_t)(gi * Csg * K) * isz, K, 0, true};
+                cuda_matrix sm = {A + (size_t)((n0 * g->Cs + gi * Csg) * L) * isz, L, g->Cs * L,
+                                  false};
+                rc = cuda_gemm(device, dt, nb, K, L, Csg, 1, wt, sm, 0, C, L, K * L);
+                if (!rc)
+                    rc = columns(CK_COL2IM, g, device, dt,
+                                 O + (size_t)((n0 * g->Cb + gi * Cbg) * g->H * g->W) * isz, C, nb);
+            } else {
+                rc = columns(CK_IM2COL, g, device, dt,
+                             W + (size_t)((n0 * g->Cb + gi * Cbg) * g->H * g->W) * isz, C, nb);
+                for (int64_t j = 0; j < nb && !rc; j++) {
+                    cuda_matrix sm = {A + (size_t)(((n0 + j) * g->Cs + gi * Csg) * L) * isz, L, 0,
+                                      false};
+                    cuda_matrix ct = {C + (size_t)(j * K * L) * isz, L, 0, true};
+                    rc = cuda_gemm(device, dt, 1, Csg, K, L, 1, sm, ct, 1,
+                                   O + (size_t)(gi * Csg * K) * isz, K, 0);
+                }
+            }
+        }
+    }
+    if (!rc && bias && routine != WEIGHT_GRAD) rc = add_bias(out, bias);
+done:
+    if (a) mt_tensor_decref(a);
+    if (w) mt_tensor_decref(w);
+    if (cols) mt_tensor_decref(cols);
+    return rc;
+}
+
+/* convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+ */
+static int k_convolution(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_conv_geom g;
+    int64_t sizes[MT_MAX_DIM];
+    if (mt_conv_check(a, sizes, &g)) return -1;
+    mt_tensor *bias = a[2].tag == MT_V_TENSOR ? a[2].t : NULL;
+    return run(a[6].b ? SMALL_TO_BIG : BIG_TO_SMALL, &g, a[0].t, a[1].t, bias, r[0].t);
+}
+
+/* convolution_backward_weight(grad_output, input, weight_size, ...): small is grad_output for a
+ * convolution, input for a transposed one */
+static int k_convolution_weight(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_conv_geom g;
+    if (mt_conv_weight_geom(a, &g)) return -1;
+    bool transposed = a[6].b;
+    return run(WEIGHT_GRAD, &g, transposed ? a[1].t : a[0].t, transposed ? a[0].t : a[1].t, NULL,
+               r[0].t);
+}
+
+/* max_pool2d_with_indices(self, ...) -> (values, indices); the backward adds grad_output at the
+ * indices */
+static int pool(int op, const mt_pool_geom *g, mt_tensor *big_in, mt_tensor *small_in,
+                mt_tensor *indices_in) {
+    mt_tensor *big = cuda_dense(big_in), *small = big ? cuda_dense(small_in) : NULL;
+    mt_tensor *idx = small ? cuda_dense(indices_in) : NULL;
+    int rc = -1;
+    if (idx) {
+        ck_conv_args k;
+        memset(&k, 0, sizeof k);
+        k.op = op;
+        k.n = g->planes * g->Ho * g->Wo;
+        k.H = g->H, k.W = g->W, k.Ho = g->Ho, k.Wo = g->Wo, k.kh = g->kh, k.kw = g->kw;
+        k.sh = g->sh, k.sw = g->sw, k.ph = g->ph, k.pw = g->pw, k.dh = g->dh, k.dw = g->dw;
+        k.big = (ck_operand){.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(big), .dtype = big->dtype};
+        k.small =
+            (ck_operand){.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(small), .dtype = small->dtype};
+        k.indices =
+            (ck_operand){.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(idx), .dtype = idx->dtype};
+        rc = cuda_launch(dev_of(big), conv_fn((mt_dtype)big->dtype), k.n, &k);
+        /* the forward wrote into dense copies when its results were not contiguous */
+        if (!rc && op == CK_MAXPOOL && small != small_in) {
+            mt_tensor *in[1] = {small};
+            rc = cuda_ew(small_in, CK_COPY, 1, in, NULL, NULL, (mt_dtype)small->dtype);
+        }
+        if (!rc && op == CK_MAXPOOL && idx != indices_in) {
+            mt_tensor *in[1] = {idx};
+            rc = cuda_ew(indices_in, CK_COPY, 1, in, NULL, NULL, MT_INT64);
+        }
+    }
+    if (big) mt_tensor_decref(big);
+    if (small) mt_tensor_decref(small);
+    if (idx) mt_tensor_decref(idx);
+    return rc;
+}
+
+static int k_max_pool(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_pool_geom g;
+    if (mt_max_pool_geom(a, &g)) return -1;
+    return r[0].t->numel ? pool(CK_MAXPOOL, &g, a[0].t, r[0].t, r[1].t) : 0;
+}
+
+/* max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
+ * ceil_mode, indices) -> grad_input (contiguous, fresh) */
+static int k_max_pool_backward(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_pool_geom g;
+    if (mt_max_pool_geom(a + 1, &g)) return -1;
+    mt_tensor *gi = r[0].t;
+    if (gi->numel == 0) return 0;
+    return zero(gi) ? -1 : pool(CK_MAXPOOL_BACKWARD, &g, gi, a[0].t, a[7].t);
+}
+
+const mt_kernel_entry cuda_conv_kernels[] = {
+    {"convolution", k_convolution},
+    {"convolution_backward_weight", k_convolution_weight},
+    {"max_pool2d_with_indices", k_max_pool},
+    {"max_pool2d_with_indices_backward", k_max_pool_backward},
+};
+const size_t cuda_conv_kernels_count = MT_ARRAY_LEN(cuda_conv_kernels);
