@@ -6,7 +6,7 @@
 #include "mt_generator.h"
 
 /* The generator argument, or the device's default one; checks it is for that device. */
-mt_generator *mt_random_generator(mt_value gen, mt_device dev);
+MT_API mt_generator *mt_random_generator(mt_value gen, mt_device dev);
 /* The integers random_ may draw for a dtype: its range, the exact integers of a float type. */
 void mt_random_dtype_range(mt_dtype dt, int64_t *lo, int64_t *hi);
 /* C++'s name of a dtype's element type ("float", "c10::Half"), as PyTorch's messages say it. */

@@ -8,9 +8,9 @@
 #include "kernels/ck_args.h"
 
 static const char *const fn_names[CUDA_FN_COUNT] = {
-    "ck_ew_f32",     "ck_ew_f64",     "ck_ew_i64",      "ck_reduce_f32",
-    "ck_reduce_f64", "ck_reduce_i64", "ck_softmax_f32", "ck_softmax_f64",
-    "ck_index_f64",  "ck_index_i64",  "ck_conv_f32",    "ck_conv_f64",
+#define X(id, name) #name,
+    CUDA_KERNEL_LIST(X)
+#undef X
 };
 
 typedef struct {

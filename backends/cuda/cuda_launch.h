@@ -15,20 +15,28 @@
 extern const unsigned char cuda_image[], cuda_image_end[];
 extern const char cuda_image_arch[];
 
+/* the kernels of kernels/ck_kernels.cu: X(enum suffix, the kernel's name) */
+#define CUDA_KERNEL_LIST(X)                                                                        \
+    X(EW_F32, ck_ew_f32)                                                                           \
+    X(EW_F64, ck_ew_f64)                                                                           \
+    X(EW_I64, ck_ew_i64)                                                                           \
+    X(REDUCE_F32, ck_reduce_f32)                                                                   \
+    X(REDUCE_F64, ck_reduce_f64)                                                                   \
+    X(REDUCE_I64, ck_reduce_i64)                                                                   \
+    X(SOFTMAX_F32, ck_softmax_f32)                                                                 \
+    X(SOFTMAX_F64, ck_softmax_f64)                                                                 \
+    X(INDEX_F64, ck_index_f64)                                                                     \
+    X(INDEX_I64, ck_index_i64)                                                                     \
+    X(CONV_F32, ck_conv_f32)                                                                       \
+    X(CONV_F64, ck_conv_f64)                                                                       \
+    X(RANDOM_F32, ck_random_f32)                                                                   \
+    X(RANDOM_F64, ck_random_f64)
+
 typedef enum {
-    CUDA_FN_EW_F32,
-    CUDA_FN_EW_F64,
-    CUDA_FN_EW_I64,
-    CUDA_FN_REDUCE_F32,
-    CUDA_FN_REDUCE_F64,
-    CUDA_FN_REDUCE_I64,
-    CUDA_FN_SOFTMAX_F32,
-    CUDA_FN_SOFTMAX_F64,
-    CUDA_FN_INDEX_F64,
-    CUDA_FN_INDEX_I64,
-    CUDA_FN_CONV_F32,
-    CUDA_FN_CONV_F64,
-    CUDA_FN_COUNT
+#define X(id, name) CUDA_FN_##id,
+    CUDA_KERNEL_LIST(X)
+#undef X
+        CUDA_FN_COUNT
 } cuda_fn;
 
 /* Launch fn over n elements (grid-stride blocks of CK_BLOCK threads) on the current stream of

@@ -43,6 +43,8 @@ static int register_all(void) {
         {cuda_index_kernels, &cuda_index_kernels_count},
         {cuda_blas_kernels, &cuda_blas_kernels_count},
         {cuda_conv_kernels, &cuda_conv_kernels_count},
+        {cuda_random_kernels, &cuda_random_kernels_count},
+        {cuda_shape_kernels, &cuda_shape_kernels_count},
     };
     int type = accel_register((void (*)(void))register_all, ops, found, &backend, tables,
                               MT_ARRAY_LEN(tables));

@@ -88,7 +88,8 @@ int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_valu
     a.ialpha = 1;
     set_scalar(alpha, &a.alpha, &a.ialpha);
     set_scalar(s1, &a.s1, &a.is1);
-    a.scalar_in2 = s1 && s1->tag != MT_V_NONE && op != CK_FILL && op != CK_MASKED_FILL;
+    a.scalar_in2 =
+        s1 && s1->tag != MT_V_NONE && op != CK_FILL && op != CK_MASKED_FILL && op != CK_GELU;
     if (operand(&a, 0, out, out)) return -1;
     for (int k = 0; k < nin; k++)
         if (operand(&a, k + 1, in[k], out)) return -1;
@@ -192,6 +193,37 @@ K_UNARY(relu, CK_RELU)
 K_UNARY(sigmoid, CK_SIGMOID)
 K_UNARY(tanh, CK_TANH)
 K_UNARY(logical_not, CK_LOGICAL_NOT)
+K_UNARY(erf, CK_ERF)
+K_UNARY(silu, CK_SILU)
+K_UNARY(sin, CK_SIN)
+K_UNARY(cos, CK_COS)
+K_UNARY(rsqrt, CK_RSQRT)
+K_UNARY(reciprocal, CK_RECIPROCAL)
+K_UNARY(log1p, CK_LOG1P)
+K_UNARY(expm1, CK_EXPM1)
+K_UNARY(sign, CK_SIGN)
+
+/* gelu(self, approximate): "tanh" takes the tanh formula */
+static int k_gelu(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[1] = {a[0].t};
+    bool tanh_form = a[1].tag == MT_V_STR && !strcmp(a[1].s, "tanh");
+    mt_value form = mt_vint(tanh_form);
+    return cuda_ew(r[0].t, CK_GELU, 1, in, &form, NULL, OUT(r));
+}
+
+/* pow(self, exponent) for a tensor or a number exponent */
+static int k_pow_tensor(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[2] = {a[0].t, a[1].t};
+    return cuda_ew(r[0].t, CK_POW, 2, in, NULL, NULL, OUT(r));
+}
+
+static int k_pow_scalar(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[1] = {a[0].t};
+    return cuda_ew(r[0].t, CK_POW, 1, in, &a[1], NULL, OUT(r));
+}
 
 static int k_maximum(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
@@ -281,5 +313,26 @@ const mt_kernel_entry cuda_ew_kernels[] = {
     {"addcdiv", k_addcdiv},
     {"addcdiv_", k_addcdiv},
     {"where.self", k_where},
+    {"erf", k_erf},
+    {"erf_", k_erf},
+    {"silu", k_silu},
+    {"sin", k_sin},
+    {"sin_", k_sin},
+    {"cos", k_cos},
+    {"cos_", k_cos},
+    {"rsqrt", k_rsqrt},
+    {"rsqrt_", k_rsqrt},
+    {"reciprocal", k_reciprocal},
+    {"reciprocal_", k_reciprocal},
+    {"log1p", k_log1p},
+    {"log1p_", k_log1p},
+    {"expm1", k_expm1},
+    {"expm1_", k_expm1},
+    {"sign", k_sign},
+    {"sign_", k_sign},
+    {"gelu", k_gelu},
+    {"pow.Tensor_Tensor", k_pow_tensor},
+    {"pow.Tensor_Scalar", k_pow_scalar},
+    {"pow_.Scalar", k_pow_scalar},
 };
 const size_t cuda_ew_kernels_count = MT_ARRAY_LEN(cuda_ew_kernels);

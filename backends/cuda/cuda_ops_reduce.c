@@ -166,6 +166,91 @@ static int k_amin(mt_call *c, mt_value *a, mt_value *r) {
     return dims_of(a[0].t, &a[1], red) ? -1 : reduce(a[0].t, r[0].t, red, CK_RMIN, false, OUT(r));
 }
 
+/* var and std over the dims marked in `red`: the mean (kept as a dim of size 1), the squared
+ * deviations from it summed, divided by max(0, n - correction); mean_out, when asked, gets the
+ * mean */
+static int variance(mt_tensor *self, const bool *red, int64_t correction, mt_tensor *var_out,
+                    mt_tensor *mean_out, bool take_sqrt) {
+    if (var_out->numel == 0) return 0;
+    mt_dtype dt = (mt_dtype)var_out->dtype;
+    int64_t ks[MT_MAX_DIM], n = 1;
+    for (int d = 0; d < self->ndim; d++) {
+        ks[d] = red[d] ? 1 : self->sizes[d];
+        if (red[d]) n *= self->sizes[d];
+    }
+    mt_tensor *mean = mt_tensor_empty(self->ndim, ks, dt, self->device);
+    mt_tensor *dev = mean ? mt_tensor_empty(self->ndim, self->sizes, dt, self->device) : NULL;
+    int rc = dev ? reduce(self, mean, red, CK_RSUM, true, dt) : -1;
+    mt_tensor *in[2] = {self, mean}, *sq[2] = {dev, dev};
+    if (!rc) rc = cuda_ew(dev, CK_SUB, 2, in, NULL, NULL, dt);
+    if (!rc) rc = cuda_ew(dev, CK_MUL, 2, sq, NULL, NULL, dt);
+    if (!rc) rc = reduce(dev, var_out, red, CK_RSUM, false, dt);
+    mt_value divisor = mt_vint(n - correction > 0 ? n - correction : 0);
+    mt_tensor *v[1] = {var_out};
+    if (!rc) rc = cuda_ew(var_out, CK_DIV, 1, v, &divisor, NULL, dt);
+    if (!rc && take_sqrt) rc = cuda_ew(var_out, CK_SQRT, 1, v, NULL, NULL, dt);
+    if (!rc && mean_out && mean_out->numel) { /* the same numbers, in mean_out's shape */
+        mt_tensor *flat = mt_tensor_view_of(mean, mean_out->ndim, mean_out->sizes,
+                                            mean_out->strides, mean->offset);
+        mt_tensor *m[1] = {flat};
+        rc = flat ? cuda_ew(mean_out, CK_COPY, 1, m, NULL, NULL, dt) : -1;
+        if (flat) mt_tensor_decref(flat);
+    }
+    if (mean) mt_tensor_decref(mean);
+    if (dev) mt_tensor_decref(dev);
+    return rc;
+}
+
+/* var.correction(self, dim?, *, correction?, keepdim) and its std and var_mean forms; var.dim
+ * (self, dim, unbiased, keepdim); var(self, unbiased) */
+static int64_t correction_of(const mt_value *v) {
+    return v->tag == MT_V_NONE ? 1 : v->tag == MT_V_BOOL ? v->b : v->i;
+}
+
+#define K_VARIANCE(fn, SQRT)                                                                       \
+    static int k_##fn##_correction(mt_call *c, mt_value *a, mt_value *r) {                         \
+        (void)c;                                                                                   \
+        bool red[MT_MAX_DIM];                                                                      \
+        return dims_of(a[0].t, &a[1], red)                                                         \
+                   ? -1                                                                            \
+                   : variance(a[0].t, red, correction_of(&a[2]), r[0].t, NULL, SQRT);              \
+    }                                                                                              \
+    static int k_##fn##_dim(mt_call *c, mt_value *a, mt_value *r) {                                \
+        (void)c;                                                                                   \
+        bool red[MT_MAX_DIM];                                                                      \
+        return dims_of(a[0].t, &a[1], red) ? -1                                                    \
+                                           : variance(a[0].t, red, a[2].b, r[0].t, NULL, SQRT);    \
+    }                                                                                              \
+    static int k_##fn##_all(mt_call *c, mt_value *a, mt_value *r) {                                \
+        (void)c;                                                                                   \
+        bool red[MT_MAX_DIM];                                                                      \
+        dims_of(a[0].t, NULL, red);                                                                \
+        return variance(a[0].t, red, a[1].b, r[0].t, NULL, SQRT);                                  \
+    }
+K_VARIANCE(var, false)
+K_VARIANCE(std, true)
+
+static int k_var_mean_correction(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    bool red[MT_MAX_DIM];
+    return dims_of(a[0].t, &a[1], red)
+               ? -1
+               : variance(a[0].t, red, correction_of(&a[2]), r[0].t, r[1].t, false);
+}
+
+static int k_var_mean_dim(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    bool red[MT_MAX_DIM];
+    return dims_of(a[0].t, &a[1], red) ? -1 : variance(a[0].t, red, a[2].b, r[0].t, r[1].t, false);
+}
+
+static int k_var_mean_all(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    bool red[MT_MAX_DIM];
+    dims_of(a[0].t, NULL, red);
+    return variance(a[0].t, red, a[1].b, r[0].t, r[1].t, false);
+}
+
 /* softmax(self, dim, dtype), log_softmax: computed in the result's type (float for the half
  * types) */
 static int softmax(mt_value *a, mt_value *r, bool log) {
@@ -206,10 +291,24 @@ static int k_log_softmax(mt_call *c, mt_value *a, mt_value *r) {
 }
 
 const mt_kernel_entry cuda_reduce_kernels[] = {
-    {"sum", k_sum_all},         {"sum.dim_IntList", k_sum_dims},
-    {"mean", k_mean_all},       {"mean.dim", k_mean_dims},
-    {"max", k_max_all},         {"min", k_min_all},
-    {"amax", k_amax},           {"amin", k_amin},
-    {"softmax.int", k_softmax}, {"log_softmax.int", k_log_softmax},
+    {"sum", k_sum_all},
+    {"sum.dim_IntList", k_sum_dims},
+    {"mean", k_mean_all},
+    {"mean.dim", k_mean_dims},
+    {"max", k_max_all},
+    {"min", k_min_all},
+    {"amax", k_amax},
+    {"amin", k_amin},
+    {"softmax.int", k_softmax},
+    {"log_softmax.int", k_log_softmax},
+    {"var.correction", k_var_correction},
+    {"var.dim", k_var_dim},
+    {"var", k_var_all},
+    {"std.correction", k_std_correction},
+    {"std.dim", k_std_dim},
+    {"std", k_std_all},
+    {"var_mean.correction", k_var_mean_correction},
+    {"var_mean.dim", k_var_mean_dim},
+    {"var_mean", k_var_mean_all},
 };
 const size_t cuda_reduce_kernels_count = MT_ARRAY_LEN(cuda_reduce_kernels);

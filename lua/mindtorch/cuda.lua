@@ -32,6 +32,14 @@ function cuda.is_bf16_supported()
   return cuda.is_available() and cuda.get_device_capability(cuda.current_device())[1] >= 8
 end
 
+-- the generator of the cuda device type (Philox4x32-10, counter-based: doc/cuda.md); torch.manual_seed
+-- seeds it too. One generator serves every device, so the _all forms are the same calls.
+function cuda.manual_seed(seed) C.manual_seed(math.tointeger(seed) or error("manual_seed expects an integer", 2)) end
+cuda.manual_seed_all = cuda.manual_seed
+function cuda.seed() C.seed() end
+cuda.seed_all = cuda.seed
+cuda.initial_seed = C.initial_seed
+
 -- the NVIDIA driver's version (cuDriverGetVersion: 12040 for 12.4), or nil without one
 cuda._driver_version = C.driver_version
 

@@ -162,10 +162,14 @@ static void push_default(lua_State *L) {
     }
 }
 
+/* torch.manual_seed seeds every device type's generator too, as PyTorch's seeds CUDA's */
 static int manual_seed(lua_State *L) {
     uint64_t s = check_seed(L, 1, "manual_seed");
     settle(L);
-    mt_generator_manual_seed(cpu_default(), s);
+    for (int t = 0; t < MT_MAX_DEVTYPES; t++) {
+        mt_generator *g = mt_default_generator((mt_devtype)t);
+        if (g) mt_generator_manual_seed(g, s);
+    }
     push_default(L);
     return 1;
 }

@@ -55,6 +55,17 @@ enum {
     CK_ADDCMUL,     /* in1 + alpha * in2 * in3 */
     CK_ADDCDIV,     /* in1 + alpha * in2 / in3 */
     CK_MASKED_FILL, /* in2 (the mask) ? s1 : in1 */
+    CK_POW,         /* in1 ** in2 */
+    CK_GELU,        /* s1 = 0: x Phi(x) with erf; s1 = 1: the tanh approximation */
+    CK_ERF,
+    CK_SILU,
+    CK_SIN,
+    CK_COS,
+    CK_RSQRT,
+    CK_RECIPROCAL,
+    CK_LOG1P,
+    CK_EXPM1,
+    CK_SIGN,
     CK_NUM_OPS
 };
 
@@ -134,5 +145,18 @@ typedef struct ck_conv_args {
     ck_operand big, small; /* columns [samples][C * kh * kw][Ho * Wo]; pooling's output */
     ck_operand indices;    /* pooling: the maxima's positions in their H x W planes */
 } ck_conv_args;
+
+/* random sampling (kernels/ck_random.cuh): Philox4x32-10 keyed by the generator's seed; element
+ * i of a draw takes the first two words of counter offset + i, so a draw's values do not depend
+ * on the launch (the generator's offset advances by the elements drawn) */
+enum { CK_UNIFORM, CK_NORMAL, CK_BERNOULLI, CK_BERNOULLI_TENSOR };
+
+typedef struct ck_random_args {
+    int64_t n;
+    int32_t op, reserved;
+    uint64_t seed, offset;
+    double a, b;       /* uniform: from, to - from; normal: mean, std; bernoulli: p */
+    ck_operand out, p; /* contiguous; p: bernoulli's probabilities, one per element */
+} ck_random_args;
 
 #endif

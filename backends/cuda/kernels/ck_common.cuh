@@ -87,6 +87,53 @@ __device__ static inline float m_tanh(float x) {
 __device__ static inline double m_tanh(double x) {
     return tanh(x);
 }
+__device__ static inline float m_erf(float x) {
+    return erff(x);
+}
+__device__ static inline double m_erf(double x) {
+    return erf(x);
+}
+__device__ static inline float m_sin(float x) {
+    return sinf(x);
+}
+__device__ static inline double m_sin(double x) {
+    return sin(x);
+}
+__device__ static inline float m_cos(float x) {
+    return cosf(x);
+}
+__device__ static inline double m_cos(double x) {
+    return cos(x);
+}
+__device__ static inline float m_log1p(float x) {
+    return log1pf(x);
+}
+__device__ static inline double m_log1p(double x) {
+    return log1p(x);
+}
+__device__ static inline float m_expm1(float x) {
+    return expm1f(x);
+}
+__device__ static inline double m_expm1(double x) {
+    return expm1(x);
+}
+__device__ static inline float m_pow(float x, float y) {
+    return powf(x, y);
+}
+__device__ static inline double m_pow(double x, double y) {
+    return pow(x, y);
+}
+// integer powers by squaring (negative exponents are refused before the launch, but 1 and -1)
+__device__ static inline int64_t m_pow(int64_t x, int64_t y) {
+    if (y < 0) return x == 1 ? 1 : x == -1 ? (y % 2 ? -1 : 1) : 0;
+    int64_t r = 1;
+    while (y) {
+        if (y & 1) r *= x;
+        x *= x;
+        y >>= 1;
+    }
+    return r;
+}
 // integers take no transcendental operation (the result is floating): these are never reached
 __device__ static inline int64_t m_exp(int64_t x) {
     return x;
@@ -98,6 +145,21 @@ __device__ static inline int64_t m_sqrt(int64_t x) {
     return x;
 }
 __device__ static inline int64_t m_tanh(int64_t x) {
+    return x;
+}
+__device__ static inline int64_t m_erf(int64_t x) {
+    return x;
+}
+__device__ static inline int64_t m_sin(int64_t x) {
+    return x;
+}
+__device__ static inline int64_t m_cos(int64_t x) {
+    return x;
+}
+__device__ static inline int64_t m_log1p(int64_t x) {
+    return x;
+}
+__device__ static inline int64_t m_expm1(int64_t x) {
     return x;
 }
 

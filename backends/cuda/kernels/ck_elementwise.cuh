@@ -62,6 +62,30 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
         return x + alpha * y / z;
     case CK_MASKED_FILL:
         return y != (T)0 ? s1 : x;
+    case CK_POW:
+        return m_pow(x, y);
+    case CK_GELU:
+        if (s1 == (T)0) return x * (T)0.5 * ((T)1 + m_erf(x * (T)0.70710678118654752440));
+        return (T)0.5 * x *
+               ((T)1 + m_tanh((T)0.79788456080286535588 * (x + (T)0.044715 * x * x * x)));
+    case CK_ERF:
+        return m_erf(x);
+    case CK_SILU:
+        return x / ((T)1 + m_exp(-x));
+    case CK_SIN:
+        return m_sin(x);
+    case CK_COS:
+        return m_cos(x);
+    case CK_RSQRT:
+        return (T)1 / m_sqrt(x);
+    case CK_RECIPROCAL:
+        return (T)1 / x;
+    case CK_LOG1P:
+        return m_log1p(x);
+    case CK_EXPM1:
+        return m_expm1(x);
+    case CK_SIGN:
+        return is_nan(x) ? x : (T)((x > (T)0) - (x < (T)0));
     default:
         return x;
     }
