@@ -14,6 +14,10 @@ local GOALS = {
   train_mlp_step_64x784 = 0.26, model_lenet_step = 1.0, model_resnet_block_step = 1.0, model_lstm_step = 1.0,
   model_transformer_step = 1.0, model_lenet_peak_rss = 1.0, model_resnet_block_peak_rss = 1.0,
   model_lstm_peak_rss = 1.0, model_transformer_peak_rss = 1.0,
+  -- the CUDA issue's (bench/cuda.lua, on a GPU): matmul at least 0.9x PyTorch's FLOP/s, the
+  -- training steps at most 1.5x its time
+  cuda_matmul_4096_f32 = 1 / 0.9, cuda_matmul_4096_bf16 = 1 / 0.9, cuda_lenet_step = 1.5,
+  cuda_transformer_step = 1.5,
 }
 local LOWER_IS_BETTER = { us = true, ms = true, s = true, MiB = true, KiB = true }
 
@@ -83,6 +87,20 @@ if copy_bw then
         ok and "met" or "**not met**"))
     end
   end
+  w("")
+end
+-- on a GPU: the element-wise add against the device-to-device copy bandwidth measured in the same
+-- run (the faster of the two copies), the CUDA issue's 80%
+local by_name = {}
+for _, r in ipairs(rows) do by_name[r.name] = r end
+local copy, add = by_name.cuda_copy_100M, by_name.cuda_ew_add_100M
+if copy and add then
+  local bw = math.max(copy.mt or 0, copy.pt or 0)
+  local frac = add.mt / bw
+  local ok = frac >= 0.8
+  if ok then met = met + 1 else missed = missed + 1 end
+  w(("CUDA element-wise add of 100M float32: %.6g GB/s, %.2f of the device-to-device copy bandwidth"):format(add.mt, frac))
+  w(("(%.6g GB/s), goal >= 0.80 %s."):format(bw, ok and "met" or "**not met**"))
   w("")
 end
 w(("Goals met: %d of %d."):format(met, met + missed))

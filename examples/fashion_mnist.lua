@@ -1,7 +1,8 @@
 -- fashion_mnist.lua: trains a classifier on Fashion-MNIST (apt-get install dataset-fashion-mnist)
 --
 --   build/luamt examples/fashion_mnist.lua [--model mlp|cnn] [--epochs N] [--batch-size 64]
---       [--optim adam|sgd] [--lr 0.001] [--seed 0] [--data DIR] [--out DIR]   (--help: the options)
+--       [--optim adam|sgd] [--lr 0.001] [--seed 0] [--data DIR] [--out DIR] [--device cuda]
+--       (--help: the options)
 --
 -- Prints a progress bar per epoch (torch.utils.progress: redrawn in place on a terminal, plain
 -- lines in a log file), the train loss and test accuracy after each epoch, writes the loss
@@ -30,6 +31,7 @@ parser:option("--optim", "The optimizer (sgd: momentum 0.9).", "adam"):choices {
 parser:option("--lr", "The learning rate.", "0.001"):convert(positive)
 parser:option("--seed", "The random seed.", "0"):convert(integer(0))
 parser:option("--data", "The folder of the IDX files.", "/usr/share/datasets/fashion-mnist")
+parser:option("--device", "Where the model trains: cpu, cuda, cuda:1, npu ...", "cpu")
 parser:option("--out", "Where the loss curve (CSV, SVG) is written.", "build/demo")
 local o = parser:parse()
 
@@ -59,7 +61,7 @@ local function evaluate(model, loader)
   local correct, n = 0, 0
   torch.no_grad(function()
     for x, y in loader() do
-      correct = correct + model(x):argmax(2):eq(y):sum():item()
+      correct = correct + model(x:to(o.device)):argmax(2):eq(y:to(o.device)):sum():item()
       n = n + y:numel()
     end
   end)
@@ -83,7 +85,7 @@ local train = data.datasets.FashionMNIST(o.data, { train = true })
 local test = data.datasets.FashionMNIST(o.data, { train = false })
 local train_loader = data.DataLoader(train, { batch_size = o.batch_size, shuffle = true })
 local test_loader = data.DataLoader(test, { batch_size = 1000 })
-local model = models[o.model]()
+local model = models[o.model]():to(o.device)
 local loss_fn = nn.CrossEntropyLoss()
 local opt
 if o.optim == "adam" then
@@ -101,7 +103,7 @@ for epoch = 1, o.epochs do
   local bar = torch.utils.progress(train_loader, { desc = "epoch " .. epoch, file = io.stdout })
   for _, x, y in bar do
     opt:zero_grad()
-    local loss = loss_fn(model(x), y)
+    local loss = loss_fn(model(x:to(o.device)), y:to(o.device))
     loss:backward()
     opt:step()
     step, seen = step + 1, seen + 1

@@ -57,9 +57,10 @@ static int reduce(mt_tensor *self, mt_tensor *out, const bool *red, int op, bool
     int device = dev_of(out);
     mt_tensor *partial = NULL;
     int rc = 0;
+    bool arg = op == CK_RARGMAX || op == CK_RARGMIN; /* one pass: positions do not split */
     for (;;) {
         int64_t parts = 1;
-        if (a.R > MAX_CHUNK && a.M < WANT_THREADS) {
+        if (!arg && a.R > MAX_CHUNK && a.M < WANT_THREADS) {
             parts = (a.R + MAX_CHUNK - 1) / MAX_CHUNK;
             int64_t enough = (WANT_THREADS + a.M - 1) / a.M;
             if (parts > enough) parts = enough;
@@ -164,6 +165,28 @@ static int k_amin(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
     bool red[MT_MAX_DIM];
     return dims_of(a[0].t, &a[1], red) ? -1 : reduce(a[0].t, r[0].t, red, CK_RMIN, false, OUT(r));
+}
+
+/* argmax(self, dim?, keepdim), argmin: the first position of the extreme, over everything
+ * (of the flattened tensor) without a dim */
+static int arg_extreme(mt_value *a, mt_value *r, int op) {
+    mt_tensor *self = a[0].t;
+    bool red[MT_MAX_DIM];
+    mt_value one = a[1].tag == MT_V_INT ? mt_vilist(&a[1].i, 1) : MT_NONE;
+    /* a position counts the reduced dims in row-major order whatever the strides: over every
+     * dim, the flattened index */
+    return dims_of(self, &one, red) ? -1
+                                    : reduce(self, r[0].t, red, op, false, (mt_dtype)self->dtype);
+}
+
+static int k_argmax(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return arg_extreme(a, r, CK_RARGMAX);
+}
+
+static int k_argmin(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return arg_extreme(a, r, CK_RARGMIN);
 }
 
 /* var and std over the dims marked in `red`: the mean (kept as a dim of size 1), the squared
@@ -310,5 +333,7 @@ const mt_kernel_entry cuda_reduce_kernels[] = {
     {"var_mean.correction", k_var_mean_correction},
     {"var_mean.dim", k_var_mean_dim},
     {"var_mean", k_var_mean_all},
+    {"argmax", k_argmax},
+    {"argmin", k_argmin},
 };
 const size_t cuda_reduce_kernels_count = MT_ARRAY_LEN(cuda_reduce_kernels);

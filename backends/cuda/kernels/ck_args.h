@@ -97,7 +97,7 @@ typedef struct ck_ew_args {
 
 /* reductions (kernels/ck_reduce.cuh): out[t] for t < M * parts is part t % parts of output
  * t / parts, over reduced positions [part * chunk, (part + 1) * chunk) of R */
-enum { CK_RSUM, CK_RMAX, CK_RMIN };
+enum { CK_RSUM, CK_RMAX, CK_RMIN, CK_RARGMAX, CK_RARGMIN }; /* arg*: one part, int64 out */
 
 typedef struct ck_reduce_args {
     int64_t M, R, chunk, parts;

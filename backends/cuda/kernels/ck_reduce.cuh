@@ -31,6 +31,7 @@ template <typename T> __device__ static inline void reduce_loop(const ck_reduce_
         }
         int64_t q0 = part * a.chunk, q1 = q0 + a.chunk < a.R ? q0 + a.chunk : a.R;
         T acc = r_init<T>(a.op);
+        int64_t at = 0; // argmax, argmin: the first position of the extreme (a NaN is the extreme)
         for (int64_t q = q0; q < q1; q++) {
             int64_t off = base;
             if (a.rdim == 1)
@@ -40,7 +41,20 @@ template <typename T> __device__ static inline void reduce_loop(const ck_reduce_
                     off += r % a.rsizes[d] * a.rstrides[d];
                     r /= a.rsizes[d];
                 }
-            acc = r_step<T>(a.op, acc, load<T>(a.in, off));
+            T v = load<T>(a.in, off);
+            if (a.op == CK_RARGMAX || a.op == CK_RARGMIN) {
+                bool better = q == q0 || (!is_nan(acc) &&
+                                          (is_nan(v) || (a.op == CK_RARGMAX ? v > acc : v < acc)));
+                if (better) {
+                    acc = v;
+                    at = q;
+                }
+            } else
+                acc = r_step<T>(a.op, acc, v);
+        }
+        if (a.op == CK_RARGMAX || a.op == CK_RARGMIN) {
+            store<int64_t>(a.out, t, at);
+            continue;
         }
         if (a.scale_by_count) acc = acc / (T)a.count;
         store<T>(a.out, t, acc);
