@@ -62,6 +62,14 @@ static void simplify(ck_ew_args *a) {
         a->linear = nd == 0 || (nd == 1 && a->o[k].strides[0] == 1);
 }
 
+/* every operand contiguous float32 on a 16-byte boundary, computed in float32: the float4 kernel */
+static bool dense_f32(const ck_ew_args *a, mt_dtype compute) {
+    if (!a->linear || compute != MT_FLOAT32) return false;
+    for (int k = 0; k <= a->nin; k++)
+        if (a->o[k].dtype != MT_FLOAT32 || a->o[k].ptr % 16) return false;
+    return true;
+}
+
 static int compute_of(mt_dtype dt) {
     return dt == MT_FLOAT64           ? CK_COMPUTE_F64
            : mt_dtype_is_floating(dt) ? CK_COMPUTE_F32
@@ -98,6 +106,7 @@ int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_valu
     cuda_fn fn = c == CK_COMPUTE_F64   ? CUDA_FN_EW_F64
                  : c == CK_COMPUTE_F32 ? CUDA_FN_EW_F32
                                        : CUDA_FN_EW_I64;
+    if (dense_f32(&a, compute)) fn = CUDA_FN_EW_DENSE_F32;
     return cuda_launch(dev_of(out), fn, a.n, &a);
 }
 

@@ -13,6 +13,14 @@
 
 #include "standin_dims.h"
 
+/* CUDA's vector type of four floats */
+struct float4 {
+    float x, y, z, w;
+};
+static inline float4 make_float4(float x, float y, float z, float w) {
+    return float4{x, y, z, w};
+}
+
 /* CUDA's atomics, for one host thread at a time */
 template <typename T> static inline T atomicAdd(T *p, T v) {
     T old = *p;
