@@ -4,6 +4,7 @@
  * (its broadcast shape and promoted dtype, or self for in-place forms) with the op's meta
  * function; here each operand's strides are aligned to the result's dimensions (0 where it
  * broadcasts) and dimensions that every operand walks contiguously are merged. */
+#include <math.h>
 #include <string.h>
 
 #include "cuda_launch.h"
@@ -76,10 +77,24 @@ static int compute_of(mt_dtype dt) {
                                       : CK_COMPUTE_I64;
 }
 
+/* a number as both compute types read it (a double past int64's range, or infinite, saturates;
+ * NaN reads as 0) */
 static void set_scalar(const mt_value *v, double *d, int64_t *i) {
     if (!v || v->tag == MT_V_NONE) return;
     *d = v->tag == MT_V_DOUBLE ? v->d : v->tag == MT_V_BOOL ? (double)v->b : (double)v->i;
-    *i = v->tag == MT_V_DOUBLE ? (int64_t)v->d : v->tag == MT_V_BOOL ? (int64_t)v->b : v->i;
+    if (v->tag != MT_V_DOUBLE)
+        *i = v->tag == MT_V_BOOL ? (int64_t)v->b : v->i;
+    else
+        *i = v->d >= 9.2e18    ? INT64_MAX
+             : v->d <= -9.2e18 ? INT64_MIN
+             : v->d == v->d    ? (int64_t)v->d
+                               : 0;
+}
+
+/* the operations whose s1 is a parameter rather than a scalar second operand */
+static bool s1_is_parameter(int op) {
+    return op == CK_FILL || op == CK_MASKED_FILL || op == CK_GELU || op == CK_CLAMP ||
+           op == CK_LEAKY_RELU || op == CK_SOFTPLUS;
 }
 
 int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_value *s1,
@@ -96,8 +111,7 @@ int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_valu
     a.ialpha = 1;
     set_scalar(alpha, &a.alpha, &a.ialpha);
     set_scalar(s1, &a.s1, &a.is1);
-    a.scalar_in2 =
-        s1 && s1->tag != MT_V_NONE && op != CK_FILL && op != CK_MASKED_FILL && op != CK_GELU;
+    a.scalar_in2 = s1 && s1->tag != MT_V_NONE && !s1_is_parameter(op);
     if (operand(&a, 0, out, out)) return -1;
     for (int k = 0; k < nin; k++)
         if (operand(&a, k + 1, in[k], out)) return -1;
@@ -211,6 +225,62 @@ K_UNARY(reciprocal, CK_RECIPROCAL)
 K_UNARY(log1p, CK_LOG1P)
 K_UNARY(expm1, CK_EXPM1)
 K_UNARY(sign, CK_SIGN)
+K_UNARY(exp2, CK_EXP2)
+K_UNARY(log2, CK_LOG2)
+K_UNARY(log10, CK_LOG10)
+K_UNARY(tan, CK_TAN)
+K_UNARY(asin, CK_ASIN)
+K_UNARY(acos, CK_ACOS)
+K_UNARY(atan, CK_ATAN)
+K_UNARY(sinh, CK_SINH)
+K_UNARY(cosh, CK_COSH)
+K_UNARY(asinh, CK_ASINH)
+K_UNARY(acosh, CK_ACOSH)
+K_UNARY(atanh, CK_ATANH)
+K_UNARY(erfc, CK_ERFC)
+K_UNARY(trunc, CK_TRUNC)
+K_UNARY(floor, CK_FLOOR)
+K_UNARY(ceil, CK_CEIL)
+K_UNARY(round, CK_ROUND)
+K_UNARY(frac, CK_FRAC)
+K_TWO(fmod, CK_FMOD)
+K_TWO(remainder, CK_REMAINDER)
+K_TWO(floor_divide, CK_FLOOR_DIVIDE)
+
+static int k_atan2(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[2] = {a[0].t, a[1].t};
+    return cuda_ew(r[0].t, CK_ATAN2, 2, in, NULL, NULL, OUT(r));
+}
+
+/* clamp(self, min?, max?) and hardtanh(self, min_val, max_val): a bound left out is the type's
+ * infinity or integer limit */
+static int clamp(mt_tensor *out, mt_tensor *self, const mt_value *lo, const mt_value *hi) {
+    mt_dtype ct = (mt_dtype)out->dtype;
+    bool fl = mt_dtype_is_floating(ct);
+    mt_value l = lo->tag != MT_V_NONE ? *lo : fl ? mt_vdouble(-INFINITY) : mt_vint(INT64_MIN);
+    mt_value h = hi->tag != MT_V_NONE ? *hi : fl ? mt_vdouble(INFINITY) : mt_vint(INT64_MAX);
+    mt_tensor *in[1] = {self};
+    return cuda_ew(out, CK_CLAMP, 1, in, &h, &l, ct);
+}
+
+static int k_clamp(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return clamp(r[0].t, a[0].t, &a[1], &a[2]);
+}
+
+/* leaky_relu(self, negative_slope), softplus(self, beta, threshold) */
+static int k_leaky_relu(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[1] = {a[0].t};
+    return cuda_ew(r[0].t, CK_LEAKY_RELU, 1, in, &a[1], NULL, OUT(r));
+}
+
+static int k_softplus(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[1] = {a[0].t};
+    return cuda_ew(r[0].t, CK_SOFTPLUS, 1, in, &a[2], &a[1], OUT(r));
+}
 
 /* gelu(self, approximate): "tanh" takes the tanh formula */
 static int k_gelu(mt_call *c, mt_value *a, mt_value *r) {
@@ -340,6 +410,63 @@ const mt_kernel_entry cuda_ew_kernels[] = {
     {"sign", k_sign},
     {"sign_", k_sign},
     {"gelu", k_gelu},
+    {"exp2", k_exp2},
+    {"exp2_", k_exp2},
+    {"log2", k_log2},
+    {"log2_", k_log2},
+    {"log10", k_log10},
+    {"log10_", k_log10},
+    {"tan", k_tan},
+    {"tan_", k_tan},
+    {"asin", k_asin},
+    {"asin_", k_asin},
+    {"acos", k_acos},
+    {"acos_", k_acos},
+    {"atan", k_atan},
+    {"atan_", k_atan},
+    {"sinh", k_sinh},
+    {"sinh_", k_sinh},
+    {"cosh", k_cosh},
+    {"cosh_", k_cosh},
+    {"asinh", k_asinh},
+    {"asinh_", k_asinh},
+    {"acosh", k_acosh},
+    {"acosh_", k_acosh},
+    {"atanh", k_atanh},
+    {"atanh_", k_atanh},
+    {"erfc", k_erfc},
+    {"erfc_", k_erfc},
+    {"trunc", k_trunc},
+    {"trunc_", k_trunc},
+    {"floor", k_floor},
+    {"floor_", k_floor},
+    {"ceil", k_ceil},
+    {"ceil_", k_ceil},
+    {"round", k_round},
+    {"round_", k_round},
+    {"frac", k_frac},
+    {"frac_", k_frac},
+    {"fmod.Tensor", k_fmod_tensor},
+    {"fmod.Scalar", k_fmod_scalar},
+    {"fmod_.Tensor", k_fmod_tensor},
+    {"fmod_.Scalar", k_fmod_scalar},
+    {"remainder.Tensor", k_remainder_tensor},
+    {"remainder.Scalar", k_remainder_scalar},
+    {"remainder_.Tensor", k_remainder_tensor},
+    {"remainder_.Scalar", k_remainder_scalar},
+    {"floor_divide", k_floor_divide_tensor},
+    {"floor_divide.Scalar", k_floor_divide_scalar},
+    {"floor_divide_.Tensor", k_floor_divide_tensor},
+    {"floor_divide_.Scalar", k_floor_divide_scalar},
+    {"atan2", k_atan2},
+    {"atan2_", k_atan2},
+    {"clamp", k_clamp},
+    {"clamp_", k_clamp},
+    {"hardtanh", k_clamp},
+    {"hardtanh_", k_clamp},
+    {"leaky_relu", k_leaky_relu},
+    {"leaky_relu_", k_leaky_relu},
+    {"softplus", k_softplus},
     {"pow.Tensor_Tensor", k_pow_tensor},
     {"pow.Tensor_Scalar", k_pow_scalar},
     {"pow_.Scalar", k_pow_scalar},

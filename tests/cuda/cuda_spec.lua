@@ -510,3 +510,36 @@ describe("random draws on cuda", function()
     assert.is_true(math.abs(d:max():item() - 1.25) < 1e-6)
   end)
 end)
+
+describe("the rest of the element-wise family on cuda", function()
+  local x, unit = torch.randn(5, 7) * 3, torch.rand(5, 7) * 1.8 - 0.9
+
+  it("computes the float functions, rounding and the parametrised activations", function()
+    for _, name in ipairs { "exp2", "log2", "log10", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+      "atanh", "erfc", "trunc", "floor", "ceil", "round", "frac" } do
+      local arg = (name == "asin" or name == "acos" or name == "atanh") and unit
+        or (name == "log2" or name == "log10") and x:abs() + 0.1 or name == "acosh" and x:abs() + 1 or x
+      check(name, torch[name], { arg }, 1e-5)
+    end
+    check("round halves to even", torch.round, { torch.tensor({ 0.5, 1.5, 2.5, -0.5, -1.5 }) })
+    check("clamp", function(t) return t:clamp(-1, 2) end, { x })
+    check("clamp min only", function(t) return t:clamp({ min = 0.5 }) end, { x })
+    check("clamp int", function(t) return t:clamp(-2, 3) end, { torch.randint(-9, 9, { 10 }) })
+    check("hardtanh", torch.nn.functional.hardtanh, { x })
+    check("leaky_relu", function(t) return torch.nn.functional.leaky_relu(t, 0.2) end, { x })
+    check("softplus", function(t) return torch.nn.functional.softplus(t, { beta = 2, threshold = 3 }) end, { x }, 1e-6)
+  end)
+
+  it("computes fmod, remainder, floor_divide and atan2 with Python's signs", function()
+    local a, b = torch.randn(5, 7) * 5, torch.randn(5, 7)
+    check("fmod", torch.fmod, { a, b }, 1e-5)
+    check("remainder", torch.remainder, { a, b }, 1e-5)
+    check("remainder scalar", function(t) return torch.remainder(t, -1.5) end, { a }, 1e-5)
+    check("floor_divide", torch.floor_divide, { a, b }, 1e-5)
+    check("atan2", torch.atan2, { a, b }, 1e-6)
+    local i, j = torch.tensor({ 7, -7, 7, -7, 5 }), torch.tensor({ 3, 3, -3, -3, 5 })
+    check("int remainder", torch.remainder, { i, j })
+    check("int fmod", torch.fmod, { i, j })
+    check("int floor_divide", torch.floor_divide, { i, j })
+  end)
+end)

@@ -66,6 +66,31 @@ enum {
     CK_LOG1P,
     CK_EXPM1,
     CK_SIGN,
+    CK_EXP2,
+    CK_LOG2,
+    CK_LOG10,
+    CK_TAN,
+    CK_ASIN,
+    CK_ACOS,
+    CK_ATAN,
+    CK_SINH,
+    CK_COSH,
+    CK_ASINH,
+    CK_ACOSH,
+    CK_ATANH,
+    CK_ERFC,
+    CK_TRUNC,
+    CK_FLOOR,
+    CK_CEIL,
+    CK_ROUND,
+    CK_FRAC,
+    CK_ATAN2,     /* atan2(in1, in2) */
+    CK_FMOD,      /* C's fmod */
+    CK_REMAINDER, /* Python's modulus: the divisor's sign */
+    CK_FLOOR_DIVIDE,
+    CK_CLAMP,      /* into [alpha, s1] (the host puts infinities or the integer limits for None) */
+    CK_LEAKY_RELU, /* slope s1 below 0 */
+    CK_SOFTPLUS,   /* beta alpha, threshold s1 */
     CK_NUM_OPS
 };
 

@@ -62,61 +62,46 @@ template <typename T> __device__ static inline void store(const ck_operand &o, i
     }
 }
 
-// the math functions of each compute type
-__device__ static inline float m_exp(float x) {
-    return expf(x);
-}
-__device__ static inline double m_exp(double x) {
-    return exp(x);
-}
-__device__ static inline float m_log(float x) {
-    return logf(x);
-}
-__device__ static inline double m_log(double x) {
-    return log(x);
-}
-__device__ static inline float m_sqrt(float x) {
-    return sqrtf(x);
-}
-__device__ static inline double m_sqrt(double x) {
-    return sqrt(x);
-}
-__device__ static inline float m_tanh(float x) {
-    return tanhf(x);
-}
-__device__ static inline double m_tanh(double x) {
-    return tanh(x);
-}
-__device__ static inline float m_erf(float x) {
-    return erff(x);
-}
-__device__ static inline double m_erf(double x) {
-    return erf(x);
-}
-__device__ static inline float m_sin(float x) {
-    return sinf(x);
-}
-__device__ static inline double m_sin(double x) {
-    return sin(x);
-}
-__device__ static inline float m_cos(float x) {
-    return cosf(x);
-}
-__device__ static inline double m_cos(double x) {
-    return cos(x);
-}
-__device__ static inline float m_log1p(float x) {
-    return log1pf(x);
-}
-__device__ static inline double m_log1p(double x) {
-    return log1p(x);
-}
-__device__ static inline float m_expm1(float x) {
-    return expm1f(x);
-}
-__device__ static inline double m_expm1(double x) {
-    return expm1(x);
-}
+// the math functions of each compute type: float, double, and int64 (whose floating functions
+// are never reached: an integer input of one gives a float result, computed in float)
+#define CK_MATH(name, ffn, dfn)                                                                    \
+    __device__ static inline float m_##name(float x) {                                             \
+        return ffn(x);                                                                             \
+    }                                                                                              \
+    __device__ static inline double m_##name(double x) {                                           \
+        return dfn(x);                                                                             \
+    }                                                                                              \
+    __device__ static inline int64_t m_##name(int64_t x) {                                         \
+        return x;                                                                                  \
+    }
+CK_MATH(exp, expf, exp)
+CK_MATH(exp2, exp2f, exp2)
+CK_MATH(expm1, expm1f, expm1)
+CK_MATH(log, logf, log)
+CK_MATH(log2, log2f, log2)
+CK_MATH(log10, log10f, log10)
+CK_MATH(log1p, log1pf, log1p)
+CK_MATH(sqrt, sqrtf, sqrt)
+CK_MATH(sin, sinf, sin)
+CK_MATH(cos, cosf, cos)
+CK_MATH(tan, tanf, tan)
+CK_MATH(asin, asinf, asin)
+CK_MATH(acos, acosf, acos)
+CK_MATH(atan, atanf, atan)
+CK_MATH(sinh, sinhf, sinh)
+CK_MATH(cosh, coshf, cosh)
+CK_MATH(tanh, tanhf, tanh)
+CK_MATH(asinh, asinhf, asinh)
+CK_MATH(acosh, acoshf, acosh)
+CK_MATH(atanh, atanhf, atanh)
+CK_MATH(erf, erff, erf)
+CK_MATH(erfc, erfcf, erfc)
+CK_MATH(trunc, truncf, trunc)
+CK_MATH(floor, floorf, floor)
+CK_MATH(ceil, ceilf, ceil)
+CK_MATH(round, rintf, rint) // halves to even, as torch.round
+#undef CK_MATH
+
 __device__ static inline float m_pow(float x, float y) {
     return powf(x, y);
 }
@@ -134,33 +119,37 @@ __device__ static inline int64_t m_pow(int64_t x, int64_t y) {
     }
     return r;
 }
-// integers take no transcendental operation (the result is floating): these are never reached
-__device__ static inline int64_t m_exp(int64_t x) {
-    return x;
+__device__ static inline float m_atan2(float y, float x) {
+    return atan2f(y, x);
 }
-__device__ static inline int64_t m_log(int64_t x) {
-    return x;
+__device__ static inline double m_atan2(double y, double x) {
+    return atan2(y, x);
 }
-__device__ static inline int64_t m_sqrt(int64_t x) {
-    return x;
+__device__ static inline int64_t m_atan2(int64_t y, int64_t x) {
+    return 0;
 }
-__device__ static inline int64_t m_tanh(int64_t x) {
-    return x;
+// C's fmod (the dividend's sign); an integer divisor of 0 gives 0 (PyTorch's CPU raises, its
+// CUDA kernels give an unspecified value: here never a trap)
+__device__ static inline float m_fmod(float x, float y) {
+    return fmodf(x, y);
 }
-__device__ static inline int64_t m_erf(int64_t x) {
-    return x;
+__device__ static inline double m_fmod(double x, double y) {
+    return fmod(x, y);
 }
-__device__ static inline int64_t m_sin(int64_t x) {
-    return x;
+__device__ static inline int64_t m_fmod(int64_t x, int64_t y) {
+    return y == 0 || (y == -1 && x == INT64_MIN) ? 0 : x % y;
 }
-__device__ static inline int64_t m_cos(int64_t x) {
-    return x;
+// floor division (self // other)
+__device__ static inline float m_floordiv(float x, float y) {
+    return floorf(x / y);
 }
-__device__ static inline int64_t m_log1p(int64_t x) {
-    return x;
+__device__ static inline double m_floordiv(double x, double y) {
+    return floor(x / y);
 }
-__device__ static inline int64_t m_expm1(int64_t x) {
-    return x;
+__device__ static inline int64_t m_floordiv(int64_t x, int64_t y) {
+    if (y == 0 || (y == -1 && x == INT64_MIN)) return 0;
+    int64_t q = x / y;
+    return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
 }
 
 template <typename T> __device__ static inline bool is_nan(T x) {

@@ -84,6 +84,45 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
         return m_log1p(x);
     case CK_EXPM1:
         return m_expm1(x);
+#define CK_UNARY_CASE(OP, fn)                                                                      \
+    case OP:                                                                                       \
+        return fn(x);
+        CK_UNARY_CASE(CK_EXP2, m_exp2)
+        CK_UNARY_CASE(CK_LOG2, m_log2)
+        CK_UNARY_CASE(CK_LOG10, m_log10)
+        CK_UNARY_CASE(CK_TAN, m_tan)
+        CK_UNARY_CASE(CK_ASIN, m_asin)
+        CK_UNARY_CASE(CK_ACOS, m_acos)
+        CK_UNARY_CASE(CK_ATAN, m_atan)
+        CK_UNARY_CASE(CK_SINH, m_sinh)
+        CK_UNARY_CASE(CK_COSH, m_cosh)
+        CK_UNARY_CASE(CK_ASINH, m_asinh)
+        CK_UNARY_CASE(CK_ACOSH, m_acosh)
+        CK_UNARY_CASE(CK_ATANH, m_atanh)
+        CK_UNARY_CASE(CK_ERFC, m_erfc)
+        CK_UNARY_CASE(CK_TRUNC, m_trunc)
+        CK_UNARY_CASE(CK_FLOOR, m_floor)
+        CK_UNARY_CASE(CK_CEIL, m_ceil)
+        CK_UNARY_CASE(CK_ROUND, m_round)
+#undef CK_UNARY_CASE
+    case CK_FRAC:
+        return x - m_trunc(x);
+    case CK_ATAN2:
+        return m_atan2(x, y);
+    case CK_FMOD:
+        return m_fmod(x, y);
+    case CK_REMAINDER: {
+        T r = m_fmod(x, y);
+        return r != (T)0 && ((r < (T)0) != (y < (T)0)) ? r + y : r;
+    }
+    case CK_FLOOR_DIVIDE:
+        return m_floordiv(x, y);
+    case CK_CLAMP:
+        return is_nan(x) ? x : x < alpha ? alpha : x > s1 ? s1 : x;
+    case CK_LEAKY_RELU:
+        return x > (T)0 ? x : x * s1;
+    case CK_SOFTPLUS:
+        return x * alpha > s1 ? x : m_log1p(m_exp(x * alpha)) / alpha;
     case CK_SIGN:
         return is_nan(x) ? x : (T)((x > (T)0) - (x < (T)0));
     default:
