@@ -27,6 +27,9 @@ int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_valu
 /* byte copies for the core (storage copies, pinned transfers): synchronous */
 int cuda_copy_bytes(void *dst, mt_device dd, const void *src, mt_device sd, size_t n);
 
+/* out = self gathered along dim at index (index and out of one shape), on the device */
+int cuda_gather(mt_tensor *self, int dim, mt_tensor *index, mt_tensor *out);
+
 /* t itself when contiguous, else a contiguous copy on its device (a new reference either way);
  * NULL with the error set */
 mt_tensor *cuda_dense(mt_tensor *t);

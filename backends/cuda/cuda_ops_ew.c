@@ -198,13 +198,17 @@ K_COMPARE(le, CK_LE)
 K_COMPARE(gt, CK_GT)
 K_COMPARE(ge, CK_GE)
 
-/* (self): out of place and in place (the result is self) alike; logical_not reads its input in
- * the input's type */
+/* (self): out of place and in place (the result is self) alike; the tests (logical_not, isnan,
+ * isinf, isfinite) read their input in its own type */
+static bool reads_in_input_type(int op) {
+    return op == CK_LOGICAL_NOT || op == CK_ISNAN || op == CK_ISINF || op == CK_ISFINITE;
+}
+
 #define K_UNARY(fn, OP)                                                                            \
     static int k_##fn(mt_call *c, mt_value *a, mt_value *r) {                                      \
         (void)c;                                                                                   \
         mt_tensor *in[1] = {a[0].t};                                                               \
-        mt_dtype ct = OP == CK_LOGICAL_NOT ? (mt_dtype)a[0].t->dtype : OUT(r);                     \
+        mt_dtype ct = reads_in_input_type(OP) ? (mt_dtype)a[0].t->dtype : OUT(r);                  \
         return cuda_ew(r[0].t, OP, 1, in, NULL, NULL, ct);                                         \
     }
 K_UNARY(neg, CK_NEG)
@@ -225,6 +229,9 @@ K_UNARY(reciprocal, CK_RECIPROCAL)
 K_UNARY(log1p, CK_LOG1P)
 K_UNARY(expm1, CK_EXPM1)
 K_UNARY(sign, CK_SIGN)
+K_UNARY(isnan, CK_ISNAN)
+K_UNARY(isinf, CK_ISINF)
+K_UNARY(isfinite, CK_ISFINITE)
 K_UNARY(exp2, CK_EXP2)
 K_UNARY(log2, CK_LOG2)
 K_UNARY(log10, CK_LOG10)
@@ -251,6 +258,33 @@ static int k_atan2(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
     mt_tensor *in[2] = {a[0].t, a[1].t};
     return cuda_ew(r[0].t, CK_ATAN2, 2, in, NULL, NULL, OUT(r));
+}
+
+/* flip(self, dims): a copy that reads self from the last element backwards along those dims
+ * (negative strides, which the kernel's offsets take as they are) */
+static int k_flip(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *self = a[0].t, *out = r[0].t;
+    if (out->numel == 0) return 0;
+    int64_t strides[MT_MAX_DIM], offset = self->offset;
+    memcpy(strides, self->strides, sizeof(int64_t) * (size_t)self->ndim);
+    bool flipped[MT_MAX_DIM] = {false};
+    for (int i = 0; i < a[1].n; i++) {
+        int d;
+        if (mt_wrap_dim(a[1].il[i], self->ndim, &d)) return -1;
+        flipped[d] = true;
+    }
+    for (int d = 0; d < self->ndim; d++)
+        if (flipped[d] && self->sizes[d] > 1) {
+            offset += (self->sizes[d] - 1) * strides[d];
+            strides[d] = -strides[d];
+        }
+    /* the reversed view exists only for this launch: a tensor header over self's storage */
+    mt_tensor rev = *self;
+    rev.offset = offset;
+    memcpy(rev.strides, strides, sizeof strides);
+    mt_tensor *in[1] = {&rev};
+    return cuda_ew(out, CK_COPY, 1, in, NULL, NULL, (mt_dtype)self->dtype);
 }
 
 /* clamp(self, min?, max?) and hardtanh(self, min_val, max_val): a bound left out is the type's
@@ -410,6 +444,10 @@ const mt_kernel_entry cuda_ew_kernels[] = {
     {"sign", k_sign},
     {"sign_", k_sign},
     {"gelu", k_gelu},
+    {"isnan", k_isnan},
+    {"isinf", k_isinf},
+    {"isfinite", k_isfinite},
+    {"flip", k_flip},
     {"exp2", k_exp2},
     {"exp2_", k_exp2},
     {"log2", k_log2},

@@ -85,6 +85,37 @@ static int gather_scatter(int op, mt_tensor *self, int64_t dim_arg, mt_tensor *i
                     mt_user_dim(bad), d + 1, (long long)a.dim_size);
 }
 
+int cuda_gather(mt_tensor *self, int dim, mt_tensor *index, mt_tensor *out) {
+    return gather_scatter(CK_GATHER, self, dim, index, out, NULL, false);
+}
+
+/* index_add_(self, dim, index, source, alpha): a scatter_add of alpha * source whose index is the
+ * 1-d index viewed with source's shape (stride 0 but along dim) */
+static int k_index_add(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *self = r[0].t, *index = a[2].t, *src = a[3].t, *scaled = NULL;
+    if (src->numel == 0) return 0;
+    int d;
+    if (mt_wrap_dim(a[1].i, self->ndim, &d)) return -1;
+    bool one = (a[4].tag == MT_V_INT && a[4].i == 1) || (a[4].tag == MT_V_DOUBLE && a[4].d == 1);
+    if (!one) {
+        scaled = mt_tensor_empty(src->ndim, src->sizes, (mt_dtype)self->dtype, src->device);
+        mt_tensor *in[1] = {src};
+        if (!scaled || cuda_ew(scaled, CK_MUL, 1, in, &a[4], NULL, (mt_dtype)self->dtype)) {
+            if (scaled) mt_tensor_decref(scaled);
+            return -1;
+        }
+        src = scaled;
+    }
+    int64_t strides[MT_MAX_DIM] = {0};
+    if (src->ndim) strides[d] = index->ndim ? index->strides[0] : 0;
+    mt_tensor *wide = mt_tensor_view_of(index, src->ndim, src->sizes, strides, index->offset);
+    int rc = wide ? gather_scatter(CK_SCATTER_ADD, self, d, wide, src, NULL, true) : -1;
+    if (wide) mt_tensor_decref(wide);
+    if (scaled) mt_tensor_decref(scaled);
+    return rc;
+}
+
 static int k_gather(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
     return gather_scatter(CK_GATHER, a[0].t, a[1].i, a[2].t, r[0].t, NULL, false);
@@ -135,6 +166,7 @@ const mt_kernel_entry cuda_index_kernels[] = {
     {"scatter_.value", k_scatter_value},
     {"scatter_add_", k_scatter_add},
     {"index_select", k_index_select},
+    {"index_add_", k_index_add},
     {"masked_fill_.Scalar", k_masked_fill},
 };
 const size_t cuda_index_kernels_count = MT_ARRAY_LEN(cuda_index_kernels);

@@ -3,6 +3,7 @@
  * output has few elements or there are many outputs; otherwise each output's elements are split
  * into parts that a first launch sums into partials (in the accumulation type: float for the
  * float types, double, int64), and the partials are reduced again until one part is left. */
+#include <math.h>
 #include <string.h>
 
 #include "cuda_launch.h"
@@ -165,6 +166,109 @@ static int k_amin(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
     bool red[MT_MAX_DIM];
     return dims_of(a[0].t, &a[1], red) ? -1 : reduce(a[0].t, r[0].t, red, CK_RMIN, false, OUT(r));
+}
+
+/* any(self), all(self), and along a dim: written as bool (a NaN counts as true) */
+static int any_all(mt_value *a, mt_value *r, int op, bool along) {
+    bool red[MT_MAX_DIM];
+    mt_value one = along ? mt_vilist(&a[1].i, 1) : MT_NONE;
+    return dims_of(a[0].t, along ? &one : NULL, red)
+               ? -1
+               : reduce(a[0].t, r[0].t, red, op, false, (mt_dtype)a[0].t->dtype);
+}
+
+static int k_any(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return any_all(a, r, CK_RANY, false);
+}
+static int k_any_dim(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return any_all(a, r, CK_RANY, true);
+}
+static int k_all(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return any_all(a, r, CK_RALL, false);
+}
+static int k_all_dim(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return any_all(a, r, CK_RALL, true);
+}
+
+/* max.dim(self, dim, keepdim) -> (values, indices), min.dim: the positions by the arg
+ * reduction, the values gathered at them */
+static int extreme_dim(mt_value *a, mt_value *r, int op) {
+    mt_tensor *self = a[0].t, *values = r[0].t, *indices = r[1].t;
+    if (indices->numel == 0) return 0;
+    int d;
+    if (mt_wrap_dim(a[1].i, self->ndim, &d)) return -1;
+    bool red[MT_MAX_DIM] = {false};
+    if (self->ndim) red[d] = true;
+    if (reduce(self, indices, red, op, false, (mt_dtype)self->dtype)) return -1;
+    if (self->ndim == 0) {
+        mt_tensor *in[1] = {self};
+        return cuda_ew(values, CK_COPY, 1, in, NULL, NULL, (mt_dtype)self->dtype);
+    }
+    /* both results seen with the dim kept (size 1) */
+    int64_t sizes[MT_MAX_DIM], vstr[MT_MAX_DIM], istr[MT_MAX_DIM];
+    bool kept = values->ndim == self->ndim;
+    for (int k = 0, j = 0; k < self->ndim; k++) {
+        sizes[k] = k == d ? 1 : self->sizes[k];
+        vstr[k] = k == d ? 0 : values->strides[kept ? k : j];
+        istr[k] = k == d ? 0 : indices->strides[kept ? k : j];
+        if (k != d) j++;
+    }
+    mt_tensor *v = mt_tensor_view_of(values, self->ndim, sizes, vstr, values->offset);
+    mt_tensor *i = v ? mt_tensor_view_of(indices, self->ndim, sizes, istr, indices->offset) : NULL;
+    int rc = i ? cuda_gather(self, d, i, v) : -1;
+    if (v) mt_tensor_decref(v);
+    if (i) mt_tensor_decref(i);
+    return rc;
+}
+
+static int k_max_dim(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return extreme_dim(a, r, CK_RARGMAX);
+}
+
+static int k_min_dim(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return extreme_dim(a, r, CK_RARGMIN);
+}
+
+/* norm.Scalar(self, p), norm.ScalarOpt_dim(self, p?, dims, keepdim): the p-norm, from |self|:
+ * inf and -inf its largest and smallest, 0 the count of nonzeros, else (sum |x|^p)^(1/p) */
+static int norm(mt_tensor *self, const mt_value *pv, const mt_value *dims, mt_tensor *out) {
+    double p = !pv || pv->tag == MT_V_NONE ? 2 : pv->tag == MT_V_DOUBLE ? pv->d : (double)pv->i;
+    bool red[MT_MAX_DIM];
+    if (dims_of(self, dims, red)) return -1;
+    mt_dtype dt = (mt_dtype)out->dtype;
+    mt_tensor *mag = mt_tensor_empty(self->ndim, self->sizes, dt, self->device);
+    if (!mag) return -1;
+    mt_tensor *in[1] = {self}, *m[1] = {mag}, *o[1] = {out};
+    int rc = cuda_ew(mag, CK_ABS, 1, in, NULL, NULL, dt);
+    if (!rc && isinf(p)) {
+        rc = reduce(mag, out, red, p > 0 ? CK_RMAX : CK_RMIN, false, dt);
+    } else if (!rc) {
+        mt_value pw = mt_vdouble(p), zero = mt_vint(0), inv = mt_vdouble(1 / p);
+        if (p == 0)
+            rc = cuda_ew(mag, CK_NE, 1, m, &zero, NULL, dt);
+        else if (p != 1)
+            rc = cuda_ew(mag, CK_POW, 1, m, &pw, NULL, dt);
+        if (!rc) rc = reduce(mag, out, red, CK_RSUM, false, dt);
+        if (!rc && p != 0 && p != 1) rc = cuda_ew(out, CK_POW, 1, o, &inv, NULL, dt);
+    }
+    mt_tensor_decref(mag);
+    return rc;
+}
+
+static int k_norm(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return norm(a[0].t, &a[1], NULL, r[0].t);
+}
+
+static int k_norm_dim(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return norm(a[0].t, &a[1], &a[2], r[0].t);
 }
 
 /* argmax(self, dim?, keepdim), argmin: the first position of the extreme, over everything
@@ -333,6 +437,14 @@ const mt_kernel_entry cuda_reduce_kernels[] = {
     {"var_mean.correction", k_var_mean_correction},
     {"var_mean.dim", k_var_mean_dim},
     {"var_mean", k_var_mean_all},
+    {"any", k_any},
+    {"any.dim", k_any_dim},
+    {"all", k_all},
+    {"all.dim", k_all_dim},
+    {"max.dim", k_max_dim},
+    {"min.dim", k_min_dim},
+    {"norm.Scalar", k_norm},
+    {"norm.ScalarOpt_dim", k_norm_dim},
     {"argmax", k_argmax},
     {"argmin", k_argmin},
 };

@@ -543,3 +543,54 @@ describe("the rest of the element-wise family on cuda", function()
     check("int floor_divide", torch.floor_divide, { i, j })
   end)
 end)
+
+describe("tests, flips, norms, any/all, max along a dim and index_add on cuda", function()
+  local x = torch.randn(4, 6, 3)
+
+  it("tests for NaN and infinities, flips, any and all", function()
+    local special = torch.tensor({ 0, 1 / 0, -1 / 0, 0 / 0, 2.5 })
+    check("isnan", torch.isnan, { special })
+    check("isinf", torch.isinf, { special })
+    check("isfinite", torch.isfinite, { special })
+    check("isfinite int", torch.isfinite, { torch.tensor({ 1, 2 }) })
+    check("flip", function(t) return t:flip({ 1, 3 }) end, { x })
+    check("flip of a view", function(t) return t:transpose(1, 2):flip(2) end, { x })
+    check("any", function(t) return t:gt(2):any() end, { x })
+    check("all dim", function(t) return t:gt(-3):all(2) end, { x })
+    check("any keepdim, NaN counts", function(t) return t:any(1, { keepdim = true }) end, { torch.tensor({ { 0, 0 / 0 }, { 0, 0 } }) })
+  end)
+
+  it("takes values and positions along a dim, and p-norms", function()
+    for _, keep in ipairs { false, true } do
+      local v, i = x:max(2, { keepdim = keep })
+      local gv, gi = x:cuda():max(2, { keepdim = keep })
+      same(v, gv:cpu())
+      same(i, gi:cpu())
+      local mv, mi = x:min(3, { keepdim = keep })
+      local gmv, gmi = x:cuda():min(3, { keepdim = keep })
+      same(mv, gmv:cpu())
+      same(mi, gmi:cpu())
+    end
+    for _, p in ipairs { 2, 1, 3, 0, math.huge, -math.huge } do
+      check("norm " .. p, function(t) return t:norm(p) end, { x }, 1e-5)
+    end
+    check("norm over dims", function(t) return torch.norm(t, 2, { 1, 3 }, true) end, { x }, 1e-5)
+  end)
+
+  it("adds rows at indices, and gives an embedding's gradient", function()
+    check("index_add_", function(s, i, src) return s:clone():index_add_(1, i, src, { alpha = 2 }) end,
+      { torch.zeros(5, 3), torch.tensor({ 1, 3, 1, 5 }), torch.randn(4, 3) }, 1e-6)
+    local function grad(device)
+      torch.manual_seed(2)
+      local e = torch.nn.Embedding(10, 4):to(device)
+      local y = e(torch.tensor({ { 1, 2, 2 }, { 9, 1, 10 } }):to(device))
+      torch.sum(y * y):backward()
+      return e.weight.grad
+    end
+    same(grad("cpu"), grad("cuda"):cpu(), 1e-6)
+    local l = torch.nn.Linear(3, 2):to("cuda")
+    torch.sum(l(torch.randn(5, 3):cuda())):backward()
+    local total = torch.nn.utils.clip_grad_norm_(l:parameters(), 0.5)
+    assert.is_true(total:item() > 0)
+  end)
+end)

@@ -91,6 +91,9 @@ enum {
     CK_CLAMP,      /* into [alpha, s1] (the host puts infinities or the integer limits for None) */
     CK_LEAKY_RELU, /* slope s1 below 0 */
     CK_SOFTPLUS,   /* beta alpha, threshold s1 */
+    CK_ISNAN,      /* in the input's type, written as bool */
+    CK_ISINF,
+    CK_ISFINITE,
     CK_NUM_OPS
 };
 
@@ -122,7 +125,7 @@ typedef struct ck_ew_args {
 
 /* reductions (kernels/ck_reduce.cuh): out[t] for t < M * parts is part t % parts of output
  * t / parts, over reduced positions [part * chunk, (part + 1) * chunk) of R */
-enum { CK_RSUM, CK_RMAX, CK_RMIN, CK_RARGMAX, CK_RARGMIN }; /* arg*: one part, int64 out */
+enum { CK_RSUM, CK_RMAX, CK_RMIN, CK_RANY, CK_RALL, CK_RARGMAX, CK_RARGMIN }; /* arg*: one part */
 
 typedef struct ck_reduce_args {
     int64_t M, R, chunk, parts;

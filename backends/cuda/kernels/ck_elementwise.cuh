@@ -123,6 +123,12 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
         return x > (T)0 ? x : x * s1;
     case CK_SOFTPLUS:
         return x * alpha > s1 ? x : m_log1p(m_exp(x * alpha)) / alpha;
+    case CK_ISNAN:
+        return (T)is_nan(x);
+    case CK_ISINF: // inf - inf is NaN; an integer minus itself is 0
+        return (T)(!is_nan(x) && is_nan(x - x));
+    case CK_ISFINITE:
+        return (T)(x - x == (T)0);
     case CK_SIGN:
         return is_nan(x) ? x : (T)((x > (T)0) - (x < (T)0));
     default:

@@ -7,7 +7,10 @@
 // chunks, not one long serial loop.
 
 template <typename T> __device__ static inline T r_init(int op) {
-    return op == CK_RMAX ? extremes<T>::lowest() : op == CK_RMIN ? extremes<T>::highest() : (T)0;
+    return op == CK_RMAX   ? extremes<T>::lowest()
+           : op == CK_RMIN ? extremes<T>::highest()
+           : op == CK_RALL ? (T)1
+                           : (T)0;
 }
 
 template <typename T> __device__ static inline T r_step(int op, T acc, T v) {
@@ -16,6 +19,10 @@ template <typename T> __device__ static inline T r_step(int op, T acc, T v) {
         return is_nan(acc) ? acc : is_nan(v) || v > acc ? v : acc;
     case CK_RMIN:
         return is_nan(acc) ? acc : is_nan(v) || v < acc ? v : acc;
+    case CK_RANY:
+        return (T)(acc != (T)0 || v != (T)0);
+    case CK_RALL:
+        return (T)(acc != (T)0 && v != (T)0);
     default:
         return acc + v;
     }
