@@ -150,34 +150,46 @@ static int k_convolution_weight(mt_call *c, mt_value *a, mt_value *r) {
                r[0].t);
 }
 
-/* max_pool2d_with_indices(self, ...) -> (values, indices); the backward adds grad_output at the
- * indices */
-static int pool(int op, const mt_pool_geom *g, mt_tensor *big_in, mt_tensor *small_in,
-                mt_tensor *indices_in) {
-    mt_tensor *big = cuda_dense(big_in), *small = big ? cuda_dense(small_in) : NULL;
-    mt_tensor *idx = small ? cuda_dense(indices_in) : NULL;
+/* A pooling or triangle launch (CK_*POOL*, CK_TRIL, CK_TRIU): big is the input (for a backward, its
+ * gradient, fresh and zeroed), small the output (for a backward, its gradient), indices the
+ * maxima's positions (max pooling only); a forward writes through dense copies where its results
+ * are views. */
+typedef struct {
+    int op;
+    mt_tensor *big, *small, *indices;
+    bool include_pad;
+    int64_t divisor;
+} pool_job;
+
+static int pool(const pool_job *j, const mt_pool_geom *g) {
+    bool forward = j->op == CK_MAXPOOL || j->op == CK_AVGPOOL || j->op == CK_ADAPTIVE_AVGPOOL ||
+                   j->op == CK_TRIL || j->op == CK_TRIU;
+    mt_tensor *big = cuda_dense(j->big), *small = big ? cuda_dense(j->small) : NULL;
+    mt_tensor *idx = small && j->indices ? cuda_dense(j->indices) : NULL;
     int rc = -1;
-    if (idx) {
+    if (small && (idx || !j->indices)) {
         ck_conv_args k;
         memset(&k, 0, sizeof k);
-        k.op = op;
+        k.op = j->op;
         k.n = g->planes * g->Ho * g->Wo;
         k.H = g->H, k.W = g->W, k.Ho = g->Ho, k.Wo = g->Wo, k.kh = g->kh, k.kw = g->kw;
         k.sh = g->sh, k.sw = g->sw, k.ph = g->ph, k.pw = g->pw, k.dh = g->dh, k.dw = g->dw;
+        k.count_include_pad = j->include_pad;
+        k.divisor = j->divisor;
         k.big = (ck_operand){.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(big), .dtype = big->dtype};
         k.small =
             (ck_operand){.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(small), .dtype = small->dtype};
-        k.indices =
-            (ck_operand){.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(idx), .dtype = idx->dtype};
+        if (idx)
+            k.indices =
+                (ck_operand){.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(idx), .dtype = idx->dtype};
         rc = cuda_launch(dev_of(big), conv_fn((mt_dtype)big->dtype), k.n, &k);
-        /* the forward wrote into dense copies when its results were not contiguous */
-        if (!rc && op == CK_MAXPOOL && small != small_in) {
+        if (!rc && forward && small != j->small) {
             mt_tensor *in[1] = {small};
-            rc = cuda_ew(small_in, CK_COPY, 1, in, NULL, NULL, (mt_dtype)small->dtype);
+            rc = cuda_ew(j->small, CK_COPY, 1, in, NULL, NULL, (mt_dtype)small->dtype);
         }
-        if (!rc && op == CK_MAXPOOL && idx != indices_in) {
+        if (!rc && forward && idx && idx != j->indices) {
             mt_tensor *in[1] = {idx};
-            rc = cuda_ew(indices_in, CK_COPY, 1, in, NULL, NULL, MT_INT64);
+            rc = cuda_ew(j->indices, CK_COPY, 1, in, NULL, NULL, MT_INT64);
         }
     }
     if (big) mt_tensor_decref(big);
@@ -186,22 +198,90 @@ static int pool(int op, const mt_pool_geom *g, mt_tensor *big_in, mt_tensor *sma
     return rc;
 }
 
+/* max_pool2d_with_indices(self, ...) -> (values, indices) */
 static int k_max_pool(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
     mt_pool_geom g;
     if (mt_max_pool_geom(a, &g)) return -1;
-    return r[0].t->numel ? pool(CK_MAXPOOL, &g, a[0].t, r[0].t, r[1].t) : 0;
+    pool_job j = {CK_MAXPOOL, a[0].t, r[0].t, r[1].t, false, 0};
+    return r[0].t->numel ? pool(&j, &g) : 0;
 }
 
 /* max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
- * ceil_mode, indices) -> grad_input (contiguous, fresh) */
+ * ceil_mode, indices) -> grad_input (contiguous, fresh): grad_output added at the indices */
 static int k_max_pool_backward(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
     mt_pool_geom g;
     if (mt_max_pool_geom(a + 1, &g)) return -1;
-    mt_tensor *gi = r[0].t;
-    if (gi->numel == 0) return 0;
-    return zero(gi) ? -1 : pool(CK_MAXPOOL_BACKWARD, &g, gi, a[0].t, a[7].t);
+    pool_job j = {CK_MAXPOOL_BACKWARD, r[0].t, a[0].t, a[7].t, false, 0};
+    return r[0].t->numel == 0 ? 0 : zero(r[0].t) ? -1 : pool(&j, &g);
+}
+
+static int64_t divisor_of(mt_value v) {
+    return v.tag == MT_V_NONE ? 0 : v.i;
+}
+
+/* avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+ * and its backward (grad_output, self, ... the same) */
+static int k_avg_pool(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_pool_geom g;
+    if (mt_avg_pool_geom(a, &g)) return -1;
+    pool_job j = {CK_AVGPOOL, a[0].t, r[0].t, NULL, a[5].b, divisor_of(a[6])};
+    return r[0].t->numel ? pool(&j, &g) : 0;
+}
+
+static int k_avg_pool_backward(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_pool_geom g;
+    if (mt_avg_pool_geom(a + 1, &g)) return -1;
+    pool_job j = {CK_AVGPOOL_BACKWARD, r[0].t, a[0].t, NULL, a[6].b, divisor_of(a[7])};
+    return r[0].t->numel == 0 ? 0 : zero(r[0].t) ? -1 : pool(&j, &g);
+}
+
+/* adaptive_avg_pool2d(self, output_size) and its backward (grad_output, self) */
+static int k_adaptive(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_pool_geom g;
+    if (mt_adaptive_pool_geom(a[0].t, &a[1], &g)) return -1;
+    pool_job j = {CK_ADAPTIVE_AVGPOOL, a[0].t, r[0].t, NULL, false, 0};
+    return r[0].t->numel ? pool(&j, &g) : 0;
+}
+
+static int k_adaptive_backward(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_pool_geom g;
+    mt_value os = mt_vilist(a[0].t->sizes + a[0].t->ndim - 2, 2);
+    if (mt_adaptive_pool_geom(a[1].t, &os, &g)) return -1;
+    pool_job j = {CK_ADAPTIVE_AVGPOOL_BACKWARD, r[0].t, a[0].t, NULL, false, 0};
+    return r[0].t->numel == 0 ? 0 : zero(r[0].t) ? -1 : pool(&j, &g);
+}
+
+/* tril(self, diagonal), triu, and in place: the matrices of the last two dims */
+static int triangle(mt_value *a, mt_value *r, int op) {
+    mt_tensor *self = a[0].t, *out = r[0].t;
+    if (out->numel == 0) return 0;
+    if (self->ndim < 2)
+        return mt_error(MT_ERR_RUNTIME, "%s: input tensor must have at least 2 dimensions",
+                        op == CK_TRIL ? "tril" : "triu");
+    pool_job j = {op, self, out, NULL, false, 0};
+    mt_pool_geom g = {.planes = 1,
+                      .H = self->sizes[self->ndim - 2],
+                      .W = self->sizes[self->ndim - 1],
+                      .kh = a[1].i};
+    /* one work item per element: planes x Ho x Wo covers them all */
+    g.Ho = out->numel / (g.W ? g.W : 1), g.Wo = g.W;
+    return pool(&j, &g);
+}
+
+static int k_tril(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return triangle(a, r, CK_TRIL);
+}
+
+static int k_triu(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return triangle(a, r, CK_TRIU);
 }
 
 const mt_kernel_entry cuda_conv_kernels[] = {
@@ -209,5 +289,13 @@ const mt_kernel_entry cuda_conv_kernels[] = {
     {"convolution_backward_weight", k_convolution_weight},
     {"max_pool2d_with_indices", k_max_pool},
     {"max_pool2d_with_indices_backward", k_max_pool_backward},
+    {"avg_pool2d", k_avg_pool},
+    {"avg_pool2d_backward", k_avg_pool_backward},
+    {"adaptive_avg_pool2d", k_adaptive},
+    {"adaptive_avg_pool2d_backward", k_adaptive_backward},
+    {"tril", k_tril},
+    {"triu", k_triu},
+    {"tril_", k_tril},
+    {"triu_", k_triu},
 };
 const size_t cuda_conv_kernels_count = MT_ARRAY_LEN(cuda_conv_kernels);

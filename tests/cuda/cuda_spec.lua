@@ -594,3 +594,32 @@ describe("tests, flips, norms, any/all, max along a dim and index_add on cuda", 
     assert.is_true(total:item() > 0)
   end)
 end)
+
+describe("average pooling and triangles on cuda", function()
+  local x = torch.randn(2, 3, 7, 6)
+
+  it("averages windows as avg_pool2d and adaptive_avg_pool2d do, with gradients", function()
+    check("avg_pool2d", function(t) return torch.avg_pool2d(t, 3, 2, 1) end, { x }, 1e-6)
+    check("avg_pool2d no pad count, ceil", function(t)
+      return torch.nn.functional.avg_pool2d(t, 3, { stride = 2, padding = 1, ceil_mode = true, count_include_pad = false })
+    end, { x }, 1e-6)
+    check("divisor_override", function(t) return torch.nn.functional.avg_pool2d(t, 2, { divisor_override = 3 }) end, { x }, 1e-6)
+    check("adaptive", function(t) return torch.nn.functional.adaptive_avg_pool2d(t, { 3, 4 }) end, { x }, 1e-6)
+    check("adaptive to 1", function(t) return torch.nn.functional.adaptive_avg_pool2d(t, 1) end, { x }, 1e-6)
+    local function grads(device)
+      local X = x:clone():to(device):requires_grad_()
+      local a = torch.avg_pool2d(X, 3, 2, 1)
+      local b = torch.nn.functional.adaptive_avg_pool2d(X, { 3, 4 })
+      return torch.autograd.grad(torch.sum(a * a) + torch.sum(b * b), { X })[1]
+    end
+    same(grads("cpu"), grads("cuda"):cpu(), 1e-5)
+  end)
+
+  it("keeps the lower or upper triangle, in place too", function()
+    local m = torch.randn(2, 4, 5)
+    check("tril", function(t) return t:tril() end, { m })
+    check("triu 1", function(t) return t:triu(1) end, { m })
+    check("tril -1 of a view", function(t) return t:transpose(2, 3):tril(-1) end, { m })
+    check("triu_", function(t) return t:clone():triu_(-1) end, { m })
+  end)
+end)

@@ -162,7 +162,18 @@ typedef struct ck_index_args {
 
 /* convolution columns and 2-D pooling (kernels/ck_conv.cuh): the geometry of nn_shapes.h for one
  * group of a chunk of samples; `big` points at the group's first channel of the first sample */
-enum { CK_IM2COL, CK_COL2IM, CK_MAXPOOL, CK_MAXPOOL_BACKWARD };
+enum {
+    CK_IM2COL,
+    CK_COL2IM,
+    CK_MAXPOOL,
+    CK_MAXPOOL_BACKWARD,
+    CK_AVGPOOL, /* count_include_pad and divisor as avg_pool2d takes them */
+    CK_AVGPOOL_BACKWARD,
+    CK_ADAPTIVE_AVGPOOL, /* windows [floor(i n / o), ceil((i + 1) n / o)) */
+    CK_ADAPTIVE_AVGPOOL_BACKWARD,
+    CK_TRIL, /* H x W matrices (big in, small out, contiguous), kh the diagonal */
+    CK_TRIU,
+};
 
 typedef struct ck_conv_args {
     int64_t n; /* work items of the launch */
@@ -172,6 +183,7 @@ typedef struct ck_conv_args {
     int64_t H, W, Ho, Wo, kh, kw, sh, sw, ph, pw, dh, dw;
     ck_operand big, small; /* columns [samples][C * kh * kw][Ho * Wo]; pooling's output */
     ck_operand indices;    /* pooling: the maxima's positions in their H x W planes */
+    int64_t count_include_pad, divisor; /* avg_pool2d's (divisor 0: the window's count) */
 } ck_conv_args;
 
 /* random sampling (kernels/ck_random.cuh): Philox4x32-10 keyed by the generator's seed; element
