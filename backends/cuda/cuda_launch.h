@@ -26,6 +26,7 @@ extern const char cuda_image_arch[];
     X(REDUCE_I64, ck_reduce_i64)                                                                   \
     X(SOFTMAX_F32, ck_softmax_f32)                                                                 \
     X(SOFTMAX_F64, ck_softmax_f64)                                                                 \
+    X(SOFTMAX_I64, ck_softmax_i64)                                                                 \
     X(INDEX_F64, ck_index_f64)                                                                     \
     X(INDEX_I64, ck_index_i64)                                                                     \
     X(CONV_F32, ck_conv_f32)                                                                       \

@@ -363,11 +363,29 @@ static int k_addcdiv(mt_call *c, mt_value *a, mt_value *r) {
     return cuda_ew(r[0].t, CK_ADDCDIV, 3, in, NULL, &a[3], OUT(r));
 }
 
-/* where(condition, self, other) */
+/* where(condition, self, other), each of self and other a tensor or a number (made a 0-d
+ * tensor of the result's dtype on its device, which broadcasts) */
+static mt_tensor *operand_of(mt_value *v, mt_tensor *out) {
+    if (v->tag == MT_V_TENSOR) {
+        mt_tensor_incref(v->t);
+        return v->t;
+    }
+    mt_tensor *t = mt_tensor_empty(0, NULL, (mt_dtype)out->dtype, out->device);
+    if (t && cuda_ew(t, CK_FILL, 0, NULL, v, NULL, (mt_dtype)out->dtype)) {
+        mt_tensor_decref(t);
+        return NULL;
+    }
+    return t;
+}
+
 static int k_where(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
-    mt_tensor *in[3] = {a[0].t, a[1].t, a[2].t};
-    return cuda_ew(r[0].t, CK_WHERE, 3, in, NULL, NULL, OUT(r));
+    mt_tensor *x = operand_of(&a[1], r[0].t), *y = x ? operand_of(&a[2], r[0].t) : NULL;
+    mt_tensor *in[3] = {a[0].t, x, y};
+    int rc = y ? cuda_ew(r[0].t, CK_WHERE, 3, in, NULL, NULL, OUT(r)) : -1;
+    if (x) mt_tensor_decref(x);
+    if (y) mt_tensor_decref(y);
+    return rc;
 }
 
 const mt_kernel_entry cuda_ew_kernels[] = {
@@ -426,6 +444,9 @@ const mt_kernel_entry cuda_ew_kernels[] = {
     {"addcdiv", k_addcdiv},
     {"addcdiv_", k_addcdiv},
     {"where.self", k_where},
+    {"where.ScalarSelf", k_where},
+    {"where.ScalarOther", k_where},
+    {"where.Scalar", k_where},
     {"erf", k_erf},
     {"erf_", k_erf},
     {"silu", k_silu},

@@ -378,16 +378,16 @@ static int k_var_mean_all(mt_call *c, mt_value *a, mt_value *r) {
     return variance(a[0].t, red, a[1].b, r[0].t, r[1].t, false);
 }
 
-/* softmax(self, dim, dtype), log_softmax: computed in the result's type (float for the half
- * types) */
-static int softmax(mt_value *a, mt_value *r, bool log) {
+/* softmax(self, dim, dtype), log_softmax, cumsum(self, dim, dtype), cumprod: along one dim, in
+ * the result's type (float for the half types, int64 for integers) */
+static int along(mt_value *a, mt_value *r, int mode) {
     mt_tensor *self = a[0].t, *out = r[0].t;
     if (out->numel == 0) return 0;
     int dim;
     if (mt_wrap_dim(a[1].i, self->ndim, &dim)) return -1;
     ck_softmax_args k;
     memset(&k, 0, sizeof k);
-    k.log = log;
+    k.mode = mode;
     k.rows = 1;
     k.len = self->ndim ? self->sizes[dim] : 1;
     k.in_step = self->ndim ? self->strides[dim] : 0;
@@ -403,18 +403,46 @@ static int softmax(mt_value *a, mt_value *r, bool log) {
     k.in.dtype = self->dtype;
     k.out.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(out);
     k.out.dtype = out->dtype;
-    cuda_fn fn = out->dtype == MT_FLOAT64 ? CUDA_FN_SOFTMAX_F64 : CUDA_FN_SOFTMAX_F32;
+    mt_dtype dt = (mt_dtype)out->dtype;
+    cuda_fn fn = dt == MT_FLOAT64           ? CUDA_FN_SOFTMAX_F64
+                 : mt_dtype_is_floating(dt) ? CUDA_FN_SOFTMAX_F32
+                                            : CUDA_FN_SOFTMAX_I64;
     return cuda_launch(dev_of(out), fn, k.rows, &k);
 }
 
 static int k_softmax(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
-    return softmax(a, r, false);
+    return along(a, r, CK_SOFTMAX);
+}
+
+static int k_cumsum(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return along(a, r, CK_CUMSUM);
+}
+
+static int k_cumprod(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return along(a, r, CK_CUMPROD);
+}
+
+/* prod(self, dtype), prod.dim_int(self, dim, keepdim, dtype) */
+static int k_prod_all(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    bool red[MT_MAX_DIM];
+    dims_of(a[0].t, NULL, red);
+    return reduce(a[0].t, r[0].t, red, CK_RPROD, false, OUT(r));
+}
+
+static int k_prod_dim(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    bool red[MT_MAX_DIM];
+    mt_value one = mt_vilist(&a[1].i, 1);
+    return dims_of(a[0].t, &one, red) ? -1 : reduce(a[0].t, r[0].t, red, CK_RPROD, false, OUT(r));
 }
 
 static int k_log_softmax(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
-    return softmax(a, r, true);
+    return along(a, r, CK_LOG_SOFTMAX);
 }
 
 const mt_kernel_entry cuda_reduce_kernels[] = {
@@ -445,6 +473,10 @@ const mt_kernel_entry cuda_reduce_kernels[] = {
     {"min.dim", k_min_dim},
     {"norm.Scalar", k_norm},
     {"norm.ScalarOpt_dim", k_norm_dim},
+    {"cumsum", k_cumsum},
+    {"cumprod", k_cumprod},
+    {"prod", k_prod_all},
+    {"prod.dim_int", k_prod_dim},
     {"argmax", k_argmax},
     {"argmin", k_argmin},
 };

@@ -125,7 +125,16 @@ typedef struct ck_ew_args {
 
 /* reductions (kernels/ck_reduce.cuh): out[t] for t < M * parts is part t % parts of output
  * t / parts, over reduced positions [part * chunk, (part + 1) * chunk) of R */
-enum { CK_RSUM, CK_RMAX, CK_RMIN, CK_RANY, CK_RALL, CK_RARGMAX, CK_RARGMIN }; /* arg*: one part */
+enum {
+    CK_RSUM,
+    CK_RPROD,
+    CK_RMAX,
+    CK_RMIN,
+    CK_RANY,
+    CK_RALL,
+    CK_RARGMAX,
+    CK_RARGMIN
+}; /* arg*: one part */
 
 typedef struct ck_reduce_args {
     int64_t M, R, chunk, parts;
@@ -136,11 +145,13 @@ typedef struct ck_reduce_args {
     ck_operand in, out; /* out: contiguous; the operands' strides are not read */
 } ck_reduce_args;
 
-/* softmax and log_softmax along one dimension (kernels/ck_softmax.cuh) */
+/* softmax, log_softmax and the running sums and products along one dimension
+ * (kernels/ck_softmax.cuh) */
+enum { CK_SOFTMAX, CK_LOG_SOFTMAX, CK_CUMSUM, CK_CUMPROD };
 typedef struct ck_softmax_args {
-    int64_t rows, len;         /* positions of the other dimensions; the dimension's size */
-    int64_t in_step, out_step; /* the dimension's strides */
-    int32_t kdim, log;
+    int64_t rows, len;          /* positions of the other dimensions; the dimension's size */
+    int64_t in_step, out_step;  /* the dimension's strides */
+    int32_t kdim, mode;         /* CK_SOFTMAX, CK_LOG_SOFTMAX, CK_CUMSUM, CK_CUMPROD */
     int64_t ksizes[CK_MAX_DIM]; /* the other dimensions (their strides: in.strides, out.strides) */
     ck_operand in, out;
 } ck_softmax_args;

@@ -7,10 +7,10 @@
 // chunks, not one long serial loop.
 
 template <typename T> __device__ static inline T r_init(int op) {
-    return op == CK_RMAX   ? extremes<T>::lowest()
-           : op == CK_RMIN ? extremes<T>::highest()
-           : op == CK_RALL ? (T)1
-                           : (T)0;
+    return op == CK_RMAX                     ? extremes<T>::lowest()
+           : op == CK_RMIN                   ? extremes<T>::highest()
+           : op == CK_RALL || op == CK_RPROD ? (T)1
+                                             : (T)0;
 }
 
 template <typename T> __device__ static inline T r_step(int op, T acc, T v) {
@@ -19,6 +19,8 @@ template <typename T> __device__ static inline T r_step(int op, T acc, T v) {
         return is_nan(acc) ? acc : is_nan(v) || v > acc ? v : acc;
     case CK_RMIN:
         return is_nan(acc) ? acc : is_nan(v) || v < acc ? v : acc;
+    case CK_RPROD:
+        return acc * v;
     case CK_RANY:
         return (T)(acc != (T)0 || v != (T)0);
     case CK_RALL:

@@ -1,4 +1,5 @@
-// ck_softmax.cuh: softmax and log_softmax along one dimension: one thread per row (a position
+// ck_softmax.cuh: softmax and log_softmax along one dimension (and the running sums and products
+// of cumsum and cumprod, one pass): one thread per row (a position
 // of the other dimensions), three passes over the row (its largest value, the sum of the
 // exponentials relative to it, the results), in float for the half types as PyTorch computes.
 
@@ -12,6 +13,15 @@ template <typename T> __device__ static inline void softmax_loop(const ck_softma
             in0 += i * a.in.strides[d];
             out0 += i * a.out.strides[d];
         }
+        if (a.mode == CK_CUMSUM || a.mode == CK_CUMPROD) { // running, in the compute type
+            T acc = a.mode == CK_CUMSUM ? (T)0 : (T)1;
+            for (int64_t j = 0; j < a.len; j++) {
+                T v = load<T>(a.in, in0 + j * a.in_step);
+                acc = a.mode == CK_CUMSUM ? acc + v : acc * v;
+                store<T>(a.out, out0 + j * a.out_step, acc);
+            }
+            continue;
+        }
         T mx = extremes<T>::lowest();
         for (int64_t j = 0; j < a.len; j++) {
             T v = load<T>(a.in, in0 + j * a.in_step);
@@ -23,13 +33,17 @@ template <typename T> __device__ static inline void softmax_loop(const ck_softma
         T lsum = m_log(sum);
         for (int64_t j = 0; j < a.len; j++) {
             T v = load<T>(a.in, in0 + j * a.in_step) - mx;
-            store<T>(a.out, out0 + j * a.out_step, a.log ? v - lsum : m_exp(v) / sum);
+            store<T>(a.out, out0 + j * a.out_step,
+                     a.mode == CK_LOG_SOFTMAX ? v - lsum : m_exp(v) / sum);
         }
     }
 }
 
 CK_KERNEL(ck_softmax_f32, ck_softmax_args) {
     softmax_loop<float>(a);
+}
+CK_KERNEL(ck_softmax_i64, ck_softmax_args) { // cumsum and cumprod of integers
+    softmax_loop<int64_t>(a);
 }
 CK_KERNEL(ck_softmax_f64, ck_softmax_args) {
     softmax_loop<double>(a);
