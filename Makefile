@@ -187,6 +187,7 @@ $(OBJ)/backends/cuda/ck_kernels.fatbin: $(CUDA_KERNELS) $(wildcard backends/cuda
 # the image as read-only data of the module (cuda_launch.h), or an empty one without nvcc
 $(OBJ)/backends/cuda/cuda_image.S: $(if $(NVCC),$(OBJ)/backends/cuda/ck_kernels.fatbin) Makefile
 	@mkdir -p $(dir $@)
+	$(if $(NVCC),,@echo "nvcc not found: the CUDA module is built without its kernels (make NVCC=/path/to/nvcc)")
 	printf '\t.section .rodata\n\t.balign 64\n\t.globl cuda_image\n\t.hidden cuda_image\ncuda_image:\n' > $@
 	$(if $(NVCC),printf '\t.incbin "%s"\n' $(abspath $(OBJ)/backends/cuda/ck_kernels.fatbin) >> $@)
 	printf '\t.globl cuda_image_end\n\t.hidden cuda_image_end\ncuda_image_end:\n\t.byte 0\n' >> $@
