@@ -93,10 +93,6 @@ static cublasHandle_t handle_for(int device) {
     return handles[device];
 }
 
-static int dev_of(const mt_tensor *t) {
-    return t->device.index < 0 ? cuda_current_device() : t->device.index;
-}
-
 int cuda_gemm(int device, mt_dtype dt, int64_t batch, int64_t M, int64_t N, int64_t K, double alpha,
               cuda_matrix A, cuda_matrix B, double beta, void *C, int64_t ldc, int64_t c_stride) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || batch > INT32_MAX || A.ld > INT32_MAX ||
@@ -175,9 +171,10 @@ static int gemm(mt_tensor *out, mt_tensor *a, mt_tensor *b, double alpha, double
     if (out->numel == 0) return 0;
     cuda_matrix A, B;
     mt_tensor *ra = readable(a, &A), *rb = ra ? readable(b, &B) : NULL;
-    int rc = ra && rb ? cuda_gemm(dev_of(out), (mt_dtype)out->dtype, n == 3 ? out->sizes[0] : 1, M,
-                                  N, K, alpha, A, B, beta, mt_tensor_raw(out), N, M * N)
-                      : -1;
+    int rc = ra && rb
+                 ? cuda_gemm(cuda_device_of(out), (mt_dtype)out->dtype, n == 3 ? out->sizes[0] : 1,
+                             M, N, K, alpha, A, B, beta, mt_tensor_raw(out), N, M * N)
+                 : -1;
     if (ra) mt_tensor_decref(ra);
     if (rb) mt_tensor_decref(rb);
     return rc;

@@ -9,10 +9,6 @@
 #include "kernels/ck_args.h"
 #include "mt_tensor.h"
 
-static int dev_of(const mt_tensor *t) {
-    return t->device.index < 0 ? cuda_current_device() : t->device.index;
-}
-
 static CUdeviceptr dptr(const void *p) {
     return (CUdeviceptr)(uintptr_t)p;
 }
@@ -72,16 +68,19 @@ static int fill(mt_tensor *t, mt_value v) {
     return cuda_ew(t, CK_FILL, 0, NULL, &v, NULL, (mt_dtype)t->dtype);
 }
 
-static int zeros_impl(mt_call *c, mt_value *args, mt_value *rets) {
-    (void)c;
-    (void)args;
-    mt_tensor *t = rets[0].t; /* fresh and contiguous */
+int cuda_zero(mt_tensor *t) {
     size_t n = (size_t)t->numel * mt_dtype_size((mt_dtype)t->dtype);
     if (n == 0) return 0;
-    CUstream s = stream_of(dev_of(t));
+    CUstream s = stream_of(cuda_device_of(t));
     if (!s) return -1;
     CUDA_CHECK(cuda_drv.cuMemsetD8Async(dptr(mt_tensor_raw(t)), 0, n, s), "cuMemsetD8Async");
     return cuda_launched(s, "cuMemsetD8Async");
+}
+
+static int zeros_impl(mt_call *c, mt_value *args, mt_value *rets) {
+    (void)c;
+    (void)args;
+    return cuda_zero(rets[0].t); /* fresh and contiguous */
 }
 
 static int ones_impl(mt_call *c, mt_value *args, mt_value *rets) {

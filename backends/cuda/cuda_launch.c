@@ -1,6 +1,7 @@
 /* cuda_launch.c: loading the embedded device code on each device and launching its kernels
  * (cuda_launch.h). */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "cuda_launch.h"
@@ -17,7 +18,7 @@ typedef struct {
     CUmodule module;
     CUfunction fns[CUDA_FN_COUNT];
     int sms; /* multiprocessors: the grid is a few blocks per SM, each looping over its share */
-    bool loaded;
+    _Atomic bool loaded; /* set last, with release: a reader seeing it sees the rest */
 } device_code;
 
 static device_code code[ACCEL_MAX_DEVICES];
@@ -46,7 +47,7 @@ static int load(int device) {
     CUDA_CHECK(cuda_drv.cuDeviceGetAttribute(&c->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d),
                "cuDeviceGetAttribute");
     if (c->sms < 1) c->sms = 1;
-    c->loaded = true;
+    atomic_store_explicit(&c->loaded, true, memory_order_release);
     return 0;
 }
 
@@ -54,10 +55,12 @@ int cuda_launch(int device, cuda_fn fn, int64_t n, void *args) {
     if (n <= 0) return 0;
     if (cuda_bind(device)) return -1;
     device_code *c = &code[device];
-    pthread_mutex_lock(&load_lock);
-    int rc = c->loaded ? 0 : load(device);
-    pthread_mutex_unlock(&load_lock);
-    if (rc) return -1;
+    if (!atomic_load_explicit(&c->loaded, memory_order_acquire)) { /* once per device */
+        pthread_mutex_lock(&load_lock);
+        int rc = atomic_load_explicit(&c->loaded, memory_order_relaxed) ? 0 : load(device);
+        pthread_mutex_unlock(&load_lock);
+        if (rc) return -1;
+    }
     CUstream s = cuda_current_stream(device);
     if (!s) return -1;
     int64_t blocks = (n + CK_BLOCK - 1) / CK_BLOCK, most = (int64_t)c->sms * 8;

@@ -24,6 +24,9 @@ extern const size_t cuda_copy_kernels_count, cuda_ew_kernels_count, cuda_reduce_
 int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_value *s1,
             const mt_value *alpha, mt_dtype compute);
 
+/* a contiguous t set to zeros (a driver memset on its device's current stream) */
+int cuda_zero(mt_tensor *t);
+
 /* byte copies for the core (storage copies, pinned transfers): synchronous */
 int cuda_copy_bytes(void *dst, mt_device dd, const void *src, mt_device sd, size_t n);
 

@@ -16,21 +16,6 @@
 
 enum { COLS_BUDGET = 1 << 24 };
 
-static int dev_of(const mt_tensor *t) {
-    return t->device.index < 0 ? cuda_current_device() : t->device.index;
-}
-
-/* a contiguous t set to zeros on its device's current stream */
-static int zero(mt_tensor *t) {
-    int device = dev_of(t);
-    CUstream s = cuda_bind(device) ? NULL : cuda_current_stream(device);
-    if (!s) return -1;
-    CUDA_CHECK(cuda_drv.cuMemsetD8Async((CUdeviceptr)(uintptr_t)mt_tensor_raw(t), 0,
-                                        (size_t)t->numel * mt_dtype_size((mt_dtype)t->dtype), s),
-               "cuMemsetD8Async");
-    return 0;
-}
-
 static cuda_fn conv_fn(mt_dtype dt) {
     return dt == MT_FLOAT64 ? CUDA_FN_CONV_F64 : CUDA_FN_CONV_F32;
 }
@@ -74,7 +59,7 @@ static int run(int routine, const mt_conv_geom *g, mt_tensor *a_in, mt_tensor *w
                mt_tensor *bias, mt_tensor *out) {
     if (out->numel == 0) return 0;
     mt_dtype dt = (mt_dtype)out->dtype;
-    int device = dev_of(out);
+    int device = cuda_device_of(out);
     size_t isz = mt_dtype_size(dt);
     int64_t Cbg = g->Cb / g->G, Csg = g->Cs / g->G, K = Cbg * g->kh * g->kw, L = g->Ho * g->Wo;
     int64_t per = K * L > 0 ? K * L : 1, chunk = COLS_BUDGET / per;
@@ -84,7 +69,7 @@ static int run(int routine, const mt_conv_geom *g, mt_tensor *a_in, mt_tensor *w
     int64_t ncols[1] = {chunk * K * L};
     int rc = -1;
     if (!a || !w || !(cols = mt_tensor_empty(1, ncols, dt, out->device))) goto done;
-    if (routine == WEIGHT_GRAD && zero(out)) goto done;
+    if (routine == WEIGHT_GRAD && cuda_zero(out)) goto done;
     char *A = mt_tensor_raw(a), *W = mt_tensor_raw(w), *O = mt_tensor_raw(out),
          *C = mt_tensor_raw(cols);
     rc = 0;
@@ -182,7 +167,7 @@ static int pool(const pool_job *j, const mt_pool_geom *g) {
         if (idx)
             k.indices =
                 (ck_operand){.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(idx), .dtype = idx->dtype};
-        rc = cuda_launch(dev_of(big), conv_fn((mt_dtype)big->dtype), k.n, &k);
+        rc = cuda_launch(cuda_device_of(big), conv_fn((mt_dtype)big->dtype), k.n, &k);
         if (!rc && forward && small != j->small) {
             mt_tensor *in[1] = {small};
             rc = cuda_ew(j->small, CK_COPY, 1, in, NULL, NULL, (mt_dtype)small->dtype);
@@ -214,7 +199,7 @@ static int k_max_pool_backward(mt_call *c, mt_value *a, mt_value *r) {
     mt_pool_geom g;
     if (mt_max_pool_geom(a + 1, &g)) return -1;
     pool_job j = {CK_MAXPOOL_BACKWARD, r[0].t, a[0].t, a[7].t, false, 0};
-    return r[0].t->numel == 0 ? 0 : zero(r[0].t) ? -1 : pool(&j, &g);
+    return r[0].t->numel == 0 ? 0 : cuda_zero(r[0].t) ? -1 : pool(&j, &g);
 }
 
 static int64_t divisor_of(mt_value v) {
@@ -236,7 +221,7 @@ static int k_avg_pool_backward(mt_call *c, mt_value *a, mt_value *r) {
     mt_pool_geom g;
     if (mt_avg_pool_geom(a + 1, &g)) return -1;
     pool_job j = {CK_AVGPOOL_BACKWARD, r[0].t, a[0].t, NULL, a[6].b, divisor_of(a[7])};
-    return r[0].t->numel == 0 ? 0 : zero(r[0].t) ? -1 : pool(&j, &g);
+    return r[0].t->numel == 0 ? 0 : cuda_zero(r[0].t) ? -1 : pool(&j, &g);
 }
 
 /* adaptive_avg_pool2d(self, output_size) and its backward (grad_output, self) */
@@ -254,7 +239,7 @@ static int k_adaptive_backward(mt_call *c, mt_value *a, mt_value *r) {
     mt_value os = mt_vilist(a[0].t->sizes + a[0].t->ndim - 2, 2);
     if (mt_adaptive_pool_geom(a[1].t, &os, &g)) return -1;
     pool_job j = {CK_ADAPTIVE_AVGPOOL_BACKWARD, r[0].t, a[0].t, NULL, false, 0};
-    return r[0].t->numel == 0 ? 0 : zero(r[0].t) ? -1 : pool(&j, &g);
+    return r[0].t->numel == 0 ? 0 : cuda_zero(r[0].t) ? -1 : pool(&j, &g);
 }
 
 /* tril(self, diagonal), triu, and in place: the matrices of the last two dims */

@@ -12,10 +12,6 @@
 #include "kernels/ck_args.h"
 #include "mt_tensor.h"
 
-static int dev_of(const mt_tensor *t) {
-    return t->device.index < 0 ? cuda_current_device() : t->device.index;
-}
-
 /* operand k: t's strides right-aligned to the result's ndim dimensions */
 static int operand(ck_ew_args *a, int k, const mt_tensor *t, const mt_tensor *out) {
     ck_operand *o = &a->o[k];
@@ -30,11 +26,11 @@ static int operand(ck_ew_args *a, int k, const mt_tensor *t, const mt_tensor *ou
         if (td >= 0 && t->sizes[td] != 1 && t->sizes[td] != out->sizes[d])
             return mt_error(MT_ERR_RUNTIME, "a CUDA operand does not broadcast to the result");
     }
-    if (t->device.type != cuda_devtype || dev_of(t) != dev_of(out))
+    if (t->device.type != cuda_devtype || cuda_device_of(t) != cuda_device_of(out))
         return mt_error(MT_ERR_RUNTIME,
                         "Expected all tensors to be on the same device, but found at least two "
                         "devices, cuda:%d and %s!",
-                        dev_of(out),
+                        cuda_device_of(out),
                         t->device.type == cuda_devtype ? "another cuda device" : "cpu");
     return 0;
 }
@@ -64,7 +60,7 @@ static void simplify(ck_ew_args *a) {
 }
 
 /* every operand contiguous float32 on a 16-byte boundary, computed in float32: the float4 kernel */
-static bool dense_f32(const ck_ew_args *a, mt_dtype compute) {
+static bool takes_float4(const ck_ew_args *a, mt_dtype compute) {
     if (!a->linear || compute != MT_FLOAT32) return false;
     for (int k = 0; k <= a->nin; k++)
         if (a->o[k].dtype != MT_FLOAT32 || a->o[k].ptr % 16) return false;
@@ -120,8 +116,8 @@ int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_valu
     cuda_fn fn = c == CK_COMPUTE_F64   ? CUDA_FN_EW_F64
                  : c == CK_COMPUTE_F32 ? CUDA_FN_EW_F32
                                        : CUDA_FN_EW_I64;
-    if (dense_f32(&a, compute)) fn = CUDA_FN_EW_DENSE_F32;
-    return cuda_launch(dev_of(out), fn, a.n, &a);
+    if (takes_float4(&a, compute)) fn = CUDA_FN_EW_DENSE_F32;
+    return cuda_launch(cuda_device_of(out), fn, a.n, &a);
 }
 
 mt_tensor *cuda_dense(mt_tensor *t) {

@@ -11,10 +11,6 @@
 #include "kernels/ck_args.h"
 #include "mt_tensor.h"
 
-static int dev_of(const mt_tensor *t) {
-    return t->device.index < 0 ? cuda_current_device() : t->device.index;
-}
-
 static void operand(ck_operand *o, const mt_tensor *t) {
     o->ptr = (uint64_t)(uintptr_t)mt_tensor_raw(t);
     o->dtype = t->dtype;
@@ -74,7 +70,7 @@ static int gather_scatter(int op, mt_tensor *self, int64_t dim_arg, mt_tensor *i
                    : value->tag == MT_V_BOOL ? value->b
                                              : value->i;
     }
-    int64_t bad = run(&a, dev_of(self), integer_type(self));
+    int64_t bad = run(&a, cuda_device_of(self), integer_type(self));
     if (bad == -2) return -1;
     if (bad < 0) return 0;
     if (index_select)

@@ -11,10 +11,6 @@
 #include "mt_tensor.h"
 #include "random_ops.h"
 
-static int dev_of(const mt_tensor *t) {
-    return t->device.index < 0 ? cuda_current_device() : t->device.index;
-}
-
 /* self <- draws (op: CK_*), written through a contiguous copy when self is a view */
 static int draw(mt_tensor *self, int op, double a, double b, mt_tensor *p, mt_value gen) {
     if (self->numel == 0) return 0;
@@ -31,16 +27,11 @@ static int draw(mt_tensor *self, int op, double a, double b, mt_tensor *p, mt_va
     k.offset = g->offset;
     g->offset += (uint64_t)k.n;
     pthread_mutex_unlock(&g->lock);
-    mt_tensor *out = cuda_dense(self), *pd = NULL, *pw = NULL;
+    mt_tensor *out = cuda_dense(self), *pd = NULL;
     int rc = out ? 0 : -1;
-    if (!rc && p) { /* the probabilities broadcast to self, one per element */
-        int64_t strides[MT_MAX_DIM];
-        int lead = self->ndim - p->ndim;
-        for (int d = 0; d < self->ndim; d++)
-            strides[d] = d < lead || p->sizes[d - lead] == 1 ? 0 : p->strides[d - lead];
-        pw = mt_tensor_view_of(p, self->ndim, self->sizes, strides, p->offset);
-        pd = pw ? mt_tensor_empty(self->ndim, self->sizes, MT_FLOAT64, self->device) : NULL;
-        mt_tensor *in[1] = {pw};
+    if (!rc && p) { /* the probabilities broadcast to self (the copy kernel's), one per element */
+        pd = mt_tensor_empty(self->ndim, self->sizes, MT_FLOAT64, self->device);
+        mt_tensor *in[1] = {p};
         rc = pd ? cuda_ew(pd, CK_COPY, 1, in, NULL, NULL, MT_FLOAT64) : -1;
     }
     if (!rc) {
@@ -49,14 +40,14 @@ static int draw(mt_tensor *self, int op, double a, double b, mt_tensor *p, mt_va
             k.p = (ck_operand){.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(pd), .dtype = MT_FLOAT64};
         bool narrow =
             out->dtype == MT_FLOAT32 || out->dtype == MT_FLOAT16 || out->dtype == MT_BFLOAT16;
-        rc = cuda_launch(dev_of(out), narrow ? CUDA_FN_RANDOM_F32 : CUDA_FN_RANDOM_F64, k.n, &k);
+        rc = cuda_launch(cuda_device_of(out), narrow ? CUDA_FN_RANDOM_F32 : CUDA_FN_RANDOM_F64, k.n,
+                         &k);
     }
     if (!rc && out != self) {
         mt_tensor *in[1] = {out};
         rc = cuda_ew(self, CK_COPY, 1, in, NULL, NULL, (mt_dtype)out->dtype);
     }
     if (out) mt_tensor_decref(out);
-    if (pw) mt_tensor_decref(pw);
     if (pd) mt_tensor_decref(pd);
     return rc;
 }

@@ -15,10 +15,6 @@
  * elements per part */
 enum { WANT_THREADS = 1 << 16, MAX_CHUNK = 1024 };
 
-static int dev_of(const mt_tensor *t) {
-    return t->device.index < 0 ? cuda_current_device() : t->device.index;
-}
-
 static mt_dtype accumulate_type(mt_dtype dt) {
     return dt == MT_FLOAT64 ? MT_FLOAT64 : mt_dtype_is_floating(dt) ? MT_FLOAT32 : MT_INT64;
 }
@@ -55,7 +51,7 @@ static int reduce(mt_tensor *self, mt_tensor *out, const bool *red, int op, bool
     a.in.dtype = self->dtype;
     a.count = a.R;
     mt_dtype acc = accumulate_type(compute);
-    int device = dev_of(out);
+    int device = cuda_device_of(out);
     mt_tensor *partial = NULL;
     int rc = 0;
     bool arg = op == CK_RARGMAX || op == CK_RARGMIN; /* one pass: positions do not split */
@@ -407,7 +403,7 @@ static int along(mt_value *a, mt_value *r, int mode) {
     cuda_fn fn = dt == MT_FLOAT64           ? CUDA_FN_SOFTMAX_F64
                  : mt_dtype_is_floating(dt) ? CUDA_FN_SOFTMAX_F32
                                             : CUDA_FN_SOFTMAX_I64;
-    return cuda_launch(dev_of(out), fn, k.rows, &k);
+    return cuda_launch(cuda_device_of(out), fn, k.rows, &k);
 }
 
 static int k_softmax(mt_call *c, mt_value *a, mt_value *r) {

@@ -15,6 +15,7 @@
 
 #include "accel_stream.h"
 #include "cuda_driver.h"
+#include "mt_tensor.h"
 
 cuda_api cuda_drv;
 bool cuda_launch_blocking;
@@ -145,6 +146,10 @@ int cuda_context(int device, CUcontext *ctx) {
     *ctx = contexts[device];
     pthread_mutex_unlock(&ctx_lock);
     return e == CUDA_SUCCESS ? 0 : cuda_error(e, "cuDevicePrimaryCtxRetain");
+}
+
+int cuda_device_of(const mt_tensor *t) {
+    return t->device.index < 0 ? cuda_current_device() : t->device.index;
 }
 
 int cuda_current_device(void) {

@@ -31,6 +31,9 @@ int cuda_current_device(void);
 int cuda_set_device(int device);
 int cuda_bind(int device);
 int cuda_check_device(int device); /* "Invalid device id" */
+/* the device of a CUDA tensor (its index, or this thread's device for "cuda") */
+struct mt_tensor;
+int cuda_device_of(const struct mt_tensor *t);
 /* the primary context of a device (retained once) */
 int cuda_context(int device, CUcontext *ctx);
 
