@@ -66,15 +66,15 @@ typedef struct {
     /* cols[K][nb * L] from samples [n0, n1) of nb of one group of big (big points at its first    \
      * channel) */                                                                                 \
     static void im2col_range_##SFX(const mt_conv_geom *g, const T *big, int64_t nb, T *cols,       \
-                                   int64_t n0, int64_t n1) {                                       \
-        int64_t Cbg = g->Cb / g->G, L = g->Ho * g->Wo, HW = g->H * g->W, ld = nb * L;              \
-        for (int64_t c = 0; c < Cbg; c++)                                                          \
+                                   int64_t c0, int64_t c1) {                                       \
+        int64_t L = g->Ho * g->Wo, HW = g->H * g->W, ld = nb * L;                                  \
+        for (int64_t c = c0; c < c1; c++)                                                          \
             for (int64_t ki = 0; ki < g->kh; ki++)                                                 \
                 for (int64_t kj = 0; kj < g->kw; kj++) {                                           \
                     T *row = cols + ((c * g->kh + ki) * g->kw + kj) * ld;                          \
                     int64_t iw0 = kj * g->dw - g->pw, lo, hi;                                      \
                     valid_cols(g, iw0, &lo, &hi);                                                  \
-                    for (int64_t n = n0; n < n1; n++) {                                            \
+                    for (int64_t n = 0; n < nb; n++) {                                             \
                         const T *plane = big + (n * g->Cb + c) * HW;                               \
                         for (int64_t oh = 0; oh < g->Ho; oh++) {                                   \
                             T *d = row + n * L + oh * g->Wo;                                       \
@@ -97,15 +97,15 @@ typedef struct {
     }                                                                                              \
     /* big += the columns folded back (the adjoint of im2col), samples [n0, n1) */                 \
     static void col2im_range_##SFX(const mt_conv_geom *g, const T *cols, int64_t nb, T *big,       \
-                                   int64_t n0, int64_t n1) {                                       \
-        int64_t Cbg = g->Cb / g->G, L = g->Ho * g->Wo, HW = g->H * g->W, ld = nb * L;              \
-        for (int64_t c = 0; c < Cbg; c++)                                                          \
+                                   int64_t c0, int64_t c1) {                                       \
+        int64_t L = g->Ho * g->Wo, HW = g->H * g->W, ld = nb * L;                                  \
+        for (int64_t c = c0; c < c1; c++)                                                          \
             for (int64_t ki = 0; ki < g->kh; ki++)                                                 \
                 for (int64_t kj = 0; kj < g->kw; kj++) {                                           \
                     const T *row = cols + ((c * g->kh + ki) * g->kw + kj) * ld;                    \
                     int64_t iw0 = kj * g->dw - g->pw, lo, hi;                                      \
                     valid_cols(g, iw0, &lo, &hi);                                                  \
-                    for (int64_t n = n0; n < n1; n++) {                                            \
+                    for (int64_t n = 0; n < nb; n++) {                                             \
                         T *plane = big + (n * g->Cb + c) * HW;                                     \
                         for (int64_t oh = 0; oh < g->Ho; oh++) {                                   \
                             int64_t ih = oh * g->sh - g->ph + ki * g->dh;                          \
@@ -120,14 +120,16 @@ typedef struct {
                     }                                                                              \
                 }                                                                                  \
     }                                                                                              \
-    /* both over the samples on several threads (each sample's rows and planes are its own) */     \
+    /* both over the channels on several threads (each channel's rows and planes are its own; one  \
+     * sample has as many as many samples) */                                                      \
     static void im2col_part_##SFX(void *job, int64_t n0, int64_t n1) {                             \
         conv_job *j = job;                                                                         \
         im2col_range_##SFX(j->g, j->src, j->nb, j->dst, n0, n1);                                   \
     }                                                                                              \
     static void im2col_##SFX(const mt_conv_geom *g, const T *big, int64_t nb, T *cols) {           \
         conv_job j = {g, big, nb, cols};                                                           \
-        mt_parallel_range(nb, mt_threads_for(nb * g->Cb / g->G * g->kh * g->kw * g->Ho * g->Wo),   \
+        mt_parallel_range(g->Cb / g->G,                                                            \
+                          mt_threads_for(nb * g->Cb / g->G * g->kh * g->kw * g->Ho * g->Wo),       \
                           im2col_part_##SFX, &j);                                                  \
     }                                                                                              \
     static void col2im_part_##SFX(void *job, int64_t n0, int64_t n1) {                             \
@@ -136,7 +138,8 @@ typedef struct {
     }                                                                                              \
     static void col2im_##SFX(const mt_conv_geom *g, const T *cols, int64_t nb, T *big) {           \
         conv_job j = {g, cols, nb, big};                                                           \
-        mt_parallel_range(nb, mt_threads_for(nb * g->Cb / g->G * g->kh * g->kw * g->Ho * g->Wo),   \
+        mt_parallel_range(g->Cb / g->G,                                                            \
+                          mt_threads_for(nb * g->Cb / g->G * g->kh * g->kw * g->Ho * g->Wo),       \
                           col2im_part_##SFX, &j);                                                  \
     }                                                                                              \
     /* tmp[Csg][nb * L] <- group g of nb samples of small (the layout the gemms want) */           \
