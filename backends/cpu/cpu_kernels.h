@@ -41,6 +41,7 @@ void mt_cpu_random_register(void);
 void mt_cpu_blas_register(void);
 const char *mt_cpu_blas_config(void);
 void mt_cpu_conv_register(void);
+void mt_cpu_batch_norm_register(void);
 /* C (M x N, row stride ldc) += A (M x P) B^T (B: N x P), float32, on CPUs with AVX-512F only
  * (cpu_gemm_nt_avx512.c) */
 void mt_cpu_sgemm_nt_avx512(int64_t M, int64_t N, int64_t P, const float *A, int64_t lda,

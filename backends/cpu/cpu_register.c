@@ -37,6 +37,7 @@ void mt_cpu_register(void) {
     mt_cpu_random_register();
     mt_cpu_blas_register();
     mt_cpu_conv_register();
+    mt_cpu_batch_norm_register();
     mt_cpu_pool_register();
     mt_cpu_lapack_register();
     mt_cpu_lapack_spectral_register();

@@ -375,9 +375,9 @@ def("instance_norm", "Tensor input, Tensor? weight, Tensor? bias, Tensor? runnin
   return out:view(input:size())
 end)
 
--- native_layer_norm, native_batch_norm, native_group_norm: the normalized tensor (layer_norm,
--- batch_norm, group_norm) with the statistics ATen saves for backward: the mean and 1/sqrt(var + eps)
--- (biased variance) over the normalized elements
+-- native_layer_norm, native_group_norm: the normalized tensor (layer_norm, group_norm) with the
+-- statistics ATen saves for backward: the mean and 1/sqrt(var + eps) (biased variance) over the
+-- normalized elements (native_batch_norm is an op of the core: src/ops/nn.lua)
 local function stats(x, dims, eps)
   local mean = x:mean(dims, true)
   return mean, (x:var(dims, { unbiased = false, keepdim = true }) + eps):rsqrt()
@@ -390,22 +390,6 @@ def("native_layer_norm", "Tensor input, int[] normalized_shape, Tensor? weight, 
     if #dims == 0 then return out, input:clone(), torch.full_like(input, 1 / math.sqrt(eps)) end
     local mean, rstd = stats(input, dims, eps)
     return out, mean, rstd
-  end)
-def("native_batch_norm", "Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
-  .. "bool training, float momentum, float eps",
-  function(input, weight, bias, running_mean, running_var, training, momentum, eps)
-    local mean, invstd
-    if training then
-      local dims = { 1 }
-      for d = 3, input:dim() do dims[#dims + 1] = d end
-      mean, invstd = stats(input, dims, eps)
-      mean, invstd = mean:flatten(), invstd:flatten()
-    else
-      mean = torch.empty(0, { dtype = input.dtype, device = input.device })
-      invstd = torch.empty(0, { dtype = input.dtype, device = input.device })
-    end
-    local out = torch.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
-    return out, mean, invstd
   end)
 def("native_group_norm", "Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps",
   function(input, weight, bias, N, C, HxW, group, eps)

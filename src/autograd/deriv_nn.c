@@ -75,6 +75,76 @@ static void adaptive_bw_bw(mt_bw *b) {
     SET(0, K(mto_adaptive_avg_pool2d(G(0), (mt_ilist){m->sizes + m->ndim - 2, 2})));
 }
 
+/* _batch_norm_with_var(input, weight, bias, running_mean, running_var, training, eps):
+ * the fused backward (two passes over the data) where a kernel takes it; otherwise, and when the
+ * backward is itself recorded (create_graph), the formula written with ops: in training it
+ * recomputes the batch's statistics from the input, so that a second derivative flows through
+ * them */
+static bool fused_bn_backward(mt_bw *b) {
+    mt_tensor *x = A(0), *w = A(1);
+    bool floating = x->dtype == MT_FLOAT32 || x->dtype == MT_FLOAT64;
+    bool cpu = x->device.type == MT_DEV_CPU || x->device.type == MT_DEV_META;
+    return !mt_grad_enabled() && floating && cpu && G(0)->dtype == x->dtype &&
+           (!w || w->dtype == x->dtype);
+}
+
+void mt_d_native_batch_norm(mt_bw *b) {
+    mt_tensor *g = G(0), *x = A(0), *w = A(1);
+    bool train = V(5).b;
+    double eps = V(6).d;
+    int64_t dims[MT_MAX_DIM], shape[MT_MAX_DIM];
+    int nd = 0;
+    for (int i = 0; i < g->ndim; i++) {
+        shape[i] = i == 1 ? g->sizes[1] : 1;
+        if (i != 1) dims[nd++] = i;
+    }
+    mt_ilist rd = {dims, nd}, cs = {shape, g->ndim};
+    if (!NEEDS(0) && !NEEDS(1)) {
+        SET(2, K(mto_sum_dim_IntList(g, rd, false, -1)));
+        return;
+    }
+    if (fused_bn_backward(b)) {
+        mt_tensor *gi = NULL, *gw = NULL, *gb = NULL;
+        CHECK(mto__native_batch_norm_backward(g, x, w, A(3), A(4), R(1), R(2), train, eps, &gi, &gw,
+                                              &gb));
+        K(gi), K(gw), K(gb);
+        if (NEEDS(0)) SET(0, gi);
+        if (NEEDS(1)) SET(1, gw);
+        if (NEEDS(2)) SET(2, gb);
+        return;
+    }
+    mt_tensor *mean = NULL, *invstd = NULL;
+    if (train && mt_grad_enabled()) {
+        mt_tensor *var = NULL;
+        CHECK(mto_var_mean_correction(x, rd, mt_vint(0), false, &var, &mean));
+        K(var), K(mean);
+        invstd = K(mto_rsqrt(K(mto_add_Scalar(var, mt_vdouble(eps), mt_vint(1)))));
+    } else if (train) {
+        mean = R(1), invstd = R(2);
+    } else {
+        mean = A(3);
+        invstd = K(mto_rsqrt(K(mto_add_Scalar(A(4), mt_vdouble(eps), mt_vint(1)))));
+    }
+    mt_tensor *xhat = K(mto_mul_Tensor(K(mto_sub_Tensor(x, K(mto_view(mean, cs)), mt_vint(1))),
+                                       K(mto_view(invstd, cs))));
+    mt_tensor *gb = K(mto_sum_dim_IntList(g, rd, false, -1));
+    mt_tensor *gw = K(mto_sum_dim_IntList(K(mto_mul_Tensor(g, xhat)), rd, false, -1));
+    if (NEEDS(0)) {
+        mt_tensor *scale = K(mto_view(w ? K(mto_mul_Tensor(invstd, w)) : invstd, cs));
+        mt_tensor *d = g;
+        if (train) { /* g - mean(g) - xhat mean(g xhat) */
+            double m = (double)(x->numel / (x->sizes[1] ? x->sizes[1] : 1));
+            mt_tensor *c1 = K(mto_div_Scalar(K(mto_view(gb, cs)), mt_vdouble(m)));
+            mt_tensor *c2 = K(mto_div_Scalar(K(mto_view(gw, cs)), mt_vdouble(m)));
+            d = K(mto_sub_Tensor(K(mto_sub_Tensor(g, c1, mt_vint(1))), K(mto_mul_Tensor(xhat, c2)),
+                                 mt_vint(1)));
+        }
+        SET(0, K(mto_mul_Tensor(d, scale)));
+    }
+    if (NEEDS(1)) SET(1, gw);
+    if (NEEDS(2)) SET(2, gb);
+}
+
 static mt_derivative table[] = {
     D(convolution, "ConvolutionBackward0", convolution_bw, "input: weight; weight: input; bias:"),
     D_NOT_IMPLEMENTED(convolution_backward_weight, "ConvolutionBackwardWeightBackward0",

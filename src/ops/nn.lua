@@ -33,5 +33,13 @@ op { "adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor",
      doc = "2-D average pooling into a given output size (windows from floor(i*H/oH) to ceil((i+1)*H/oH))." }
 op { "adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor",
      doc = "The gradient of adaptive_avg_pool2d." }
+op { "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+     doc = "Batch normalization of (N, C, *) input per channel: the result, and in training the batch's mean and 1/sqrt(var + eps) (empty in evaluation); training moves the running statistics, when given, towards the batch's mean and unbiased variance." }
+op { "_batch_norm_with_var(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float eps) -> (Tensor, Tensor, Tensor, Tensor)",
+     doc = "native_batch_norm without the running statistics' update, which its fourth result serves: the batch's biased variance (empty in evaluation).",
+     grad = { node = "NativeBatchNormBackward0", fn = "mt_d_native_batch_norm",
+              uses = "input: input, weight, running_mean, running_var, result1, result2; weight: input, running_mean, running_var, result1, result2; bias:" } }
+op { "_native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps) -> (Tensor, Tensor, Tensor)",
+     doc = "native_batch_norm's gradients of input, weight and bias in two passes over the data (native_batch_norm_backward with every output asked for)." }
 op { "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor",
      doc = "1-D average pooling into a given output size." }

@@ -212,6 +212,21 @@ case("addmv", function(c, a, v) return torch.addmv(c, a, v, { beta = 0.5, alpha 
 case("baddbmm", function(c, a, b) return torch.baddbmm(c, a, b, { beta = 0.5, alpha = 2 }) end,
   function() return { r(2, 2, 2), r(2, 2, 3), r(2, 3, 2) } end)
 
+-- batch normalization: first derivatives through the fused CPU backward, second ones through the
+-- formula made of ops (taken under create_graph); training, evaluation, with and without affine
+case("_batch_norm_with_var", function(x, w, b) return torch.batch_norm(x, w, b, nil, nil, true, 0.1, 1e-5, false) end,
+  function() return { r(4, 3, 2, 2), r(3), r(3) } end, true)
+case("_batch_norm_with_var.plain", function(x) return torch.batch_norm(x, nil, nil, nil, nil, true, 0.1, 1e-5, false) end,
+  function() return { r(5, 2, 3) } end, true)
+case("_batch_norm_with_var.eval", function(x, w, b)
+  local rm, rv = torch.tensor({ 0.3, -0.2, 0.1 }, { dtype = f64 }), torch.tensor({ 0.5, 2.0, 1.5 }, { dtype = f64 })
+  return torch.batch_norm(x, w, b, rm, rv, false, 0.1, 1e-5, false)
+end, function() return { r(4, 3, 2), r(3), r(3) } end, true)
+case("_batch_norm_with_var.running", function(x)
+  local rm, rv = torch.zeros(2, { dtype = f64 }), torch.ones(2, { dtype = f64 })
+  return torch.batch_norm(x, nil, nil, rm, rv, true, 0.3, 1e-5, false)
+end, function() return { r(6, 2) } end)
+
 -- convolution and pooling (the backward ops are checked directly and through gradgradcheck)
 case("convolution", function(x, w, b) return torch.conv2d(x, w, b, { 2, 1 }, { 1, 0 }, { 1, 2 }, 2) end,
   function() return { r(2, 4, 5, 6), r(4, 2, 3, 2), r(4) } end)

@@ -197,6 +197,32 @@ describe("layers under gradcheck", function()
   end)
 end)
 
+describe("batch normalization's backward", function()
+  -- the CPU's fused kernel (cpu_batch_norm.c) serves a plain backward; the formula made of ops
+  -- (src/autograd/deriv_nn.c) serves create_graph and devices without the kernel: both agree
+  for _, dt in ipairs({ torch.float32, D }) do
+    for _, mode in ipairs({ "training", "eval", "no affine" }) do
+      it(("gives the same gradients fused and as ops, %s, %s"):format(mode, tostring(dt)), function()
+        torch.manual_seed(7)
+        local x = torch.randn(5, 3, 4, 3, { dtype = dt }):requires_grad_()
+        local w, b = (torch.rand(3, { dtype = dt }) + 0.5):requires_grad_(), torch.randn(3, { dtype = dt }):requires_grad_()
+        local rm, rv = torch.randn(3, { dtype = dt }), torch.rand(3, { dtype = dt }) + 0.5
+        local g = torch.randn(5, 3, 4, 3, { dtype = dt })
+        local affine = mode ~= "no affine"
+        local y = torch.batch_norm(x, affine and w or nil, affine and b or nil, mode == "eval" and rm or nil,
+          mode == "eval" and rv or nil, mode ~= "eval", 0.1, 1e-5, false)
+        local inputs = affine and { x, w, b } or { x }
+        local fused = torch.autograd.grad({ y }, inputs, { grad_outputs = { g }, retain_graph = true })
+        local ops = torch.autograd.grad({ y }, inputs, { grad_outputs = { g }, create_graph = true })
+        local tol = dt == D and 1e-10 or 1e-4
+        for i = 1, #inputs do
+          assert.is_true(torch.allclose(fused[i], ops[i]:detach(), { rtol = tol, atol = tol }), mode .. " input " .. i)
+        end
+      end)
+    end
+  end
+end)
+
 describe("optim", function()
   it("keeps per-parameter state and restores it from a state dict", function()
     local w = torch.randn(3, { requires_grad = true })

@@ -99,41 +99,21 @@ return function(torch, nn)
     return out
   end
 
-  -- batch_norm(input, running_mean, running_var, {weight=, bias=, training=, momentum=, eps=})
+  -- batch_norm(input, running_mean, running_var, {weight=, bias=, training=, momentum=, eps=}):
+  -- torch.native_batch_norm (one node to autograd, whose backward is fused on the CPU), with the
+  -- batch's statistics when training or when there are no running ones
   local batch_norm_options = { weight = "any", bias = "any", training = "any", momentum = "any", eps = "any" }
   function F.batch_norm(input, running_mean, running_var, opts)
     opts = args.options("batch_norm", opts, batch_norm_options)
     local eps, momentum = opts.eps or 1e-5, opts.momentum == nil and 0.1 or opts.momentum
-    local c = input.shape[2]
-    local dims = { 1 }
-    for i = 3, input:dim() do dims[#dims + 1] = i end
-    local shape = { 1, c }
-    for _ = 3, input:dim() do shape[#shape + 1] = 1 end
-    local mean, var
-    if opts.training or running_mean == nil then
-      local count = input:numel() / c
-      if count <= 1 then
+    local training = opts.training or running_mean == nil
+    if training and input:dim() >= 2 then
+      local count = input:numel() // input.shape[2]
+      if count == 1 then
         error(("Expected more than 1 value per channel when training, got input size %s"):format(tostring(input.shape)), 2)
       end
-      mean = input:mean(dims)
-      var = torch.var(input, dims, { correction = 0 })
-      if running_mean ~= nil and opts.training then
-        torch.no_grad(function()
-          running_mean:mul_(1 - momentum):add_(mean:detach() * momentum)
-          running_var:mul_(1 - momentum):add_(var:detach() * (count / (count - 1)) * momentum)
-        end)
-      end
-    else
-      mean, var = running_mean, running_var
     end
-    -- as PyTorch's CPU kernel: per-channel scale = weight / sqrt(var + eps) and shift = bias -
-    -- mean * scale, then one pass over the input (out = input * scale + shift) instead of four
-    -- full-size temporaries; autograd goes through the same small per-channel ops
-    local scale = (var + eps):rsqrt()
-    if opts.weight ~= nil then scale = scale * opts.weight end
-    local shift = -mean * scale
-    if opts.bias ~= nil then shift = shift + opts.bias end
-    return torch.addcmul(shift:view(shape), input, scale:view(shape))
+    return (torch.native_batch_norm(input, opts.weight, opts.bias, running_mean, running_var, training, momentum, eps))
   end
 
   -- ---- modules -------------------------------------------------------------------------------------
