@@ -131,7 +131,7 @@ static int c_native_batch_norm(mt_call *c, mt_value *a, mt_value *r) {
                                  &var))
         return -1;
     int st = 0;
-    if (training && rmean && rvar) {
+    if (training && rmean && rvar && x->numel > 0) { /* an empty batch leaves them, as PyTorch */
         int64_t n = x->numel / x->sizes[1];
         double unbias = (double)n / (double)(n - 1); /* inf for one value, as PyTorch's */
         bool grad = mt_grad_enabled();

@@ -54,6 +54,9 @@ end, tol = 1e-6 }
 cases.native_batch_norm_running = { function()
   return running(function(x, rm, rv) torch.native_batch_norm(x, nil, nil, rm, rv, true, 0.2, 1e-5) end)
 end, tol = 1e-6 }
+cases.batch_norm_empty_running = { function()
+  return running(function(x, rm, rv) torch.batch_norm(x:narrow(1, 1, 0), nil, nil, rm, rv, true, 0.2, 1e-5, false) end)
+end, tol = 1e-6 }
 
 local goldens = H.load("nn_functions")
 describe("contract nn_functions", function()

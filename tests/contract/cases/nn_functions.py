@@ -428,7 +428,16 @@ CASES.update({
                                                                                     1e-5, False)),
     "native_batch_norm_running": lambda: _running(lambda x, rm, rv: torch.native_batch_norm(x, None, None, rm, rv, True,
                                                                                             0.2, 1e-5)),
+    # an empty batch leaves the running statistics as they were (torch.batch_norm: PyTorch 1.13's
+    # native_batch_norm divides by zero on it)
+    "batch_norm_empty_running": lambda: _running(lambda x, rm, rv: torch.batch_norm(x[:0], None, None, rm, rv, True, 0.2,
+                                                                                    1e-5, False)),
 })
+add("batch_norm_weight_size", call("batch_norm", T("float32", [4, 3, 2]), T("float32", [4]), None, None, None, True,
+                                   0.1, 1e-5, False))
+add("batch_norm_running_size", call("batch_norm", T("float32", [4, 3, 2]), None, None, T("float32", [2]),
+                                    T("float32", [3]), True, 0.1, 1e-5, False))
+add("batch_norm_int", call("batch_norm", T("int32", [4, 3, 2]), None, None, None, None, True, 0.1, 1e-5, False))
 
 # ---- grid sampling (2-D)
 for m in range(3):
