@@ -250,6 +250,23 @@ K_TWO(fmod, CK_FMOD)
 K_TWO(remainder, CK_REMAINDER)
 K_TWO(floor_divide, CK_FLOOR_DIVIDE)
 
+/* div(self, other, rounding_mode) for a tensor or a number other: None is true division (the
+ * meta function made the result floating), "trunc" and "floor" round the quotient (the meta
+ * function refused any other word) */
+static int div_op(const mt_value *mode) {
+    if (mode->tag != MT_V_STR) return CK_DIV;
+    return !strcmp(mode->s, "trunc") ? CK_TRUNC_DIVIDE : CK_FLOOR_DIVIDE;
+}
+static int k_div_mode_tensor(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[2] = {a[0].t, a[1].t};
+    return cuda_ew(r[0].t, div_op(&a[2]), 2, in, NULL, NULL, OUT(r));
+}
+static int k_div_mode_scalar(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[1] = {a[0].t};
+    return cuda_ew(r[0].t, div_op(&a[2]), 1, in, &a[1], NULL, OUT(r));
+}
 static int k_atan2(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
     mt_tensor *in[2] = {a[0].t, a[1].t};
@@ -384,6 +401,15 @@ static int k_where(mt_call *c, mt_value *a, mt_value *r) {
     return rc;
 }
 
+/* lerp(self, end, weight): a number weight made a 0-d tensor as where's numbers are */
+static int k_lerp(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *w = operand_of(&a[2], r[0].t);
+    mt_tensor *in[3] = {a[0].t, a[1].t, w};
+    int rc = w ? cuda_ew(r[0].t, CK_LERP, 3, in, NULL, NULL, OUT(r)) : -1;
+    if (w) mt_tensor_decref(w);
+    return rc;
+}
 const mt_kernel_entry cuda_ew_kernels[] = {
     {"add.Tensor", k_add_tensor},
     {"add_.Tensor", k_add_tensor},
@@ -403,6 +429,10 @@ const mt_kernel_entry cuda_ew_kernels[] = {
     {"div_.Tensor", k_div_tensor},
     {"div.Scalar", k_div_scalar},
     {"div_.Scalar", k_div_scalar},
+    {"div.Tensor_mode", k_div_mode_tensor},
+    {"div_.Tensor_mode", k_div_mode_tensor},
+    {"div.Scalar_mode", k_div_mode_scalar},
+    {"div_.Scalar_mode", k_div_mode_scalar},
     {"eq.Tensor", k_eq_tensor},
     {"eq.Scalar", k_eq_scalar},
     {"ne.Tensor", k_ne_tensor},
@@ -443,6 +473,10 @@ const mt_kernel_entry cuda_ew_kernels[] = {
     {"where.ScalarSelf", k_where},
     {"where.ScalarOther", k_where},
     {"where.Scalar", k_where},
+    {"lerp.Scalar", k_lerp},
+    {"lerp.Tensor", k_lerp},
+    {"lerp_.Scalar", k_lerp},
+    {"lerp_.Tensor", k_lerp},
     {"erf", k_erf},
     {"erf_", k_erf},
     {"silu", k_silu},

@@ -645,3 +645,107 @@ describe("running sums, products and where with numbers on cuda", function()
     check("logsumexp", function(t) return t:logsumexp(2) end, { x }, 1e-6)
   end)
 end)
+
+-- every result of op (a tensor or several) on the CPU and on cuda, compared
+local function check_all(name, op, args, tol)
+  local dev = {}
+  for i, a in ipairs(args) do dev[i] = torch.is_tensor(a) and a:cuda() or a end
+  local want, got = table.pack(op(table.unpack(args))), table.pack(op(table.unpack(dev)))
+  assert.are.equal(want.n, got.n, name)
+  for k = 1, want.n do
+    assert.are.equal("cuda", got[k].device.type, name)
+    same(want[k], got[k]:cpu(), tol)
+  end
+end
+
+describe("sort, topk, kthvalue and the medians on cuda", function()
+  local x = torch.randn(5, 7, 6)
+  -- ties, NaN and infinities: the order of equal values and where NaN goes are checked
+  local special = torch.tensor({ { 3, 0 / 0, 1, 2, 1, -1 / 0, 0 / 0, 1 }, { 5, 4, 0 / 0, 4, 1 / 0, 0, -0.0, 4 } })
+
+  it("sorts along any dim, both ways, stably, with NaN greater than everything", function()
+    for d = 1, 3 do
+      for _, desc in ipairs { false, true } do
+        check_all("sort " .. d, function(t) return t:sort(d, desc) end, { x })
+      end
+    end
+    check_all("sort of a view", function(t) return t:transpose(1, 3):sort(2) end, { x })
+    check_all("sort of a strided view", function(t) return t:select(2, 3):narrow(2, 1, 5):sort(1, true) end, { x })
+    for _, desc in ipairs { false, true } do
+      check_all("special", function(t) return t:sort(2, desc) end, { special })
+      check_all("special dim 1", function(t) return t:sort(1, desc) end, { special })
+      check_all("float64", function(t) return t:sort(2, desc) end, { special:double() })
+      check_all("float16", function(t) return t:sort(2, desc) end, { special:half() })
+      check_all("int64 ties", function(t) return t:sort(2, desc) end, { torch.randint(-3, 3, { 4, 50 }) })
+      check_all("int32", function(t) return t:sort(1, desc) end, { torch.randint(-9, 9, { 40, 3 }):int() })
+      check_all("bool", function(t) return t:sort(1, desc) end, { torch.tensor({ true, false, true, false }) })
+    end
+    check_all("sort.stable", function(t) return torch.sort(t, { stable = true, dim = 1, descending = true }) end,
+      { torch.randint(0, 3, { 30, 2 }) })
+    -- longer than the threads of one launch: the grid-stride loops go round
+    check_all("long row", function(t) return t:sort(1, true) end, { torch.randint(-50, 50, { 20000 }) })
+    check_all("long float row", function(t) return t:sort() end, { torch.randn(9000) })
+    check_all("empty rows", function(t) return t:sort(1) end, { torch.randn(0, 3) })
+    check_all("empty dim", function(t) return t:sort(2) end, { torch.randn(3, 0) })
+    check_all("0-d", function(t) return t:sort() end, { torch.tensor(2.5) })
+    check("argsort", function(t) return t:argsort(2, true) end, { x })
+    check("msort", torch.msort, { special })
+  end)
+
+  it("takes the k largest or smallest, and the k-th smallest", function()
+    for _, largest in ipairs { true, false } do
+      check_all("topk", function(t) return t:topk(3, 2, largest) end, { x })
+      check_all("topk dim 1 of a view", function(t) return t:t():topk(2, 1, largest) end, { special })
+      check_all("topk int", function(t) return t:topk(5, 1, largest) end, { torch.randint(0, 4, { 12 }) })
+      check_all("topk float64", function(t) return t:topk(4, 3, largest) end, { x:double() })
+    end
+    check_all("topk 0", function(t) return t:topk(0, 2) end, { x })
+    check_all("topk of empty", function(t) return t:topk(0, 2) end, { torch.randn(3, 0) })
+    for _, keep in ipairs { false, true } do
+      check_all("kthvalue", function(t) return t:kthvalue(4, 2, keep) end, { x })
+      check_all("kthvalue NaN", function(t) return t:kthvalue(7, 2, keep) end, { special })
+      check_all("kthvalue int", function(t) return t:kthvalue(2, 1, keep) end, { torch.randint(0, 5, { 6, 3 }) })
+      check_all("kthvalue of a view", function(t) return t:transpose(1, 2):kthvalue(1, 3, keep) end, { x })
+    end
+    check_all("kthvalue 0-d", function(t) return t:kthvalue(1) end, { torch.tensor(-1.5) })
+    local c = x:cuda()
+    assert.are.equal("selected index k out of range", err(function() return c:topk(8, 2) end))
+    assert.are.equal("selected index k out of range", err(function() return c:topk(-1) end))
+    assert.are.equal("kthvalue(): selected number k out of range for dimension 2",
+      err(function() return c:kthvalue(8, 2) end))
+    assert.are.equal("kthvalue(): selected number k out of range for dimension 3",
+      err(function() return c:kthvalue(0) end))
+    assert.are.equal("Dimension out of range (expected to be in range of [-3, 3], but got 4)",
+      err(function() return c:sort(4) end))
+  end)
+
+  it("gives the medians, the mode and quantiles, which sort underlies", function()
+    check("median", torch.median, { x })
+    check("median NaN", torch.median, { special })
+    check_all("median dim", function(t) return t:median(2) end, { x })
+    check_all("median dim NaN", function(t) return t:median(2, true) end, { special })
+    check_all("nanmedian dim", function(t) return t:nanmedian(2) end, { special })
+    check("nanmedian", torch.nanmedian, { special })
+    check_all("mode", function(t) return t:mode(2) end, { torch.randint(0, 3, { 4, 9 }) })
+    check("quantile", function(t) return torch.quantile(t, 0.3, 2) end, { x }, 1e-6)
+    check("quantiles", function(t, q) return torch.quantile(t, q, 1, true) end, { x, torch.tensor({ 0, 0.25, 1 }) }, 1e-6)
+    local e = torch.randn(2, 0):cuda()
+    assert.are.equal("median(): Expected reduction dim 2 to have non-zero size.", err(function() return e:median(2) end))
+  end)
+end)
+
+describe("division with rounding modes and lerp on cuda (nanmedian and quantile use them)", function()
+  it("rounds quotients toward zero or down, and interpolates", function()
+    local a, b = torch.randn(4, 5) * 10, torch.randn(5) + 3
+    local i, j = torch.randint(-20, 20, { 4, 5 }), torch.tensor({ 3, -3, 7, 1, -1 })
+    for _, mode in ipairs { "trunc", "floor" } do
+      check("div " .. mode, function(x, y) return torch.div(x, y, { rounding_mode = mode }) end, { a, b }, 1e-6)
+      check("int div " .. mode, function(x, y) return torch.div(x, y, { rounding_mode = mode }) end, { i, j })
+      check("div scalar " .. mode, function(x) return torch.div(x, -4, { rounding_mode = mode }) end, { i })
+      check("div_ " .. mode, function(x, y) return x:clone():div_(y, { rounding_mode = mode }) end, { a:t(), b:view(5, 1) }, 1e-6)
+    end
+    check("lerp scalar", function(x, y) return torch.lerp(x, y, 0.3) end, { a, b }, 1e-6)
+    check("lerp tensor", function(x, y, w) return torch.lerp(x, y, w) end, { a, b, torch.rand(4, 1) }, 1e-6)
+    check("lerp_", function(x, y) return x:clone():lerp_(y, 0.75) end, { a:double(), b:double() })
+  end)
+end)

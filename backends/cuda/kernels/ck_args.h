@@ -94,6 +94,8 @@ enum {
     CK_ISNAN,      /* in the input's type, written as bool */
     CK_ISINF,
     CK_ISFINITE,
+    CK_TRUNC_DIVIDE, /* div(rounding_mode='trunc') */
+    CK_LERP,         /* in1 + in3 * (in2 - in1), from in2's side when in3 >= 0.5 */
     CK_NUM_OPS
 };
 
@@ -209,5 +211,24 @@ typedef struct ck_random_args {
     double a, b;       /* uniform: from, to - from; normal: mean, std; bernoulli: p */
     ck_operand out, p; /* contiguous; p: bernoulli's probabilities, one per element */
 } ck_random_args;
+
+/* sort along one dimension (kernels/ck_sort.cuh), stable, NaN counted greater than every number:
+ * each row's keys (in the compute type) and positions are loaded into scratch buffers, sorted
+ * runs are merged pairwise, twice as wide each launch, then the wanted part of each row is
+ * stored. One thread per element (per element stored) in every pass. */
+enum { CK_SORT_LOAD, CK_SORT_MERGE, CK_SORT_STORE };
+
+typedef struct ck_sort_args {
+    int64_t n;          /* the launch's threads: rows * len, or rows * keep for the store */
+    int64_t rows, len;  /* positions of the other dimensions; the sorted dimension's size */
+    int64_t width;      /* merge: the sorted runs' length, merged in pairs */
+    int64_t keep, skip; /* store: positions [skip, skip + keep) of each sorted row */
+    int32_t op, kdim, descending;
+    int32_t src; /* the scratch half (0, 1) the load writes and a merge or the store reads */
+    int64_t ksizes[CK_MAX_DIM]; /* the other dimensions; their strides in in, values, indices */
+    int64_t in_step, values_step, indices_step; /* the strides along the sorted dimension */
+    ck_operand in, values, indices;
+    uint64_t keys, pos; /* scratch: two halves of rows * len keys and int64 positions each */
+} ck_sort_args;
 
 #endif

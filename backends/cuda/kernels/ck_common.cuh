@@ -152,6 +152,17 @@ __device__ static inline int64_t m_floordiv(int64_t x, int64_t y) {
     return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
 }
 
+// division rounded toward zero; an integer divisor of 0 gives 0 as above, -1 negates with wrap
+__device__ static inline float m_truncdiv(float x, float y) {
+    return truncf(x / y);
+}
+__device__ static inline double m_truncdiv(double x, double y) {
+    return trunc(x / y);
+}
+__device__ static inline int64_t m_truncdiv(int64_t x, int64_t y) {
+    return y == 0 ? 0 : y == -1 ? (int64_t)(0 - (uint64_t)x) : x / y;
+}
+
 template <typename T> __device__ static inline bool is_nan(T x) {
     return x != x;
 }

@@ -117,6 +117,10 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
     }
     case CK_FLOOR_DIVIDE:
         return m_floordiv(x, y);
+    case CK_TRUNC_DIVIDE:
+        return m_truncdiv(x, y);
+    case CK_LERP: // PyTorch's two forms, exact at both ends
+        return z < (T)0.5 ? x + z * (y - x) : y - (y - x) * ((T)1 - z);
     case CK_CLAMP:
         return is_nan(x) ? x : x < alpha ? alpha : x > s1 ? s1 : x;
     case CK_LEAKY_RELU:
