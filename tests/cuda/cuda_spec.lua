@@ -749,3 +749,107 @@ describe("division with rounding modes and lerp on cuda (nanmedian and quantile 
     check("lerp_", function(x, y) return x:clone():lerp_(y, 0.75) end, { a:double(), b:double() })
   end)
 end)
+
+describe("nonzero, masked_select and indexing with tensors on cuda", function()
+  local x = torch.randn(4, 5, 3)
+  local special = torch.tensor({ { 0, 1.5, 0 / 0 }, { -0.0, 0, -2 } })
+
+  it("finds the nonzero elements in C order, laid out as PyTorch's", function()
+    check("nonzero", torch.nonzero, { x:gt(0.3) })
+    check("nonzero NaN and -0", torch.nonzero, { special })
+    check("nonzero float64 of a view", function(t) return t:transpose(1, 3):nonzero() end, { x:double():clamp(0) })
+    check("nonzero int", torch.nonzero, { torch.randint(-1, 2, { 6, 7 }) })
+    check("nonzero float16", torch.nonzero, { special:half() })
+    check("nonzero none", torch.nonzero, { torch.zeros(3, 2) })
+    check("nonzero empty", torch.nonzero, { torch.zeros(0, 4) })
+    check("nonzero 0-d", torch.nonzero, { torch.tensor(3) })
+    check("nonzero 0-d zero", torch.nonzero, { torch.tensor(0) })
+    check("argwhere", torch.argwhere, { x:lt(0) })
+    -- several parts of the count and fill passes
+    local long = torch.rand(5000):lt(0.1)
+    check("nonzero long", torch.nonzero, { long })
+    check("nonzero long 2-d view", function(t) return t:view(50, 100):t():nonzero() end, { long })
+    assert.are.same(long:view(50, 100):nonzero():stride(), long:cuda():view(50, 100):nonzero():stride())
+  end)
+
+  it("selects by a mask, the two broadcast together", function()
+    local m = x:gt(0)
+    check("masked_select", torch.masked_select, { x, m })
+    check("mask broadcast", torch.masked_select, { x, torch.tensor({ true, false, true }) })
+    check("self broadcast", torch.masked_select, { torch.randn(3), m })
+    check("uint8 mask", torch.masked_select, { x, m:byte() })
+    check("of views", function(t, k) return t:transpose(1, 2):masked_select(k:transpose(1, 2)) end, { x, m })
+    for _, dt in ipairs { torch.float64, torch.int64, torch.float16, torch.int8, torch.bool } do
+      check("masked_select " .. tostring(dt), torch.masked_select, { x:mul(3):to(dt), m })
+    end
+    check("long mask", torch.masked_select, { torch.arange(3000), torch.rand(3000):gt(0.7) })
+    check("empty", torch.masked_select, { torch.randn(0, 3), torch.ones(0, 3):bool() })
+    check("none", torch.masked_select, { x, x:gt(100) })
+    check("x[mask]", function(t) return t[t:gt(0)] end, { x })
+    local g = x:cuda()
+    assert.are.equal("masked_select: expected BoolTensor for mask", err(function() return g:masked_select(g) end))
+    assert.are.equal(err(function() return x:masked_select(torch.ones(2):bool()) end),
+      err(function() return g:masked_select(torch.ones(2, { device = "cuda" }):bool()) end))
+    assert.are.equal("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+      err(function() return g:masked_select(m) end))
+  end)
+
+  it("picks elements with index tensors and masks, as PyTorch's advanced indexing", function()
+    local i, j = torch.tensor({ 4, 1, -1, 2 }), torch.tensor({ { 1 }, { 3 } })
+    check("x[i]", function(t, k) return t[k] end, { x, i })
+    check("x[i] with a CPU index", function(t) return t[i] end, { x })
+    check("x[:, j]", function(t, k) return t[{ ":", k }] end, { x, j })
+    check("x[i, j] broadcast", function(t, a, b) return torch._index(t, { a, b }) end, { x, torch.tensor({ 1, 4 }), j })
+    check("x[j, :, k] apart", function(t, a, b) return torch._index(t, { a, false, b }) end, { x, j, torch.tensor({ 2, 1 }) })
+    check("x[mask 2-d]", function(t, k) return torch._index(t, { k }) end, { x, x:select(3, 1):gt(0) })
+    check("x[:, mask]", function(t, k) return t[{ ":", k }] end, { x, torch.tensor({ true, false, false, true, true }) })
+    check("of a view", function(t, k) return t:transpose(1, 3)[k] end, { x, torch.tensor({ 3, 1 }) })
+    for _, dt in ipairs { torch.float64, torch.int64, torch.float16, torch.bool, torch.int16 } do
+      check("x[i] " .. tostring(dt), function(t, k) return t[k] end, { x:mul(2):to(dt), i })
+    end
+    check("empty index", function(t, k) return t[k] end, { x, torch.tensor({}, { dtype = torch.int64 }) })
+    check("empty self", function(t, k) return t[{ ":", k }] end, { torch.randn(0, 3), torch.tensor({ 2, 3 }) })
+    local g = x:cuda()
+    assert.are.equal(err(function() return x[torch.tensor({ 5 })] end), err(function() return g[torch.tensor({ 5 }):cuda()] end))
+    assert.are.equal("index 5 is out of bounds for dimension 1 with size 4", err(function() return g[torch.tensor({ 2, 5 })] end))
+    assert.are.equal("index -6 is out of bounds for dimension 2 with size 5",
+      err(function() return torch._index(g, { torch.tensor({ 1 }), torch.tensor({ -6 }) }) end))
+    assert.are.equal(err(function() return torch._index(x, { i, torch.tensor({ 1, 2 }) }) end),
+      err(function() return torch._index(g, { i, torch.tensor({ 1, 2 }) }) end))
+  end)
+
+  it("writes and adds at index tensors and masks, checking every index first", function()
+    local i = torch.tensor({ 2, 4, -1 })
+    check("put", function(t, k, v) return t:clone():index_put_({ k }, v) end, { x, i, torch.randn(3, 5, 3) })
+    check("put broadcast values", function(t, k, v) return t:clone():index_put_({ k }, v) end, { x, i, torch.randn(3) })
+    check("put 2 indices", function(t, a, b, v) return t:clone():index_put_({ a, false, b }, v) end,
+      { x, torch.tensor({ 1, 3 }), torch.tensor({ 3, 1 }), torch.randn(2, 5) })
+    check("put by mask", function(t, v) local c = t:clone(); c[c:gt(0)] = v; return c end, { x, torch.tensor(7.5) })
+    check("put tensor by mask", function(t) local c = t:clone(); c[c:lt(0)] = c[c:lt(0)] * 2; return c end, { x })
+    check("put into a view", function(t, k, v) local c = t:clone(); c:transpose(1, 2):index_put_({ k }, v); return c end,
+      { x, torch.tensor({ 5, 1 }), torch.randn(2, 4, 3) })
+    check("put int64", function(t, k, v) return t:clone():index_put_({ k }, v) end, { torch.arange(6), i, torch.tensor({ 7, 8, 9 }) })
+    check("put bool", function(t, k, v) return t:clone():index_put_({ k }, v) end,
+      { torch.zeros(5):bool(), i, torch.tensor({ true, true, false }) })
+    -- repeated positions add up
+    local rep = torch.tensor({ 1, 3, 1, 1, -1 })
+    check("accumulate", function(t, k, v) return t:clone():index_put_({ k }, v, true) end, { x:double(), rep, torch.randn(5, 5, 3):double() }, 1e-12)
+    check("accumulate float", function(t, k, v) return t:clone():index_put_({ k }, v, true) end, { x, rep, torch.randn(5, 1, 3) }, 1e-5)
+    check("accumulate int64", function(t, k, v) return t:clone():index_put_({ k }, v, true) end,
+      { torch.arange(6), rep, torch.tensor({ 1, 2, 3, 4, 5 }) })
+    check("accumulate int32", function(t, k, v) return t:clone():index_put_({ k }, v, true) end,
+      { torch.arange(6):int(), rep, torch.tensor({ 1, 2, 3, 4, 5 }):int() })
+    check("index_put", function(t, k, v) return torch.index_put(t, { k }, v) end, { x, i, torch.tensor(1.0) })
+    -- a bad index leaves self as it was
+    local g = x:cuda()
+    assert.are.equal("index 5 is out of bounds for dimension 1 with size 4",
+      err(function() g:index_put_({ torch.tensor({ 1, 5 }) }, torch.tensor(0.0):cuda()) end))
+    assert.is_true(torch.equal(x, g:cpu()))
+    assert.are.equal("index_put_ with accumulate=True on CUDA takes float32, float64, int32 and int64 tensors here",
+      err(function() torch.zeros(3, { device = "cuda", dtype = torch.int16 }):index_put_({ torch.tensor({ 1 }) }, torch.tensor({ 1 }, { dtype = torch.int16 }):cuda(), true) end))
+    assert.are.equal(err(function() x:clone():index_put_({ i }, torch.randn(2, 5, 3)) end),
+      err(function() g:index_put_({ i }, torch.randn(2, 5, 3):cuda()) end))
+    assert.are.equal(err(function() x:clone():index_put_({ i }, torch.randn(3, 5, 3):double()) end),
+      err(function() g:index_put_({ i }, torch.randn(3, 5, 3):double():cuda()) end))
+  end)
+end)

@@ -231,4 +231,41 @@ typedef struct ck_sort_args {
     uint64_t keys, pos; /* scratch: two halves of rows * len keys and int64 positions each */
 } ck_sort_args;
 
+/* nonzero and masked_select (kernels/ck_select.cuh): the elements of the (broadcast) shape, in C
+ * order, are cut into parts of `chunk`; a thread per part counts the true elements of its part,
+ * the host turns the counts into offsets (and learns the result's size), then a thread per part
+ * writes its elements from its offset, so the order is C order whatever the grid */
+enum { CK_SELECT_CHUNK = 512 };
+enum { CK_SELECT_COUNT, CK_SELECT_NONZERO, CK_SELECT_MASKED };
+
+typedef struct ck_select_args {
+    int64_t n, parts; /* elements; parts of CK_SELECT_CHUNK (the threads of a launch) */
+    int32_t op, ndim;
+    int64_t sizes[CK_MAX_DIM];
+    ck_operand mask; /* the element tested (nonzero's self), through strides over sizes */
+    ck_operand self; /* masked_select: the values, through strides over sizes */
+    ck_operand out;  /* contiguous; nonzero's is column-major (total rows) */
+    int64_t total;   /* nonzero: the result's rows, the stride of its columns */
+    uint64_t counts; /* parts int64: the count pass writes counts, the fill pass reads offsets */
+} ck_select_args;
+
+/* advanced indexing (kernels/ck_select.cuh), on self seen with its indexed dims first: for each
+ * position b of the index tensors' broadcast shape, one offset into self, summed over the index
+ * tensors (one offsets launch each; an index out of range is recorded, not used), then a thread
+ * per element of the result (b, then self's other dims) copies, writes or adds it */
+#define CK_ZERO_SENTINEL (INT64_MIN + 1) /* a user's 0 (MT_ZERO_SENTINEL): out of range */
+enum { CK_ADV_OFFSETS, CK_ADV_GATHER, CK_ADV_PUT, CK_ADV_ACCUMULATE };
+
+typedef struct ck_adv_args {
+    int64_t n;
+    int32_t op, nb, nrest, first; /* first: the offsets launch of the first index tensor */
+    int64_t sizes[CK_MAX_DIM];    /* the broadcast shape (nb), then self's other dims (nrest) */
+    int64_t dim_size, dim_stride; /* offsets: self's size and stride along the indexed dim */
+    ck_operand index;             /* offsets: strides over the broadcast shape (0: broadcast) */
+    ck_operand self;              /* strides of self's other dims */
+    ck_operand other;             /* the result (gather) or the values: strides over sizes */
+    uint64_t offs;                /* int64 per position of the broadcast shape */
+    uint64_t status;              /* two int64: set to 1 and the first bad index */
+} ck_adv_args;
+
 #endif
