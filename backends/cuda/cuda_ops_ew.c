@@ -90,7 +90,7 @@ static void set_scalar(const mt_value *v, double *d, int64_t *i) {
 /* the operations whose s1 is a parameter rather than a scalar second operand */
 static bool s1_is_parameter(int op) {
     return op == CK_FILL || op == CK_MASKED_FILL || op == CK_GELU || op == CK_CLAMP ||
-           op == CK_LEAKY_RELU || op == CK_SOFTPLUS;
+           op == CK_LEAKY_RELU || op == CK_SOFTPLUS || op == CK_POLYGAMMA;
 }
 
 int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_value *s1,
@@ -246,6 +246,15 @@ K_UNARY(floor, CK_FLOOR)
 K_UNARY(ceil, CK_CEIL)
 K_UNARY(round, CK_ROUND)
 K_UNARY(frac, CK_FRAC)
+K_UNARY(lgamma, CK_LGAMMA)
+K_UNARY(digamma, CK_DIGAMMA)
+K_UNARY(erfinv, CK_ERFINV)
+/* _polygamma(self, n) and polygamma_(self, n) (torch.polygamma(n, x) calls the first) */
+static int k_polygamma(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[1] = {a[0].t};
+    return cuda_ew(r[0].t, CK_POLYGAMMA, 1, in, &a[1], NULL, OUT(r));
+}
 K_TWO(fmod, CK_FMOD)
 K_TWO(remainder, CK_REMAINDER)
 K_TWO(floor_divide, CK_FLOOR_DIVIDE)
@@ -535,6 +544,14 @@ const mt_kernel_entry cuda_ew_kernels[] = {
     {"round_", k_round},
     {"frac", k_frac},
     {"frac_", k_frac},
+    {"lgamma", k_lgamma},
+    {"lgamma_", k_lgamma},
+    {"digamma", k_digamma},
+    {"digamma_", k_digamma},
+    {"erfinv", k_erfinv},
+    {"erfinv_", k_erfinv},
+    {"_polygamma", k_polygamma},
+    {"polygamma_", k_polygamma},
     {"fmod.Tensor", k_fmod_tensor},
     {"fmod.Scalar", k_fmod_scalar},
     {"fmod_.Tensor", k_fmod_tensor},

@@ -71,8 +71,8 @@ describe("the CUDA runtime", function()
     assert.are.equal("CUDA error: invalid device ordinal", err(torch.zeros, 2, { device = "cuda:" .. n }))
     assert.are.equal("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
       err(torch.add, torch.ones(2, { device = "cuda" }), torch.ones(2)))
-    local e = err(torch.lgamma, torch.ones(2, { device = "cuda" }))
-    assert.truthy(e:find("Could not run 'aten::lgamma' with arguments from the 'CUDA' backend", 1, true), e)
+    local e = err(torch.cummax, torch.ones(2, { device = "cuda" }), 1)
+    assert.truthy(e:find("Could not run 'aten::cummax' with arguments from the 'CUDA' backend", 1, true), e)
   end)
 
   it("counts its memory in the caching allocator and gives it back", function()
@@ -851,5 +851,43 @@ describe("nonzero, masked_select and indexing with tensors on cuda", function()
       err(function() g:index_put_({ i }, torch.randn(2, 5, 3):cuda()) end))
     assert.are.equal(err(function() x:clone():index_put_({ i }, torch.randn(3, 5, 3):double()) end),
       err(function() g:index_put_({ i }, torch.randn(3, 5, 3):double():cuda()) end))
+  end)
+end)
+
+describe("lgamma, digamma and erfinv on cuda", function()
+  -- poles, signed zeros, infinities, NaN, tiny and large arguments, the reflection below 0
+  local g = torch.tensor({ -2.5, -1, -0.0, 0, 0.5, 1, 2, 3.7, 9.99, 10.5, 100, 1e10, 1 / 0, -1 / 0, 0 / 0, 1e-8, -3.3, -1e-3 })
+  local e = torch.tensor({ -1, -0.99, -0.7, -0.5, 0, 0.3, 0.7, 0.71, 0.999999, 1, 1.5, -2, 0 / 0, 1e-9 })
+
+  it("computes them as the CPU does, for floats, doubles and integers, in place too", function()
+    for _, f in ipairs { "lgamma", "digamma", "erfinv" } do
+      local x = f == "erfinv" and e or g
+      check(f, torch[f], { x }, 1e-5)
+      check(f .. " float64", torch[f], { x:double() }, 1e-12)
+      check(f .. " of a view", function(t) return torch[f](t:view(2, -1):t()) end, { x }, 1e-5)
+      check(f .. "_", function(t) return t:clone()[f .. "_"](t:clone()) end, { x:double() }, 1e-12)
+      check(f .. " empty", torch[f], { torch.randn(0, 2) })
+    end
+    check("lgamma int", torch.lgamma, { torch.randint(-3, 30, { 20 }) }, 1e-5)
+    check("digamma int", torch.digamma, { torch.randint(-3, 30, { 20 }) }, 1e-5)
+    check("erfinv int", torch.erfinv, { torch.tensor({ -1, 0, 1, 2 }) })
+    check("random lgamma", torch.lgamma, { torch.randn(300):mul(20) }, 1e-5)
+    check("random erfinv", torch.erfinv, { torch.rand(300):mul(2):sub(1):double() }, 1e-12)
+    for n = 0, 3 do
+      check("polygamma " .. n, function(t) return torch.polygamma(n, t) end, { g }, 1e-5)
+      check("polygamma_ " .. n, function(t) return t:clone():polygamma_(n) end, { g:double() }, 1e-12)
+    end
+    local c = g:cuda()
+    assert.are.equal(err(function() return torch.polygamma(-1, g) end), err(function() return torch.polygamma(-1, c) end))
+  end)
+
+  it("differentiates through them", function()
+    local x = torch.rand(6):double() * 0.8 + 0.1
+    local function grads(device)
+      local X = x:to(device):requires_grad_()
+      local y = torch.sum(torch.lgamma(X) + torch.erfinv(X) * torch.digamma(X))
+      return torch.autograd.grad(y, { X })[1]
+    end
+    same(grads("cpu"), grads("cuda"):cpu(), 1e-9)
   end)
 end)

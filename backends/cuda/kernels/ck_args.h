@@ -96,6 +96,10 @@ enum {
     CK_ISFINITE,
     CK_TRUNC_DIVIDE, /* div(rounding_mode='trunc') */
     CK_LERP,         /* in1 + in3 * (in2 - in1), from in2's side when in3 >= 0.5 */
+    CK_LGAMMA,       /* the special functions, in double for float32 as on the CPU */
+    CK_DIGAMMA,
+    CK_ERFINV,    /* in the compute type, as on the CPU */
+    CK_POLYGAMMA, /* psi^(n), n in s1 */
     CK_NUM_OPS
 };
 

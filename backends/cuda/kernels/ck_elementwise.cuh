@@ -104,7 +104,12 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
         CK_UNARY_CASE(CK_FLOOR, m_floor)
         CK_UNARY_CASE(CK_CEIL, m_ceil)
         CK_UNARY_CASE(CK_ROUND, m_round)
+        CK_UNARY_CASE(CK_LGAMMA, m_lgamma)
+        CK_UNARY_CASE(CK_DIGAMMA, m_digamma)
+        CK_UNARY_CASE(CK_ERFINV, m_erfinv)
 #undef CK_UNARY_CASE
+    case CK_POLYGAMMA:
+        return m_polygamma(s1, x);
     case CK_FRAC:
         return x - m_trunc(x);
     case CK_ATAN2:
