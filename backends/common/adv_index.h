@@ -20,14 +20,15 @@ typedef struct mt_index_plan {
 } mt_index_plan;
 
 /* Check a list of index entries against self (count, dtypes, broadcasting) and plan it. */
-int mt_index_plan_make(const mt_tensor *self, mt_tensor *const *list, int n, mt_index_plan *p);
+MT_API int mt_index_plan_make(const mt_tensor *self, mt_tensor *const *list, int n,
+                              mt_index_plan *p);
 
 /* `t` seen with its dims reordered: view->dims[i] = t->dims[perm[i]] (struct copy, no ref). */
-void mt_permuted_view(const mt_tensor *t, const int *perm, mt_tensor *view);
+MT_API void mt_permuted_view(const mt_tensor *t, const int *perm, mt_tensor *view);
 
 /* The result dims with bshape first: perm such that dims[i] of the reordered view is
  * result dim perm[i] (bshape's dims, then the rest in order). */
-void mt_index_result_perm(const mt_index_plan *p, int *perm);
+MT_API void mt_index_result_perm(const mt_index_plan *p, int *perm);
 
 void mt_adv_index_register(void);
 

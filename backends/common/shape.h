@@ -6,8 +6,8 @@
 #include "mt_tensor.h"
 
 /* Broadcast two shapes (PyTorch's rules; the error quotes the user's 1-based dim). */
-int mt_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b, int *nout,
-                        int64_t *out);
+MT_API int mt_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b, int *nout,
+                               int64_t *out);
 /* Check that `t` broadcasts to shape (for expand-like uses); -1 with PyTorch's error. */
 int mt_check_broadcastable_to(const mt_tensor *t, int ndim, const int64_t *shape);
 

@@ -32,7 +32,13 @@ extern const char cuda_image_arch[];
     X(CONV_F32, ck_conv_f32)                                                                       \
     X(CONV_F64, ck_conv_f64)                                                                       \
     X(RANDOM_F32, ck_random_f32)                                                                   \
-    X(RANDOM_F64, ck_random_f64)
+    X(RANDOM_F64, ck_random_f64)                                                                   \
+    X(SORT_F32, ck_sort_f32)                                                                       \
+    X(SORT_F64, ck_sort_f64)                                                                       \
+    X(SORT_I64, ck_sort_i64)                                                                       \
+    X(SELECT, ck_select)                                                                           \
+    X(ADV_F64, ck_adv_f64)                                                                         \
+    X(ADV_I64, ck_adv_i64)
 
 typedef enum {
 #define X(id, name) CUDA_FN_##id,

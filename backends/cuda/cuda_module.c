@@ -45,6 +45,8 @@ static int register_all(void) {
         {cuda_conv_kernels, &cuda_conv_kernels_count},
         {cuda_random_kernels, &cuda_random_kernels_count},
         {cuda_shape_kernels, &cuda_shape_kernels_count},
+        {cuda_sort_kernels, &cuda_sort_kernels_count},
+        {cuda_select_kernels, &cuda_select_kernels_count},
     };
     int type = accel_register((void (*)(void))register_all, ops, found, &backend, tables,
                               MT_ARRAY_LEN(tables));

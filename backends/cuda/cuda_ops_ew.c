@@ -90,7 +90,7 @@ static void set_scalar(const mt_value *v, double *d, int64_t *i) {
 /* the operations whose s1 is a parameter rather than a scalar second operand */
 static bool s1_is_parameter(int op) {
     return op == CK_FILL || op == CK_MASKED_FILL || op == CK_GELU || op == CK_CLAMP ||
-           op == CK_LEAKY_RELU || op == CK_SOFTPLUS;
+           op == CK_LEAKY_RELU || op == CK_SOFTPLUS || op == CK_POLYGAMMA;
 }
 
 int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_value *s1,
@@ -246,10 +246,36 @@ K_UNARY(floor, CK_FLOOR)
 K_UNARY(ceil, CK_CEIL)
 K_UNARY(round, CK_ROUND)
 K_UNARY(frac, CK_FRAC)
+K_UNARY(lgamma, CK_LGAMMA)
+K_UNARY(digamma, CK_DIGAMMA)
+K_UNARY(erfinv, CK_ERFINV)
+/* _polygamma(self, n) and polygamma_(self, n) (torch.polygamma(n, x) calls the first) */
+static int k_polygamma(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[1] = {a[0].t};
+    return cuda_ew(r[0].t, CK_POLYGAMMA, 1, in, &a[1], NULL, OUT(r));
+}
 K_TWO(fmod, CK_FMOD)
 K_TWO(remainder, CK_REMAINDER)
 K_TWO(floor_divide, CK_FLOOR_DIVIDE)
 
+/* div(self, other, rounding_mode) for a tensor or a number other: None is true division (the
+ * meta function made the result floating), "trunc" and "floor" round the quotient (the meta
+ * function refused any other word) */
+static int div_op(const mt_value *mode) {
+    if (mode->tag != MT_V_STR) return CK_DIV;
+    return !strcmp(mode->s, "trunc") ? CK_TRUNC_DIVIDE : CK_FLOOR_DIVIDE;
+}
+static int k_div_mode_tensor(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[2] = {a[0].t, a[1].t};
+    return cuda_ew(r[0].t, div_op(&a[2]), 2, in, NULL, NULL, OUT(r));
+}
+static int k_div_mode_scalar(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[1] = {a[0].t};
+    return cuda_ew(r[0].t, div_op(&a[2]), 1, in, &a[1], NULL, OUT(r));
+}
 static int k_atan2(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
     mt_tensor *in[2] = {a[0].t, a[1].t};
@@ -384,6 +410,15 @@ static int k_where(mt_call *c, mt_value *a, mt_value *r) {
     return rc;
 }
 
+/* lerp(self, end, weight): a number weight made a 0-d tensor as where's numbers are */
+static int k_lerp(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *w = operand_of(&a[2], r[0].t);
+    mt_tensor *in[3] = {a[0].t, a[1].t, w};
+    int rc = w ? cuda_ew(r[0].t, CK_LERP, 3, in, NULL, NULL, OUT(r)) : -1;
+    if (w) mt_tensor_decref(w);
+    return rc;
+}
 const mt_kernel_entry cuda_ew_kernels[] = {
     {"add.Tensor", k_add_tensor},
     {"add_.Tensor", k_add_tensor},
@@ -403,6 +438,10 @@ const mt_kernel_entry cuda_ew_kernels[] = {
     {"div_.Tensor", k_div_tensor},
     {"div.Scalar", k_div_scalar},
     {"div_.Scalar", k_div_scalar},
+    {"div.Tensor_mode", k_div_mode_tensor},
+    {"div_.Tensor_mode", k_div_mode_tensor},
+    {"div.Scalar_mode", k_div_mode_scalar},
+    {"div_.Scalar_mode", k_div_mode_scalar},
     {"eq.Tensor", k_eq_tensor},
     {"eq.Scalar", k_eq_scalar},
     {"ne.Tensor", k_ne_tensor},
@@ -443,6 +482,10 @@ const mt_kernel_entry cuda_ew_kernels[] = {
     {"where.ScalarSelf", k_where},
     {"where.ScalarOther", k_where},
     {"where.Scalar", k_where},
+    {"lerp.Scalar", k_lerp},
+    {"lerp.Tensor", k_lerp},
+    {"lerp_.Scalar", k_lerp},
+    {"lerp_.Tensor", k_lerp},
     {"erf", k_erf},
     {"erf_", k_erf},
     {"silu", k_silu},
@@ -501,6 +544,14 @@ const mt_kernel_entry cuda_ew_kernels[] = {
     {"round_", k_round},
     {"frac", k_frac},
     {"frac_", k_frac},
+    {"lgamma", k_lgamma},
+    {"lgamma_", k_lgamma},
+    {"digamma", k_digamma},
+    {"digamma_", k_digamma},
+    {"erfinv", k_erfinv},
+    {"erfinv_", k_erfinv},
+    {"_polygamma", k_polygamma},
+    {"polygamma_", k_polygamma},
     {"fmod.Tensor", k_fmod_tensor},
     {"fmod.Scalar", k_fmod_scalar},
     {"fmod_.Tensor", k_fmod_tensor},

@@ -1,8 +1,9 @@
-/* cuda_ops_index.c: gather, scatter_, scatter_add_, index_select and masked_fill_ on CUDA. Index
- * values are 0-based here (as everywhere below the Lua boundary). The kernels do not use an
- * index out of range but record the first one in two status words, which are read back after
- * the launch: the op then fails with the CPU's message. That read waits for the stream (the
- * price of an exact error; PyTorch instead asserts on the device and poisons the context). */
+/* cuda_ops_index.c: gather, scatter_, scatter_add_, index_select and masked_fill_ (a number or a
+ * 0-d tensor) on CUDA. Index values are 0-based here (as everywhere below the Lua boundary). The
+ * kernels do not use an index out of range but record the first one in two status words, which
+ * are read back after the launch: the op then fails with the CPU's message. That read waits for the
+ * stream (the price of an exact error; PyTorch instead asserts on the device and poisons the
+ * context). */
 #include <stdint.h>
 #include <string.h>
 
@@ -156,6 +157,23 @@ static int k_masked_fill(mt_call *c, mt_value *a, mt_value *r) {
     return cuda_ew(r[0].t, CK_MASKED_FILL, 2, in, &a[2], NULL, (mt_dtype)r[0].t->dtype);
 }
 
+/* masked_fill_(self, mask, value) with a 0-d value tensor (on the CPU or on a device: then read
+ * back, as PyTorch's item()) */
+static int k_masked_fill_tensor(mt_call *c, mt_value *a, mt_value *r) {
+    mt_tensor *vt = a[2].t;
+    mt_dtype vd = (mt_dtype)vt->dtype;
+    char buf[8];
+    const void *p = mt_tensor_raw(vt);
+    if (vt->device.type != MT_DEV_CPU) {
+        if (cuda_copy_bytes(buf, MT_CPU, p, vt->device, mt_dtype_size(vd))) return -1;
+        p = buf;
+    }
+    mt_value args[3] = {a[0], a[1],
+                        mt_dtype_is_floating(vd) ? mt_vdouble(mt_load_double(p, vd))
+                                                 : mt_vint(mt_load_int64(p, vd))};
+    return k_masked_fill(c, args, r);
+}
+
 const mt_kernel_entry cuda_index_kernels[] = {
     {"gather", k_gather},
     {"scatter_.src", k_scatter_src},
@@ -164,5 +182,6 @@ const mt_kernel_entry cuda_index_kernels[] = {
     {"index_select", k_index_select},
     {"index_add_", k_index_add},
     {"masked_fill_.Scalar", k_masked_fill},
+    {"masked_fill_.Tensor", k_masked_fill_tensor},
 };
 const size_t cuda_index_kernels_count = MT_ARRAY_LEN(cuda_index_kernels);

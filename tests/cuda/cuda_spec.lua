@@ -71,8 +71,8 @@ describe("the CUDA runtime", function()
     assert.are.equal("CUDA error: invalid device ordinal", err(torch.zeros, 2, { device = "cuda:" .. n }))
     assert.are.equal("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
       err(torch.add, torch.ones(2, { device = "cuda" }), torch.ones(2)))
-    local e = err(torch.lgamma, torch.ones(2, { device = "cuda" }))
-    assert.truthy(e:find("Could not run 'aten::lgamma' with arguments from the 'CUDA' backend", 1, true), e)
+    local e = err(torch.cummax, torch.ones(2, { device = "cuda" }), 1)
+    assert.truthy(e:find("Could not run 'aten::cummax' with arguments from the 'CUDA' backend", 1, true), e)
   end)
 
   it("counts its memory in the caching allocator and gives it back", function()
@@ -643,5 +643,254 @@ describe("running sums, products and where with numbers on cuda", function()
     check("where scalar self", function(cond, t) return torch.where(cond, -1.5, t) end, { c, x })
     check("where two numbers", function(cond) return torch.where(cond, 1, 0) end, { c })
     check("logsumexp", function(t) return t:logsumexp(2) end, { x }, 1e-6)
+  end)
+end)
+
+-- every result of op (a tensor or several) on the CPU and on cuda, compared
+local function check_all(name, op, args, tol)
+  local dev = {}
+  for i, a in ipairs(args) do dev[i] = torch.is_tensor(a) and a:cuda() or a end
+  local want, got = table.pack(op(table.unpack(args))), table.pack(op(table.unpack(dev)))
+  assert.are.equal(want.n, got.n, name)
+  for k = 1, want.n do
+    assert.are.equal("cuda", got[k].device.type, name)
+    same(want[k], got[k]:cpu(), tol)
+  end
+end
+
+describe("sort, topk, kthvalue and the medians on cuda", function()
+  local x = torch.randn(5, 7, 6)
+  -- ties, NaN and infinities: the order of equal values and where NaN goes are checked
+  local special = torch.tensor({ { 3, 0 / 0, 1, 2, 1, -1 / 0, 0 / 0, 1 }, { 5, 4, 0 / 0, 4, 1 / 0, 0, -0.0, 4 } })
+
+  it("sorts along any dim, both ways, stably, with NaN greater than everything", function()
+    for d = 1, 3 do
+      for _, desc in ipairs { false, true } do
+        check_all("sort " .. d, function(t) return t:sort(d, desc) end, { x })
+      end
+    end
+    check_all("sort of a view", function(t) return t:transpose(1, 3):sort(2) end, { x })
+    check_all("sort of a strided view", function(t) return t:select(2, 3):narrow(2, 1, 5):sort(1, true) end, { x })
+    for _, desc in ipairs { false, true } do
+      check_all("special", function(t) return t:sort(2, desc) end, { special })
+      check_all("special dim 1", function(t) return t:sort(1, desc) end, { special })
+      check_all("float64", function(t) return t:sort(2, desc) end, { special:double() })
+      check_all("float16", function(t) return t:sort(2, desc) end, { special:half() })
+      check_all("int64 ties", function(t) return t:sort(2, desc) end, { torch.randint(-3, 3, { 4, 50 }) })
+      check_all("int32", function(t) return t:sort(1, desc) end, { torch.randint(-9, 9, { 40, 3 }):int() })
+      check_all("bool", function(t) return t:sort(1, desc) end, { torch.tensor({ true, false, true, false }) })
+    end
+    check_all("sort.stable", function(t) return torch.sort(t, { stable = true, dim = 1, descending = true }) end,
+      { torch.randint(0, 3, { 30, 2 }) })
+    -- longer than the threads of one launch: the grid-stride loops go round
+    check_all("long row", function(t) return t:sort(1, true) end, { torch.randint(-50, 50, { 20000 }) })
+    check_all("long float row", function(t) return t:sort() end, { torch.randn(9000) })
+    check_all("empty rows", function(t) return t:sort(1) end, { torch.randn(0, 3) })
+    check_all("empty dim", function(t) return t:sort(2) end, { torch.randn(3, 0) })
+    check_all("0-d", function(t) return t:sort() end, { torch.tensor(2.5) })
+    check("argsort", function(t) return t:argsort(2, true) end, { x })
+    check("msort", torch.msort, { special })
+  end)
+
+  it("takes the k largest or smallest, and the k-th smallest", function()
+    for _, largest in ipairs { true, false } do
+      check_all("topk", function(t) return t:topk(3, 2, largest) end, { x })
+      check_all("topk dim 1 of a view", function(t) return t:t():topk(2, 1, largest) end, { special })
+      check_all("topk int", function(t) return t:topk(5, 1, largest) end, { torch.randint(0, 4, { 12 }) })
+      check_all("topk float64", function(t) return t:topk(4, 3, largest) end, { x:double() })
+    end
+    check_all("topk 0", function(t) return t:topk(0, 2) end, { x })
+    check_all("topk of empty", function(t) return t:topk(0, 2) end, { torch.randn(3, 0) })
+    for _, keep in ipairs { false, true } do
+      check_all("kthvalue", function(t) return t:kthvalue(4, 2, keep) end, { x })
+      check_all("kthvalue NaN", function(t) return t:kthvalue(7, 2, keep) end, { special })
+      check_all("kthvalue int", function(t) return t:kthvalue(2, 1, keep) end, { torch.randint(0, 5, { 6, 3 }) })
+      check_all("kthvalue of a view", function(t) return t:transpose(1, 2):kthvalue(1, 3, keep) end, { x })
+    end
+    check_all("kthvalue 0-d", function(t) return t:kthvalue(1) end, { torch.tensor(-1.5) })
+    local c = x:cuda()
+    assert.are.equal("selected index k out of range", err(function() return c:topk(8, 2) end))
+    assert.are.equal("selected index k out of range", err(function() return c:topk(-1) end))
+    assert.are.equal("kthvalue(): selected number k out of range for dimension 2",
+      err(function() return c:kthvalue(8, 2) end))
+    assert.are.equal("kthvalue(): selected number k out of range for dimension 3",
+      err(function() return c:kthvalue(0) end))
+    assert.are.equal("Dimension out of range (expected to be in range of [-3, 3], but got 4)",
+      err(function() return c:sort(4) end))
+  end)
+
+  it("gives the medians, the mode and quantiles, which sort underlies", function()
+    check("median", torch.median, { x })
+    check("median NaN", torch.median, { special })
+    check_all("median dim", function(t) return t:median(2) end, { x })
+    check_all("median dim NaN", function(t) return t:median(2, true) end, { special })
+    check_all("nanmedian dim", function(t) return t:nanmedian(2) end, { special })
+    check("nanmedian", torch.nanmedian, { special })
+    check_all("mode", function(t) return t:mode(2) end, { torch.randint(0, 3, { 4, 9 }) })
+    check("quantile", function(t) return torch.quantile(t, 0.3, 2) end, { x }, 1e-6)
+    check("quantiles", function(t, q) return torch.quantile(t, q, 1, true) end, { x, torch.tensor({ 0, 0.25, 1 }) }, 1e-6)
+    local e = torch.randn(2, 0):cuda()
+    assert.are.equal("median(): Expected reduction dim 2 to have non-zero size.", err(function() return e:median(2) end))
+  end)
+end)
+
+describe("division with rounding modes and lerp on cuda (nanmedian and quantile use them)", function()
+  it("rounds quotients toward zero or down, and interpolates", function()
+    local a, b = torch.randn(4, 5) * 10, torch.randn(5) + 3
+    local i, j = torch.randint(-20, 20, { 4, 5 }), torch.tensor({ 3, -3, 7, 1, -1 })
+    for _, mode in ipairs { "trunc", "floor" } do
+      check("div " .. mode, function(x, y) return torch.div(x, y, { rounding_mode = mode }) end, { a, b }, 1e-6)
+      check("int div " .. mode, function(x, y) return torch.div(x, y, { rounding_mode = mode }) end, { i, j })
+      check("div scalar " .. mode, function(x) return torch.div(x, -4, { rounding_mode = mode }) end, { i })
+      check("div_ " .. mode, function(x, y) return x:clone():div_(y, { rounding_mode = mode }) end, { a:t(), b:view(5, 1) }, 1e-6)
+    end
+    check("lerp scalar", function(x, y) return torch.lerp(x, y, 0.3) end, { a, b }, 1e-6)
+    check("lerp tensor", function(x, y, w) return torch.lerp(x, y, w) end, { a, b, torch.rand(4, 1) }, 1e-6)
+    check("lerp_", function(x, y) return x:clone():lerp_(y, 0.75) end, { a:double(), b:double() })
+  end)
+end)
+
+describe("nonzero, masked_select and indexing with tensors on cuda", function()
+  local x = torch.randn(4, 5, 3)
+  local special = torch.tensor({ { 0, 1.5, 0 / 0 }, { -0.0, 0, -2 } })
+
+  it("finds the nonzero elements in C order, laid out as PyTorch's", function()
+    check("nonzero", torch.nonzero, { x:gt(0.3) })
+    check("nonzero NaN and -0", torch.nonzero, { special })
+    check("nonzero float64 of a view", function(t) return t:transpose(1, 3):nonzero() end, { x:double():clamp(0) })
+    check("nonzero int", torch.nonzero, { torch.randint(-1, 2, { 6, 7 }) })
+    check("nonzero float16", torch.nonzero, { special:half() })
+    check("nonzero none", torch.nonzero, { torch.zeros(3, 2) })
+    check("nonzero empty", torch.nonzero, { torch.zeros(0, 4) })
+    check("nonzero 0-d", torch.nonzero, { torch.tensor(3) })
+    check("nonzero 0-d zero", torch.nonzero, { torch.tensor(0) })
+    check("argwhere", torch.argwhere, { x:lt(0) })
+    -- several parts of the count and fill passes
+    local long = torch.rand(5000):lt(0.1)
+    check("nonzero long", torch.nonzero, { long })
+    check("nonzero long 2-d view", function(t) return t:view(50, 100):t():nonzero() end, { long })
+    assert.are.same(long:view(50, 100):nonzero():stride(), long:cuda():view(50, 100):nonzero():stride())
+  end)
+
+  it("selects by a mask, the two broadcast together", function()
+    local m = x:gt(0)
+    check("masked_select", torch.masked_select, { x, m })
+    check("mask broadcast", torch.masked_select, { x, torch.tensor({ true, false, true }) })
+    check("self broadcast", torch.masked_select, { torch.randn(3), m })
+    check("uint8 mask", torch.masked_select, { x, m:byte() })
+    check("of views", function(t, k) return t:transpose(1, 2):masked_select(k:transpose(1, 2)) end, { x, m })
+    for _, dt in ipairs { torch.float64, torch.int64, torch.float16, torch.int8, torch.bool } do
+      check("masked_select " .. tostring(dt), torch.masked_select, { x:mul(3):to(dt), m })
+    end
+    check("long mask", torch.masked_select, { torch.arange(3000), torch.rand(3000):gt(0.7) })
+    check("empty", torch.masked_select, { torch.randn(0, 3), torch.ones(0, 3):bool() })
+    check("none", torch.masked_select, { x, x:gt(100) })
+    check("x[mask]", function(t) return t[t:gt(0)] end, { x })
+    local g = x:cuda()
+    assert.are.equal("masked_select: expected BoolTensor for mask", err(function() return g:masked_select(g) end))
+    assert.are.equal(err(function() return x:masked_select(torch.ones(2):bool()) end),
+      err(function() return g:masked_select(torch.ones(2, { device = "cuda" }):bool()) end))
+    assert.are.equal("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+      err(function() return g:masked_select(m) end))
+  end)
+
+  it("picks elements with index tensors and masks, as PyTorch's advanced indexing", function()
+    local i, j = torch.tensor({ 4, 1, -1, 2 }), torch.tensor({ { 1 }, { 3 } })
+    check("x[i]", function(t, k) return t[k] end, { x, i })
+    check("x[i] with a CPU index", function(t) return t[i] end, { x })
+    check("x[:, j]", function(t, k) return t[{ ":", k }] end, { x, j })
+    check("x[i, j] broadcast", function(t, a, b) return torch._index(t, { a, b }) end, { x, torch.tensor({ 1, 4 }), j })
+    check("x[j, :, k] apart", function(t, a, b) return torch._index(t, { a, false, b }) end, { x, j, torch.tensor({ 2, 1 }) })
+    check("x[mask 2-d]", function(t, k) return torch._index(t, { k }) end, { x, x:select(3, 1):gt(0) })
+    check("x[:, mask]", function(t, k) return t[{ ":", k }] end, { x, torch.tensor({ true, false, false, true, true }) })
+    check("of a view", function(t, k) return t:transpose(1, 3)[k] end, { x, torch.tensor({ 3, 1 }) })
+    for _, dt in ipairs { torch.float64, torch.int64, torch.float16, torch.bool, torch.int16 } do
+      check("x[i] " .. tostring(dt), function(t, k) return t[k] end, { x:mul(2):to(dt), i })
+    end
+    check("empty index", function(t, k) return t[k] end, { x, torch.tensor({}, { dtype = torch.int64 }) })
+    check("empty self", function(t, k) return t[{ ":", k }] end, { torch.randn(0, 3), torch.tensor({ 2, 3 }) })
+    local g = x:cuda()
+    assert.are.equal(err(function() return x[torch.tensor({ 5 })] end), err(function() return g[torch.tensor({ 5 }):cuda()] end))
+    assert.are.equal("index 5 is out of bounds for dimension 1 with size 4", err(function() return g[torch.tensor({ 2, 5 })] end))
+    assert.are.equal("index -6 is out of bounds for dimension 2 with size 5",
+      err(function() return torch._index(g, { torch.tensor({ 1 }), torch.tensor({ -6 }) }) end))
+    assert.are.equal(err(function() return torch._index(x, { i, torch.tensor({ 1, 2 }) }) end),
+      err(function() return torch._index(g, { i, torch.tensor({ 1, 2 }) }) end))
+  end)
+
+  it("writes and adds at index tensors and masks, checking every index first", function()
+    local i = torch.tensor({ 2, 4, -1 })
+    check("put", function(t, k, v) return t:clone():index_put_({ k }, v) end, { x, i, torch.randn(3, 5, 3) })
+    check("put broadcast values", function(t, k, v) return t:clone():index_put_({ k }, v) end, { x, i, torch.randn(3) })
+    check("put 2 indices", function(t, a, b, v) return t:clone():index_put_({ a, false, b }, v) end,
+      { x, torch.tensor({ 1, 3 }), torch.tensor({ 3, 1 }), torch.randn(2, 5) })
+    check("put by mask", function(t, v) local c = t:clone(); c[c:gt(0)] = v; return c end, { x, torch.tensor(7.5) })
+    check("put tensor by mask", function(t) local c = t:clone(); c[c:lt(0)] = c[c:lt(0)] * 2; return c end, { x })
+    check("put into a view", function(t, k, v) local c = t:clone(); c:transpose(1, 2):index_put_({ k }, v); return c end,
+      { x, torch.tensor({ 5, 1 }), torch.randn(2, 4, 3) })
+    check("put int64", function(t, k, v) return t:clone():index_put_({ k }, v) end, { torch.arange(6), i, torch.tensor({ 7, 8, 9 }) })
+    check("put bool", function(t, k, v) return t:clone():index_put_({ k }, v) end,
+      { torch.zeros(5):bool(), i, torch.tensor({ true, true, false }) })
+    -- repeated positions add up
+    local rep = torch.tensor({ 1, 3, 1, 1, -1 })
+    check("accumulate", function(t, k, v) return t:clone():index_put_({ k }, v, true) end, { x:double(), rep, torch.randn(5, 5, 3):double() }, 1e-12)
+    check("accumulate float", function(t, k, v) return t:clone():index_put_({ k }, v, true) end, { x, rep, torch.randn(5, 1, 3) }, 1e-5)
+    check("accumulate int64", function(t, k, v) return t:clone():index_put_({ k }, v, true) end,
+      { torch.arange(6), rep, torch.tensor({ 1, 2, 3, 4, 5 }) })
+    check("accumulate int32", function(t, k, v) return t:clone():index_put_({ k }, v, true) end,
+      { torch.arange(6):int(), rep, torch.tensor({ 1, 2, 3, 4, 5 }):int() })
+    check("index_put", function(t, k, v) return torch.index_put(t, { k }, v) end, { x, i, torch.tensor(1.0) })
+    -- a bad index leaves self as it was
+    local g = x:cuda()
+    assert.are.equal("index 5 is out of bounds for dimension 1 with size 4",
+      err(function() g:index_put_({ torch.tensor({ 1, 5 }) }, torch.tensor(0.0):cuda()) end))
+    assert.is_true(torch.equal(x, g:cpu()))
+    assert.are.equal("index_put_ with accumulate=True on CUDA takes float32, float64, int32 and int64 tensors here",
+      err(function() torch.zeros(3, { device = "cuda", dtype = torch.int16 }):index_put_({ torch.tensor({ 1 }) }, torch.tensor({ 1 }, { dtype = torch.int16 }):cuda(), true) end))
+    assert.are.equal(err(function() x:clone():index_put_({ i }, torch.randn(2, 5, 3)) end),
+      err(function() g:index_put_({ i }, torch.randn(2, 5, 3):cuda()) end))
+    assert.are.equal(err(function() x:clone():index_put_({ i }, torch.randn(3, 5, 3):double()) end),
+      err(function() g:index_put_({ i }, torch.randn(3, 5, 3):double():cuda()) end))
+  end)
+end)
+
+describe("lgamma, digamma and erfinv on cuda", function()
+  -- poles, signed zeros, infinities, NaN, tiny and large arguments, the reflection below 0
+  local g = torch.tensor({ -2.5, -1, -0.0, 0, 0.5, 1, 2, 3.7, 9.99, 10.5, 100, 1e10, 1 / 0, -1 / 0, 0 / 0, 1e-8, -3.3, -1e-3 })
+  -- erfinv's tails are ill-conditioned (near 1 an ulp of erf moves the result by much more): a
+  -- GPU's erf and exp, not the host's, may round differently there, hence its looser tolerances
+  local e = torch.tensor({ -1, -0.99, -0.7, -0.5, 0, 0.3, 0.7, 0.71, 0.9999, 1, 1.5, -2, 0 / 0, 1e-9 })
+
+  it("computes them as the CPU does, for floats, doubles and integers, in place too", function()
+    for _, f in ipairs { "lgamma", "digamma", "erfinv" } do
+      local x, ftol, dtol = g, 1e-5, 1e-12
+      if f == "erfinv" then x, ftol, dtol = e, 1e-4, 1e-9 end
+      check(f, torch[f], { x }, ftol)
+      check(f .. " float64", torch[f], { x:double() }, dtol)
+      check(f .. " of a view", function(t) return torch[f](t:view(2, -1):t()) end, { x }, ftol)
+      check(f .. "_", function(t) local c = t:clone(); return c[f .. "_"](c) end, { x:double() }, dtol)
+      check(f .. " empty", torch[f], { torch.randn(0, 2) })
+    end
+    check("lgamma int", torch.lgamma, { torch.randint(-3, 30, { 20 }) }, 1e-5)
+    check("digamma int", torch.digamma, { torch.randint(-3, 30, { 20 }) }, 1e-5)
+    check("erfinv int", torch.erfinv, { torch.tensor({ -1, 0, 1, 2 }) })
+    check("random lgamma", torch.lgamma, { torch.randn(300):mul(20) }, 1e-5)
+    check("random erfinv", torch.erfinv, { torch.rand(300):mul(1.8):sub(0.9):double() }, 1e-12)
+    for n = 0, 3 do
+      check("polygamma " .. n, function(t) return torch.polygamma(n, t) end, { g }, 1e-5)
+      check("polygamma_ " .. n, function(t) return t:clone():polygamma_(n) end, { g:double() }, 1e-12)
+    end
+    local c = g:cuda()
+    assert.are.equal(err(function() return torch.polygamma(-1, g) end), err(function() return torch.polygamma(-1, c) end))
+  end)
+
+  it("differentiates through them", function()
+    local x = torch.rand(6):double() * 0.8 + 0.1
+    local function grads(device)
+      local X = x:to(device):requires_grad_()
+      local y = torch.sum(torch.lgamma(X) + torch.erfinv(X) * torch.digamma(X))
+      return torch.autograd.grad(y, { X })[1]
+    end
+    same(grads("cpu"), grads("cuda"):cpu(), 1e-9)
   end)
 end)

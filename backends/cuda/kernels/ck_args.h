@@ -94,6 +94,12 @@ enum {
     CK_ISNAN,      /* in the input's type, written as bool */
     CK_ISINF,
     CK_ISFINITE,
+    CK_TRUNC_DIVIDE, /* div(rounding_mode='trunc') */
+    CK_LERP,         /* in1 + in3 * (in2 - in1), from in2's side when in3 >= 0.5 */
+    CK_LGAMMA,       /* the special functions, in double for float32 as on the CPU */
+    CK_DIGAMMA,
+    CK_ERFINV,    /* in the compute type, as on the CPU */
+    CK_POLYGAMMA, /* psi^(n), n in s1 */
     CK_NUM_OPS
 };
 
@@ -209,5 +215,61 @@ typedef struct ck_random_args {
     double a, b;       /* uniform: from, to - from; normal: mean, std; bernoulli: p */
     ck_operand out, p; /* contiguous; p: bernoulli's probabilities, one per element */
 } ck_random_args;
+
+/* sort along one dimension (kernels/ck_sort.cuh), stable, NaN counted greater than every number:
+ * each row's keys (in the compute type) and positions are loaded into scratch buffers, sorted
+ * runs are merged pairwise, twice as wide each launch, then the wanted part of each row is
+ * stored. One thread per element (per element stored) in every pass. */
+enum { CK_SORT_LOAD, CK_SORT_MERGE, CK_SORT_STORE };
+
+typedef struct ck_sort_args {
+    int64_t n;          /* the launch's threads: rows * len, or rows * keep for the store */
+    int64_t rows, len;  /* positions of the other dimensions; the sorted dimension's size */
+    int64_t width;      /* merge: the sorted runs' length, merged in pairs */
+    int64_t keep, skip; /* store: positions [skip, skip + keep) of each sorted row */
+    int32_t op, kdim, descending;
+    int32_t src; /* the scratch half (0, 1) the load writes and a merge or the store reads */
+    int64_t ksizes[CK_MAX_DIM]; /* the other dimensions; their strides in in, values, indices */
+    int64_t in_step, values_step, indices_step; /* the strides along the sorted dimension */
+    ck_operand in, values, indices;
+    uint64_t keys, pos; /* scratch: two halves of rows * len keys and int64 positions each */
+} ck_sort_args;
+
+/* nonzero and masked_select (kernels/ck_select.cuh): the elements of the (broadcast) shape, in C
+ * order, are cut into parts of `chunk`; a thread per part counts the true elements of its part,
+ * the host turns the counts into offsets (and learns the result's size), then a thread per part
+ * writes its elements from its offset, so the order is C order whatever the grid */
+enum { CK_SELECT_CHUNK = 512 };
+enum { CK_SELECT_COUNT, CK_SELECT_NONZERO, CK_SELECT_MASKED };
+
+typedef struct ck_select_args {
+    int64_t n, parts; /* elements; parts of CK_SELECT_CHUNK (the threads of a launch) */
+    int32_t op, ndim;
+    int64_t sizes[CK_MAX_DIM];
+    ck_operand mask; /* the element tested (nonzero's self), through strides over sizes */
+    ck_operand self; /* masked_select: the values, through strides over sizes */
+    ck_operand out;  /* contiguous; nonzero's is column-major (total rows) */
+    int64_t total;   /* nonzero: the result's rows, the stride of its columns */
+    uint64_t counts; /* parts int64: the count pass writes counts, the fill pass reads offsets */
+} ck_select_args;
+
+/* advanced indexing (kernels/ck_select.cuh), on self seen with its indexed dims first: for each
+ * position b of the index tensors' broadcast shape, one offset into self, summed over the index
+ * tensors (one offsets launch each; an index out of range is recorded, not used), then a thread
+ * per element of the result (b, then self's other dims) copies, writes or adds it */
+#define CK_ZERO_SENTINEL (INT64_MIN + 1) /* a user's 0 (MT_ZERO_SENTINEL): out of range */
+enum { CK_ADV_OFFSETS, CK_ADV_GATHER, CK_ADV_PUT, CK_ADV_ACCUMULATE };
+
+typedef struct ck_adv_args {
+    int64_t n;
+    int32_t op, nb, nrest, first; /* first: the offsets launch of the first index tensor */
+    int64_t sizes[CK_MAX_DIM];    /* the broadcast shape (nb), then self's other dims (nrest) */
+    int64_t dim_size, dim_stride; /* offsets: self's size and stride along the indexed dim */
+    ck_operand index;             /* offsets: strides over the broadcast shape (0: broadcast) */
+    ck_operand self;              /* strides of self's other dims */
+    ck_operand other;             /* the result (gather) or the values: strides over sizes */
+    uint64_t offs;                /* int64 per position of the broadcast shape */
+    uint64_t status;              /* two int64: set to 1 and the first bad index */
+} ck_adv_args;
 
 #endif

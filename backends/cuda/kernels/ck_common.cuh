@@ -152,6 +152,185 @@ __device__ static inline int64_t m_floordiv(int64_t x, int64_t y) {
     return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
 }
 
+// The special functions as the CPU computes them (backends/cpu/cpu_ew_gamma.h and
+// cpu_ew_families.c), so the two agree to rounding: lgamma and digamma in double, rounded once
+// for float; erfinv in the type itself. The int64 forms are never reached (integer inputs give a
+// float result).
+#define CK_PI 3.14159265358979323846
+__device__ static inline float m_lgamma(float x) {
+    return (float)lgamma((double)x);
+}
+__device__ static inline double m_lgamma(double x) {
+    return lgamma(x);
+}
+__device__ static inline int64_t m_lgamma(int64_t x) {
+    return x;
+}
+
+// psi(x): the recurrence psi(x) = psi(x + 1) - 1/x up to 10, then the asymptotic series
+// ln x - 1/(2x) - sum B_2k / (2k x^2k); below 0 the reflection psi(1 - x) - pi cot(pi x), on the
+// fractional part. NaN at the negative integers and -inf, -inf at +0, +inf at -0, as PyTorch.
+__device__ static inline double m_digamma(double x) {
+    if (x != x) return x;
+    if (x == 0) return copysign(INFINITY, -x);
+    double reflection = 0;
+    if (x < 0) {
+        if (x == trunc(x)) return NAN;
+        reflection = CK_PI / tan(CK_PI * (x - trunc(x)));
+        x = 1 - x;
+    }
+    double r = 0;
+    if (x == INFINITY) {
+        r = x;
+    } else {
+        while (x < 10) {
+            r -= 1 / x;
+            x += 1;
+        }
+        double z = 1 / (x * x);
+        double s =
+            z * (1.0 / 12 -
+                 z * (1.0 / 120 -
+                      z * (1.0 / 252 -
+                           z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
+        r = r + log(x) - 0.5 / x - s;
+    }
+    return r - reflection;
+}
+__device__ static inline float m_digamma(float x) {
+    return (float)m_digamma((double)x);
+}
+__device__ static inline int64_t m_digamma(int64_t x) {
+    return x;
+}
+
+// psi'(x): below 1/2 the reflection psi'(1 - x) + psi'(x) = pi^2 / sin^2(pi x), the recurrence
+// psi'(x) = psi'(x + 1) + 1/x^2 up to 10, then the asymptotic series
+__device__ static inline double m_trigamma(double x) {
+    if (x != x) return x;
+    double r = 0, sign = 1;
+    if (x < 0.5) {
+        double s = sin(CK_PI * x);
+        r = -(CK_PI * CK_PI) / (s * s);
+        sign = -1;
+        x = 1 - x;
+    }
+    while (x < 10) {
+        r += 1 / (x * x);
+        x += 1;
+    }
+    double z = 1 / (x * x);
+    r += 1 / x + z / 2 +
+         z / x *
+             (1.0 / 6 - z * (1.0 / 30 -
+                             z * (1.0 / 42 - z * (1.0 / 30 - z * (5.0 / 66 - z * (691.0 / 2730 -
+                                                                                  z * 7.0 / 6))))));
+    return sign * r;
+}
+
+// Hurwitz's zeta(x, q): the terms summed until the argument passes 9, then the Euler-Maclaurin
+// corrections; PyTorch's domain (x = 1 a pole, x < 1 NaN, q a non-positive integer a pole)
+__device__ static inline double m_zeta(double x, double q) {
+    const double bern[12] = {
+        1.0 / 12.0,
+        -1.0 / 720.0,
+        1.0 / 30240.0,
+        -1.0 / 1209600.0,
+        1.0 / 47900160.0,
+        (-691.0 / 2730.0) / 479001600.0,
+        (7.0 / 6.0) / 87178291200.0,
+        (-3617.0 / 510.0) / 20922789888000.0,
+        (43867.0 / 798.0) / 6402373705728000.0,
+        (-174611.0 / 330.0) / 2432902008176640000.0,
+        (854513.0 / 138.0) / 1124000727777607680000.0,
+        (-236364091.0 / 2730.0) / 620448401733239439360000.0,
+    };
+    if (x == 1) return INFINITY;
+    if (x < 1) return NAN;
+    if (q <= 0) {
+        if (q == floor(q)) return INFINITY;
+        if (x != floor(x)) return NAN;
+    }
+    double s = pow(q, -x), a = q, b = 0;
+    for (int i = 0; i < 9 || a <= 9; i++) {
+        a += 1;
+        b = pow(a, -x);
+        s += b;
+        if (fabs(b / s) < 1.11e-16) return s;
+    }
+    s += b * a / (x - 1) - 0.5 * b;
+    double rising = x, pw = b / a, inv2 = 1 / (a * a);
+    for (int j = 0; j < 12; j++) {
+        double t = bern[j] * rising * pw;
+        s += t;
+        if (fabs(t / s) < 1.11e-16) break;
+        rising *= (x + 2 * j + 1) * (x + 2 * j + 2);
+        pw *= inv2;
+    }
+    return s;
+}
+
+// psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 2
+__device__ static inline double m_polygamma(double n, double x) {
+    if (n == 0) return m_digamma(x);
+    if (n == 1) return m_trigamma(x);
+    if (n < 0) return NAN; // refused before the launch
+    return (fmod(n, 2.0) != 0 ? 1.0 : -1.0) * exp(lgamma(n + 1)) * m_zeta(n + 1, x);
+}
+__device__ static inline float m_polygamma(float n, float x) {
+    return (float)m_polygamma((double)n, (double)x);
+}
+__device__ static inline int64_t m_polygamma(int64_t n, int64_t x) {
+    return x;
+}
+
+// erfinv as PyTorch computes it: a rational first guess (central part |y| <= 0.7, and the tails),
+// then two Newton steps on erf(x) = y
+template <typename T> __device__ static inline T erfinv_of(T y) {
+    T ya = y < (T)0 ? -y : y;
+    if (ya > (T)1) return (T)NAN;
+    if (ya == (T)1) return y < (T)0 ? (T)-INFINITY : (T)INFINITY;
+    T x;
+    if (ya <= (T)0.7) {
+        T z = y * y;
+        T num = (((T)-0.140543331 * z + (T)0.914624893) * z + (T)-1.645349621) * z + (T)0.886226899;
+        T den =
+            ((((T)0.012229801 * z + (T)-0.329097515) * z + (T)1.442710462) * z + (T)-2.118377725) *
+                z +
+            (T)1;
+        x = y * num / den;
+    } else {
+        T z = m_sqrt(-m_log(((T)1 - ya) / (T)2));
+        T num = (((T)1.641345311 * z + (T)3.429567803) * z + (T)-1.624906493) * z + (T)-1.970840454;
+        T den = ((T)1.637067800 * z + (T)3.543889200) * z + (T)1;
+        x = (y < (T)0 ? -num : num) / den;
+    }
+    const T two_over_sqrt_pi = (T)2 / (T)1.77245385090551602730; // sqrt(pi)
+    x = x - (m_erf(x) - y) / (two_over_sqrt_pi * m_exp(-x * x));
+    x = x - (m_erf(x) - y) / (two_over_sqrt_pi * m_exp(-x * x));
+    return x;
+}
+__device__ static inline float m_erfinv(float x) {
+    return erfinv_of<float>(x);
+}
+__device__ static inline double m_erfinv(double x) {
+    return erfinv_of<double>(x);
+}
+__device__ static inline int64_t m_erfinv(int64_t x) {
+    return x;
+}
+
+// division rounded toward zero; an integer divisor of 0 gives 0 as above, -1 negates with wrap
+__device__ static inline float m_truncdiv(float x, float y) {
+    return truncf(x / y);
+}
+__device__ static inline double m_truncdiv(double x, double y) {
+    return trunc(x / y);
+}
+__device__ static inline int64_t m_truncdiv(int64_t x, int64_t y) {
+    return y == 0 ? 0 : y == -1 ? (int64_t)(0 - (uint64_t)x) : x / y;
+}
+
 template <typename T> __device__ static inline bool is_nan(T x) {
     return x != x;
 }

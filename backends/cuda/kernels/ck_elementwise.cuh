@@ -104,7 +104,12 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
         CK_UNARY_CASE(CK_FLOOR, m_floor)
         CK_UNARY_CASE(CK_CEIL, m_ceil)
         CK_UNARY_CASE(CK_ROUND, m_round)
+        CK_UNARY_CASE(CK_LGAMMA, m_lgamma)
+        CK_UNARY_CASE(CK_DIGAMMA, m_digamma)
+        CK_UNARY_CASE(CK_ERFINV, m_erfinv)
 #undef CK_UNARY_CASE
+    case CK_POLYGAMMA:
+        return m_polygamma(s1, x);
     case CK_FRAC:
         return x - m_trunc(x);
     case CK_ATAN2:
@@ -117,6 +122,10 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
     }
     case CK_FLOOR_DIVIDE:
         return m_floordiv(x, y);
+    case CK_TRUNC_DIVIDE:
+        return m_truncdiv(x, y);
+    case CK_LERP: // PyTorch's two forms, exact at both ends
+        return z < (T)0.5 ? x + z * (y - x) : y - (y - x) * ((T)1 - z);
     case CK_CLAMP:
         return is_nan(x) ? x : x < alpha ? alpha : x > s1 ? s1 : x;
     case CK_LEAKY_RELU:
