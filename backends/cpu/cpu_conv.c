@@ -335,6 +335,8 @@ static int try_direct(int routine, const mt_conv_geom *g, const float *a, const 
                       const float *bias, float *out) {
     const mt_conv_direct *d = direct_impl();
     if (!d) return 0;
+    if (routine == BIG_TO_SMALL && d == &mt_conv_direct_avx512 && mt_cpu_conv_cvec_fits(g))
+        return mt_cpu_conv_cvec_forward(g, a, w, bias, out) ? -1 : 1;
     if (routine == BIG_TO_SMALL)
         return mt_cpu_conv_direct_fits(g) ? (d->forward(g, a, w, bias, out) ? -1 : 1) : 0;
     if (routine == WEIGHT_GRAD) { /* a: small (the output's gradient), w: big (the input) */

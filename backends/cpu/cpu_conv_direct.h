@@ -19,6 +19,12 @@ typedef struct {
 
 extern const mt_conv_direct mt_conv_direct_avx2, mt_conv_direct_avx512;
 
+/* cpu_conv_cvec_avx512.c (AVX-512F only): the forward with 16 output channels per vector, for
+ * layers whose output rows are narrower than a vector and whose output channels come in 16s */
+bool mt_cpu_conv_cvec_fits(const mt_conv_geom *g);
+int mt_cpu_conv_cvec_forward(const mt_conv_geom *g, const float *x, const float *w,
+                             const float *bias, float *y);
+
 /* whether the direct forward takes this geometry: horizontal stride 1, rows of at least 8
  * outputs, at most 4608 taps per output (512 channels of 3x3). Measured against im2col + gemm it
  * takes half the time from 1 to 256 channels. */

@@ -22,6 +22,10 @@ local cases = {
   -- reduction not multiples of its 4 x 6 x 16 block, reductions longer than one stretch of it
   { 2, 37, 40, 40, 13, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 }, 1 },
   { 2, 20, 17, 17, 7, 1, 1, { 1, 1 }, { 0, 0 }, { 1, 1 }, 1 },
+  -- the forward with output channels across the vector (cpu_conv_cvec_avx512.c): two blocks of
+  -- 16 channels, strides, padding and dilation; 15 output columns (a block of 14 and one)
+  { 3, 5, 9, 17, 32, 3, 3, { 2, 2 }, { 1, 1 }, { 1, 2 }, 1 },
+  { 2, 3, 8, 17, 16, 3, 3, { 1, 1 }, { 0, 0 }, { 1, 1 }, 1 },
 }
 
 local function rel_err(a, b)

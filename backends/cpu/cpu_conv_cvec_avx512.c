@@ -1,0 +1,128 @@
+/* cpu_conv_cvec_avx512.c: direct float32 convolution with the output channels across the vector
+ * (16 per AVX-512 register), for layers whose output rows are narrower than a vector.
+ *
+ * cpu_conv_direct_impl.h puts 16 output columns in a vector: LeNet's second layer (6 -> 16
+ * channels, 14x14 -> 10x10, 5x5) fills 10 of the 16 lanes there. Here each vector holds 16
+ * output channels of one output pixel instead: for every tap (input channel, kernel row, kernel
+ * column) one load of the 16 channels' weights serves every pixel of an output row, each pixel's
+ * input value broadcast, so every lane does useful work whatever the width. Threads take whole
+ * samples; a sample's input is first copied into a zero-padded buffer of the thread's own. */
+#include "cpu_conv_direct.h"
+#include "mt_parallel.h"
+
+#include <immintrin.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { VW = 16, PB_MAX = 14 }; /* lanes; output pixels per register block */
+
+typedef struct {
+    const mt_conv_geom *g;
+    const float *x, *wt, *bias; /* wt: (C, kh, kw, Cs) */
+    float *y;
+    int64_t Hp, Wp, buf_len; /* the padded sample: its plane and floats */
+    atomic_int failed;       /* a part could not allocate its buffer */
+} cvec_job;
+
+/* out pixels [0, pb) of one output row for 16 output channels: acc[p] over every tap */
+static inline __attribute__((always_inline)) void
+row_block(const cvec_job *j, int pb, const float *xrow0, const float *wt, float *tmp) {
+    const mt_conv_geom *g = j->g;
+    __m512 acc[PB_MAX];
+    for (int p = 0; p < pb; p++) acc[p] = _mm512_setzero_ps();
+    int64_t plane = j->Hp * j->Wp;
+    for (int64_t c = 0; c < g->Cb; c++)
+        for (int64_t ki = 0; ki < g->kh; ki++) {
+            const float *xr = xrow0 + c * plane + ki * g->dh * j->Wp;
+            const float *wr = wt + ((c * g->kh + ki) * g->kw) * g->Cs;
+            for (int64_t kj = 0; kj < g->kw; kj++) {
+                __m512 wv = _mm512_loadu_ps(wr + kj * g->Cs);
+                const float *xp = xr + kj * g->dw;
+                for (int p = 0; p < pb; p++)
+                    acc[p] = _mm512_fmadd_ps(wv, _mm512_set1_ps(xp[p * g->sw]), acc[p]);
+            }
+        }
+    for (int p = 0; p < pb; p++) _mm512_storeu_ps(tmp + p * VW, acc[p]);
+}
+
+/* the pixels of each block: a constant count, so the accumulators stay in registers */
+static void row_block_any(const cvec_job *j, int pb, const float *xrow0, const float *wt,
+                          float *tmp) {
+    switch (pb) {
+#define PB_CASE(n)                                                                                 \
+    case n:                                                                                        \
+        row_block(j, n, xrow0, wt, tmp);                                                           \
+        break;
+        PB_CASE(1)
+        PB_CASE(2)
+        PB_CASE(3)
+        PB_CASE(4)
+        PB_CASE(5)
+        PB_CASE(6)
+        PB_CASE(7)
+        PB_CASE(8)
+        PB_CASE(9)
+        PB_CASE(10)
+        PB_CASE(11)
+        PB_CASE(12)
+        PB_CASE(13)
+        PB_CASE(14)
+#undef PB_CASE
+    }
+}
+
+static void cvec_samples(void *job, int64_t n0, int64_t n1) {
+    cvec_job *j = job;
+    const mt_conv_geom *g = j->g;
+    float tmp[PB_MAX * VW];
+    float *xp = malloc(sizeof(float) * (size_t)j->buf_len); /* this part's padded sample */
+    if (!xp) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    int64_t HW = g->H * g->W, L = g->Ho * g->Wo, plane = j->Hp * j->Wp;
+    memset(xp, 0, sizeof(float) * (size_t)j->buf_len); /* the border stays zero */
+    for (int64_t n = n0; n < n1; n++) {
+        for (int64_t c = 0; c < g->Cb; c++)
+            for (int64_t h = 0; h < g->H; h++)
+                memcpy(xp + c * plane + (h + g->ph) * j->Wp + g->pw,
+                       j->x + (n * g->Cb + c) * HW + h * g->W, sizeof(float) * (size_t)g->W);
+        for (int64_t ob = 0; ob < g->Cs; ob += VW) {
+            float *yo = j->y + (n * g->Cs + ob) * L;
+            for (int64_t r = 0; r < g->Ho; r++) {
+                const float *xrow0 = xp + r * g->sh * j->Wp;
+                for (int64_t c0 = 0; c0 < g->Wo; c0 += PB_MAX) {
+                    int pb = g->Wo - c0 < PB_MAX ? (int)(g->Wo - c0) : PB_MAX;
+                    row_block_any(j, pb, xrow0 + c0 * g->sw, j->wt + ob, tmp);
+                    for (int o = 0; o < VW; o++) { /* the 16 channels' rows, bias added */
+                        float bv = j->bias ? j->bias[ob + o] : 0.0f;
+                        float *d = yo + o * L + r * g->Wo + c0;
+                        for (int p = 0; p < pb; p++) d[p] = tmp[p * VW + o] + bv;
+                    }
+                }
+            }
+        }
+    }
+    free(xp);
+}
+
+bool mt_cpu_conv_cvec_fits(const mt_conv_geom *g) {
+    return g->G == 1 && g->Cs % VW == 0 && g->Wo < VW && g->Cb * g->kh * g->kw <= 4608;
+}
+
+int mt_cpu_conv_cvec_forward(const mt_conv_geom *g, const float *x, const float *w,
+                             const float *bias, float *y) {
+    int64_t taps = g->Cb * g->kh * g->kw;
+    float *wt = malloc(sizeof(float) * (size_t)(taps * g->Cs)); /* (C, kh, kw, Cs) */
+    if (!wt) return mt_error(MT_ERR_MEMORY, "out of memory in convolution");
+    for (int64_t o = 0; o < g->Cs; o++)
+        for (int64_t t = 0; t < taps; t++) wt[t * g->Cs + o] = w[o * taps + t];
+    cvec_job j = {.g = g, .x = x, .wt = wt, .bias = bias, .y = y};
+    j.Hp = g->H + 2 * g->ph, j.Wp = g->W + 2 * g->pw, j.buf_len = g->Cb * j.Hp * j.Wp;
+    atomic_init(&j.failed, 0);
+    mt_parallel_range(g->N, mt_threads_for(g->N * g->Cs * g->Ho * g->Wo * taps / 16), cvec_samples,
+                      &j);
+    free(wt);
+    return atomic_load(&j.failed) ? mt_error(MT_ERR_MEMORY, "out of memory in convolution") : 0;
+}
