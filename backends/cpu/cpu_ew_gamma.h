@@ -1,7 +1,7 @@
 /* cpu_ew_gamma.h: the scalar bodies of the gamma-function family and its neighbours
  * (src/ops/gamma.lua): digamma, lgamma, polygamma, i0, the regularized incomplete gamma
  * functions, logit and hardshrink. Included by cpu_ew_families.c after cpu_ew_special.h, whose
- * helpers (sp_zeta, sp_i0) it reuses.
+ * helpers (sp_i0) it reuses; trigamma and zeta are special_scalar.h's.
  *
  * The transcendental ones are computed in double and rounded once for the narrower types; logit
  * and hardshrink in the type itself, as PyTorch computes them. The methods are the textbook
@@ -34,31 +34,6 @@ static double gm_digamma(double x) {
     return r + log(x) - 0.5 / x - s;
 }
 
-/* psi'(x): below 1/2 the reflection psi'(1 - x) + psi'(x) = pi^2 / sin^2(pi x) (sin of pi x
- * itself, as PyTorch: near the poles its results stay large and finite), the recurrence
- * psi'(x) = psi'(x + 1) + 1/x^2 up to 10, then the asymptotic series
- * 1/x + 1/(2x^2) + sum B_2k / x^(2k+1) (A&S 6.4.12) */
-static double gm_trigamma(double x) {
-    if (isnan(x)) return x;
-    double r = 0, sign = 1;
-    if (x < 0.5) {
-        double s = sin(SP_PI * x);
-        r = -(SP_PI * SP_PI) / (s * s);
-        sign = -1;
-        x = 1 - x;
-    }
-    while (x < 10) {
-        r += 1 / (x * x);
-        x += 1;
-    }
-    double z = 1 / (x * x);
-    r += 1 / x + z / 2 +
-         z / x *
-             (1.0 / 6 - z * (1.0 / 30 -
-                             z * (1.0 / 42 - z * (1.0 / 30 - z * (5.0 / 66 - z * (691.0 / 2730 -
-                                                                                  z * 7.0 / 6))))));
-    return sign * r;
-}
 
 static double gm_lgamma(double x) {
     int sign;
@@ -68,10 +43,10 @@ static double gm_lgamma(double x) {
 /* psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 2 (A&S 6.4.10) */
 static double gm_polygamma(int64_t n, double x) {
     if (n == 0) return gm_digamma(x);
-    if (n == 1) return gm_trigamma(x);
+    if (n == 1) return mt_sp_trigamma(x);
     if (n < 0) return NAN; /* refused before the loop */
     double nd = (double)n;
-    return ((n % 2) ? 1.0 : -1.0) * exp(gm_lgamma(nd + 1)) * sp_zeta(nd + 1, x);
+    return ((n % 2) ? 1.0 : -1.0) * exp(gm_lgamma(nd + 1)) * mt_sp_zeta(nd + 1, x);
 }
 
 /* x^a e^-x / Gamma(a), from logarithms */

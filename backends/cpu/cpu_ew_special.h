@@ -6,6 +6,8 @@
  * arithmetic (ndtr's composition, xlog1py, entr, the polynomial recurrences) are computed in
  * the type as PyTorch does. The methods are the textbook ones, cited where they are used. */
 
+#include "special_scalar.h" /* what the CUDA kernels compute too: trigamma, zeta */
+
 #define SP_PI 3.14159265358979323846
 #define SP_SQRT_PI 1.77245385090551602730
 #define SP_SQRT_2PI 2.50662827463100050242
@@ -377,50 +379,6 @@ SP_POLYS(float, f, SP_MF)
 SP_POLYS(double, d, SP_MD)
 #define SP_POLY(name, a, b) _Generic((a), float : name##f, default : name##d)(a, b)
 
-/* The Hurwitz zeta function sum_k (k + q)^-x by Euler-Maclaurin summation (DLMF 25.11.5's
- * form; the Bernoulli numbers' B_2j / (2j)! below): the first terms directly until the
- * argument passes 9, the rest as the integral, half the last term and the Bernoulli
- * corrections; PyTorch's domain (x = 1 a pole, x < 1 NaN, q a non-positive integer a pole,
- * q <= 0 with x not an integer NaN; NaN at q = inf, as its summation gives) */
-static double sp_zeta(double x, double q) {
-    static const double bern[12] = {
-        1.0 / 12.0,
-        -1.0 / 720.0,
-        1.0 / 30240.0,
-        -1.0 / 1209600.0,
-        1.0 / 47900160.0,
-        (-691.0 / 2730.0) / 479001600.0,
-        (7.0 / 6.0) / 87178291200.0,
-        (-3617.0 / 510.0) / 20922789888000.0,
-        (43867.0 / 798.0) / 6402373705728000.0,
-        (-174611.0 / 330.0) / 2432902008176640000.0,
-        (854513.0 / 138.0) / 1124000727777607680000.0,
-        (-236364091.0 / 2730.0) / 620448401733239439360000.0,
-    };
-    if (x == 1) return INFINITY;
-    if (x < 1) return NAN;
-    if (q <= 0) {
-        if (q == floor(q)) return INFINITY;
-        if (x != floor(x)) return NAN;
-    }
-    double s = pow(q, -x), a = q, b = 0;
-    for (int i = 0; i < 9 || a <= 9; i++) {
-        a += 1;
-        b = pow(a, -x);
-        s += b;
-        if (fabs(b / s) < 1.11e-16) return s;
-    }
-    s += b * a / (x - 1) - 0.5 * b;
-    double rising = x, pw = b / a, inv2 = 1 / (a * a);
-    for (int j = 0; j < 12; j++) {
-        double t = bern[j] * rising * pw;
-        s += t;
-        if (fabs(t / s) < 1.11e-16) break;
-        rising *= (x + 2 * j + 1) * (x + 2 * j + 2);
-        pw *= inv2;
-    }
-    return s;
-}
 #define SP_D2(fn, a, b)                                                                            \
     _Generic((a), float                                                                            \
              : (float)fn((double)(a), (double)(b)), default                                        \
@@ -473,5 +431,5 @@ EW_FLOATS(EW_DEF2, SP_POLY_H, SP_POLY(sp_herm_h, a, b))
 EW_FLOATS(EW_DEF2, SP_POLY_HE, SP_POLY(sp_herm_he, a, b))
 EW_FLOATS(EW_DEF2, SP_POLY_L, SP_POLY(sp_lag_l, a, b))
 EW_FLOATS(EW_DEF2, SP_POLY_P, SP_POLY(sp_leg_p, a, b))
-EW_FLOATS(EW_DEF2, SP_ZETA, SP_D2(sp_zeta, a, b))
+EW_FLOATS(EW_DEF2, SP_ZETA, SP_D2(mt_sp_zeta, a, b))
 /* clang-format on */

@@ -1,6 +1,8 @@
 // ck_common.cuh: what every kernel family uses: reading an element of any dtype into a compute
 // type and writing one back (through mt_half.h for float16 and bfloat16), the math functions of
 // each compute type, NaN tests, atomic addition into an element, the extremes of each type.
+#include "../../common/special_scalar.h" // trigamma and zeta, as the CPU computes them
+
 template <typename T> __device__ static inline T load(const ck_operand &o, int64_t off) {
     const char *p = (const char *)(uintptr_t)o.ptr;
     switch (o.dtype) {
@@ -204,78 +206,13 @@ __device__ static inline int64_t m_digamma(int64_t x) {
     return x;
 }
 
-// psi'(x): below 1/2 the reflection psi'(1 - x) + psi'(x) = pi^2 / sin^2(pi x), the recurrence
-// psi'(x) = psi'(x + 1) + 1/x^2 up to 10, then the asymptotic series
-__device__ static inline double m_trigamma(double x) {
-    if (x != x) return x;
-    double r = 0, sign = 1;
-    if (x < 0.5) {
-        double s = sin(CK_PI * x);
-        r = -(CK_PI * CK_PI) / (s * s);
-        sign = -1;
-        x = 1 - x;
-    }
-    while (x < 10) {
-        r += 1 / (x * x);
-        x += 1;
-    }
-    double z = 1 / (x * x);
-    r += 1 / x + z / 2 +
-         z / x *
-             (1.0 / 6 - z * (1.0 / 30 -
-                             z * (1.0 / 42 - z * (1.0 / 30 - z * (5.0 / 66 - z * (691.0 / 2730 -
-                                                                                  z * 7.0 / 6))))));
-    return sign * r;
-}
-
-// Hurwitz's zeta(x, q): the terms summed until the argument passes 9, then the Euler-Maclaurin
-// corrections; PyTorch's domain (x = 1 a pole, x < 1 NaN, q a non-positive integer a pole)
-__device__ static inline double m_zeta(double x, double q) {
-    const double bern[12] = {
-        1.0 / 12.0,
-        -1.0 / 720.0,
-        1.0 / 30240.0,
-        -1.0 / 1209600.0,
-        1.0 / 47900160.0,
-        (-691.0 / 2730.0) / 479001600.0,
-        (7.0 / 6.0) / 87178291200.0,
-        (-3617.0 / 510.0) / 20922789888000.0,
-        (43867.0 / 798.0) / 6402373705728000.0,
-        (-174611.0 / 330.0) / 2432902008176640000.0,
-        (854513.0 / 138.0) / 1124000727777607680000.0,
-        (-236364091.0 / 2730.0) / 620448401733239439360000.0,
-    };
-    if (x == 1) return INFINITY;
-    if (x < 1) return NAN;
-    if (q <= 0) {
-        if (q == floor(q)) return INFINITY;
-        if (x != floor(x)) return NAN;
-    }
-    double s = pow(q, -x), a = q, b = 0;
-    for (int i = 0; i < 9 || a <= 9; i++) {
-        a += 1;
-        b = pow(a, -x);
-        s += b;
-        if (fabs(b / s) < 1.11e-16) return s;
-    }
-    s += b * a / (x - 1) - 0.5 * b;
-    double rising = x, pw = b / a, inv2 = 1 / (a * a);
-    for (int j = 0; j < 12; j++) {
-        double t = bern[j] * rising * pw;
-        s += t;
-        if (fabs(t / s) < 1.11e-16) break;
-        rising *= (x + 2 * j + 1) * (x + 2 * j + 2);
-        pw *= inv2;
-    }
-    return s;
-}
 
 // psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 2
 __device__ static inline double m_polygamma(double n, double x) {
     if (n == 0) return m_digamma(x);
-    if (n == 1) return m_trigamma(x);
+    if (n == 1) return mt_sp_trigamma(x);
     if (n < 0) return NAN; // refused before the launch
-    return (fmod(n, 2.0) != 0 ? 1.0 : -1.0) * exp(lgamma(n + 1)) * m_zeta(n + 1, x);
+    return (fmod(n, 2.0) != 0 ? 1.0 : -1.0) * exp(lgamma(n + 1)) * mt_sp_zeta(n + 1, x);
 }
 __device__ static inline float m_polygamma(float n, float x) {
     return (float)m_polygamma((double)n, (double)x);
