@@ -34,7 +34,6 @@ static double gm_digamma(double x) {
     return r + log(x) - 0.5 / x - s;
 }
 
-
 static double gm_lgamma(double x) {
     int sign;
     return lgamma_r(x, &sign);

@@ -206,7 +206,6 @@ __device__ static inline int64_t m_digamma(int64_t x) {
     return x;
 }
 
-
 // psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 2
 __device__ static inline double m_polygamma(double n, double x) {
     if (n == 0) return m_digamma(x);
