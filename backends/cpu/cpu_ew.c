@@ -11,6 +11,7 @@
 #include <string.h>
 
 static const mt_loop_fn *(*loop_table)(int fam) = mt_cpu_ew_loops_base;
+static bool exp_avx512; /* float32 exp on cpu_exp_avx512.c's loop */
 
 /* ---- the generic kernel ---------------------------------------------------------------------- */
 
@@ -130,6 +131,7 @@ int mt_cpu_ew_impl(mt_call *c, mt_value *args, mt_value *rets) {
     int fam = pick_family(d, args, &ty, &nin);
     const mt_loop_fn *tbl = loop_table(fam);
     mt_loop_fn fn = tbl ? tbl[ty.compute] : NULL;
+    if (fam == MT_F_EXP && ty.compute == MT_FLOAT32 && exp_avx512) fn = mt_cpu_exp_f32_avx512;
     if (!fn)
         return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", d->kname,
                         mt_dtype_scalar_name(ty.compute));
@@ -177,6 +179,7 @@ void mt_cpu_ew_register(void) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
         loop_table = mt_cpu_ew_loops_avx2;
+    exp_avx512 = __builtin_cpu_supports("avx512f");
     for (int op = 0; op < MT_NUM_OPS; op++)
         if (mt_ew_desc_of(op)) mt_disp_impl(op, MT_KEY_CPU, mt_cpu_ew_impl);
 }

@@ -41,6 +41,8 @@ void mt_cpu_random_register(void);
 void mt_cpu_blas_register(void);
 const char *mt_cpu_blas_config(void);
 void mt_cpu_conv_register(void);
+/* exp of float32 with AVX-512F (cpu_exp_avx512.c): an mt_loop_fn (data[0] out, data[1] in) */
+void mt_cpu_exp_f32_avx512(char **data, const int64_t *strides, int64_t n, void *ctx);
 void mt_cpu_batch_norm_register(void);
 /* C (M x N, row stride ldc) += A (M x P) B^T (B: N x P), float32, on CPUs with AVX-512F only
  * (cpu_gemm_nt_avx512.c) */
