@@ -1,11 +1,13 @@
-/* batch_norm.c: native_batch_norm, composed of ops (so every device has it), and the meta
- * function of its fused backward, _native_batch_norm_backward (the CPU's kernel:
- * backends/cpu/cpu_batch_norm.c).
+/* batch_norm.c: native_batch_norm and _batch_norm_with_var, composed of ops (so every device has
+ * them), and the meta function of the fused backward, _native_batch_norm_backward (the CPU's
+ * kernel: backends/cpu/cpu_batch_norm.c).
  *
  * The forward is already a few passes (var_mean, then one multiply-add over the input); what
  * autograd made of it was not: the composition's backward read the activations about a dozen
- * times. So native_batch_norm is one op to autograd (NativeBatchNormBackward0, as PyTorch's), and
- * its derivative (src/autograd/deriv_nn.c) calls the fused backward where a kernel exists. */
+ * times. So _batch_norm_with_var is one op to autograd (NativeBatchNormBackward0, as PyTorch's),
+ * whose derivative (src/autograd/deriv_nn.c) calls the fused backward where a kernel exists, and
+ * native_batch_norm is that op followed by the running statistics' update, which the node must
+ * not see: it saves what it reads, and an update after the save would fail its version check. */
 #include "common_ops.h"
 #include "mt_autograd.h"
 #include "mt_ops_gen.h"
