@@ -71,8 +71,8 @@ describe("the CUDA runtime", function()
     assert.are.equal("CUDA error: invalid device ordinal", err(torch.zeros, 2, { device = "cuda:" .. n }))
     assert.are.equal("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
       err(torch.add, torch.ones(2, { device = "cuda" }), torch.ones(2)))
-    local e = err(torch.cummax, torch.ones(2, { device = "cuda" }), 1)
-    assert.truthy(e:find("Could not run 'aten::cummax' with arguments from the 'CUDA' backend", 1, true), e)
+    local e = err(torch.unique, torch.ones(2, { device = "cuda" }))
+    assert.truthy(e:find("Could not run 'aten::unique' with arguments from the 'CUDA' backend", 1, true), e)
   end)
 
   it("counts its memory in the caching allocator and gives it back", function()
@@ -892,5 +892,90 @@ describe("lgamma, digamma and erfinv on cuda", function()
       return torch.autograd.grad(y, { X })[1]
     end
     same(grads("cpu"), grads("cuda"):cpu(), 1e-9)
+  end)
+end)
+
+-- the CPU refuses float16 for these (PyTorch 1.13's CPU kernels do) and CUDA takes float16 and
+-- bfloat16: op of a half tensor on cuda against op of the same values as float on the CPU, the
+-- floating results rounded to the half type
+local function half_like_float(name, op, t, tol)
+  local want, got = table.pack(op(t:float())), table.pack(op(t:cuda()))
+  assert.are.equal(want.n, got.n, name)
+  for k = 1, want.n do
+    local w = want[k].dtype.is_floating_point and want[k]:to(t.dtype) or want[k]
+    same(w, got[k]:cpu(), tol)
+  end
+end
+
+describe("the scans cummax, cummin and logcumsumexp on cuda", function()
+  local x = torch.randn(5, 7, 6)
+  -- ties, NaN (later NaN take over) and infinities, both signs of zero
+  local special = torch.tensor({ { 3, 0 / 0, 1, 3, 1, -1 / 0, 0 / 0, 1 }, { 5, 4, 4, -1 / 0, 1 / 0, 0, -0.0, 4 },
+    { -1 / 0, -1 / 0, 1 / 0, 1 / 0, 0 / 0, 2, 0 / 0, -1 / 0 } })
+
+  it("takes running extremes and their last positions, NaN propagating, as the CPU does", function()
+    for _, m in ipairs { "cummax", "cummin" } do
+      for d = 1, 3 do check_all(m .. " " .. d, function(t) return t[m](t, d) end, { x }) end
+      check_all(m .. " -1", function(t) return t[m](t, -1) end, { x })
+      check_all(m .. " of a view", function(t) return t:transpose(1, 3)[m](t:transpose(1, 3), 2) end, { x })
+      check_all(m .. " of a strided view", function(t) local v = t:select(2, 3):narrow(2, 2, 4); return v[m](v, 1) end, { x })
+      for _, d in ipairs { 1, 2 } do
+        check_all(m .. " special " .. d, function(t) return t[m](t, d) end, { special })
+        check_all(m .. " float64 " .. d, function(t) return t[m](t, d) end, { special:double() })
+        for _, dt in ipairs { torch.float16, torch.bfloat16 } do
+          half_like_float(m .. " " .. tostring(dt) .. " " .. d, function(t) return t[m](t, d) end, special:to(dt))
+        end
+      end
+      for _, dt in ipairs { torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8 } do
+        check_all(m .. " ties " .. tostring(dt), function(t) return t[m](t, 2) end, { torch.randint(0, 4, { 3, 40 }):to(dt) })
+      end
+      check_all(m .. " int extremes", function(t) return t[m](t, 1) end,
+        { torch.tensor({ 9223372036854775807, -9223372036854775807 - 1, 0, 9223372036854775807 }) })
+      check_all(m .. " bool", function(t) return t[m](t, 1) end, { torch.tensor({ false, true, false, true }) })
+      check_all(m .. " 0-d", function(t) return t[m](t, 1) end, { torch.tensor(2.5) })
+      check_all(m .. " empty dim", function(t) return t[m](t, 2) end, { torch.randn(3, 0) })
+      check_all(m .. " empty rows", function(t) return t[m](t, 2) end, { torch.randn(0, 4) })
+      -- more rows than a block's threads, and a long row
+      check_all(m .. " many rows", function(t) return t[m](t, 2) end, { torch.randn(3000, 3) })
+      check_all(m .. " long row", function(t) return t[m](t, 1) end, { torch.randint(-50, 50, { 5000 }) })
+      check_all(m .. " out=", function(t, v, i) torch[m](t, 2, { out = { v, i } }); return v, i end,
+        { x, torch.empty(0), torch.empty(0, { dtype = torch.int64 }) })
+    end
+  end)
+
+  it("computes logcumsumexp stably, with PyTorch's rules for infinities and NaN", function()
+    for d = 1, 3 do check("logcumsumexp " .. d, function(t) return t:logcumsumexp(d) end, { x }, 1e-5) end
+    check("logcumsumexp of a view", function(t) return t:transpose(1, 3):logcumsumexp(1) end, { x }, 1e-5)
+    check("logcumsumexp large", function(t) return t:logcumsumexp(2) end, { x * 300 }, 1e-5)
+    for _, d in ipairs { 1, 2 } do
+      check("logcumsumexp special " .. d, function(t) return t:logcumsumexp(d) end, { special }, 1e-5)
+      check("logcumsumexp float64 " .. d, function(t) return t:logcumsumexp(d) end, { special:double() }, 1e-12)
+      for _, dt in ipairs { torch.float16, torch.bfloat16 } do
+        half_like_float("logcumsumexp " .. tostring(dt) .. " " .. d, function(t) return t:logcumsumexp(d) end, special:to(dt), 1e-2)
+      end
+    end
+    check("logcumsumexp float64", function(t) return t:logcumsumexp(3) end, { x:double() }, 1e-12)
+    check("logcumsumexp many rows", function(t) return t:logcumsumexp(2) end, { torch.randn(3000, 3) }, 1e-5)
+    check("logcumsumexp 0-d", function(t) return t:logcumsumexp(1) end, { torch.tensor(-1.5) })
+    check("logcumsumexp empty", function(t) return t:logcumsumexp(1) end, { torch.randn(0, 3) })
+  end)
+
+  it("differentiates through them and refuses what the CPU refuses", function()
+    local function grads(device)
+      local X = x:double():to(device):requires_grad_()
+      local y = X:cummax(2)[1]:sum() + (X:cummin(3)[1] * X):sum() + X:logcumsumexp(1):sum()
+      return torch.autograd.grad(y, { X })[1]
+    end
+    same(grads("cpu"), grads("cuda"):cpu(), 1e-9)
+    local g, i = x:cuda(), torch.randint(0, 5, { 4 })
+    for _, f in ipairs {
+      function(t) return t:cummax(4) end,
+      function(t) return t:cummin(-4) end,
+      function(t) return t:logcumsumexp(4) end,
+    } do
+      assert.are.equal(err(f, x), err(f, g))
+    end
+    assert.are.equal(err(function() return i:logcumsumexp(1) end), err(function() return i:cuda():logcumsumexp(1) end))
+    assert.are.equal(err(function() return i:bool():logcumsumexp(1) end), err(function() return i:bool():cuda():logcumsumexp(1) end))
   end)
 end)

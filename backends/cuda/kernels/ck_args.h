@@ -151,15 +151,17 @@ typedef struct ck_reduce_args {
     ck_operand in, out; /* out: contiguous; the operands' strides are not read */
 } ck_reduce_args;
 
-/* softmax, log_softmax and the running sums and products along one dimension
- * (kernels/ck_softmax.cuh) */
-enum { CK_SOFTMAX, CK_LOG_SOFTMAX, CK_CUMSUM, CK_CUMPROD };
+/* softmax, log_softmax and the scans along one dimension (kernels/ck_softmax.cuh): running sums,
+ * products, log-sum-exps, and running extremes with their positions */
+enum { CK_SOFTMAX, CK_LOG_SOFTMAX, CK_CUMSUM, CK_CUMPROD, CK_CUMMAX, CK_CUMMIN, CK_LOGCUMSUMEXP };
 typedef struct ck_softmax_args {
     int64_t rows, len;          /* positions of the other dimensions; the dimension's size */
     int64_t in_step, out_step;  /* the dimension's strides */
-    int32_t kdim, mode;         /* CK_SOFTMAX, CK_LOG_SOFTMAX, CK_CUMSUM, CK_CUMPROD */
+    int32_t kdim, mode;         /* CK_SOFTMAX ... CK_LOGCUMSUMEXP */
     int64_t ksizes[CK_MAX_DIM]; /* the other dimensions (their strides: in.strides, out.strides) */
     ck_operand in, out;
+    ck_operand idx;   /* cummax, cummin: the int64 positions, laid out as out */
+    int64_t idx_step; /* idx's stride along the dimension */
 } ck_softmax_args;
 
 /* gather and scatter along one dimension (kernels/ck_index.cuh): one thread per element of
