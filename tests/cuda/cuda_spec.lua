@@ -979,3 +979,83 @@ describe("the scans cummax, cummin and logcumsumexp on cuda", function()
     assert.are.equal(err(function() return i:bool():logcumsumexp(1) end), err(function() return i:bool():cuda():logcumsumexp(1) end))
   end)
 end)
+
+describe("take and masked_scatter_ on cuda", function()
+  local x = torch.randn(4, 5, 3)
+  local m = x:gt(0)
+
+  it("takes elements of the flattened self, wrapping negative positions", function()
+    local i = torch.tensor({ { 1, 60, -1 }, { 7, -60, 7 } })
+    check("take", torch.take, { x, i })
+    check("take of a view", function(t, k) return t:transpose(1, 3):take(k) end, { x, i })
+    check("take of a strided view", function(t, k) return t:select(2, 2):narrow(1, 2, 3):take(k) end, { x, torch.tensor({ 9, -2, 1 }) })
+    check("take by an index view", function(t, k) return t:take(k:t()) end, { x, i })
+    for _, dt in ipairs { torch.float64, torch.int64, torch.float16, torch.bfloat16, torch.bool, torch.int8, torch.int16 } do
+      check("take " .. tostring(dt), torch.take, { x:mul(3):to(dt), i })
+    end
+    check("take 0-d index", torch.take, { x, torch.tensor(5) })
+    check("take of 0-d", torch.take, { torch.tensor(2.5), torch.tensor({ 1, -1, 1 }) })
+    check("take empty index", torch.take, { x, torch.tensor({}, { dtype = torch.int64 }) })
+    check("take from empty", torch.take, { torch.randn(0, 3), torch.zeros(2, 0):long() })
+    -- more positions than one block's threads
+    check("take long", torch.take, { torch.randn(300, 7), torch.randint(1, 2101, { 5000 }) * (torch.randint(0, 2, { 5000 }) * 2 - 1) })
+    local g = x:cuda()
+    for _, bad in ipairs { { 61 }, { -61 }, { 0 }, { 3, 99, 4 } } do
+      local k = torch.tensor(bad)
+      assert.are.equal(err(torch.take, x, k), err(torch.take, g, k:cuda()))
+    end
+    assert.are.equal("out of range: tried to access index 61 on a tensor of 60 elements.",
+      err(torch.take, g, torch.tensor({ 61 }):cuda()))
+    assert.are.equal(err(torch.take, x, i:int()), err(torch.take, g, i:int():cuda()))
+    assert.are.equal(err(torch.take, torch.randn(0), i), err(torch.take, torch.randn(0):cuda(), i:cuda()))
+    assert.are.equal("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+      err(torch.take, g, i))
+  end)
+
+  it("writes the source's elements in order where the mask is true, in place", function()
+    local src = torch.randn(70)
+    check("masked_scatter_", function(t, k, s) return t:clone():masked_scatter_(k, s) end, { x, m, src })
+    check("masked_scatter", torch.masked_scatter, { x, m, src })
+    check("mask broadcast", function(t, k, s) return t:clone():masked_scatter_(k, s) end,
+      { x, torch.tensor({ true, false, true }), src })
+    check("into a view", function(t, k, s) local c = t:clone(); c:transpose(1, 3):masked_scatter_(k, s); return c end,
+      { x, m:transpose(1, 3), src })
+    check("source a view", function(t, k, s) return t:clone():masked_scatter_(k, s) end, { x, m, torch.randn(9, 8):t() })
+    check("uint8 mask", function(t, k, s) return t:clone():masked_scatter_(k, s) end, { x, m:byte(), src })
+    for _, dt in ipairs { torch.float64, torch.int64, torch.float16, torch.bfloat16, torch.bool, torch.int8, torch.int32 } do
+      check("masked_scatter_ " .. tostring(dt), function(t, k, s) return t:clone():masked_scatter_(k, s) end,
+        { x:mul(3):to(dt), m, src:mul(5):to(dt) })
+    end
+    -- several parts of the count and fill passes
+    check("long", function(t, k, s) return t:clone():masked_scatter_(k, s) end,
+      { torch.arange(3000), torch.rand(3000):gt(0.4), torch.arange(3000):neg() })
+    check("none", function(t, k, s) return t:clone():masked_scatter_(k, s) end, { x, x:gt(100), torch.randn(0) })
+    check("empty", function(t, k, s) return t:clone():masked_scatter_(k, s) end,
+      { torch.randn(0, 3), torch.ones(0, 3):bool(), torch.randn(2) })
+    check("0-d", function(t, k, s) return t:clone():masked_scatter_(k, s) end, { torch.tensor(1.5), torch.tensor(true), torch.randn(2) })
+    -- a short source is refused before anything is written
+    local g = x:cuda()
+    assert.are.equal("Number of elements of source < number of ones in mask",
+      err(function() g:masked_scatter_(m:cuda(), torch.randn(3):cuda()) end))
+    assert.is_true(torch.equal(x, g:cpu()))
+    local function ms(t, k, v) return t:clone():masked_scatter_(k, v) end
+    for _, bad in ipairs { { m, torch.randn(3) }, { m:double(), src }, { m, src:double() }, { m:view(-1), src },
+      { torch.ones(2, 1, 1):bool(), src } } do
+      assert.are.equal(err(ms, x, bad[1], bad[2]), err(ms, g, bad[1]:cuda(), bad[2]:cuda()))
+    end
+    assert.are.equal("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+      err(ms, g, m:cuda(), src))
+  end)
+
+  it("differentiates through them", function()
+    local src, i = torch.randn(70):double(), torch.tensor({ 3, 3, -1, 17 })
+    local function grads(device)
+      local X, S = x:double():to(device):requires_grad_(), src:to(device):requires_grad_()
+      local y = (X:masked_scatter(m:to(device), S) * X):sum() + torch.take(X, i:to(device)):mul(2):sum()
+      return torch.autograd.grad(y, { X, S })
+    end
+    local a, b = grads("cpu"), grads("cuda")
+    same(a[1], b[1]:cpu(), 1e-12)
+    same(a[2], b[2]:cpu(), 1e-12)
+  end)
+end)

@@ -237,12 +237,13 @@ typedef struct ck_sort_args {
     uint64_t keys, pos; /* scratch: two halves of rows * len keys and int64 positions each */
 } ck_sort_args;
 
-/* nonzero and masked_select (kernels/ck_select.cuh): the elements of the (broadcast) shape, in C
- * order, are cut into parts of `chunk`; a thread per part counts the true elements of its part,
- * the host turns the counts into offsets (and learns the result's size), then a thread per part
- * writes its elements from its offset, so the order is C order whatever the grid */
+/* nonzero, masked_select and masked_scatter_ (kernels/ck_select.cuh): the elements of the
+ * (broadcast) shape, in C order, are cut into parts of `chunk`; a thread per part counts the true
+ * elements of its part, the host turns the counts into offsets (and learns the result's size),
+ * then a thread per part writes its elements from its offset, so the order is C order whatever
+ * the grid */
 enum { CK_SELECT_CHUNK = 512 };
-enum { CK_SELECT_COUNT, CK_SELECT_NONZERO, CK_SELECT_MASKED };
+enum { CK_SELECT_COUNT, CK_SELECT_NONZERO, CK_SELECT_MASKED, CK_SELECT_SCATTER };
 
 typedef struct ck_select_args {
     int64_t n, parts; /* elements; parts of CK_SELECT_CHUNK (the threads of a launch) */
@@ -250,7 +251,8 @@ typedef struct ck_select_args {
     int64_t sizes[CK_MAX_DIM];
     ck_operand mask; /* the element tested (nonzero's self), through strides over sizes */
     ck_operand self; /* masked_select: the values, through strides over sizes */
-    ck_operand out;  /* contiguous; nonzero's is column-major (total rows) */
+    ck_operand
+        out; /* contiguous; nonzero's is column-major (total rows); masked_scatter_'s source */
     int64_t total;   /* nonzero: the result's rows, the stride of its columns */
     uint64_t counts; /* parts int64: the count pass writes counts, the fill pass reads offsets */
 } ck_select_args;
