@@ -322,6 +322,20 @@ describe("reductions, products and indexing on cuda", function()
     local g = src:cuda()
     assert.are.equal("index 5 is out of bounds for dimension 2 with size 4",
       err(function() return g:gather(2, torch.tensor({ { 5 } }):cuda()) end))
+    -- these do not wrap negative positions: a negative one and a 0 are out of range too
+    for _, k in ipairs { 0, -1, -4, 5 } do
+      local i, one = torch.tensor({ { k } }), torch.ones(1, 1)
+      for _, f in ipairs {
+        function(s, ix) return s:gather(2, ix) end,
+        function(s, ix, o) return s:clone():scatter_(2, ix, o) end,
+        function(s, ix) return s:clone():scatter_(2, ix, 2.5) end,
+        function(s, ix, o) return s:clone():scatter_add_(2, ix, o) end,
+        function(s, ix) return s:index_select(2, ix:view(1)) end,
+        function(s, ix, o) return s:clone():index_add_(2, ix:view(1), o:expand(3, 1)) end,
+      } do
+        assert.are.equal(err(f, src, i, one), err(f, g, i:cuda(), one:cuda()))
+      end
+    end
   end)
 end)
 
@@ -1059,3 +1073,4 @@ describe("take and masked_scatter_ on cuda", function()
     same(a[2], b[2]:cpu(), 1e-12)
   end)
 end)
+
