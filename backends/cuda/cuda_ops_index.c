@@ -47,16 +47,13 @@ static bool integer_type(const mt_tensor *t) {
 /* how an op words an index out of range, as the CPU does */
 enum { WORDS_DIM, WORDS_INDEX_SELECT, WORDS_INDEX_ADD };
 
-/* gather(self, dim, index) -> out; scatter_(self, dim, index, src or value), scatter_add_ */
+/* gather(self, dim, index) -> out; scatter_(self, dim, index, src or value), scatter_add_ (every
+ * dtype: ck_common.cuh's add_at) */
 static int gather_scatter(int op, mt_tensor *self, int64_t dim_arg, mt_tensor *index,
                           mt_tensor *other, const mt_value *value, int words) {
     if (index->numel == 0) return 0;
     int d;
     if (mt_wrap_dim(dim_arg, self->ndim, &d)) return -1;
-    if (op == CK_SCATTER_ADD && self->dtype != MT_FLOAT32 && self->dtype != MT_FLOAT64 &&
-        self->dtype != MT_INT32 && self->dtype != MT_INT64)
-        return mt_error(MT_ERR_RUNTIME, "scatter_add_ on CUDA takes float32, float64, int32 "
-                                        "and int64 tensors here");
     ck_index_args a;
     memset(&a, 0, sizeof a);
     a.op = op;

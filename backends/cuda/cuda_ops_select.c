@@ -282,10 +282,6 @@ static int k_index_put_int_(mt_call *c, mt_value *a, mt_value *r) {
     (void)r;
     mt_tensor *self = a[0].t, *values = a[2].t;
     bool accumulate = a[3].b;
-    mt_dtype dt = (mt_dtype)self->dtype;
-    if (accumulate && dt != MT_FLOAT32 && dt != MT_FLOAT64 && dt != MT_INT32 && dt != MT_INT64)
-        return mt_error(MT_ERR_RUNTIME, "index_put_ with accumulate=True on CUDA takes float32, "
-                                        "float64, int32 and int64 tensors here");
     mt_index_plan p;
     if (mt_index_plan_make(self, a[1].tl, a[1].n, &p)) return -1;
     mt_tensor v = *values; /* a header over values' storage, seen over the result's shape */

@@ -859,8 +859,6 @@ describe("nonzero, masked_select and indexing with tensors on cuda", function()
     assert.are.equal("index 5 is out of bounds for dimension 1 with size 4",
       err(function() g:index_put_({ torch.tensor({ 1, 5 }) }, torch.tensor(0.0):cuda()) end))
     assert.is_true(torch.equal(x, g:cpu()))
-    assert.are.equal("index_put_ with accumulate=True on CUDA takes float32, float64, int32 and int64 tensors here",
-      err(function() torch.zeros(3, { device = "cuda", dtype = torch.int16 }):index_put_({ torch.tensor({ 1 }) }, torch.tensor({ 1 }, { dtype = torch.int16 }):cuda(), true) end))
     assert.are.equal(err(function() x:clone():index_put_({ i }, torch.randn(2, 5, 3)) end),
       err(function() g:index_put_({ i }, torch.randn(2, 5, 3):cuda()) end))
     assert.are.equal(err(function() x:clone():index_put_({ i }, torch.randn(3, 5, 3):double()) end),
@@ -1074,3 +1072,50 @@ describe("take and masked_scatter_ on cuda", function()
   end)
 end)
 
+describe("scatter_add_, index_add_ and accumulating index_put_ of the narrow dtypes on cuda", function()
+  -- no atomic addition is narrower than 32 bits: these swap the word that holds the element, so
+  -- neighbours in one word, hit by different threads, must both keep their sums. Integer values:
+  -- the sums are exact in any order (the half types' too, being small), and integers wrap as on
+  -- the CPU
+  local narrow = { torch.uint8, torch.int8, torch.int16, torch.float16, torch.bfloat16, torch.bool }
+  local function values(dt, n) return dt == torch.bool and torch.rand(n):gt(0.7) or torch.randint(-4, 5, n):to(dt) end
+
+  it("adds at repeated indices, every element of a word kept", function()
+    local i = torch.randint(1, 6, { 4, 30 })
+    for _, dt in ipairs(narrow) do
+      local name = tostring(dt)
+      check("scatter_add_ " .. name, function(s, k, v) return s:clone():scatter_add_(2, k, v) end, { values(dt, { 4, 5 }), i, values(dt, { 4, 30 }) })
+      check("scatter_add_ dim 1 " .. name, function(s, k, v) return s:clone():scatter_add_(1, k, v) end,
+        { values(dt, { 7, 3 }), torch.randint(1, 8, { 50, 3 }), values(dt, { 50, 3 }) })
+      check("scatter_add into a view " .. name, function(s, k, v) local c = s:clone(); c:t():scatter_add_(2, k, v); return c end,
+        { values(dt, { 5, 4 }), i, values(dt, { 4, 30 }) })
+      check("scatter_add " .. name, function(s, k, v) return torch.scatter_add(s, 1, k, v) end,
+        { values(dt, { 9 }), torch.randint(1, 10, { 400 }), values(dt, { 400 }) })
+      check("index_add_ " .. name, function(s, k, v) return s:clone():index_add_(1, k, v) end,
+        { values(dt, { 6, 3 }), torch.randint(1, 7, { 40 }), values(dt, { 40, 3 }) })
+      check("index_put_ accumulate " .. name, function(s, k, v) return s:clone():index_put_({ k }, v, true) end,
+        { values(dt, { 11 }), torch.randint(-11, 11, { 300 }):add(1):clamp(1, 11), values(dt, { 300 }) })
+      check("scatter_add_ empty " .. name, function(s, k, v) return s:clone():scatter_add_(1, k, v) end,
+        { values(dt, { 3 }), torch.zeros(0):long(), values(dt, { 0 }) })
+    end
+    for _, dt in ipairs { torch.uint8, torch.int8, torch.int16, torch.float16, torch.bfloat16 } do
+      check("index_add_ alpha " .. tostring(dt), function(s, k, v) return s:clone():index_add_(2, k, v, { alpha = 3 }) end,
+        { values(dt, { 2, 6 }), torch.tensor({ 6, 1, 6, 2 }), values(dt, { 2, 4 }) })
+    end
+    -- wrapping, and the half types' rounding of sums that are not exact
+    check("uint8 wraps", function(s, k, v) return s:clone():scatter_add_(1, k, v) end,
+      { torch.full({ 3 }, 250):byte(), torch.tensor({ 1, 1, 3 }), torch.tensor({ 4, 9, 200 }):byte() })
+    check("int8 wraps", function(s, k, v) return s:clone():index_add_(1, k, v) end,
+      { torch.full({ 2 }, 120):char(), torch.tensor({ 2, 2 }), torch.tensor({ 7, 100 }):char() })
+    check("float16 rounds", function(s, k, v) return s:clone():scatter_add_(1, k, v) end,
+      { torch.tensor({ 2048, 1 }):half(), torch.tensor({ 1, 2 }), torch.tensor({ 1, 0.1 }):half() })
+    check("float16 random", function(s, k, v) return s:clone():scatter_add_(1, k, v) end,
+      { torch.randn(5):half(), torch.tensor({ 1, 2, 3, 4, 5 }), torch.randn(5):half() }, 1e-3)
+    local g = torch.zeros(3, { dtype = torch.int16 }):cuda()
+    assert.are.equal(err(function() torch.zeros(3, { dtype = torch.int16 }):scatter_add_(1, torch.tensor({ 4 }), torch.ones(1):short()) end),
+      err(function() g:scatter_add_(1, torch.tensor({ 4 }):cuda(), torch.ones(1):short():cuda()) end))
+    assert.are.equal(err(function() torch.zeros(3):half():index_add_(1, torch.tensor({ 0 }), torch.ones(1):half()) end),
+      err(function() g:half():index_add_(1, torch.tensor({ 0 }):cuda(), torch.ones(1):half():cuda()) end))
+    assert.is_true(torch.equal(torch.zeros(3, { dtype = torch.int16 }), g:cpu()))
+  end)
+end)
