@@ -18,9 +18,10 @@ static void operand(ck_operand *o, const mt_tensor *t) {
     memcpy(o->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
 }
 
-/* launch a->op over the index (its sizes in a) with the status words; the bad index found, or
- * -1 when every index was in range; -2 on error */
-static int64_t run(ck_index_args *a, int device, bool integer) {
+/* launch a->op over the index (its sizes in a) with the status words: 0 with *found set when an
+ * index was out of range (*bad: one of them; any value, negative ones and a user's 0 included),
+ * or -1 on error */
+static int run(ck_index_args *a, int device, bool integer, bool *found_bad, int64_t *bad) {
     int64_t two[1] = {2};
     mt_device dev = {(int8_t)cuda_devtype, (int8_t)device};
     mt_tensor *st = mt_tensor_empty(1, two, MT_INT64, dev);
@@ -34,24 +35,25 @@ static int64_t run(ck_index_args *a, int device, bool integer) {
     if (!rc) rc = cuda_launch(device, integer ? CUDA_FN_INDEX_I64 : CUDA_FN_INDEX_F64, a->n, a);
     if (!rc) rc = cuda_copy_bytes(found, MT_CPU, mt_tensor_raw(st), dev, sizeof found);
     mt_tensor_decref(st);
-    return rc ? -2 : found[0] ? found[1] : -1;
+    *found_bad = !rc && found[0];
+    *bad = found[1];
+    return rc ? -1 : 0;
 }
 
 static bool integer_type(const mt_tensor *t) {
     return !mt_dtype_is_floating((mt_dtype)t->dtype);
 }
 
-/* gather(self, dim, index) -> out; scatter_(self, dim, index, src or value), scatter_add_;
- * index_select words its out-of-range error as PyTorch does */
+/* how an op words an index out of range, as the CPU does */
+enum { WORDS_DIM, WORDS_INDEX_SELECT, WORDS_INDEX_ADD };
+
+/* gather(self, dim, index) -> out; scatter_(self, dim, index, src or value), scatter_add_ (every
+ * dtype: ck_common.cuh's add_at) */
 static int gather_scatter(int op, mt_tensor *self, int64_t dim_arg, mt_tensor *index,
-                          mt_tensor *other, const mt_value *value, bool index_select) {
+                          mt_tensor *other, const mt_value *value, int words) {
     if (index->numel == 0) return 0;
     int d;
     if (mt_wrap_dim(dim_arg, self->ndim, &d)) return -1;
-    if (op == CK_SCATTER_ADD && self->dtype != MT_FLOAT32 && self->dtype != MT_FLOAT64 &&
-        self->dtype != MT_INT32 && self->dtype != MT_INT64)
-        return mt_error(MT_ERR_RUNTIME, "scatter_add_ on CUDA takes float32, float64, int32 "
-                                        "and int64 tensors here");
     ck_index_args a;
     memset(&a, 0, sizeof a);
     a.op = op;
@@ -71,10 +73,12 @@ static int gather_scatter(int op, mt_tensor *self, int64_t dim_arg, mt_tensor *i
                    : value->tag == MT_V_BOOL ? value->b
                                              : value->i;
     }
-    int64_t bad = run(&a, cuda_device_of(self), integer_type(self));
-    if (bad == -2) return -1;
-    if (bad < 0) return 0;
-    if (index_select)
+    bool found;
+    int64_t bad;
+    if (run(&a, cuda_device_of(self), integer_type(self), &found, &bad)) return -1;
+    if (!found) return 0;
+    if (words == WORDS_INDEX_ADD) return mt_error(MT_ERR_INDEX, "index out of range in self");
+    if (words == WORDS_INDEX_SELECT)
         return mt_error(MT_ERR_RUNTIME,
                         "INDICES element is out of DATA bounds, id=%lld axis_dim=%lld",
                         mt_user_dim(bad), (long long)a.dim_size);
@@ -83,7 +87,7 @@ static int gather_scatter(int op, mt_tensor *self, int64_t dim_arg, mt_tensor *i
 }
 
 int cuda_gather(mt_tensor *self, int dim, mt_tensor *index, mt_tensor *out) {
-    return gather_scatter(CK_GATHER, self, dim, index, out, NULL, false);
+    return gather_scatter(CK_GATHER, self, dim, index, out, NULL, WORDS_DIM);
 }
 
 /* index_add_(self, dim, index, source, alpha): a scatter_add of alpha * source whose index is the
@@ -107,7 +111,7 @@ static int k_index_add(mt_call *c, mt_value *a, mt_value *r) {
     int64_t strides[MT_MAX_DIM] = {0};
     if (src->ndim) strides[d] = index->ndim ? index->strides[0] : 0;
     mt_tensor *wide = mt_tensor_view_of(index, src->ndim, src->sizes, strides, index->offset);
-    int rc = wide ? gather_scatter(CK_SCATTER_ADD, self, d, wide, src, NULL, true) : -1;
+    int rc = wide ? gather_scatter(CK_SCATTER_ADD, self, d, wide, src, NULL, WORDS_INDEX_ADD) : -1;
     if (wide) mt_tensor_decref(wide);
     if (scaled) mt_tensor_decref(scaled);
     return rc;
@@ -115,22 +119,22 @@ static int k_index_add(mt_call *c, mt_value *a, mt_value *r) {
 
 static int k_gather(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
-    return gather_scatter(CK_GATHER, a[0].t, a[1].i, a[2].t, r[0].t, NULL, false);
+    return gather_scatter(CK_GATHER, a[0].t, a[1].i, a[2].t, r[0].t, NULL, WORDS_DIM);
 }
 
 static int k_scatter_src(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
-    return gather_scatter(CK_SCATTER, r[0].t, a[1].i, a[2].t, a[3].t, NULL, false);
+    return gather_scatter(CK_SCATTER, r[0].t, a[1].i, a[2].t, a[3].t, NULL, WORDS_DIM);
 }
 
 static int k_scatter_value(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
-    return gather_scatter(CK_SCATTER_VALUE, r[0].t, a[1].i, a[2].t, NULL, &a[3], false);
+    return gather_scatter(CK_SCATTER_VALUE, r[0].t, a[1].i, a[2].t, NULL, &a[3], WORDS_DIM);
 }
 
 static int k_scatter_add(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
-    return gather_scatter(CK_SCATTER_ADD, r[0].t, a[1].i, a[2].t, a[3].t, NULL, false);
+    return gather_scatter(CK_SCATTER_ADD, r[0].t, a[1].i, a[2].t, a[3].t, NULL, WORDS_DIM);
 }
 
 /* index_select(self, dim, index) -> out: a gather whose index is the 1-d index viewed with out's
@@ -145,7 +149,7 @@ static int k_index_select(mt_call *c, mt_value *a, mt_value *r) {
     if (out->ndim) strides[d] = index->ndim ? index->strides[0] : 0;
     mt_tensor *wide = mt_tensor_view_of(index, out->ndim, out->sizes, strides, index->offset);
     if (!wide) return -1;
-    int rc = gather_scatter(CK_GATHER, self, a[1].i, wide, out, NULL, true);
+    int rc = gather_scatter(CK_GATHER, self, a[1].i, wide, out, NULL, WORDS_INDEX_SELECT);
     mt_tensor_decref(wide);
     return rc;
 }

@@ -374,8 +374,9 @@ static int k_var_mean_all(mt_call *c, mt_value *a, mt_value *r) {
     return variance(a[0].t, red, a[1].b, r[0].t, r[1].t, false);
 }
 
-/* softmax(self, dim, dtype), log_softmax, cumsum(self, dim, dtype), cumprod: along one dim, in
- * the result's type (float for the half types, int64 for integers) */
+/* softmax(self, dim, dtype), log_softmax, cumsum(self, dim, dtype), cumprod, logcumsumexp(self,
+ * dim), cummax(self, dim) and cummin (values and positions): along one dim, in the result's
+ * type (float for the half types, int64 for integers and bool) */
 static int along(mt_value *a, mt_value *r, int mode) {
     mt_tensor *self = a[0].t, *out = r[0].t;
     if (out->numel == 0) return 0;
@@ -388,10 +389,17 @@ static int along(mt_value *a, mt_value *r, int mode) {
     k.len = self->ndim ? self->sizes[dim] : 1;
     k.in_step = self->ndim ? self->strides[dim] : 0;
     k.out_step = out->ndim ? out->strides[dim] : 0;
+    mt_tensor *idx = mode == CK_CUMMAX || mode == CK_CUMMIN ? r[1].t : NULL;
+    if (idx) {
+        k.idx.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(idx);
+        k.idx.dtype = idx->dtype;
+        k.idx_step = idx->ndim ? idx->strides[dim] : 0;
+    }
     for (int d = 0; d < self->ndim; d++) {
         if (d == dim) continue;
         k.ksizes[k.kdim] = self->sizes[d];
         k.in.strides[k.kdim] = self->strides[d];
+        if (idx) k.idx.strides[k.kdim] = idx->strides[d];
         k.out.strides[k.kdim++] = out->strides[d];
         k.rows *= self->sizes[d];
     }
@@ -419,6 +427,21 @@ static int k_cumsum(mt_call *c, mt_value *a, mt_value *r) {
 static int k_cumprod(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
     return along(a, r, CK_CUMPROD);
+}
+
+static int k_cummax(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return along(a, r, CK_CUMMAX);
+}
+
+static int k_cummin(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return along(a, r, CK_CUMMIN);
+}
+
+static int k_logcumsumexp(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return along(a, r, CK_LOGCUMSUMEXP);
 }
 
 /* prod(self, dtype), prod.dim_int(self, dim, keepdim, dtype) */
@@ -471,6 +494,9 @@ const mt_kernel_entry cuda_reduce_kernels[] = {
     {"norm.ScalarOpt_dim", k_norm_dim},
     {"cumsum", k_cumsum},
     {"cumprod", k_cumprod},
+    {"cummax", k_cummax},
+    {"cummin", k_cummin},
+    {"logcumsumexp", k_logcumsumexp},
     {"prod", k_prod_all},
     {"prod.dim_int", k_prod_dim},
     {"argmax", k_argmax},

@@ -122,6 +122,64 @@ static int k_masked_select(mt_call *c, mt_value *a, mt_value *r) {
     return 0;
 }
 
+/* t itself when contiguous, else a contiguous copy on its device (a new reference either way) */
+static mt_tensor *dense_copy(mt_tensor *t) {
+    if (mt_tensor_is_contiguous(t)) {
+        mt_tensor_incref(t);
+        return t;
+    }
+    mt_tensor *d = mt_tensor_empty(t->ndim, t->sizes, (mt_dtype)t->dtype, t->device);
+    mt_tensor *in[1] = {t};
+    if (d && cuda_ew(d, CK_COPY, 1, in, NULL, NULL, (mt_dtype)t->dtype)) {
+        mt_tensor_decref(d);
+        d = NULL;
+    }
+    return d;
+}
+
+/* masked_scatter_(self, mask, source): the mask (broadcast to self, which the meta function
+ * checked) counted per part as for masked_select, then the source's elements, in C order, written
+ * where it is true; the CPU's error when the source is short (known after the count, so self is
+ * left as it was) */
+static int k_masked_scatter_(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    (void)r;
+    mt_tensor *self = a[0].t, *mask = a[1].t;
+    if (self->numel == 0) return 0;
+    if (same_device(self, mask) || same_device(self, a[2].t)) return -1;
+    ck_select_args k;
+    memset(&k, 0, sizeof k);
+    k.ndim = self->ndim;
+    k.n = self->numel;
+    memcpy(k.sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim);
+    k.parts = (k.n + CK_SELECT_CHUNK - 1) / CK_SELECT_CHUNK;
+    k.mask.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(mask);
+    k.mask.dtype = mask->dtype;
+    aligned_strides(mask, self->ndim, k.mask.strides);
+    k.self.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(self);
+    k.self.dtype = self->dtype;
+    memcpy(k.self.strides, self->strides, sizeof(int64_t) * (size_t)self->ndim);
+    int device = cuda_device_of(self);
+    int64_t total = 0;
+    mt_tensor *counts = mt_tensor_empty(1, &k.parts, MT_INT64, self->device), *src = NULL;
+    int rc = !counts || count_parts(&k, device, counts, &total) ? -1 : 0;
+    if (!rc && a[2].t->numel < total)
+        rc = mt_error(MT_ERR_RUNTIME, "Number of elements of source < number of ones in mask");
+    if (!rc && total > 0) {
+        src = dense_copy(a[2].t);
+        rc = src ? 0 : -1;
+    }
+    if (!rc && total > 0) {
+        k.op = CK_SELECT_SCATTER;
+        k.out.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(src);
+        k.out.dtype = src->dtype;
+        rc = cuda_launch(device, CUDA_FN_SELECT, k.parts, &k);
+    }
+    if (src) mt_tensor_decref(src);
+    if (counts) mt_tensor_decref(counts);
+    return rc;
+}
+
 /* ---- advanced indexing ------------------------------------------------------------------------
  */
 
@@ -224,10 +282,6 @@ static int k_index_put_int_(mt_call *c, mt_value *a, mt_value *r) {
     (void)r;
     mt_tensor *self = a[0].t, *values = a[2].t;
     bool accumulate = a[3].b;
-    mt_dtype dt = (mt_dtype)self->dtype;
-    if (accumulate && dt != MT_FLOAT32 && dt != MT_FLOAT64 && dt != MT_INT32 && dt != MT_INT64)
-        return mt_error(MT_ERR_RUNTIME, "index_put_ with accumulate=True on CUDA takes float32, "
-                                        "float64, int32 and int64 tensors here");
     mt_index_plan p;
     if (mt_index_plan_make(self, a[1].tl, a[1].n, &p)) return -1;
     mt_tensor v = *values; /* a header over values' storage, seen over the result's shape */
@@ -240,10 +294,65 @@ static int k_index_put_int_(mt_call *c, mt_value *a, mt_value *r) {
     return run_blocks(self, &p, &v, accumulate ? CK_ADV_ACCUMULATE : CK_ADV_PUT);
 }
 
+/* take(self, index): advanced indexing of the flattened self (a contiguous copy when self is not
+ * contiguous) by one index tensor: its offsets, every index checked first (the CPU's error), then
+ * a gather into the result, shaped like index */
+static int k_take(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *index = a[1].t, *out = r[0].t;
+    if (out->numel == 0) return 0;
+    if (same_device(a[0].t, index)) return -1;
+    int device = cuda_device_of(out);
+    int64_t two = 2, found[2] = {0, 0};
+    mt_tensor *self = dense_copy(a[0].t);
+    mt_tensor *offs = self ? mt_tensor_empty(1, &out->numel, MT_INT64, out->device) : NULL;
+    mt_tensor *status = offs ? mt_tensor_empty(1, &two, MT_INT64, out->device) : NULL;
+    int rc = status ? cuda_zero(status) : -1;
+    ck_adv_args k;
+    memset(&k, 0, sizeof k);
+    k.op = CK_ADV_OFFSETS;
+    k.n = out->numel;
+    k.nb = index->ndim;
+    memcpy(k.sizes, index->sizes, sizeof(int64_t) * (size_t)index->ndim);
+    k.first = 1;
+    k.dim_size = self ? self->numel : 0;
+    k.dim_stride = 1;
+    k.index.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(index);
+    k.index.dtype = index->dtype;
+    memcpy(k.index.strides, index->strides, sizeof(int64_t) * (size_t)index->ndim);
+    if (!rc) {
+        k.offs = (uint64_t)(uintptr_t)mt_tensor_raw(offs);
+        k.status = (uint64_t)(uintptr_t)mt_tensor_raw(status);
+        rc = cuda_launch(device, CUDA_FN_ADV_I64, k.n, &k);
+    }
+    if (!rc) rc = cuda_copy_bytes(found, MT_CPU, mt_tensor_raw(status), out->device, sizeof found);
+    if (!rc && found[0])
+        rc = mt_error(MT_ERR_INDEX,
+                      "out of range: tried to access index %lld on a tensor of %lld elements.",
+                      mt_user_dim(found[1]), (long long)k.dim_size);
+    if (!rc) { /* the gather: nothing of self's other dims (there are none) */
+        k.op = CK_ADV_GATHER;
+        k.self.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(self);
+        k.self.dtype = self->dtype;
+        k.other.ptr = (uint64_t)(uintptr_t)mt_tensor_raw(out);
+        k.other.dtype = out->dtype;
+        memcpy(k.other.strides, out->strides, sizeof(int64_t) * (size_t)out->ndim);
+        rc = cuda_launch(
+            device, mt_dtype_is_floating((mt_dtype)out->dtype) ? CUDA_FN_ADV_F64 : CUDA_FN_ADV_I64,
+            k.n, &k);
+    }
+    if (status) mt_tensor_decref(status);
+    if (offs) mt_tensor_decref(offs);
+    if (self) mt_tensor_decref(self);
+    return rc;
+}
+
 const mt_kernel_entry cuda_select_kernels[] = {
     {"nonzero", NULL, k_nonzero},
     {"masked_select", NULL, k_masked_select},
     {"_index_int", k_index_int, NULL},
     {"_index_put_int_", k_index_put_int_, NULL},
+    {"masked_scatter_", k_masked_scatter_, NULL},
+    {"take", k_take, NULL},
 };
 const size_t cuda_select_kernels_count = MT_ARRAY_LEN(cuda_select_kernels);

@@ -71,8 +71,8 @@ describe("the CUDA runtime", function()
     assert.are.equal("CUDA error: invalid device ordinal", err(torch.zeros, 2, { device = "cuda:" .. n }))
     assert.are.equal("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
       err(torch.add, torch.ones(2, { device = "cuda" }), torch.ones(2)))
-    local e = err(torch.cummax, torch.ones(2, { device = "cuda" }), 1)
-    assert.truthy(e:find("Could not run 'aten::cummax' with arguments from the 'CUDA' backend", 1, true), e)
+    local e = err(torch.unique, torch.ones(2, { device = "cuda" }))
+    assert.truthy(e:find("Could not run 'aten::unique' with arguments from the 'CUDA' backend", 1, true), e)
   end)
 
   it("counts its memory in the caching allocator and gives it back", function()
@@ -322,6 +322,20 @@ describe("reductions, products and indexing on cuda", function()
     local g = src:cuda()
     assert.are.equal("index 5 is out of bounds for dimension 2 with size 4",
       err(function() return g:gather(2, torch.tensor({ { 5 } }):cuda()) end))
+    -- these do not wrap negative positions: a negative one and a 0 are out of range too
+    for _, k in ipairs { 0, -1, -4, 5 } do
+      local i, one = torch.tensor({ { k } }), torch.ones(1, 1)
+      for _, f in ipairs {
+        function(s, ix) return s:gather(2, ix) end,
+        function(s, ix, o) return s:clone():scatter_(2, ix, o) end,
+        function(s, ix) return s:clone():scatter_(2, ix, 2.5) end,
+        function(s, ix, o) return s:clone():scatter_add_(2, ix, o) end,
+        function(s, ix) return s:index_select(2, ix:view(1)) end,
+        function(s, ix, o) return s:clone():index_add_(2, ix:view(1), o:expand(3, 1)) end,
+      } do
+        assert.are.equal(err(f, src, i, one), err(f, g, i:cuda(), one:cuda()))
+      end
+    end
   end)
 end)
 
@@ -845,8 +859,6 @@ describe("nonzero, masked_select and indexing with tensors on cuda", function()
     assert.are.equal("index 5 is out of bounds for dimension 1 with size 4",
       err(function() g:index_put_({ torch.tensor({ 1, 5 }) }, torch.tensor(0.0):cuda()) end))
     assert.is_true(torch.equal(x, g:cpu()))
-    assert.are.equal("index_put_ with accumulate=True on CUDA takes float32, float64, int32 and int64 tensors here",
-      err(function() torch.zeros(3, { device = "cuda", dtype = torch.int16 }):index_put_({ torch.tensor({ 1 }) }, torch.tensor({ 1 }, { dtype = torch.int16 }):cuda(), true) end))
     assert.are.equal(err(function() x:clone():index_put_({ i }, torch.randn(2, 5, 3)) end),
       err(function() g:index_put_({ i }, torch.randn(2, 5, 3):cuda()) end))
     assert.are.equal(err(function() x:clone():index_put_({ i }, torch.randn(3, 5, 3):double()) end),
@@ -892,5 +904,218 @@ describe("lgamma, digamma and erfinv on cuda", function()
       return torch.autograd.grad(y, { X })[1]
     end
     same(grads("cpu"), grads("cuda"):cpu(), 1e-9)
+  end)
+end)
+
+-- the CPU refuses float16 for these (PyTorch 1.13's CPU kernels do) and CUDA takes float16 and
+-- bfloat16: op of a half tensor on cuda against op of the same values as float on the CPU, the
+-- floating results rounded to the half type
+local function half_like_float(name, op, t, tol)
+  local want, got = table.pack(op(t:float())), table.pack(op(t:cuda()))
+  assert.are.equal(want.n, got.n, name)
+  for k = 1, want.n do
+    local w = want[k].dtype.is_floating_point and want[k]:to(t.dtype) or want[k]
+    same(w, got[k]:cpu(), tol)
+  end
+end
+
+describe("the scans cummax, cummin and logcumsumexp on cuda", function()
+  local x = torch.randn(5, 7, 6)
+  -- ties, NaN (later NaN take over) and infinities, both signs of zero
+  local special = torch.tensor({ { 3, 0 / 0, 1, 3, 1, -1 / 0, 0 / 0, 1 }, { 5, 4, 4, -1 / 0, 1 / 0, 0, -0.0, 4 },
+    { -1 / 0, -1 / 0, 1 / 0, 1 / 0, 0 / 0, 2, 0 / 0, -1 / 0 } })
+
+  it("takes running extremes and their last positions, NaN propagating, as the CPU does", function()
+    for _, m in ipairs { "cummax", "cummin" } do
+      for d = 1, 3 do check_all(m .. " " .. d, function(t) return t[m](t, d) end, { x }) end
+      check_all(m .. " -1", function(t) return t[m](t, -1) end, { x })
+      check_all(m .. " of a view", function(t) return t:transpose(1, 3)[m](t:transpose(1, 3), 2) end, { x })
+      check_all(m .. " of a strided view", function(t) local v = t:select(2, 3):narrow(2, 2, 4); return v[m](v, 1) end, { x })
+      for _, d in ipairs { 1, 2 } do
+        check_all(m .. " special " .. d, function(t) return t[m](t, d) end, { special })
+        check_all(m .. " float64 " .. d, function(t) return t[m](t, d) end, { special:double() })
+        for _, dt in ipairs { torch.float16, torch.bfloat16 } do
+          half_like_float(m .. " " .. tostring(dt) .. " " .. d, function(t) return t[m](t, d) end, special:to(dt))
+        end
+      end
+      for _, dt in ipairs { torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8 } do
+        check_all(m .. " ties " .. tostring(dt), function(t) return t[m](t, 2) end, { torch.randint(0, 4, { 3, 40 }):to(dt) })
+      end
+      check_all(m .. " int extremes", function(t) return t[m](t, 1) end,
+        { torch.tensor({ 9223372036854775807, -9223372036854775807 - 1, 0, 9223372036854775807 }) })
+      check_all(m .. " bool", function(t) return t[m](t, 1) end, { torch.tensor({ false, true, false, true }) })
+      check_all(m .. " 0-d", function(t) return t[m](t, 1) end, { torch.tensor(2.5) })
+      check_all(m .. " empty dim", function(t) return t[m](t, 2) end, { torch.randn(3, 0) })
+      check_all(m .. " empty rows", function(t) return t[m](t, 2) end, { torch.randn(0, 4) })
+      -- more rows than a block's threads, and a long row
+      check_all(m .. " many rows", function(t) return t[m](t, 2) end, { torch.randn(3000, 3) })
+      check_all(m .. " long row", function(t) return t[m](t, 1) end, { torch.randint(-50, 50, { 5000 }) })
+      check_all(m .. " out=", function(t, v, i) torch[m](t, 2, { out = { v, i } }); return v, i end,
+        { x, torch.empty(0), torch.empty(0, { dtype = torch.int64 }) })
+    end
+  end)
+
+  it("computes logcumsumexp stably, with PyTorch's rules for infinities and NaN", function()
+    for d = 1, 3 do check("logcumsumexp " .. d, function(t) return t:logcumsumexp(d) end, { x }, 1e-5) end
+    check("logcumsumexp of a view", function(t) return t:transpose(1, 3):logcumsumexp(1) end, { x }, 1e-5)
+    check("logcumsumexp large", function(t) return t:logcumsumexp(2) end, { x * 300 }, 1e-5)
+    for _, d in ipairs { 1, 2 } do
+      check("logcumsumexp special " .. d, function(t) return t:logcumsumexp(d) end, { special }, 1e-5)
+      check("logcumsumexp float64 " .. d, function(t) return t:logcumsumexp(d) end, { special:double() }, 1e-12)
+      for _, dt in ipairs { torch.float16, torch.bfloat16 } do
+        half_like_float("logcumsumexp " .. tostring(dt) .. " " .. d, function(t) return t:logcumsumexp(d) end, special:to(dt), 1e-2)
+      end
+    end
+    check("logcumsumexp float64", function(t) return t:logcumsumexp(3) end, { x:double() }, 1e-12)
+    check("logcumsumexp many rows", function(t) return t:logcumsumexp(2) end, { torch.randn(3000, 3) }, 1e-5)
+    check("logcumsumexp 0-d", function(t) return t:logcumsumexp(1) end, { torch.tensor(-1.5) })
+    check("logcumsumexp empty", function(t) return t:logcumsumexp(1) end, { torch.randn(0, 3) })
+  end)
+
+  it("differentiates through them and refuses what the CPU refuses", function()
+    local function grads(device)
+      local X = x:double():to(device):requires_grad_()
+      local y = X:cummax(2)[1]:sum() + (X:cummin(3)[1] * X):sum() + X:logcumsumexp(1):sum()
+      return torch.autograd.grad(y, { X })[1]
+    end
+    same(grads("cpu"), grads("cuda"):cpu(), 1e-9)
+    local g, i = x:cuda(), torch.randint(0, 5, { 4 })
+    for _, f in ipairs {
+      function(t) return t:cummax(4) end,
+      function(t) return t:cummin(-4) end,
+      function(t) return t:logcumsumexp(4) end,
+    } do
+      assert.are.equal(err(f, x), err(f, g))
+    end
+    assert.are.equal(err(function() return i:logcumsumexp(1) end), err(function() return i:cuda():logcumsumexp(1) end))
+    assert.are.equal(err(function() return i:bool():logcumsumexp(1) end), err(function() return i:bool():cuda():logcumsumexp(1) end))
+  end)
+end)
+
+describe("take and masked_scatter_ on cuda", function()
+  local x = torch.randn(4, 5, 3)
+  local m = x:gt(0)
+
+  it("takes elements of the flattened self, wrapping negative positions", function()
+    local i = torch.tensor({ { 1, 60, -1 }, { 7, -60, 7 } })
+    check("take", torch.take, { x, i })
+    check("take of a view", function(t, k) return t:transpose(1, 3):take(k) end, { x, i })
+    check("take of a strided view", function(t, k) return t:select(2, 2):narrow(1, 2, 3):take(k) end, { x, torch.tensor({ 9, -2, 1 }) })
+    check("take by an index view", function(t, k) return t:take(k:t()) end, { x, i })
+    for _, dt in ipairs { torch.float64, torch.int64, torch.float16, torch.bfloat16, torch.bool, torch.int8, torch.int16 } do
+      check("take " .. tostring(dt), torch.take, { x:mul(3):to(dt), i })
+    end
+    check("take 0-d index", torch.take, { x, torch.tensor(5) })
+    check("take of 0-d", torch.take, { torch.tensor(2.5), torch.tensor({ 1, -1, 1 }) })
+    check("take empty index", torch.take, { x, torch.tensor({}, { dtype = torch.int64 }) })
+    check("take from empty", torch.take, { torch.randn(0, 3), torch.zeros(2, 0):long() })
+    -- more positions than one block's threads
+    check("take long", torch.take, { torch.randn(300, 7), torch.randint(1, 2101, { 5000 }) * (torch.randint(0, 2, { 5000 }) * 2 - 1) })
+    local g = x:cuda()
+    for _, bad in ipairs { { 61 }, { -61 }, { 0 }, { 3, 99, 4 } } do
+      local k = torch.tensor(bad)
+      assert.are.equal(err(torch.take, x, k), err(torch.take, g, k:cuda()))
+    end
+    assert.are.equal("out of range: tried to access index 61 on a tensor of 60 elements.",
+      err(torch.take, g, torch.tensor({ 61 }):cuda()))
+    assert.are.equal(err(torch.take, x, i:int()), err(torch.take, g, i:int():cuda()))
+    assert.are.equal(err(torch.take, torch.randn(0), i), err(torch.take, torch.randn(0):cuda(), i:cuda()))
+    assert.are.equal("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+      err(torch.take, g, i))
+  end)
+
+  it("writes the source's elements in order where the mask is true, in place", function()
+    local src = torch.randn(70)
+    check("masked_scatter_", function(t, k, s) return t:clone():masked_scatter_(k, s) end, { x, m, src })
+    check("masked_scatter", torch.masked_scatter, { x, m, src })
+    check("mask broadcast", function(t, k, s) return t:clone():masked_scatter_(k, s) end,
+      { x, torch.tensor({ true, false, true }), src })
+    check("into a view", function(t, k, s) local c = t:clone(); c:transpose(1, 3):masked_scatter_(k, s); return c end,
+      { x, m:transpose(1, 3), src })
+    check("source a view", function(t, k, s) return t:clone():masked_scatter_(k, s) end, { x, m, torch.randn(9, 8):t() })
+    check("uint8 mask", function(t, k, s) return t:clone():masked_scatter_(k, s) end, { x, m:byte(), src })
+    for _, dt in ipairs { torch.float64, torch.int64, torch.float16, torch.bfloat16, torch.bool, torch.int8, torch.int32 } do
+      check("masked_scatter_ " .. tostring(dt), function(t, k, s) return t:clone():masked_scatter_(k, s) end,
+        { x:mul(3):to(dt), m, src:mul(5):to(dt) })
+    end
+    -- several parts of the count and fill passes
+    check("long", function(t, k, s) return t:clone():masked_scatter_(k, s) end,
+      { torch.arange(3000), torch.rand(3000):gt(0.4), torch.arange(3000):neg() })
+    check("none", function(t, k, s) return t:clone():masked_scatter_(k, s) end, { x, x:gt(100), torch.randn(0) })
+    check("empty", function(t, k, s) return t:clone():masked_scatter_(k, s) end,
+      { torch.randn(0, 3), torch.ones(0, 3):bool(), torch.randn(2) })
+    check("0-d", function(t, k, s) return t:clone():masked_scatter_(k, s) end, { torch.tensor(1.5), torch.tensor(true), torch.randn(2) })
+    -- a short source is refused before anything is written
+    local g = x:cuda()
+    assert.are.equal("Number of elements of source < number of ones in mask",
+      err(function() g:masked_scatter_(m:cuda(), torch.randn(3):cuda()) end))
+    assert.is_true(torch.equal(x, g:cpu()))
+    local function ms(t, k, v) return t:clone():masked_scatter_(k, v) end
+    for _, bad in ipairs { { m, torch.randn(3) }, { m:double(), src }, { m, src:double() }, { m:view(-1), src },
+      { torch.ones(2, 1, 1):bool(), src } } do
+      assert.are.equal(err(ms, x, bad[1], bad[2]), err(ms, g, bad[1]:cuda(), bad[2]:cuda()))
+    end
+    assert.are.equal("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+      err(ms, g, m:cuda(), src))
+  end)
+
+  it("differentiates through them", function()
+    local src, i = torch.randn(70):double(), torch.tensor({ 3, 3, -1, 17 })
+    local function grads(device)
+      local X, S = x:double():to(device):requires_grad_(), src:to(device):requires_grad_()
+      local y = (X:masked_scatter(m:to(device), S) * X):sum() + torch.take(X, i:to(device)):mul(2):sum()
+      return torch.autograd.grad(y, { X, S })
+    end
+    local a, b = grads("cpu"), grads("cuda")
+    same(a[1], b[1]:cpu(), 1e-12)
+    same(a[2], b[2]:cpu(), 1e-12)
+  end)
+end)
+
+describe("scatter_add_, index_add_ and accumulating index_put_ of the narrow dtypes on cuda", function()
+  -- no atomic addition is narrower than 32 bits: these swap the word that holds the element, so
+  -- neighbours in one word, hit by different threads, must both keep their sums. Integer values:
+  -- the sums are exact in any order (the half types' too, being small), and integers wrap as on
+  -- the CPU
+  local narrow = { torch.uint8, torch.int8, torch.int16, torch.float16, torch.bfloat16, torch.bool }
+  local function values(dt, n) return dt == torch.bool and torch.rand(n):gt(0.7) or torch.randint(-4, 5, n):to(dt) end
+
+  it("adds at repeated indices, every element of a word kept", function()
+    local i = torch.randint(1, 6, { 4, 30 })
+    for _, dt in ipairs(narrow) do
+      local name = tostring(dt)
+      check("scatter_add_ " .. name, function(s, k, v) return s:clone():scatter_add_(2, k, v) end, { values(dt, { 4, 5 }), i, values(dt, { 4, 30 }) })
+      check("scatter_add_ dim 1 " .. name, function(s, k, v) return s:clone():scatter_add_(1, k, v) end,
+        { values(dt, { 7, 3 }), torch.randint(1, 8, { 50, 3 }), values(dt, { 50, 3 }) })
+      check("scatter_add into a view " .. name, function(s, k, v) local c = s:clone(); c:t():scatter_add_(2, k, v); return c end,
+        { values(dt, { 5, 4 }), i, values(dt, { 4, 30 }) })
+      check("scatter_add " .. name, function(s, k, v) return torch.scatter_add(s, 1, k, v) end,
+        { values(dt, { 9 }), torch.randint(1, 10, { 400 }), values(dt, { 400 }) })
+      check("index_add_ " .. name, function(s, k, v) return s:clone():index_add_(1, k, v) end,
+        { values(dt, { 6, 3 }), torch.randint(1, 7, { 40 }), values(dt, { 40, 3 }) })
+      check("index_put_ accumulate " .. name, function(s, k, v) return s:clone():index_put_({ k }, v, true) end,
+        { values(dt, { 11 }), torch.randint(-11, 11, { 300 }):add(1):clamp(1, 11), values(dt, { 300 }) })
+      check("scatter_add_ empty " .. name, function(s, k, v) return s:clone():scatter_add_(1, k, v) end,
+        { values(dt, { 3 }), torch.zeros(0):long(), values(dt, { 0 }) })
+    end
+    for _, dt in ipairs { torch.uint8, torch.int8, torch.int16, torch.float16, torch.bfloat16 } do
+      check("index_add_ alpha " .. tostring(dt), function(s, k, v) return s:clone():index_add_(2, k, v, { alpha = 3 }) end,
+        { values(dt, { 2, 6 }), torch.tensor({ 6, 1, 6, 2 }), values(dt, { 2, 4 }) })
+    end
+    -- wrapping, and the half types' rounding of sums that are not exact
+    check("uint8 wraps", function(s, k, v) return s:clone():scatter_add_(1, k, v) end,
+      { torch.full({ 3 }, 250):byte(), torch.tensor({ 1, 1, 3 }), torch.tensor({ 4, 9, 200 }):byte() })
+    check("int8 wraps", function(s, k, v) return s:clone():index_add_(1, k, v) end,
+      { torch.full({ 2 }, 120):char(), torch.tensor({ 2, 2 }), torch.tensor({ 7, 100 }):char() })
+    check("float16 rounds", function(s, k, v) return s:clone():scatter_add_(1, k, v) end,
+      { torch.tensor({ 2048, 1 }):half(), torch.tensor({ 1, 2 }), torch.tensor({ 1, 0.1 }):half() })
+    check("float16 random", function(s, k, v) return s:clone():scatter_add_(1, k, v) end,
+      { torch.randn(5):half(), torch.tensor({ 1, 2, 3, 4, 5 }), torch.randn(5):half() }, 1e-3)
+    local g = torch.zeros(3, { dtype = torch.int16 }):cuda()
+    assert.are.equal(err(function() torch.zeros(3, { dtype = torch.int16 }):scatter_add_(1, torch.tensor({ 4 }), torch.ones(1):short()) end),
+      err(function() g:scatter_add_(1, torch.tensor({ 4 }):cuda(), torch.ones(1):short():cuda()) end))
+    assert.are.equal(err(function() torch.zeros(3):half():index_add_(1, torch.tensor({ 0 }), torch.ones(1):half()) end),
+      err(function() g:half():index_add_(1, torch.tensor({ 0 }):cuda(), torch.ones(1):half():cuda()) end))
+    assert.is_true(torch.equal(torch.zeros(3, { dtype = torch.int16 }), g:cpu()))
   end)
 end)

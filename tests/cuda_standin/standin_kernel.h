@@ -27,6 +27,11 @@ template <typename T> static inline T atomicAdd(T *p, T v) {
     *p = old + v;
     return old;
 }
+static inline unsigned int atomicCAS(unsigned int *p, unsigned int expected, unsigned int v) {
+    unsigned int old = *p;
+    if (old == expected) *p = v;
+    return old;
+}
 static inline unsigned long long atomicCAS(unsigned long long *p, unsigned long long expected,
                                            unsigned long long v) {
     unsigned long long old = *p;

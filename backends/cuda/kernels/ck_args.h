@@ -151,15 +151,17 @@ typedef struct ck_reduce_args {
     ck_operand in, out; /* out: contiguous; the operands' strides are not read */
 } ck_reduce_args;
 
-/* softmax, log_softmax and the running sums and products along one dimension
- * (kernels/ck_softmax.cuh) */
-enum { CK_SOFTMAX, CK_LOG_SOFTMAX, CK_CUMSUM, CK_CUMPROD };
+/* softmax, log_softmax and the scans along one dimension (kernels/ck_softmax.cuh): running sums,
+ * products, log-sum-exps, and running extremes with their positions */
+enum { CK_SOFTMAX, CK_LOG_SOFTMAX, CK_CUMSUM, CK_CUMPROD, CK_CUMMAX, CK_CUMMIN, CK_LOGCUMSUMEXP };
 typedef struct ck_softmax_args {
     int64_t rows, len;          /* positions of the other dimensions; the dimension's size */
     int64_t in_step, out_step;  /* the dimension's strides */
-    int32_t kdim, mode;         /* CK_SOFTMAX, CK_LOG_SOFTMAX, CK_CUMSUM, CK_CUMPROD */
+    int32_t kdim, mode;         /* CK_SOFTMAX ... CK_LOGCUMSUMEXP */
     int64_t ksizes[CK_MAX_DIM]; /* the other dimensions (their strides: in.strides, out.strides) */
     ck_operand in, out;
+    ck_operand idx;   /* cummax, cummin: the int64 positions, laid out as out */
+    int64_t idx_step; /* idx's stride along the dimension */
 } ck_softmax_args;
 
 /* gather and scatter along one dimension (kernels/ck_index.cuh): one thread per element of
@@ -235,12 +237,13 @@ typedef struct ck_sort_args {
     uint64_t keys, pos; /* scratch: two halves of rows * len keys and int64 positions each */
 } ck_sort_args;
 
-/* nonzero and masked_select (kernels/ck_select.cuh): the elements of the (broadcast) shape, in C
- * order, are cut into parts of `chunk`; a thread per part counts the true elements of its part,
- * the host turns the counts into offsets (and learns the result's size), then a thread per part
- * writes its elements from its offset, so the order is C order whatever the grid */
+/* nonzero, masked_select and masked_scatter_ (kernels/ck_select.cuh): the elements of the
+ * (broadcast) shape, in C order, are cut into parts of `chunk`; a thread per part counts the true
+ * elements of its part, the host turns the counts into offsets (and learns the result's size),
+ * then a thread per part writes its elements from its offset, so the order is C order whatever
+ * the grid */
 enum { CK_SELECT_CHUNK = 512 };
-enum { CK_SELECT_COUNT, CK_SELECT_NONZERO, CK_SELECT_MASKED };
+enum { CK_SELECT_COUNT, CK_SELECT_NONZERO, CK_SELECT_MASKED, CK_SELECT_SCATTER };
 
 typedef struct ck_select_args {
     int64_t n, parts; /* elements; parts of CK_SELECT_CHUNK (the threads of a launch) */
@@ -248,7 +251,8 @@ typedef struct ck_select_args {
     int64_t sizes[CK_MAX_DIM];
     ck_operand mask; /* the element tested (nonzero's self), through strides over sizes */
     ck_operand self; /* masked_select: the values, through strides over sizes */
-    ck_operand out;  /* contiguous; nonzero's is column-major (total rows) */
+    ck_operand
+        out; /* contiguous; nonzero's is column-major (total rows); masked_scatter_'s source */
     int64_t total;   /* nonzero: the result's rows, the stride of its columns */
     uint64_t counts; /* parts int64: the count pass writes counts, the fill pass reads offsets */
 } ck_select_args;

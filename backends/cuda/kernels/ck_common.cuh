@@ -271,7 +271,43 @@ template <typename T> __device__ static inline bool is_nan(T x) {
     return x != x;
 }
 
-// dst element += v, atomically (float32, float64, int32; int64 as its two's complement)
+// the narrow element `bits` (its dtype's raw bits) plus v, as raw bits: integers wrap as two's
+// complement does, bool is an or, the half types add in float and round once, as the CPU's
+// element-by-element addition
+template <typename T>
+__device__ static inline unsigned int narrow_sum(int dtype, unsigned int bits, T v) {
+    switch (dtype) {
+    case CK_BOOL:
+        return bits != 0 || v != (T)0;
+    case CK_FLOAT16:
+        return mt_f32_to_f16(mt_f16_to_f32((uint16_t)bits) + (float)v);
+    case CK_BFLOAT16:
+        return mt_f32_to_bf16(mt_bf16_to_f32((uint16_t)bits) + (float)v);
+    default:
+        return bits + (unsigned int)(uint64_t)(int64_t)v;
+    }
+}
+
+// a narrow element (1 or 2 bytes) += v: no atomic addition is that narrow, so the 32-bit word
+// that holds it is swapped in whole, retried while another thread changed the word meanwhile
+// (its other bytes included). The element never straddles two words (it is aligned to its size)
+// and the word lies inside the allocation (allocations are rounded to 512 bytes).
+template <typename T>
+__device__ static inline void add_narrow(const ck_operand &o, int64_t off, T v) {
+    int size = o.dtype == CK_INT16 || o.dtype == CK_FLOAT16 || o.dtype == CK_BFLOAT16 ? 2 : 1;
+    uintptr_t at = (uintptr_t)o.ptr + (uintptr_t)(off * size);
+    unsigned int *word = (unsigned int *)(at & ~(uintptr_t)3);
+    unsigned int shift = (unsigned int)(at & 3) * 8, lane = size == 1 ? 0xffu : 0xffffu;
+    unsigned int old = *word, seen;
+    do {
+        seen = old;
+        unsigned int bits = narrow_sum<T>(o.dtype, (seen >> shift) & lane, v) & lane;
+        old = atomicCAS(word, seen, (seen & ~(lane << shift)) | (bits << shift));
+    } while (old != seen);
+}
+
+// dst element += v, atomically (float32, float64, int32; int64 as its two's complement; the
+// 8- and 16-bit types through their word)
 template <typename T> __device__ static inline void add_at(const ck_operand &o, int64_t off, T v) {
     char *p = (char *)(uintptr_t)o.ptr;
     switch (o.dtype) {
@@ -284,8 +320,11 @@ template <typename T> __device__ static inline void add_at(const ck_operand &o, 
     case CK_INT32:
         atomicAdd((int *)p + off, (int)v);
         break;
-    default: // int64: two's complement addition is the unsigned one
+    case CK_INT64: // two's complement addition is the unsigned one
         atomicAdd((unsigned long long *)p + off, (unsigned long long)(int64_t)v);
+        break;
+    default:
+        add_narrow<T>(o, off, v);
     }
 }
 

@@ -1,6 +1,7 @@
-// ck_select.cuh: nonzero and masked_select (a count pass and a fill pass over parts of the
-// elements, the host scanning the counts between them), and advanced indexing (offsets into self
-// per position of the index tensors, then a gather, a write or an atomic addition per element).
+// ck_select.cuh: nonzero, masked_select and masked_scatter_ (a count pass and a fill pass over
+// parts of the elements, the host scanning the counts between them), and advanced indexing and
+// take (offsets into self per position of the index tensors, then a gather, a write or an atomic
+// addition per element).
 // Values move as raw elements of their dtype, so every dtype is copied exactly.
 
 __device__ static inline int ck_dtype_size(int dtype) {
@@ -63,6 +64,8 @@ CK_KERNEL(ck_select, ck_select_args) {
                     for (int d = 0; d < a.ndim; d++) out[j + d * a.total] = idx[d];
                 } else if (a.op == CK_SELECT_MASKED) {
                     copy_element(a.out, j, a.self, soff);
+                } else if (a.op == CK_SELECT_SCATTER) { // the source's j-th into self, in place
+                    copy_element(a.self, soff, a.out, j);
                 }
                 j++;
             }
