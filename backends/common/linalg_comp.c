@@ -206,11 +206,11 @@ static int c_solve_ex(mt_call *c, mt_value *a, mt_value *r) {
             mt_dtype_scalar_name((mt_dtype)A->dtype), mt_dtype_scalar_name((mt_dtype)B->dtype));
     bool vec = solve_is_vector(A, B);
     if (mt_la_check_square(A, "linalg.solve", "A")) return -1;
+    if (!vec && B->ndim < 2) return mt_la_check_matrix(B, "linalg.solve", "B");
     int64_t n = last(A, 1);
     /* a vector is a column, also when left is false (then it does not fit) */
-    int64_t br = vec ? last(B, 1) : (B->ndim >= 2 ? last(B, 2) : 1);
+    int64_t br = vec ? last(B, 1) : last(B, 2);
     int64_t bc = vec ? 1 : last(B, 1);
-    if (!vec && B->ndim < 2) return mt_la_check_matrix(B, "linalg.solve", "B");
     if ((left ? br : bc) != n)
         return mt_error(
             MT_ERR_RUNTIME,

@@ -779,7 +779,9 @@ static int c_tri_indices(mt_call *c, mt_value *a, mt_value *r) {
     if (p1 > row) p1 = row;
     if (__builtin_mul_overflow(full, col, &n))
         return mt_error(MT_ERR_RUNTIME, "%s: result too large", name);
-    if (p1 > p0) { /* the partial rows' counts step by one: an arithmetic series */
+    if (row == 0 || col == 0) /* no element, whatever the offset */
+        n = 0, p0 = p1 = full = 0;
+    else if (p1 > p0) { /* the partial rows' counts step by one: an arithmetic series */
         __int128 first = lower ? p0 + off + 1 : col - p0 - off;
         __int128 last = lower ? p1 + off : col - (p1 - 1) - off;
         __int128 total = (__int128)n + (first + last) * (__int128)(p1 - p0) / 2;
@@ -789,8 +791,10 @@ static int c_tri_indices(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *t = mto_empty(MT_ILIST(2, n), MT_INT64, MT_CPU, false, false);
     if (!t) return -1;
     int64_t *p = mt_tensor_data(t), k = 0;
-    /* only the rows that hold some element: n bounds the loop */
+    /* only the rows that hold some element: n bounds the loop (with no columns no row holds
+     * one, however many rows there are: n is 0 and the loop is skipped) */
     int64_t i0 = lower ? p0 : 0, i1 = lower ? row : (col - off < row ? col - off : row);
+    if (n == 0) i1 = 0;
     for (int64_t i = i0 < 0 ? 0 : i0; i < i1; i++) {
         int64_t lo = lower ? 0 : i + off, hi = lower ? i + off + 1 : col;
         lo = lo < 0 ? 0 : lo > col ? col : lo;

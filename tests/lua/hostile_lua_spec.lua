@@ -388,3 +388,18 @@ describe("nn.functional given arguments of the wrong kind", function()
     fails_with(function() F.dropout(x, "x") end, "'<' not supported between instances of 'str' and 'float'")
   end)
 end)
+
+-- found by make api-fuzz-asan (seeds 1 and 8 after this session's new ops moved the sequence)
+describe("sizes from the API fuzzer", function()
+  it("give tril_indices/triu_indices of no columns at once, however many rows", function()
+    local huge = math.maxinteger
+    assert.are.equal(0, torch.tril_indices(huge, 0).shape[2])
+    assert.are.equal(0, torch.triu_indices(huge, 0, -huge).shape[2])
+    assert.are.equal(0, torch.tril_indices(0, huge, 5).shape[2])
+  end)
+
+  it("refuse a 0-d B in linalg.solve_ex before reading its sizes", function()
+    fails_with(function() torch.linalg.solve_ex(torch.randn(3, 3), torch.tensor(1.5), { left = false }) end,
+      "linalg.solve: The input tensor B must have at least 2 dimensions.")
+  end)
+end)
