@@ -47,6 +47,10 @@ typedef mt_value mt_scalar;
 static inline mt_value mt_vtensor(mt_tensor *t) {
     return t ? (mt_value){.tag = MT_V_TENSOR, .t = t} : MT_NONE;
 }
+/* an optional tensor argument (Tensor?): the tensor, or NULL for None */
+static inline mt_tensor *mt_vopt_tensor(mt_value v) {
+    return v.tag == MT_V_TENSOR ? v.t : NULL;
+}
 static inline mt_value mt_vint(int64_t i) {
     return (mt_value){.tag = MT_V_INT, .i = i};
 }

@@ -15,10 +15,6 @@
 
 #include <string.h>
 
-static mt_tensor *opt(mt_value v) {
-    return v.tag == MT_V_TENSOR ? v.t : NULL;
-}
-
 /* the reduced dims of an (N, C, *) input: all but 1 */
 static mt_ilist stat_dims(const mt_tensor *x, int64_t *dims) {
     int n = 0;
@@ -54,7 +50,8 @@ static int check_args(const mt_tensor *x, mt_tensor *const *per_channel) {
  * statistics in evaluation and never writes them (native_batch_norm does, after it) */
 static int c_batch_norm_with_var(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    mt_tensor *x = a[0].t, *pc[4] = {opt(a[1]), opt(a[2]), opt(a[3]), opt(a[4])};
+    mt_tensor *x = a[0].t, *pc[4] = {mt_vopt_tensor(a[1]), mt_vopt_tensor(a[2]),
+                                     mt_vopt_tensor(a[3]), mt_vopt_tensor(a[4])};
     mt_tensor *weight = pc[0], *bias = pc[1], *rmean = pc[2], *rvar = pc[3];
     bool training = a[5].b;
     double eps = a[6].d;
@@ -121,16 +118,16 @@ done:
  * and unbiased variance, out of autograd's sight (as ATen's kernel writes them) */
 static int c_native_batch_norm(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    mt_tensor *x = a[0].t, *rmean = opt(a[3]), *rvar = opt(a[4]);
+    mt_tensor *x = a[0].t, *rmean = mt_vopt_tensor(a[3]), *rvar = mt_vopt_tensor(a[4]);
     bool training = a[5].b;
     double momentum = a[6].d;
-    mt_tensor *pc[4] = {opt(a[1]), opt(a[2]), rmean, rvar};
+    mt_tensor *pc[4] = {mt_vopt_tensor(a[1]), mt_vopt_tensor(a[2]), rmean, rvar};
     if (check_args(x, pc)) return -1;
     mt_tensor *out, *mean, *invstd, *var;
     /* the running statistics reach the node only in evaluation, where nothing writes them */
-    if (mto__batch_norm_with_var(x, opt(a[1]), opt(a[2]), training ? NULL : rmean,
-                                 training ? NULL : rvar, training, a[7].d, &out, &mean, &invstd,
-                                 &var))
+    if (mto__batch_norm_with_var(x, mt_vopt_tensor(a[1]), mt_vopt_tensor(a[2]),
+                                 training ? NULL : rmean, training ? NULL : rvar, training, a[7].d,
+                                 &out, &mean, &invstd, &var))
         return -1;
     int st = 0;
     if (training && rmean && rvar && x->numel > 0) { /* an empty batch leaves them, as PyTorch */
@@ -165,7 +162,7 @@ static int c_native_batch_norm(mt_call *c, mt_value *a, mt_value *r) {
 static int meta_native_batch_norm_backward(mt_call *c, mt_value *a, mt_outspec *o) {
     MT_UNUSED(c);
     mt_tensor *g = a[0].t, *x = a[1].t;
-    mt_tensor *pc[4] = {opt(a[2]), NULL, opt(a[3]), opt(a[4])};
+    mt_tensor *pc[4] = {mt_vopt_tensor(a[2]), NULL, mt_vopt_tensor(a[3]), mt_vopt_tensor(a[4])};
     if (check_args(x, pc)) return -1;
     if (g->ndim != x->ndim || memcmp(g->sizes, x->sizes, sizeof(int64_t) * (size_t)x->ndim)) {
         char gs[160], xs[160];
@@ -175,7 +172,8 @@ static int meta_native_batch_norm_backward(mt_call *c, mt_value *a, mt_outspec *
                         mt_sizes_str(g->ndim, g->sizes, gs, sizeof gs),
                         mt_sizes_str(x->ndim, x->sizes, xs, sizeof xs));
     }
-    mt_tensor *stats[2] = {a[7].b ? opt(a[5]) : opt(a[3]), a[7].b ? opt(a[6]) : opt(a[4])};
+    mt_tensor *stats[2] = {a[7].b ? mt_vopt_tensor(a[5]) : mt_vopt_tensor(a[3]),
+                           a[7].b ? mt_vopt_tensor(a[6]) : mt_vopt_tensor(a[4])};
     for (int i = 0; i < 2; i++)
         if (!stats[i] || stats[i]->numel != x->sizes[1])
             return mt_error(

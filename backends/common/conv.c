@@ -310,21 +310,17 @@ static int conv_entry(mt_value *r, const char *name, int sp, mt_tensor *in, mt_t
     return 0;
 }
 
-static mt_tensor *opt_tensor(mt_value v) {
-    return v.tag == MT_V_TENSOR ? v.t : NULL;
-}
-
 static int c_conv(mt_call *c, mt_value *a, mt_value *r) {
     int sp = c->op->id == MT_OP_conv1d ? 1 : 2;
     int64_t zero[2] = {0, 0};
-    return conv_entry(r, sp == 1 ? "conv1d" : "conv2d", sp, a[0].t, a[1].t, opt_tensor(a[2]), a[3],
-                      a[4], a[5], false, mt_vilist(zero, sp), a[6].i);
+    return conv_entry(r, sp == 1 ? "conv1d" : "conv2d", sp, a[0].t, a[1].t, mt_vopt_tensor(a[2]),
+                      a[3], a[4], a[5], false, mt_vilist(zero, sp), a[6].i);
 }
 
 static int c_conv_transpose(mt_call *c, mt_value *a, mt_value *r) {
     int sp = c->op->id == MT_OP_conv_transpose1d ? 1 : 2;
     return conv_entry(r, sp == 1 ? "conv_transpose1d" : "conv_transpose2d", sp, a[0].t, a[1].t,
-                      opt_tensor(a[2]), a[3], a[4], a[7], true, a[5], a[6].i);
+                      mt_vopt_tensor(a[2]), a[3], a[4], a[7], true, a[5], a[6].i);
 }
 
 void mt_pool_register(void);

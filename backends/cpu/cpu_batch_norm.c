@@ -82,10 +82,6 @@ static double *channel_doubles(mt_tensor *t, int64_t C, int *err) {
     return d;
 }
 
-static mt_tensor *opt(mt_value v) {
-    return v.tag == MT_V_TENSOR ? v.t : NULL;
-}
-
 /* _native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean,
  * save_invstd, train, eps) -> (grad_input, grad_weight, grad_bias); the meta function
  * (backends/common/batch_norm.c) checked the sizes */
@@ -100,9 +96,10 @@ static int bn_backward_impl(mt_call *c, mt_value *a, mt_value *r) {
     int64_t C = x->sizes[1], HW = 1;
     for (int i = 2; i < x->ndim; i++) HW *= x->sizes[i];
     int err = 0;
-    double *mean = channel_doubles(train ? opt(a[5]) : opt(a[3]), C, &err);
-    double *invstd = err ? NULL : channel_doubles(train ? opt(a[6]) : opt(a[4]), C, &err);
-    double *w = err ? NULL : channel_doubles(opt(a[2]), C, &err);
+    double *mean = channel_doubles(train ? mt_vopt_tensor(a[5]) : mt_vopt_tensor(a[3]), C, &err);
+    double *invstd =
+        err ? NULL : channel_doubles(train ? mt_vopt_tensor(a[6]) : mt_vopt_tensor(a[4]), C, &err);
+    double *w = err ? NULL : channel_doubles(mt_vopt_tensor(a[2]), C, &err);
     mt_tensor *g = err ? NULL : mt_cpu_as_dense(a[0].t, dt);
     mt_tensor *xd = g ? mt_cpu_as_dense(x, dt) : NULL;
     int st = -1;

@@ -223,6 +223,16 @@ describe("batch normalization's backward", function()
   end
 end)
 
+describe("batch normalization's arguments", function()
+  it("counts the values per channel as PyTorch does, so no channels is an empty result", function()
+    local y = F.batch_norm(torch.randn(4, 0), nil, nil, { training = true })
+    assert.are.equal(4, y.shape[1])
+    assert.are.equal(0, y.shape[2])
+    assert.has_error(function() F.batch_norm(torch.randn(1, 3), nil, nil, { training = true }) end,
+      "Expected more than 1 value per channel when training, got input size torch.Size([1, 3])")
+  end)
+end)
+
 describe("optim", function()
   it("keeps per-parameter state and restores it from a state dict", function()
     local w = torch.randn(3, { requires_grad = true })

@@ -108,7 +108,8 @@ return function(torch, nn)
     local eps, momentum = opts.eps or 1e-5, opts.momentum == nil and 0.1 or opts.momentum
     local training = opts.training or running_mean == nil
     if training and input:dim() >= 2 then
-      local count = input:numel() // input.shape[2]
+      local count = input.shape[1] -- values per channel, as PyTorch's _verify_batch_size counts them
+      for i = 3, input:dim() do count = count * input.shape[i] end
       if count == 1 then
         error(("Expected more than 1 value per channel when training, got input size %s"):format(tostring(input.shape)), 2)
       end
