@@ -135,6 +135,38 @@ static bool wants_tiles(const mt_iter *it) {
     return false;
 }
 
+/* Every tile's lines are scattered over TILE rows of some operand, too many streams for the
+ * hardware's prefetchers, so each call of the loop in a tile asks for its share of the next
+ * tile's lines: for an operand that runs along the inner dim, the next tile's stretch of the
+ * same row; for one that runs along the outer dim, one of the next tile's columns. */
+static void prefetch_next_tile(const mt_iter *it, int64_t ib_next, int64_t jb, int64_t je,
+                               int64_t j) {
+    int64_t n = ib_next + TILE < it->shape[0] ? TILE : it->shape[0] - ib_next;
+    for (int op = 0; op < it->nops; op++) {
+        int64_t s0 = it->strides[0][op], s1 = it->strides[1][op];
+        const char *p;
+        int64_t step, len;
+        if ((s1 < 0 ? -s1 : s1) < (s0 < 0 ? -s0 : s0)) { /* along the outer dim */
+            if (j - jb >= n) continue;
+            p = it->data[op] + (ib_next + j - jb) * s0 + jb * s1;
+            step = s1, len = je - jb;
+        } else {
+            p = it->data[op] + ib_next * s0 + j * s1;
+            step = s0, len = n;
+        }
+        if (step == 0) continue;
+        /* one prefetch per cache line the stretch covers */
+        int64_t every = step < 0 ? -step : step;
+        int64_t per_line = every >= 64 ? 1 : 64 / every;
+        for (int64_t k = 0; k < len; k += per_line) {
+            if (op == 0)
+                __builtin_prefetch(p + k * step, 1);
+            else
+                __builtin_prefetch(p + k * step, 0);
+        }
+    }
+}
+
 static void run_tiles(const mt_iter *it, int64_t j_begin, int64_t j_end, mt_loop_fn fn, void *ctx) {
     int nops = it->nops;
     char *ptrs[MT_ITER_MAXOPS];
@@ -143,6 +175,7 @@ static void run_tiles(const mt_iter *it, int64_t j_begin, int64_t j_end, mt_loop
         for (int64_t ib = 0; ib < it->shape[0]; ib += TILE) {
             int64_t n = ib + TILE < it->shape[0] ? TILE : it->shape[0] - ib;
             for (int64_t j = jb; j < je; j++) {
+                if (ib + TILE < it->shape[0]) prefetch_next_tile(it, ib + TILE, jb, je, j);
                 for (int op = 0; op < nops; op++)
                     ptrs[op] = it->data[op] + ib * it->strides[0][op] + j * it->strides[1][op];
                 fn(ptrs, it->strides[0], n, ctx);
