@@ -48,6 +48,10 @@ void mt_cpu_batch_norm_register(void);
  * (cpu_gemm_nt_avx512.c) */
 void mt_cpu_sgemm_nt_avx512(int64_t M, int64_t N, int64_t P, const float *A, int64_t lda,
                             const float *B, int64_t ldb, float *C, int64_t ldc);
+/* C (M x N, row stride ldc) = A (M x K; element (i, k) at A[i * rsa + k * csa]) B (K x N, row
+ * stride ldb), float32, on CPUs with AVX-512F only (cpu_gemm_nn_avx512.c) */
+void mt_cpu_sgemm_nn_avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t rsa,
+                            int64_t csa, const float *B, int64_t ldb, float *C, int64_t ldc);
 void mt_cpu_pool_register(void);
 void mt_cpu_lapack_register(void);
 void mt_cpu_lapack_spectral_register(void);

@@ -26,6 +26,13 @@ local cases = {
   -- 16 channels, strides, padding and dilation; 15 output columns (a block of 14 and one)
   { 3, 5, 9, 17, 32, 3, 3, { 2, 2 }, { 1, 1 }, { 1, 2 }, 1 },
   { 2, 3, 8, 17, 16, 3, 3, { 1, 1 }, { 0, 0 }, { 1, 1 }, 1 },
+  -- columns or 1x1 planes times the weight in the AVX-512 product (cpu_gemm_nn_avx512.c): rows,
+  -- columns not multiples of its 6 x 48 block, reductions longer than one stretch (128) of it,
+  -- the weight transposed for the input gradient; a 1x1 layer, and strided layers (no direct
+  -- loop takes them)
+  { 2, 150, 17, 19, 13, 1, 1, { 1, 1 }, { 0, 0 }, { 1, 1 }, 1 },
+  { 3, 7, 15, 21, 11, 3, 3, { 2, 2 }, { 1, 1 }, { 1, 1 }, 1 },
+  { 2, 20, 11, 13, 5, 3, 3, { 2, 2 }, { 0, 0 }, { 1, 1 }, 1 },
 }
 
 local function rel_err(a, b)
