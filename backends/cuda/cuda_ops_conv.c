@@ -183,6 +183,27 @@ static int pool(const pool_job *j, const mt_pool_geom *g) {
     return rc;
 }
 
+/* A pooling's backward (j->big: grad_input, fresh and contiguous): zeroed, then the gradients
+ * added. For float16 and bfloat16 they are added into a float copy, rounded once at the end, as
+ * PyTorch's kernels accumulate in float (an element that several windows share would otherwise be
+ * rounded at each addition). */
+static int pool_backward(pool_job *j, const mt_pool_geom *g) {
+    mt_tensor *gi = j->big;
+    if (gi->numel == 0) return 0;
+    bool half = gi->dtype == MT_FLOAT16 || gi->dtype == MT_BFLOAT16;
+    mt_tensor *acc = half ? mt_tensor_empty(gi->ndim, gi->sizes, MT_FLOAT32, gi->device) : gi;
+    if (!acc) return -1;
+    j->big = acc;
+    int rc = cuda_zero(acc) ? -1 : pool(j, g);
+    if (half) {
+        mt_tensor *in[1] = {acc};
+        if (!rc) rc = cuda_ew(gi, CK_COPY, 1, in, NULL, NULL, MT_FLOAT32);
+        mt_tensor_decref(acc);
+    }
+    j->big = gi;
+    return rc;
+}
+
 /* max_pool2d_with_indices(self, ...) -> (values, indices) */
 static int k_max_pool(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
@@ -199,7 +220,7 @@ static int k_max_pool_backward(mt_call *c, mt_value *a, mt_value *r) {
     mt_pool_geom g;
     if (mt_max_pool_geom(a + 1, &g)) return -1;
     pool_job j = {CK_MAXPOOL_BACKWARD, r[0].t, a[0].t, a[7].t, false, 0};
-    return r[0].t->numel == 0 ? 0 : cuda_zero(r[0].t) ? -1 : pool(&j, &g);
+    return pool_backward(&j, &g);
 }
 
 static int64_t divisor_of(mt_value v) {
@@ -221,7 +242,7 @@ static int k_avg_pool_backward(mt_call *c, mt_value *a, mt_value *r) {
     mt_pool_geom g;
     if (mt_avg_pool_geom(a + 1, &g)) return -1;
     pool_job j = {CK_AVGPOOL_BACKWARD, r[0].t, a[0].t, NULL, a[6].b, divisor_of(a[7])};
-    return r[0].t->numel == 0 ? 0 : cuda_zero(r[0].t) ? -1 : pool(&j, &g);
+    return pool_backward(&j, &g);
 }
 
 /* adaptive_avg_pool2d(self, output_size) and its backward (grad_output, self) */
@@ -239,7 +260,7 @@ static int k_adaptive_backward(mt_call *c, mt_value *a, mt_value *r) {
     mt_value os = mt_vilist(a[0].t->sizes + a[0].t->ndim - 2, 2);
     if (mt_adaptive_pool_geom(a[1].t, &os, &g)) return -1;
     pool_job j = {CK_ADAPTIVE_AVGPOOL_BACKWARD, r[0].t, a[0].t, NULL, false, 0};
-    return r[0].t->numel == 0 ? 0 : cuda_zero(r[0].t) ? -1 : pool(&j, &g);
+    return pool_backward(&j, &g);
 }
 
 /* tril(self, diagonal), triu, and in place: the matrices of the last two dims */

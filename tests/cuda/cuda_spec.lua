@@ -1192,3 +1192,65 @@ describe("unique and unique_consecutive on cuda", function()
       err(function() return torch.unique_consecutive(h:cuda()) end))
   end)
 end)
+
+describe("float16 and bfloat16 pooling on cuda", function()
+  local x, w = torch.randn(2, 3, 9, 8), torch.randn(2, 3, 9, 8)
+  -- the CPU in float32 over the same rounded values, its result rounded once: what accumulating
+  -- in float, as PyTorch's CUDA kernels do, gives up to the order of the additions
+  local function like(dt, pool, tol)
+    local X = x:to(dt)
+    local want = pool(X:float()):to(dt)
+    local got = pool(X:cuda())
+    assert.are.equal(dt, got.dtype)
+    same(want, got:cpu(), tol)
+  end
+  -- the input's gradient of sum(pool(x) * g) for a g of the pooled shape (ones when not given)
+  local function grad_like(dt, pool, tol, ones)
+    local function grad(X, device)
+      X = X:to(device):requires_grad_()
+      local y = pool(X)
+      local g = ones and torch.ones_like(y) or w:flatten():narrow(1, 1, y:numel()):view(y.shape):to(dt):to(y)
+      return torch.autograd.grad(torch.sum(y * g), { X })[1]
+    end
+    local X = x:to(dt)
+    same(grad(X:float(), "cpu"):to(dt), grad(X, "cuda"):cpu(), tol)
+  end
+  local pools = {
+    max = function(t) return torch.max_pool2d(t, 3, 1, 1) end,
+    ["max strided, dilated, ceil"] = function(t) return torch.max_pool2d(t, 2, 2, 1, 2, true) end,
+    avg = function(t) return torch.avg_pool2d(t, 3, 1, 1) end,
+    ["avg no pad count, ceil"] = function(t)
+      return torch.nn.functional.avg_pool2d(t, 3, { stride = 2, padding = 1, ceil_mode = true, count_include_pad = false })
+    end,
+    ["avg divisor"] = function(t) return torch.nn.functional.avg_pool2d(t, 2, { divisor_override = 3 }) end,
+    adaptive = function(t) return torch.nn.functional.adaptive_avg_pool2d(t, { 4, 3 }) end,
+    ["1-d max"] = function(t) return torch.nn.functional.max_pool1d(t[1], 3, 1) end,
+    ["1-d avg"] = function(t) return torch.nn.functional.avg_pool1d(t[1], 4, 2, 1) end,
+  }
+
+  it("pools in float, each result rounded once to the dtype", function()
+    for _, dt in ipairs { torch.float16, torch.bfloat16 } do
+      local tol = dt == torch.float16 and 1e-3 or 1e-2
+      for name, pool in pairs(pools) do
+        like(dt, pool, name:find("max") and 0 or tol)
+      end
+      local _, want = torch.max_pool2d_with_indices(x:to(dt):float(), 3, 2)
+      local _, got = torch.max_pool2d_with_indices(x:to(dt):cuda(), 3, 2)
+      same(want, got:cpu())
+    end
+    -- PyTorch 1.13's CPU has no float16 pooling; CUDA has
+    assert.are.equal('"max_pool2d" not implemented for \'Half\'', err(function() return torch.max_pool2d(x:half(), 2) end))
+    assert.are.equal('"avg_pool2d" not implemented for \'Half\'', err(function() return torch.avg_pool2d(x:half(), 2) end))
+  end)
+
+  it("accumulates the gradients in float, rounding each once", function()
+    for _, dt in ipairs { torch.float16, torch.bfloat16 } do
+      local tol = dt == torch.float16 and 2e-3 or 2e-2
+      for name, pool in pairs(pools) do
+        grad_like(dt, pool, tol)
+        -- overlapping windows: nine additions of 1/9 are exactly 1 in float, not in the dtype
+        grad_like(dt, pool, 0, true)
+      end
+    end
+  end)
+end)
