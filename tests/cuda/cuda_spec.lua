@@ -398,6 +398,33 @@ describe("convolution and pooling on cuda", function()
     same(c[2], g[2]:cpu(), 1e-4)
   end)
 
+  it("gives the CPU's weight gradients, the samples' products summed by cuBLAS", function()
+    local function weight_grad(conv, input, weight, device, dt)
+      local X, W = input:to(device, dt), weight:to(device, dt):requires_grad_()
+      local y = conv(X, W)
+      return torch.autograd.grad(torch.sum(y * y:detach()), { W })[1]
+    end
+    local function check_wg(name, conv, input, weight, tol, dt)
+      local want = weight_grad(conv, input, weight, "cpu", torch.float64):to(dt or torch.float32)
+      local got = weight_grad(conv, input, weight, "cuda", dt):cpu()
+      assert.is_true(torch.allclose(got:double(), want:double(), tol, tol), name .. "\n" .. tostring(want - got))
+    end
+    local x7 = torch.randn(7, 6, 8, 9)
+    check_wg("groups, stride, dilation", function(i, k) return torch.conv2d(i, k, nil, 2, 1, 2, 3) end,
+      x7, torch.randn(9, 2, 3, 2), 1e-4)
+    check_wg("transposed, groups", function(i, k) return torch.conv_transpose2d(i, k, nil, 2, 1, 1, 2) end,
+      x7, torch.randn(6, 4, 3, 3), 1e-4)
+    check_wg("1x1, one sample", function(i, k) return torch.conv2d(i, k) end, x7:narrow(1, 1, 1),
+      torch.randn(5, 6, 1, 1), 1e-5)
+    check_wg("float64", function(i, k) return torch.conv2d(i, k, nil, 1, 1) end, x7, torch.randn(4, 6, 3, 3), 1e-10,
+      torch.float64)
+    check_wg("bfloat16", function(i, k) return torch.conv2d(i, k, nil, 1, 1) end, x7:mul(0.1), torch.randn(4, 6, 3, 3):mul(0.1), 0.05,
+      torch.bfloat16)
+    -- columns of more than one chunk: each chunk's sum added to the last one's
+    check_wg("chunks", function(i, k) return torch.conv1d(i, k, nil, 1, 1) end, torch.randn(4, 2, 700000),
+      torch.randn(3, 2, 3), 1e-3)
+  end)
+
   it("max-pools with indices and routes the gradient to the maxima", function()
     check("max_pool2d", function(i) return torch.max_pool2d(i, 3, 2, 1) end, { x })
     check("indices", function(i) return select(2, torch.max_pool2d_with_indices(i, 2)) end, { x })
