@@ -1,5 +1,6 @@
 /* pool.c: the pooling ops' checks (PyTorch's texts and order), their meta functions, and the
  * 1-D poolings, written as 2-D ones over a height of 1. */
+#include "common_ops.h"
 #include "mt_ops_gen.h"
 #include "nn_shapes.h"
 
@@ -99,10 +100,12 @@ static int pool_shape(const mt_tensor *in, bool ceil_mode, mt_pool_geom *g) {
     return 0;
 }
 
-/* the dtypes PyTorch's CPU pooling takes: float32, float64, bfloat16 (and int64 when long_too) */
+/* the dtypes PyTorch's CPU pooling takes: float32, float64, bfloat16 (and int64 when long_too);
+ * float16 too on a device whose kernels compute it (CUDA's, in float, as PyTorch's CUDA kernels) */
 static int float_only(const char *kname, const mt_tensor *t, bool long_too) {
     mt_dtype dt = (mt_dtype)t->dtype;
-    if (dt == MT_FLOAT16 || (!mt_dtype_is_floating(dt) && !(long_too && dt == MT_INT64)))
+    if (mt_lacks_float16_kernel(t->device, dt) ||
+        (!mt_dtype_is_floating(dt) && !(long_too && dt == MT_INT64)))
         return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kname,
                         mt_dtype_scalar_name(dt));
     return 0;

@@ -10,6 +10,7 @@
 #include "mt_ops_gen.h"
 #include "shape.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -539,7 +540,8 @@ static int k_sortlike(mt_call *c, mt_value *a, mt_value *r) {
 
 /* ---- unique ---------------------------------------------------------------------------------- */
 
-/* lexicographic comparison of two rows of w elements */
+/* lexicographic comparison of two rows of w elements, each ordered as sort orders them: NaN after
+ * every number, NaNs tied (a comparison that is a total order, so the merge sort is defined) */
 static int row_cmp(const char *x, const char *y, int64_t w, mt_dtype dt) {
     size_t isz = mt_dtype_size(dt);
     bool integral = !mt_dtype_is_floating(dt);
@@ -550,11 +552,24 @@ static int row_cmp(const char *x, const char *y, int64_t w, mt_dtype dt) {
             if (a != b) return a < b ? -1 : 1;
         } else {
             double a = mt_load_double(px, dt), b = mt_load_double(py, dt);
-            if (a < b) return -1;
-            if (a > b) return 1;
+            if (a < b || (!isnan(a) && isnan(b))) return -1;
+            if (a > b || (isnan(a) && !isnan(b))) return 1;
         }
     }
     return 0;
+}
+
+/* two rows are one value of unique's when every element is == (so a row holding NaN never is, as
+ * PyTorch's CUDA unique and unique_consecutive have it) */
+static bool row_eq(const char *x, const char *y, int64_t w, mt_dtype dt) {
+    size_t isz = mt_dtype_size(dt);
+    for (int64_t i = 0; i < w; i++) {
+        const char *px = x + i * (int64_t)isz, *py = y + i * (int64_t)isz;
+        if (mt_dtype_is_floating(dt) ? mt_load_double(px, dt) != mt_load_double(py, dt)
+                                     : mt_load_int64(px, dt) != mt_load_int64(py, dt))
+            return false;
+    }
+    return true;
 }
 
 static int k_unique(mt_call *c, mt_value *a, mt_value *r) {
@@ -600,7 +615,9 @@ static int k_unique(mt_call *c, mt_value *a, mt_value *r) {
         }
     int64_t ng = 0;
     for (int64_t i = 0; i < nrows; i++) {
-        if (i == 0 || ROWCMP(perm[i], perm[i - 1]) != 0) ng++;
+        if (i == 0 || !row_eq(p + perm[i] * width * (int64_t)isz,
+                              p + perm[i - 1] * width * (int64_t)isz, width, dt))
+            ng++;
         group[perm[i]] = ng - 1;
     }
     /* results */

@@ -38,7 +38,10 @@ extern const char cuda_image_arch[];
     X(SORT_I64, ck_sort_i64)                                                                       \
     X(SELECT, ck_select)                                                                           \
     X(ADV_F64, ck_adv_f64)                                                                         \
-    X(ADV_I64, ck_adv_i64)
+    X(ADV_I64, ck_adv_i64)                                                                         \
+    X(UNIQUE_F32, ck_unique_f32)                                                                   \
+    X(UNIQUE_F64, ck_unique_f64)                                                                   \
+    X(UNIQUE_I64, ck_unique_i64)
 
 typedef enum {
 #define X(id, name) CUDA_FN_##id,

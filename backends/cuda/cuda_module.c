@@ -47,6 +47,7 @@ static int register_all(void) {
         {cuda_shape_kernels, &cuda_shape_kernels_count},
         {cuda_sort_kernels, &cuda_sort_kernels_count},
         {cuda_select_kernels, &cuda_select_kernels_count},
+        {cuda_unique_kernels, &cuda_unique_kernels_count},
     };
     int type = accel_register((void (*)(void))register_all, ops, found, &backend, tables,
                               MT_ARRAY_LEN(tables));

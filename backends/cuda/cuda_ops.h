@@ -11,11 +11,11 @@ extern const mt_op *cuda_op_contiguous, *cuda_op_copy_;
 
 extern const mt_kernel_entry cuda_copy_kernels[], cuda_ew_kernels[], cuda_reduce_kernels[],
     cuda_index_kernels[], cuda_blas_kernels[], cuda_conv_kernels[], cuda_random_kernels[],
-    cuda_shape_kernels[], cuda_sort_kernels[], cuda_select_kernels[];
+    cuda_shape_kernels[], cuda_sort_kernels[], cuda_select_kernels[], cuda_unique_kernels[];
 extern const size_t cuda_copy_kernels_count, cuda_ew_kernels_count, cuda_reduce_kernels_count,
     cuda_index_kernels_count, cuda_blas_kernels_count, cuda_conv_kernels_count,
     cuda_random_kernels_count, cuda_shape_kernels_count, cuda_sort_kernels_count,
-    cuda_select_kernels_count;
+    cuda_select_kernels_count, cuda_unique_kernels_count;
 
 /* out = op(in[0 .. nin), s1, alpha) element-wise on out's device (the kernels/ck_args.h
  * operations): inputs broadcast to out and are converted, the operation computes in `compute`'s
@@ -33,6 +33,17 @@ int cuda_copy_bytes(void *dst, mt_device dd, const void *src, mt_device sd, size
 
 /* out = self gathered along dim at index (index and out of one shape), on the device */
 int cuda_gather(mt_tensor *self, int dim, mt_tensor *index, mt_tensor *out);
+
+/* Sort self along dim d (stable; NaN after every number ascending, before it descending); store
+ * sorted positions [skip, skip + keep) of each row into vals and their 0-based places in self into
+ * inds (whose dim d has keep entries, or is absent when squeeze is set). cuda_ops_sort.c. */
+int cuda_sort_rows(mt_tensor *self, int d, bool desc, int64_t keep, int64_t skip, mt_tensor *vals,
+                   mt_tensor *inds, bool squeeze);
+
+/* The n int64 of a device tensor (counts of parts, written by the stream's work so far) replaced
+ * by their exclusive prefix sums, through the host (which waits for the stream); their sum in
+ * *total: a count pass's parts learn where their output starts. cuda_ops_select.c. */
+int cuda_scan_counts(mt_tensor *counts, int64_t n, int64_t *total);
 
 /* t itself when contiguous, else a contiguous copy on its device (a new reference either way);
  * NULL with the error set */

@@ -3,7 +3,8 @@
  * convolution's input, "small" its output; weight (Cs, Cb / G, kh, kw) either way):
  *   big -> small   im2col of big, then W x columns for every sample of the chunk (one batched gemm)
  *   small -> big   W^T x small into columns (one batched gemm), then col2im into big
- *   weight grad    im2col of big, then small x columns^T summed over the samples (gemm with beta 1)
+ *   weight grad    im2col of big, then small x columns^T for every sample of the chunk (one
+ *                  batched gemm into scratch), summed into the gradient by a gemm with ones
  * The columns of a chunk stay under COLS_BUDGET elements. */
 #include <stdint.h>
 #include <string.h>
@@ -54,6 +55,46 @@ static int add_bias(mt_tensor *out, mt_tensor *bias) {
 
 enum { BIG_TO_SMALL, SMALL_TO_BIG, WEIGHT_GRAD };
 
+/* The weight gradient's scratch: each sample's product of a group (Csg x K), `batch` samples of
+ * them at a time (the chunk's, at most COLS_BUDGET elements), and as many ones to sum them with. */
+typedef struct {
+    mt_tensor *parts, *ones;
+    int64_t batch;
+} wg_scratch;
+
+static int wg_scratch_make(wg_scratch *s, int64_t per_sample, int64_t chunk, mt_tensor *like) {
+    s->batch = COLS_BUDGET / per_sample;
+    if (s->batch < 1) s->batch = 1;
+    if (s->batch > chunk) s->batch = chunk;
+    int64_t n = s->batch * per_sample;
+    s->parts = mt_tensor_empty(1, &n, (mt_dtype)like->dtype, like->device);
+    s->ones = s->parts ? mt_tensor_empty(1, &s->batch, (mt_dtype)like->dtype, like->device) : NULL;
+    mt_value one = mt_vdouble(1);
+    return s->ones ? cuda_ew(s->ones, CK_FILL, 0, NULL, &one, NULL, (mt_dtype)like->dtype) : -1;
+}
+
+/* One group's weight gradient from a chunk of nb samples (small: the first one's output gradient
+ * of the group, cols: their columns): each sample's small x columns^T (Csg x K) by one batched
+ * gemm into the parts, then their sum added into grad by a second, ones (1 x b) x parts (b x
+ * Csg K), rather than a gemm per sample, each adding into grad. */
+static int weight_grad_chunk(const mt_conv_geom *g, int device, mt_dtype dt, int64_t nb,
+                             const char *small, const char *cols, const wg_scratch *s, char *grad) {
+    size_t isz = mt_dtype_size(dt);
+    int64_t Csg = g->Cs / g->G, K = g->Cb / g->G * g->kh * g->kw, L = g->Ho * g->Wo;
+    char *parts = mt_tensor_raw(s->parts);
+    int rc = 0;
+    for (int64_t j = 0; j < nb && !rc; j += s->batch) {
+        int64_t b = nb - j < s->batch ? nb - j : s->batch;
+        cuda_matrix sm = {small + (size_t)(j * g->Cs * L) * isz, L, g->Cs * L, false};
+        cuda_matrix ct = {cols + (size_t)(j * K * L) * isz, L, K * L, true};
+        rc = cuda_gemm(device, dt, b, Csg, K, L, 1, sm, ct, 0, parts, K, Csg * K);
+        cuda_matrix ones = {mt_tensor_raw(s->ones), b, 0, false};
+        cuda_matrix pm = {parts, Csg * K, 0, false};
+        if (!rc) rc = cuda_gemm(device, dt, 1, 1, Csg * K, b, 1, ones, pm, 1, grad, Csg * K, 0);
+    }
+    return rc;
+}
+
 /* one routine: for WEIGHT_GRAD, a is small (the output's gradient) and w is big (the input) */
 static int run(int routine, const mt_conv_geom *g, mt_tensor *a_in, mt_tensor *w_in,
                mt_tensor *bias, mt_tensor *out) {
@@ -67,9 +108,11 @@ static int run(int routine, const mt_conv_geom *g, mt_tensor *a_in, mt_tensor *w
     if (chunk > g->N) chunk = g->N;
     mt_tensor *a = cuda_dense(a_in), *w = a ? cuda_dense(w_in) : NULL, *cols = NULL;
     int64_t ncols[1] = {chunk * K * L};
+    wg_scratch wg = {0};
     int rc = -1;
     if (!a || !w || !(cols = mt_tensor_empty(1, ncols, dt, out->device))) goto done;
-    if (routine == WEIGHT_GRAD && cuda_zero(out)) goto done;
+    if (routine == WEIGHT_GRAD && (cuda_zero(out) || wg_scratch_make(&wg, Csg * K, chunk, out)))
+        goto done;
     char *A = mt_tensor_raw(a), *W = mt_tensor_raw(w), *O = mt_tensor_raw(out),
          *C = mt_tensor_raw(cols);
     rc = 0;
@@ -95,13 +138,10 @@ static int run(int routine, const mt_conv_geom *g, mt_tensor *a_in, mt_tensor *w
             } else {
                 rc = columns(CK_IM2COL, g, device, dt,
                              W + (size_t)((n0 * g->Cb + gi * Cbg) * g->H * g->W) * isz, C, nb);
-                for (int64_t j = 0; j < nb && !rc; j++) {
-                    cuda_matrix sm = {A + (size_t)(((n0 + j) * g->Cs + gi * Csg) * L) * isz, L, 0,
-                                      false};
-                    cuda_matrix ct = {C + (size_t)(j * K * L) * isz, L, 0, true};
-                    rc = cuda_gemm(device, dt, 1, Csg, K, L, 1, sm, ct, 1,
-                                   O + (size_t)(gi * Csg * K) * isz, K, 0);
-                }
+                if (!rc)
+                    rc = weight_grad_chunk(g, device, dt, nb,
+                                           A + (size_t)((n0 * g->Cs + gi * Csg) * L) * isz, C, &wg,
+                                           O + (size_t)(gi * Csg * K) * isz);
             }
         }
     }
@@ -110,6 +150,8 @@ done:
     if (a) mt_tensor_decref(a);
     if (w) mt_tensor_decref(w);
     if (cols) mt_tensor_decref(cols);
+    if (wg.parts) mt_tensor_decref(wg.parts);
+    if (wg.ones) mt_tensor_decref(wg.ones);
     return rc;
 }
 
@@ -183,6 +225,27 @@ static int pool(const pool_job *j, const mt_pool_geom *g) {
     return rc;
 }
 
+/* A pooling's backward (j->big: grad_input, fresh and contiguous): zeroed, then the gradients
+ * added. For float16 and bfloat16 they are added into a float copy, rounded once at the end, as
+ * PyTorch's kernels accumulate in float (an element that several windows share would otherwise be
+ * rounded at each addition). */
+static int pool_backward(pool_job *j, const mt_pool_geom *g) {
+    mt_tensor *gi = j->big;
+    if (gi->numel == 0) return 0;
+    bool half = gi->dtype == MT_FLOAT16 || gi->dtype == MT_BFLOAT16;
+    mt_tensor *acc = half ? mt_tensor_empty(gi->ndim, gi->sizes, MT_FLOAT32, gi->device) : gi;
+    if (!acc) return -1;
+    j->big = acc;
+    int rc = cuda_zero(acc) ? -1 : pool(j, g);
+    if (half) {
+        mt_tensor *in[1] = {acc};
+        if (!rc) rc = cuda_ew(gi, CK_COPY, 1, in, NULL, NULL, MT_FLOAT32);
+        mt_tensor_decref(acc);
+    }
+    j->big = gi;
+    return rc;
+}
+
 /* max_pool2d_with_indices(self, ...) -> (values, indices) */
 static int k_max_pool(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
@@ -199,7 +262,7 @@ static int k_max_pool_backward(mt_call *c, mt_value *a, mt_value *r) {
     mt_pool_geom g;
     if (mt_max_pool_geom(a + 1, &g)) return -1;
     pool_job j = {CK_MAXPOOL_BACKWARD, r[0].t, a[0].t, a[7].t, false, 0};
-    return r[0].t->numel == 0 ? 0 : cuda_zero(r[0].t) ? -1 : pool(&j, &g);
+    return pool_backward(&j, &g);
 }
 
 static int64_t divisor_of(mt_value v) {
@@ -221,7 +284,7 @@ static int k_avg_pool_backward(mt_call *c, mt_value *a, mt_value *r) {
     mt_pool_geom g;
     if (mt_avg_pool_geom(a + 1, &g)) return -1;
     pool_job j = {CK_AVGPOOL_BACKWARD, r[0].t, a[0].t, NULL, a[6].b, divisor_of(a[7])};
-    return r[0].t->numel == 0 ? 0 : cuda_zero(r[0].t) ? -1 : pool(&j, &g);
+    return pool_backward(&j, &g);
 }
 
 /* adaptive_avg_pool2d(self, output_size) and its backward (grad_output, self) */
@@ -239,7 +302,7 @@ static int k_adaptive_backward(mt_call *c, mt_value *a, mt_value *r) {
     mt_value os = mt_vilist(a[0].t->sizes + a[0].t->ndim - 2, 2);
     if (mt_adaptive_pool_geom(a[1].t, &os, &g)) return -1;
     pool_job j = {CK_ADAPTIVE_AVGPOOL_BACKWARD, r[0].t, a[0].t, NULL, false, 0};
-    return r[0].t->numel == 0 ? 0 : cuda_zero(r[0].t) ? -1 : pool(&j, &g);
+    return pool_backward(&j, &g);
 }
 
 /* tril(self, diagonal), triu, and in place: the matrices of the last two dims */

@@ -33,27 +33,29 @@ static void aligned_strides(const mt_tensor *t, int nd, int64_t *strides) {
     }
 }
 
-/* The count pass, then the offsets of every part (an exclusive scan, here), left in a->counts
- * for the fill pass; the true elements in *total. counts: a device tensor of a->parts int64. */
-static int count_parts(ck_select_args *a, int device, mt_tensor *counts, int64_t *total) {
-    mt_device dev = counts->device;
-    a->op = CK_SELECT_COUNT;
-    a->counts = (uint64_t)(uintptr_t)mt_tensor_raw(counts);
-    size_t bytes = sizeof(int64_t) * (size_t)a->parts;
-    int64_t *host = malloc(bytes);
+int cuda_scan_counts(mt_tensor *counts, int64_t n, int64_t *total) {
+    size_t bytes = sizeof(int64_t) * (size_t)n;
+    int64_t *host = malloc(bytes ? bytes : 1), sum = 0;
     if (!host) return mt_error(MT_ERR_MEMORY, "out of memory counting CUDA elements");
-    int rc = cuda_launch(device, CUDA_FN_SELECT, a->parts, a);
-    if (!rc) rc = cuda_copy_bytes(host, MT_CPU, mt_tensor_raw(counts), dev, bytes);
-    int64_t sum = 0;
-    for (int64_t i = 0; !rc && i < a->parts; i++) {
+    int rc = cuda_copy_bytes(host, MT_CPU, mt_tensor_raw(counts), counts->device, bytes);
+    for (int64_t i = 0; !rc && i < n; i++) {
         int64_t c = host[i];
         host[i] = sum;
         sum += c;
     }
-    if (!rc) rc = cuda_copy_bytes(mt_tensor_raw(counts), dev, host, MT_CPU, bytes);
+    if (!rc) rc = cuda_copy_bytes(mt_tensor_raw(counts), counts->device, host, MT_CPU, bytes);
     free(host);
     *total = sum;
     return rc;
+}
+
+/* The count pass, then the offsets of every part, left in a->counts for the fill pass; the true
+ * elements in *total. counts: a device tensor of a->parts int64. */
+static int count_parts(ck_select_args *a, int device, mt_tensor *counts, int64_t *total) {
+    a->op = CK_SELECT_COUNT;
+    a->counts = (uint64_t)(uintptr_t)mt_tensor_raw(counts);
+    if (cuda_launch(device, CUDA_FN_SELECT, a->parts, a)) return -1;
+    return cuda_scan_counts(counts, a->parts, total);
 }
 
 /* the selection over sizes (nd dims) of the elements where mask is nonzero: nonzero's

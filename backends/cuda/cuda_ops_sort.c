@@ -11,10 +11,8 @@
 #include "kernels/ck_args.h"
 #include "mt_tensor.h"
 
-/* Sort self along d; store positions [skip, skip + keep) of each row into vals and inds (whose
- * dim d has keep entries, or is absent when squeeze is set). */
-static int sort_rows(mt_tensor *self, int d, bool desc, int64_t keep, int64_t skip, mt_tensor *vals,
-                     mt_tensor *inds, bool squeeze) {
+int cuda_sort_rows(mt_tensor *self, int d, bool desc, int64_t keep, int64_t skip, mt_tensor *vals,
+                   mt_tensor *inds, bool squeeze) {
     int64_t len = self->ndim ? self->sizes[d] : 1;
     if (self->numel == 0 || keep == 0) return 0;
     ck_sort_args a;
@@ -86,7 +84,7 @@ static int k_sort(mt_call *c, mt_value *a, mt_value *r) {
     int d;
     if (mt_wrap_dim(a[1].i, a[0].t->ndim, &d)) return -1;
     int64_t len = a[0].t->ndim ? a[0].t->sizes[d] : 1;
-    return sort_rows(a[0].t, d, a[2].b, len, 0, r[0].t, r[1].t, false);
+    return cuda_sort_rows(a[0].t, d, a[2].b, len, 0, r[0].t, r[1].t, false);
 }
 
 static int k_sort_stable(mt_call *c, mt_value *a, mt_value *r) {
@@ -94,7 +92,7 @@ static int k_sort_stable(mt_call *c, mt_value *a, mt_value *r) {
     int d;
     if (mt_wrap_dim(a[2].i, a[0].t->ndim, &d)) return -1;
     int64_t len = a[0].t->ndim ? a[0].t->sizes[d] : 1;
-    return sort_rows(a[0].t, d, a[3].b, len, 0, r[0].t, r[1].t, false);
+    return cuda_sort_rows(a[0].t, d, a[3].b, len, 0, r[0].t, r[1].t, false);
 }
 
 /* topk(self, k, dim, largest, sorted): the first k of the sort (always sorted, as on the CPU) */
@@ -102,7 +100,7 @@ static int k_topk(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
     int d;
     if (mt_wrap_dim(a[2].i, a[0].t->ndim, &d)) return -1;
-    return sort_rows(a[0].t, d, a[3].b, a[1].i, 0, r[0].t, r[1].t, false);
+    return cuda_sort_rows(a[0].t, d, a[3].b, a[1].i, 0, r[0].t, r[1].t, false);
 }
 
 /* kthvalue(self, k, dim, keepdim): the k-th (from 1) of an ascending sort */
@@ -111,7 +109,7 @@ static int k_kthvalue(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *self = a[0].t;
     int d;
     if (mt_wrap_dim(a[2].i, self->ndim, &d)) return -1;
-    return sort_rows(self, d, false, 1, a[1].i - 1, r[0].t, r[1].t, !a[3].b && self->ndim);
+    return cuda_sort_rows(self, d, false, 1, a[1].i - 1, r[0].t, r[1].t, !a[3].b && self->ndim);
 }
 
 const mt_kernel_entry cuda_sort_kernels[] = {

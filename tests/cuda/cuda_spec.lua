@@ -71,8 +71,8 @@ describe("the CUDA runtime", function()
     assert.are.equal("CUDA error: invalid device ordinal", err(torch.zeros, 2, { device = "cuda:" .. n }))
     assert.are.equal("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
       err(torch.add, torch.ones(2, { device = "cuda" }), torch.ones(2)))
-    local e = err(torch.unique, torch.ones(2, { device = "cuda" }))
-    assert.truthy(e:find("Could not run 'aten::unique' with arguments from the 'CUDA' backend", 1, true), e)
+    local e = err(torch.linalg.cholesky, torch.eye(2):cuda())
+    assert.truthy(e:find("Could not run 'aten::linalg_cholesky_ex' with arguments from the 'CUDA' backend", 1, true), e)
   end)
 
   it("counts its memory in the caching allocator and gives it back", function()
@@ -396,6 +396,33 @@ describe("convolution and pooling on cuda", function()
     local c, g = grads("cpu"), grads("cuda")
     same(c[1], g[1]:cpu(), 1e-4)
     same(c[2], g[2]:cpu(), 1e-4)
+  end)
+
+  it("gives the CPU's weight gradients, the samples' products summed by cuBLAS", function()
+    local function weight_grad(conv, input, weight, device, dt)
+      local X, W = input:to(device, dt), weight:to(device, dt):requires_grad_()
+      local y = conv(X, W)
+      return torch.autograd.grad(torch.sum(y * y:detach()), { W })[1]
+    end
+    local function check_wg(name, conv, input, weight, tol, dt)
+      local want = weight_grad(conv, input, weight, "cpu", torch.float64):to(dt or torch.float32)
+      local got = weight_grad(conv, input, weight, "cuda", dt):cpu()
+      assert.is_true(torch.allclose(got:double(), want:double(), tol, tol), name .. "\n" .. tostring(want - got))
+    end
+    local x7 = torch.randn(7, 6, 8, 9)
+    check_wg("groups, stride, dilation", function(i, k) return torch.conv2d(i, k, nil, 2, 1, 2, 3) end,
+      x7, torch.randn(9, 2, 3, 2), 1e-4)
+    check_wg("transposed, groups", function(i, k) return torch.conv_transpose2d(i, k, nil, 2, 1, 1, 2) end,
+      x7, torch.randn(6, 4, 3, 3), 1e-4)
+    check_wg("1x1, one sample", function(i, k) return torch.conv2d(i, k) end, x7:narrow(1, 1, 1),
+      torch.randn(5, 6, 1, 1), 1e-5)
+    check_wg("float64", function(i, k) return torch.conv2d(i, k, nil, 1, 1) end, x7, torch.randn(4, 6, 3, 3), 1e-10,
+      torch.float64)
+    check_wg("bfloat16", function(i, k) return torch.conv2d(i, k, nil, 1, 1) end, x7:mul(0.1), torch.randn(4, 6, 3, 3):mul(0.1), 0.05,
+      torch.bfloat16)
+    -- columns of more than one chunk: each chunk's sum added to the last one's
+    check_wg("chunks", function(i, k) return torch.conv1d(i, k, nil, 1, 1) end, torch.randn(4, 2, 700000),
+      torch.randn(3, 2, 3), 1e-3)
   end)
 
   it("max-pools with indices and routes the gradient to the maxima", function()
@@ -1117,5 +1144,140 @@ describe("scatter_add_, index_add_ and accumulating index_put_ of the narrow dty
     assert.are.equal(err(function() torch.zeros(3):half():index_add_(1, torch.tensor({ 0 }), torch.ones(1):half()) end),
       err(function() g:half():index_add_(1, torch.tensor({ 0 }):cuda(), torch.ones(1):half():cuda()) end))
     assert.is_true(torch.equal(torch.zeros(3, { dtype = torch.int16 }), g:cpu()))
+  end)
+end)
+
+describe("unique and unique_consecutive on cuda", function()
+  -- every result (values, 1-based inverse, counts), exactly, with the CPU's layout of the values
+  local function all(t, dim) return torch.unique(t, true, true, true, dim) end
+  local function check_unique(name, x, dim)
+    check_all(name, function(t) return all(t, dim) end, { x }, 0)
+    local want, got = all(x, dim), all(x:cuda(), dim)
+    assert.are.same(want:stride(), got:stride(), name)
+  end
+  -- ties, -0.0 against 0.0, infinities and NaN (after every number, each NaN on its own)
+  local special = torch.tensor({ 2, 0 / 0, 1, -0.0, 0 / 0, 1 / 0, 0, 2, -1 / 0, 1, 0 / 0 })
+
+  it("gives the sorted distinct values, the inverse and the counts of every dtype", function()
+    check_unique("int64", torch.randint(-4, 5, { 7, 6 }))
+    check_unique("special", special)
+    check_unique("float64", special:double())
+    check_unique("float16", special:half())
+    check_unique("bfloat16", special:bfloat16())
+    check_unique("int32", torch.randint(-3, 3, { 40 }):int())
+    check_unique("uint8", torch.randint(0, 6, { 5, 4 }):byte())
+    check_unique("bool", torch.tensor({ { true, false }, { true, true } }))
+    check_unique("a view", torch.randint(0, 4, { 5, 6 }):t():narrow(1, 2, 3))
+    -- many parts of the count and fill passes, runs of equal values across their borders
+    check_unique("long", torch.randint(-30, 30, { 5000 }))
+    check_unique("long float", torch.randn(3000):mul(8):round())
+    check_unique("distinct", torch.randperm(2100):double())
+    check_unique("one value", torch.full({ 1500 }, 7))
+    check_unique("empty", torch.zeros(0, 3))
+    check_unique("0-d", torch.tensor(-2.5))
+    -- sorted = false sorts too, as on the CPU; the Lua front returns what was asked for
+    local x = torch.randint(0, 5, { 30 })
+    check("unsorted", function(t) return torch.unique(t, false) end, { x })
+    check_all("counts only", function(t) return torch.unique(t, { return_counts = true }) end, { x })
+    check_all("method", function(t) return t:unique(true, true) end, { x })
+  end)
+
+  it("gives the distinct slices along a dim, lexicographically ordered", function()
+    local m = torch.randint(0, 2, { 6, 3, 4 })
+    for d = -3, 3 do
+      if d ~= 0 then check_unique("int dim " .. d, m, d) end
+    end
+    check_unique("float rows with NaN", torch.tensor({ { 1, 0 / 0 }, { 1, 0 / 0 }, { 0, 5 }, { 0 / 0, 1 }, { 0, 5 } }), 1)
+    check_unique("float16 columns", special:view(1, 11):expand(2, 11):half(), 2)
+    check_unique("bool rows", torch.tensor({ { true, false }, { false, true }, { true, false } }), 1)
+    check_unique("a view's rows", torch.randint(0, 2, { 4, 7 }):t(), 1)
+    -- the merge sort of rows over several launches and parts
+    check_unique("many rows", torch.randint(0, 3, { 1300, 3 }), 1)
+    check_unique("no rows", torch.zeros(0, 3), 1)
+    check_unique("empty rows", torch.zeros(3, 0), 1)
+    check_unique("0-d", torch.tensor(4), 1)
+    check_all("options table", function(t) return torch.unique(t, { dim = 2, return_inverse = true }) end, { m })
+    local c = m:cuda()
+    assert.are.equal(err(function() return torch.unique(m, { dim = 4 }) end), err(function() return torch.unique(c, { dim = 4 }) end))
+    assert.are.equal(err(function() return torch.unique(m, { dim = -4 }) end), err(function() return torch.unique(c, { dim = -4 }) end))
+    assert.are.equal(err(function() return torch.unique(m:float():requires_grad_()):sum():backward() end),
+      err(function() return torch.unique(c:float():requires_grad_()):sum():backward() end))
+  end)
+
+  it("removes consecutive repeats of values and of slices", function()
+    local function uc(t, dim) return torch.unique_consecutive(t, true, true, dim) end
+    local runs = torch.tensor({ 1, 1, 2, 2, 3, 1, 1, 0 / 0, 0 / 0, 2, -0.0, 0 })
+    check_all("values", uc, { runs }, 0)
+    check_all("int64 2-d", uc, { torch.randint(0, 2, { 5, 4 }) })
+    check_all("bfloat16", uc, { runs:bfloat16() }, 0)
+    check_all("long", uc, { torch.randint(0, 2, { 3000 }) })
+    check_all("dim 1", function(t) return uc(t, 1) end, { torch.tensor({ { 1, 1 }, { 1, 1 }, { 2, 3 }, { 2, 3 }, { 1, 1 } }) })
+    check_all("dim 2 with NaN", function(t) return uc(t, 2) end, { torch.tensor({ { 1, 1, 0 / 0, 0 / 0 }, { 2, 2, 3, 3 } }) }, 0)
+    check_all("empty", uc, { torch.zeros(0) })
+    local h = runs:half()
+    assert.are.equal(err(function() return torch.unique_consecutive(h) end),
+      err(function() return torch.unique_consecutive(h:cuda()) end))
+  end)
+end)
+
+describe("float16 and bfloat16 pooling on cuda", function()
+  local x, w = torch.randn(2, 3, 9, 8), torch.randn(2, 3, 9, 8)
+  -- the CPU in float32 over the same rounded values, its result rounded once: what accumulating
+  -- in float, as PyTorch's CUDA kernels do, gives up to the order of the additions
+  local function like(dt, pool, tol)
+    local X = x:to(dt)
+    local want = pool(X:float()):to(dt)
+    local got = pool(X:cuda())
+    assert.are.equal(dt, got.dtype)
+    same(want, got:cpu(), tol)
+  end
+  -- the input's gradient of sum(pool(x) * g) for a g of the pooled shape (ones when not given)
+  local function grad_like(dt, pool, tol, ones)
+    local function grad(X, device)
+      X = X:to(device):requires_grad_()
+      local y = pool(X)
+      local g = ones and torch.ones_like(y) or w:flatten():narrow(1, 1, y:numel()):view(y.shape):to(dt):to(y)
+      return torch.autograd.grad(torch.sum(y * g), { X })[1]
+    end
+    local X = x:to(dt)
+    same(grad(X:float(), "cpu"):to(dt), grad(X, "cuda"):cpu(), tol)
+  end
+  local pools = {
+    max = function(t) return torch.max_pool2d(t, 3, 1, 1) end,
+    ["max strided, dilated, ceil"] = function(t) return torch.max_pool2d(t, 2, 2, 1, 2, true) end,
+    avg = function(t) return torch.avg_pool2d(t, 3, 1, 1) end,
+    ["avg no pad count, ceil"] = function(t)
+      return torch.nn.functional.avg_pool2d(t, 3, { stride = 2, padding = 1, ceil_mode = true, count_include_pad = false })
+    end,
+    ["avg divisor"] = function(t) return torch.nn.functional.avg_pool2d(t, 2, { divisor_override = 3 }) end,
+    adaptive = function(t) return torch.nn.functional.adaptive_avg_pool2d(t, { 4, 3 }) end,
+    ["1-d max"] = function(t) return torch.nn.functional.max_pool1d(t[1], 3, 1) end,
+    ["1-d avg"] = function(t) return torch.nn.functional.avg_pool1d(t[1], 4, 2, 1) end,
+  }
+
+  it("pools in float, each result rounded once to the dtype", function()
+    for _, dt in ipairs { torch.float16, torch.bfloat16 } do
+      local tol = dt == torch.float16 and 1e-3 or 1e-2
+      for name, pool in pairs(pools) do
+        like(dt, pool, name:find("max") and 0 or tol)
+      end
+      local _, want = torch.max_pool2d_with_indices(x:to(dt):float(), 3, 2)
+      local _, got = torch.max_pool2d_with_indices(x:to(dt):cuda(), 3, 2)
+      same(want, got:cpu())
+    end
+    -- PyTorch 1.13's CPU has no float16 pooling; CUDA has
+    assert.are.equal('"max_pool2d" not implemented for \'Half\'', err(function() return torch.max_pool2d(x:half(), 2) end))
+    assert.are.equal('"avg_pool2d" not implemented for \'Half\'', err(function() return torch.avg_pool2d(x:half(), 2) end))
+  end)
+
+  it("accumulates the gradients in float, rounding each once", function()
+    for _, dt in ipairs { torch.float16, torch.bfloat16 } do
+      local tol = dt == torch.float16 and 2e-3 or 2e-2
+      for name, pool in pairs(pools) do
+        grad_like(dt, pool, tol)
+        -- overlapping windows: nine additions of 1/9 are exactly 1 in float, not in the dtype
+        grad_like(dt, pool, 0, true)
+      end
+    end
   end)
 end)

@@ -237,6 +237,42 @@ typedef struct ck_sort_args {
     uint64_t keys, pos; /* scratch: two halves of rows * len keys and int64 positions each */
 } ck_sort_args;
 
+/* unique (kernels/ck_unique.cuh) over nrows rows of w elements. With a dim, the rows of a
+ * contiguous (nrows, w) matrix are put in lexicographic order (NaN after every number, as sort) by
+ * a merge sort of their positions, as ck_sort's (pos ping-ponging between two halves); without
+ * one, ck_sort has sorted the elements (rows of w = 1). A row equal to the one before it (by ==,
+ * so never a row with a NaN) joins its group: a count pass over parts of CK_UNIQUE_CHUNK sorted
+ * rows counts the groups starting in each, the host turns the counts into offsets (and learns how
+ * many groups), a fill pass writes each group's row, every row's group (the inverse) and each
+ * group's first sorted row, and a pass per group takes the counts from those. */
+enum { CK_UNIQUE_CHUNK = 512 };
+enum {
+    CK_UNIQUE_ROWS_LOAD,  /* pos[k] = k */
+    CK_UNIQUE_ROWS_MERGE, /* merges of sorted runs of `width` row positions */
+    CK_UNIQUE_COUNT,
+    CK_UNIQUE_FILL,
+    CK_UNIQUE_COUNTS,
+};
+
+typedef struct ck_unique_args {
+    int64_t n;        /* the launch's threads: rows, parts or groups */
+    int64_t nrows, w; /* rows and their elements */
+    int64_t width;    /* merge: the sorted runs' length */
+    int64_t parts;    /* of CK_UNIQUE_CHUNK sorted rows */
+    int64_t groups;   /* the distinct rows (the counts pass) */
+    int32_t op, src;  /* src: the half of pos that a merge reads */
+    int32_t indirect; /* in's rows are read through perm (with a dim), else in is sorted */
+    int32_t reserved;
+    ck_operand in;    /* the rows, contiguous */
+    ck_operand out;   /* the distinct rows, contiguous, of in's dtype */
+    uint64_t pos;     /* merge scratch: 2 * nrows int64 */
+    uint64_t perm;    /* int64 per sorted row: its original row */
+    uint64_t offsets; /* int64 per part: the count pass's counts, the fill pass's offsets */
+    uint64_t inverse; /* int64 per original row: its group */
+    uint64_t starts;  /* int64 per group: its first sorted row */
+    uint64_t counts;  /* int64 per group */
+} ck_unique_args;
+
 /* nonzero, masked_select and masked_scatter_ (kernels/ck_select.cuh): the elements of the
  * (broadcast) shape, in C order, are cut into parts of `chunk`; a thread per part counts the true
  * elements of its part, the host turns the counts into offsets (and learns the result's size),

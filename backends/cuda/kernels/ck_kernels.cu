@@ -1,8 +1,8 @@
 // ck_kernels.cu: every kernel of the CUDA module, one translation unit (nvcc builds one fat
 // binary of it, embedded in the module; the driver stand-in compiles it for the host). The
 // families: element-wise, reductions, softmax, gather and scatter, convolution columns and
-// pooling, random draws, sort, selection by masks and index tensors, over what they share
-// (ck_common.cuh).
+// pooling, random draws, sort and unique, selection by masks and index tensors, over what they
+// share (ck_common.cuh).
 #include "ck_kernel.h"
 
 #include "ck_common.cuh"
@@ -15,3 +15,4 @@
 #include "ck_select.cuh"
 #include "ck_softmax.cuh"
 #include "ck_sort.cuh"
+#include "ck_unique.cuh" // after ck_select and ck_sort, whose helpers it uses

@@ -11,6 +11,48 @@ template <typename T> __device__ static inline bool sort_before(T x, T y, bool d
     return x < y || (!is_nan(x) && is_nan(y));
 }
 
+// The position, in the merged pair of runs, of element p of a row whose runs of w elements are
+// sorted: its rank in its own run plus, by binary search, the count of the other run's elements
+// that go before it (ties go to the left run, which keeps the merge stable). before(i, j): the
+// row's element i goes before its element j. ck_unique.cuh merges rows of a matrix with it too.
+template <typename Before>
+__device__ static inline int64_t merge_dest(int64_t p, int64_t len, int64_t w,
+                                            const Before &before) {
+    int64_t start = p - p % (2 * w);
+    int64_t mid = start + w < len ? start + w : len;
+    int64_t end = start + 2 * w < len ? start + 2 * w : len;
+    int64_t lo, hi;
+    if (p < mid) { // the right run's elements strictly before p
+        lo = mid, hi = end;
+        while (lo < hi) {
+            int64_t m = lo + (hi - lo) / 2;
+            if (before(m, p))
+                lo = m + 1;
+            else
+                hi = m;
+        }
+        return p + (lo - mid);
+    }
+    lo = start, hi = mid; // the left run's elements not after p
+    while (lo < hi) {
+        int64_t m = lo + (hi - lo) / 2;
+        if (!before(p, m))
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return p - mid + lo;
+}
+
+// merge_dest's order over a row of keys
+template <typename T> struct keys_before {
+    const T *keys;
+    bool descending;
+    __device__ bool operator()(int64_t i, int64_t j) const {
+        return sort_before(keys[i], keys[j], descending);
+    }
+};
+
 // the element offset of row `row` (a position of the other dimensions) through `strides`
 __device__ static inline int64_t sort_row_offset(const ck_sort_args &a, int64_t row,
                                                  const int64_t *strides) {
@@ -35,34 +77,10 @@ template <typename T> __device__ static inline void sort_loop(const ck_sort_args
             keys_in[k] = load<T>(a.in, sort_row_offset(a, row, a.in.strides) + p * a.in_step);
             pos_in[k] = p;
         } else if (a.op == CK_SORT_MERGE) {
-            int64_t p = k % a.len, base = k - p, w = a.width;
-            int64_t start = p - p % (2 * w);
-            int64_t mid = start + w < a.len ? start + w : a.len;
-            int64_t end = start + 2 * w < a.len ? start + 2 * w : a.len;
-            T x = keys_in[k];
-            int64_t lo, hi, dest;
-            if (p < mid) { // the other run's elements strictly before x
-                lo = mid, hi = end;
-                while (lo < hi) {
-                    int64_t m = lo + (hi - lo) / 2;
-                    if (sort_before(keys_in[base + m], x, a.descending))
-                        lo = m + 1;
-                    else
-                        hi = m;
-                }
-                dest = p + (lo - mid);
-            } else { // the left run's elements not after x
-                lo = start, hi = mid;
-                while (lo < hi) {
-                    int64_t m = lo + (hi - lo) / 2;
-                    if (!sort_before(x, keys_in[base + m], a.descending))
-                        lo = m + 1;
-                    else
-                        hi = m;
-                }
-                dest = p - mid + lo;
-            }
-            keys_out[base + dest] = x;
+            int64_t p = k % a.len, base = k - p;
+            int64_t dest =
+                merge_dest(p, a.len, a.width, keys_before<T>{keys_in + base, a.descending != 0});
+            keys_out[base + dest] = keys_in[k];
             pos_out[base + dest] = pos_in[k];
         } else { // store positions [skip, skip + keep) of each row
             int64_t row = k / a.keep, j = k % a.keep, from = row * a.len + a.skip + j;
