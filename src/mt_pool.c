@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 /* Size classes of aligned blocks: 64, 128, ..., 4096 bytes. */
 #define NBLOCK_CLASSES 7
@@ -120,8 +121,38 @@ static struct {
     uint64_t clock;
 } large = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, {0}, 0, 0};
 
+/* Blocks of HUGE_MIN bytes and more are aligned to and rounded up to a 2 MiB huge page and asked
+ * to be backed by transparent huge pages: first touching a 4 KiB page costs a fault of 12 us on
+ * this project's virtual machines, so a fresh 40 MB block took 116 ms to fill and 3.3 ms as huge
+ * pages (one fault per 2 MiB); a walk across rows (a transposed operand) also needs 512 times
+ * fewer TLB entries. From 4 MiB the rounding costs at most a third of a block, usually far less.
+ * MT_HUGE_PAGES=0 turns it off. */
+#define HUGE_PAGE ((size_t)2 << 20)
+#define HUGE_MIN ((size_t)4 << 20)
+
+static bool huge_pages(void) {
+    static int on = -1;
+    if (on < 0) {
+        const char *env = getenv("MT_HUGE_PAGES");
+        on = !(env && env[0] == '0');
+    }
+    return on;
+}
+
+/* nbytes is at most INT64_MAX / 2 (mt_storage.c), so the rounding cannot wrap */
 static size_t large_size(size_t nbytes) {
+    if (nbytes >= HUGE_MIN && huge_pages()) return (nbytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     return (nbytes + 4095) & ~(size_t)4095;
+}
+
+static void *large_new(size_t size) {
+    void *p = NULL;
+    bool huge = size >= HUGE_MIN && huge_pages();
+    if (posix_memalign(&p, huge ? HUGE_PAGE : 64, size) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+    if (huge) madvise(p, size, MADV_HUGEPAGE); /* advice: where THP is off it changes nothing */
+#endif
+    return p;
 }
 
 static void *large_take(size_t size) {
@@ -184,9 +215,7 @@ void *mt_pool_alloc_aligned(size_t nbytes) {
     if (nbytes >= LARGE_MIN) {
         size_t size = large_size(nbytes);
         void *p = large_take(size);
-        if (p) return p;
-        if (posix_memalign(&p, 64, size) != 0) return NULL;
-        return p;
+        return p ? p : large_new(size);
     }
     if (nbytes <= MT_POOL_MAX_BLOCK) {
         int c = block_class(nbytes);

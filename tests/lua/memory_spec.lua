@@ -72,4 +72,18 @@ describe("tensor memory", function()
     collectgarbage()
     assert.are.same({ 4, 5, 6 }, v:tolist())
   end)
+  -- blocks of 4 MiB and more are 2 MiB huge pages (src/mt_pool.c): aligned to one, and sized in
+  -- whole ones, so a freed block serves the next tensor that rounds to the same size
+  it("puts tensors of 4 MiB and more on 2 MiB boundaries, sized in whole huge pages", function()
+    local huge = 2 * 1024 * 1024
+    local x = torch.empty(1100 * 1024) -- 4.3 MiB of float32: rounds to 6 MiB
+    assert.are.equal(0, x:data_ptr() % huge)
+    local p = x:data_ptr()
+    x = nil
+    collectgarbage()
+    collectgarbage()
+    local y = torch.empty(1500 * 1024) -- 5.9 MiB: the same 6 MiB block
+    assert.are.equal(p, y:data_ptr())
+    assert.are.equal(0, torch.empty(3 * 1024 * 1024, { dtype = torch.uint8 }):data_ptr() % 64)
+  end)
 end)
