@@ -36,8 +36,8 @@ static inline __attribute__((always_inline)) void block(const float *const *a, i
     __m512 acc[MR][NV];
     for (int i = 0; i < MR; i++)
         for (int v = 0; v < NV; v++)
-            acc[i][v] = accumulate ? _mm512_maskz_loadu_ps(m[v], c[i] + 16 * v)
-                                   : _mm512_setzero_ps();
+            acc[i][v] =
+                accumulate ? _mm512_maskz_loadu_ps(m[v], c[i] + 16 * v) : _mm512_setzero_ps();
     for (int64_t k = 0; k < kn; k++) {
         const float *bk = b + k * ldb;
         __m512 bv[NV];
