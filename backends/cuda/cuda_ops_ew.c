@@ -93,6 +93,17 @@ static bool s1_is_parameter(int op) {
            op == CK_LEAKY_RELU || op == CK_SOFTPLUS || op == CK_POLYGAMMA;
 }
 
+static bool narrow_integer(mt_dtype dt) {
+    return !mt_dtype_is_floating(dt) && dt != MT_INT64;
+}
+
+/* v stored in integer dtype dt and read back (-1 in uint8 is 255) */
+static int64_t wrap_int(int64_t v, mt_dtype dt) {
+    uint64_t b = 0;
+    mt_store_int64(&b, dt, v);
+    return mt_load_int64(&b, dt);
+}
+
 int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_value *s1,
             const mt_value *alpha, mt_dtype compute) {
     if (out->numel == 0) return 0;
@@ -108,9 +119,16 @@ int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_valu
     set_scalar(alpha, &a.alpha, &a.ialpha);
     set_scalar(s1, &a.s1, &a.is1);
     a.scalar_in2 = s1 && s1->tag != MT_V_NONE && !s1_is_parameter(op);
+    if (narrow_integer(compute)) { /* numbers converted to the dtype wrap, as the CPU's */
+        a.is1 = wrap_int(a.is1, compute);
+        a.ialpha = wrap_int(a.ialpha, compute);
+    }
     if (operand(&a, 0, out, out)) return -1;
-    for (int k = 0; k < nin; k++)
+    for (int k = 0; k < nin; k++) {
         if (operand(&a, k + 1, in[k], out)) return -1;
+        if ((compute == MT_FLOAT16 || compute == MT_BFLOAT16) && in[k]->dtype != compute)
+            a.round_to = compute;
+    }
     simplify(&a);
     int c = compute_of(compute);
     cuda_fn fn = c == CK_COMPUTE_F64   ? CUDA_FN_EW_F64
@@ -309,13 +327,35 @@ static int k_flip(mt_call *c, mt_value *a, mt_value *r) {
     return cuda_ew(out, CK_COPY, 1, in, NULL, NULL, (mt_dtype)self->dtype);
 }
 
+/* the least (or greatest) value of an integer dtype */
+static int64_t int_limit(mt_dtype dt, bool greatest) {
+    switch (dt) {
+    case MT_BOOL:
+        return greatest;
+    case MT_UINT8:
+        return greatest ? UINT8_MAX : 0;
+    case MT_INT8:
+        return greatest ? INT8_MAX : INT8_MIN;
+    case MT_INT16:
+        return greatest ? INT16_MAX : INT16_MIN;
+    case MT_INT32:
+        return greatest ? INT32_MAX : INT32_MIN;
+    default:
+        return greatest ? INT64_MAX : INT64_MIN;
+    }
+}
+
 /* clamp(self, min?, max?) and hardtanh(self, min_val, max_val): a bound left out is the type's
- * infinity or integer limit */
+ * infinity or integer limit (a given one wraps into the type, as the CPU converts it) */
 static int clamp(mt_tensor *out, mt_tensor *self, const mt_value *lo, const mt_value *hi) {
     mt_dtype ct = (mt_dtype)out->dtype;
     bool fl = mt_dtype_is_floating(ct);
-    mt_value l = lo->tag != MT_V_NONE ? *lo : fl ? mt_vdouble(-INFINITY) : mt_vint(INT64_MIN);
-    mt_value h = hi->tag != MT_V_NONE ? *hi : fl ? mt_vdouble(INFINITY) : mt_vint(INT64_MAX);
+    mt_value l = lo->tag != MT_V_NONE ? *lo
+                 : fl                 ? mt_vdouble(-INFINITY)
+                                      : mt_vint(int_limit(ct, false));
+    mt_value h = hi->tag != MT_V_NONE ? *hi
+                 : fl                 ? mt_vdouble(INFINITY)
+                                      : mt_vint(int_limit(ct, true));
     mt_tensor *in[1] = {self};
     return cuda_ew(out, CK_CLAMP, 1, in, &h, &l, ct);
 }

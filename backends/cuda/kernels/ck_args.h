@@ -126,7 +126,8 @@ typedef struct ck_ew_args {
     double alpha, s1;
     int64_t ialpha, is1;
     int32_t scalar_in2; /* in2 is the scalar s1 rather than an operand */
-    int32_t reserved;
+    int32_t round_to;   /* 0, or CK_FLOAT16 / CK_BFLOAT16: the operands' common dtype, which
+                           every operand's value is first rounded to (as the CPU converts them) */
 } ck_ew_args;
 
 /* reductions (kernels/ck_reduce.cuh): out[t] for t < M * parts is part t % parts of output

@@ -64,6 +64,13 @@ template <typename T> __device__ static inline void store(const ck_operand &o, i
     }
 }
 
+// v rounded to float16 or bfloat16 (dt) and back: an operand converted to the common dtype
+template <typename T> __device__ static inline T round_as(int32_t dt, T v) {
+    float f = (float)v;
+    return (T)(dt == CK_FLOAT16 ? mt_f16_to_f32(mt_f32_to_f16(f))
+                                : mt_bf16_to_f32(mt_f32_to_bf16(f)));
+}
+
 // the math functions of each compute type: float, double, and int64 (whose floating functions
 // are never reached: an integer input of one gives a float result, computed in float)
 #define CK_MATH(name, ffn, dfn)                                                                    \

@@ -126,8 +126,10 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
         return m_truncdiv(x, y);
     case CK_LERP: // PyTorch's two forms, exact at both ends
         return z < (T)0.5 ? x + z * (y - x) : y - (y - x) * ((T)1 - z);
-    case CK_CLAMP:
-        return is_nan(x) ? x : x < alpha ? alpha : x > s1 ? s1 : x;
+    case CK_CLAMP: // min(max(x, lo), hi): hi wins when lo > hi
+        if (is_nan(x)) return x;
+        x = x < alpha ? alpha : x;
+        return x > s1 ? s1 : x;
     case CK_LEAKY_RELU:
         return x > (T)0 ? x : x * s1;
     case CK_SOFTPLUS:
@@ -138,8 +140,8 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
         return (T)(!is_nan(x) && is_nan(x - x));
     case CK_ISFINITE:
         return (T)(x - x == (T)0);
-    case CK_SIGN:
-        return is_nan(x) ? x : (T)((x > (T)0) - (x < (T)0));
+    case CK_SIGN: // NaN gives 0, as PyTorch's (0 < x) - (x < 0)
+        return (T)((x > (T)0) - (x < (T)0));
     default:
         return x;
     }
@@ -162,6 +164,11 @@ template <typename T> __device__ static inline void ew_loop(const ck_ew_args &a,
         T x = a.nin >= 1 ? load<T>(a.o[1], off[1]) : (T)0;
         T y = a.scalar_in2 ? s1 : a.nin >= 2 ? load<T>(a.o[2], off[2]) : (T)0;
         T z = a.nin >= 3 ? load<T>(a.o[3], off[3]) : (T)0;
+        if (a.round_to) {
+            x = round_as<T>(a.round_to, x);
+            if (!a.scalar_in2) y = round_as<T>(a.round_to, y);
+            z = round_as<T>(a.round_to, z);
+        }
         store<T>(a.o[0], off[0], apply<T>(a.op, x, y, z, alpha, s1));
     }
 }
