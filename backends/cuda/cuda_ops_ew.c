@@ -62,6 +62,7 @@ static void simplify(ck_ew_args *a) {
 /* every operand contiguous float32 on a 16-byte boundary, computed in float32: the float4 kernel */
 static bool takes_float4(const ck_ew_args *a, mt_dtype compute) {
     if (!a->linear || compute != MT_FLOAT32) return false;
+    if (a->op == CK_ARANGE || a->op == CK_LINSPACE || a->op == CK_LOGSPACE) return false;
     for (int k = 0; k <= a->nin; k++)
         if (a->o[k].dtype != MT_FLOAT32 || a->o[k].ptr % 16) return false;
     return true;
@@ -106,9 +107,16 @@ static int64_t wrap_int(int64_t v, mt_dtype dt) {
 
 int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_value *s1,
             const mt_value *alpha, mt_dtype compute) {
+    return cuda_ew_ex(out, op, nin, in, s1, alpha, 0, 0, compute);
+}
+
+int cuda_ew_ex(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_value *s1,
+               const mt_value *alpha, double s2, double s3, mt_dtype compute) {
     if (out->numel == 0) return 0;
     ck_ew_args a;
     memset(&a, 0, sizeof a);
+    a.s2 = s2;
+    a.s3 = s3;
     a.n = out->numel;
     a.op = op;
     a.nin = nin;

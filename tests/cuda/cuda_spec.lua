@@ -163,6 +163,47 @@ describe("factories on cuda", function()
     c:t()[2]:fill_(7)
     same(c, g:cpu())
   end)
+
+  it("count, space and place ones as on the CPU, in every dtype", function()
+    local function both(f, ...)
+      local args = { ... }
+      local n = #args
+      local opts = type(args[n]) == "table" and args[n] or {}
+      local dev = {}
+      for k, v in pairs(opts) do dev[k] = v end
+      dev.device = "cuda"
+      args[n + (type(args[n]) == "table" and 0 or 1)] = opts
+      local want = f(table.unpack(args))
+      args[#args] = dev
+      local got = f(table.unpack(args))
+      assert.are.equal("cuda", got.device.type)
+      same(want, got:cpu(), 0)
+    end
+    for _, dt in ipairs { torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.uint8 } do
+      both(torch.arange, 7, { dtype = dt })
+      both(torch.arange, 2, 9, { dtype = dt })
+      both(torch.linspace, 1, 9, 7, { dtype = dt })
+      both(torch.eye, 3, 5, { dtype = dt })
+      both(torch.eye, 4, 2, { dtype = dt })
+      if dt.is_floating_point then
+        both(torch.arange, -1, 1, 0.1, { dtype = dt })
+        both(torch.linspace, -3.3, 7.1, 1001, { dtype = dt })
+        if dt ~= torch.float16 then -- the CPU's logspace has no float16 kernel
+          both(torch.logspace, -2, 1.5, 9, { dtype = dt })
+          both(torch.logspace, 0.3, 1, 1, { dtype = dt })
+        end
+      else
+        both(torch.logspace, 1, 3, 5, { base = 2, dtype = dt })
+      end
+      if dt ~= torch.float16 then both(torch.range, 1, 4, dt.is_floating_point and 0.3 or 1, { dtype = dt }) end
+    end
+    both(torch.arange, 1e6, 1e6 + 3000, 3, { dtype = torch.float32 })
+    both(torch.arange, 10, 0, -3, { dtype = torch.int64 })
+    both(torch.linspace, 5, -5, 1, { dtype = torch.float32 })
+    both(torch.linspace, 0, 1, 0, { dtype = torch.float32 })
+    both(torch.eye, 3, { dtype = torch.float32 })
+    assert.are.equal("step must be nonzero", err(torch.arange, 0, 1, 0, { device = "cuda" }))
+  end)
 end)
 
 -- op(args...) on the CPU and on cuda (tensor arguments moved there)

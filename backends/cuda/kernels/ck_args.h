@@ -100,6 +100,10 @@ enum {
     CK_DIGAMMA,
     CK_ERFINV,    /* in the compute type, as on the CPU */
     CK_POLYGAMMA, /* psi^(n), n in s1 */
+    /* sequences of the result's element index i (its C-order position), no inputs */
+    CK_ARANGE,   /* s1 + alpha * i */
+    CK_LINSPACE, /* s1 + alpha * i in the first half, s2 - alpha * (n - 1 - i) in the second */
+    CK_LOGSPACE, /* s3 ** (the same, unfused) */
     CK_NUM_OPS
 };
 
@@ -125,6 +129,7 @@ typedef struct ck_ew_args {
      * compute type reads them */
     double alpha, s1;
     int64_t ialpha, is1;
+    double s2, s3;      /* the sequences' end and logspace's base */
     int32_t scalar_in2; /* in2 is the scalar s1 rather than an operand */
     int32_t round_to;   /* 0, or CK_FLOAT16 / CK_BFLOAT16: the operands' common dtype, which
                            every operand's value is first rounded to (as the CPU converts them) */

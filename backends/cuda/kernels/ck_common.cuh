@@ -111,6 +111,15 @@ CK_MATH(ceil, ceilf, ceil)
 CK_MATH(round, rintf, rint) // halves to even, as torch.round
 #undef CK_MATH
 
+__device__ static inline float m_fma(float x, float y, float z) {
+    return fmaf(x, y, z);
+}
+__device__ static inline double m_fma(double x, double y, double z) {
+    return fma(x, y, z);
+}
+__device__ static inline int64_t m_fma(int64_t x, int64_t y, int64_t z) {
+    return x * y + z;
+}
 __device__ static inline float m_pow(float x, float y) {
     return powf(x, y);
 }

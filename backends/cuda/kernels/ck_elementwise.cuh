@@ -147,6 +147,20 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
     }
 }
 
+// element i of arange, linspace or logspace (PyTorch's: linspace counts up from the start for
+// the first half and down from the end for the second, fused, so both ends are exact)
+template <typename T>
+__device__ static inline T sequence(const ck_ew_args &a, int64_t i, T alpha, T s1) {
+    if (a.op == CK_ARANGE) return s1 + alpha * (T)i;
+    int64_t half = a.n / 2, back = a.n - 1 - i;
+    if (a.op == CK_LINSPACE) {
+        if (a.n == 1) return s1;
+        return i < half ? m_fma(alpha, (T)i, s1) : m_fma(-alpha, (T)back, (T)a.s2);
+    }
+    double x = i < half ? a.s1 + a.alpha * (double)i : a.s2 - a.alpha * (double)back;
+    return (T)pow(a.s3, a.n == 1 ? a.s1 : x);
+}
+
 // the condition of where() is read as bool whatever the compute type
 template <typename T> __device__ static inline void ew_loop(const ck_ew_args &a, T alpha, T s1) {
     int64_t step = (int64_t)gridDim.x * blockDim.x;
@@ -160,6 +174,10 @@ template <typename T> __device__ static inline void ew_loop(const ck_ew_args &a,
                 r /= a.sizes[d];
                 for (int k = 0; k <= a.nin; k++) off[k] += idx * a.o[k].strides[d];
             }
+        }
+        if (a.op == CK_ARANGE || a.op == CK_LINSPACE || a.op == CK_LOGSPACE) {
+            store<T>(a.o[0], off[0], sequence<T>(a, i, alpha, s1));
+            continue;
         }
         T x = a.nin >= 1 ? load<T>(a.o[1], off[1]) : (T)0;
         T y = a.scalar_in2 ? s1 : a.nin >= 2 ? load<T>(a.o[2], off[2]) : (T)0;
