@@ -157,6 +157,55 @@ __device__ static inline double m_fmod(double x, double y) {
 __device__ static inline int64_t m_fmod(int64_t x, int64_t y) {
     return y == 0 || (y == -1 && x == INT64_MIN) ? 0 : x % y;
 }
+// two-argument functions of the float types; the int64 forms are those of PyTorch's integer
+// kernels where there is one (fmax, fmin), else never reached (integers give float results)
+#define CK_MATH2(name, ffn, dfn, iexpr)                                                            \
+    __device__ static inline float m_##name(float x, float y) {                                    \
+        return ffn(x, y);                                                                          \
+    }                                                                                              \
+    __device__ static inline double m_##name(double x, double y) {                                 \
+        return dfn(x, y);                                                                          \
+    }                                                                                              \
+    __device__ static inline int64_t m_##name(int64_t x, int64_t y) {                              \
+        return iexpr;                                                                              \
+    }
+CK_MATH2(fmax, fmaxf, fmax, x > y ? x : y)
+CK_MATH2(fmin, fminf, fmin, x < y ? x : y)
+CK_MATH2(hypot, hypotf, hypot, 0)
+CK_MATH2(copysign, copysignf, copysign, 0)
+#undef CK_MATH2
+__device__ static inline bool m_signbit(float x) {
+    return signbit(x);
+}
+__device__ static inline bool m_signbit(double x) {
+    return signbit(x);
+}
+__device__ static inline bool m_signbit(int64_t x) {
+    return x < 0;
+}
+// the bitwise operations of integers and bools; no float type reaches them
+template <typename T> __device__ static inline T m_bitwise(int op, T x, T y, T width) {
+    return x;
+}
+template <>
+__device__ inline int64_t m_bitwise<int64_t>(int op, int64_t x, int64_t y, int64_t width) {
+    switch (op) {
+    case CK_BAND:
+        return x & y;
+    case CK_BOR:
+        return x | y;
+    case CK_BXOR:
+        return x ^ y;
+    case CK_BNOT: // bool's not is !x; the host gives bool width 1
+        return width == 1 ? !x : ~x;
+    case CK_SHL:
+        return width == 64 ? (int64_t)((uint64_t)x << (y & 63))
+                           : (int64_t)((uint32_t)x << (y & 31));
+    default: // CK_SHR, arithmetic
+        return width == 64 ? x >> (y & 63) : (int64_t)((int32_t)x >> (y & 31));
+    }
+}
+
 // floor division (self // other)
 __device__ static inline float m_floordiv(float x, float y) {
     return floorf(x / y);
