@@ -62,6 +62,7 @@ static void simplify(ck_ew_args *a) {
 /* every operand contiguous float32 on a 16-byte boundary, computed in float32: the float4 kernel */
 static bool takes_float4(const ck_ew_args *a, mt_dtype compute) {
     if (!a->linear || compute != MT_FLOAT32) return false;
+    if (a->op == CK_ARANGE || a->op == CK_LINSPACE || a->op == CK_LOGSPACE) return false;
     for (int k = 0; k <= a->nin; k++)
         if (a->o[k].dtype != MT_FLOAT32 || a->o[k].ptr % 16) return false;
     return true;
@@ -90,14 +91,33 @@ static void set_scalar(const mt_value *v, double *d, int64_t *i) {
 /* the operations whose s1 is a parameter rather than a scalar second operand */
 static bool s1_is_parameter(int op) {
     return op == CK_FILL || op == CK_MASKED_FILL || op == CK_GELU || op == CK_CLAMP ||
-           op == CK_LEAKY_RELU || op == CK_SOFTPLUS || op == CK_POLYGAMMA;
+           op == CK_LEAKY_RELU || op == CK_SOFTPLUS || op == CK_POLYGAMMA || op == CK_ELU ||
+           op == CK_HARDSHRINK || op == CK_LOGIT;
+}
+
+static bool narrow_integer(mt_dtype dt) {
+    return !mt_dtype_is_floating(dt) && dt != MT_INT64;
+}
+
+/* v stored in integer dtype dt and read back (-1 in uint8 is 255) */
+static int64_t wrap_int(int64_t v, mt_dtype dt) {
+    uint64_t b = 0;
+    mt_store_int64(&b, dt, v);
+    return mt_load_int64(&b, dt);
 }
 
 int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_value *s1,
             const mt_value *alpha, mt_dtype compute) {
+    return cuda_ew_ex(out, op, nin, in, s1, alpha, 0, 0, compute);
+}
+
+int cuda_ew_ex(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_value *s1,
+               const mt_value *alpha, double s2, double s3, mt_dtype compute) {
     if (out->numel == 0) return 0;
     ck_ew_args a;
     memset(&a, 0, sizeof a);
+    a.s2 = s2;
+    a.s3 = s3;
     a.n = out->numel;
     a.op = op;
     a.nin = nin;
@@ -108,9 +128,21 @@ int cuda_ew(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_valu
     set_scalar(alpha, &a.alpha, &a.ialpha);
     set_scalar(s1, &a.s1, &a.is1);
     a.scalar_in2 = s1 && s1->tag != MT_V_NONE && !s1_is_parameter(op);
+    if (narrow_integer(compute)) { /* numbers converted to the dtype wrap, as the CPU's */
+        a.is1 = wrap_int(a.is1, compute);
+        a.ialpha = wrap_int(a.ialpha, compute);
+    }
     if (operand(&a, 0, out, out)) return -1;
-    for (int k = 0; k < nin; k++)
+    /* an in-place op's compute type is self's, not always the operands' common one (half += a
+     * float32 tensor computes in float32): its operands are not rounded */
+    bool in_place = false, narrower = false;
+    for (int k = 0; k < nin; k++) {
         if (operand(&a, k + 1, in[k], out)) return -1;
+        in_place = in_place || in[k] == out;
+        narrower = narrower || in[k]->dtype != compute;
+    }
+    if ((compute == MT_FLOAT16 || compute == MT_BFLOAT16) && narrower && !in_place)
+        a.round_to = compute;
     simplify(&a);
     int c = compute_of(compute);
     cuda_fn fn = c == CK_COMPUTE_F64   ? CUDA_FN_EW_F64
@@ -187,6 +219,16 @@ K_TWO(div, CK_DIV)
         mt_tensor *in[1] = {a[0].t};                                                               \
         return cuda_ew(r[0].t, OP, 1, in, &a[1], NULL, compare_type(a, true));                     \
     }
+/* logical and, or, xor (self, other): in the inputs' common type, as the comparisons */
+#define K_LOGICAL(fn, OP)                                                                          \
+    static int k_##fn(mt_call *c, mt_value *a, mt_value *r) {                                      \
+        (void)c;                                                                                   \
+        mt_tensor *in[2] = {a[0].t, a[1].t};                                                       \
+        return cuda_ew(r[0].t, OP, 2, in, NULL, NULL, compare_type(a, false));                     \
+    }
+K_LOGICAL(land, CK_LAND)
+K_LOGICAL(lor, CK_LOR)
+K_LOGICAL(lxor, CK_LXOR)
 K_COMPARE(eq, CK_EQ)
 K_COMPARE(ne, CK_NE)
 K_COMPARE(lt, CK_LT)
@@ -197,7 +239,8 @@ K_COMPARE(ge, CK_GE)
 /* (self): out of place and in place (the result is self) alike; the tests (logical_not, isnan,
  * isinf, isfinite) read their input in its own type */
 static bool reads_in_input_type(int op) {
-    return op == CK_LOGICAL_NOT || op == CK_ISNAN || op == CK_ISINF || op == CK_ISFINITE;
+    return op == CK_LOGICAL_NOT || op == CK_ISNAN || op == CK_ISINF || op == CK_ISFINITE ||
+           op == CK_ISPOSINF || op == CK_ISNEGINF || op == CK_SIGNBIT;
 }
 
 #define K_UNARY(fn, OP)                                                                            \
@@ -249,12 +292,31 @@ K_UNARY(frac, CK_FRAC)
 K_UNARY(lgamma, CK_LGAMMA)
 K_UNARY(digamma, CK_DIGAMMA)
 K_UNARY(erfinv, CK_ERFINV)
+K_UNARY(isposinf, CK_ISPOSINF)
+K_UNARY(isneginf, CK_ISNEGINF)
+K_UNARY(signbit, CK_SIGNBIT)
+K_UNARY(sinc, CK_SINC)
 /* _polygamma(self, n) and polygamma_(self, n) (torch.polygamma(n, x) calls the first) */
 static int k_polygamma(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
     mt_tensor *in[1] = {a[0].t};
     return cuda_ew(r[0].t, CK_POLYGAMMA, 1, in, &a[1], NULL, OUT(r));
 }
+K_TWO(copysign, CK_COPYSIGN)
+K_TWO(xlogy, CK_XLOGY)
+/* (self, other) of two tensors only */
+#define K_TENSORS(fn, OP)                                                                          \
+    static int k_##fn(mt_call *c, mt_value *a, mt_value *r) {                                      \
+        (void)c;                                                                                   \
+        mt_tensor *in[2] = {a[0].t, a[1].t};                                                       \
+        return cuda_ew(r[0].t, OP, 2, in, NULL, NULL, OUT(r));                                     \
+    }
+K_TENSORS(fmax, CK_FMAX)
+K_TENSORS(fmin, CK_FMIN)
+K_TENSORS(hypot, CK_HYPOT)
+K_TENSORS(logaddexp, CK_LOGADDEXP)
+K_TENSORS(logaddexp2, CK_LOGADDEXP2)
+K_TENSORS(heaviside, CK_HEAVISIDE)
 K_TWO(fmod, CK_FMOD)
 K_TWO(remainder, CK_REMAINDER)
 K_TWO(floor_divide, CK_FLOOR_DIVIDE)
@@ -280,6 +342,76 @@ static int k_atan2(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
     mt_tensor *in[2] = {a[0].t, a[1].t};
     return cuda_ew(r[0].t, CK_ATAN2, 2, in, NULL, NULL, OUT(r));
+}
+
+/* the bitwise operations (self, other), (self, Scalar other) and (self): a shift's count is
+ * masked to 64 bits for int64, to 32 for the narrower types; bool's not is logical */
+static double bit_width(mt_dtype dt) {
+    return dt == MT_INT64 ? 64 : dt == MT_BOOL ? 1 : 32;
+}
+#define K_BITS(fn, OP)                                                                             \
+    static int k_##fn##_tensor(mt_call *c, mt_value *a, mt_value *r) {                             \
+        (void)c;                                                                                   \
+        mt_tensor *in[2] = {a[0].t, a[1].t};                                                       \
+        return cuda_ew_ex(r[0].t, OP, 2, in, NULL, NULL, bit_width(OUT(r)), 0, OUT(r));            \
+    }                                                                                              \
+    static int k_##fn##_scalar(mt_call *c, mt_value *a, mt_value *r) {                             \
+        (void)c;                                                                                   \
+        mt_tensor *in[1] = {a[0].t};                                                               \
+        return cuda_ew_ex(r[0].t, OP, 1, in, &a[1], NULL, bit_width(OUT(r)), 0, OUT(r));           \
+    }
+K_BITS(band, CK_BAND)
+K_BITS(bor, CK_BOR)
+K_BITS(bxor, CK_BXOR)
+K_BITS(shl, CK_SHL)
+K_BITS(shr, CK_SHR)
+static int k_bnot(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[1] = {a[0].t};
+    return cuda_ew_ex(r[0].t, CK_BNOT, 1, in, NULL, NULL, bit_width(OUT(r)), 0, OUT(r));
+}
+
+/* elu(self, alpha, scale, input_scale): alpha * scale is taken in the compute type, as the CPU */
+static int k_elu(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[1] = {a[0].t};
+    double al = mt_scalar_double(a[1]), scale = mt_scalar_double(a[2]);
+    mt_value neg =
+        mt_vdouble(OUT(r) == MT_FLOAT64 ? al * scale : (double)((float)al * (float)scale));
+    return cuda_ew_ex(r[0].t, CK_ELU, 1, in, &a[2], &neg, mt_scalar_double(a[3]), 0, OUT(r));
+}
+
+/* hardshrink(self, lambd) */
+static int k_hardshrink(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[1] = {a[0].t};
+    return cuda_ew(r[0].t, CK_HARDSHRINK, 1, in, &a[1], NULL, OUT(r));
+}
+
+/* logit(self, eps?): x clamped to [eps, 1 - eps] when eps is given and not negative */
+static int k_logit(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *in[1] = {a[0].t};
+    bool clamps = a[1].tag != MT_V_NONE && a[1].d >= 0;
+    mt_value eps = clamps ? a[1] : mt_vdouble(0), flag = mt_vint(clamps);
+    return cuda_ew(r[0].t, CK_LOGIT, 1, in, &eps, &flag, OUT(r));
+}
+
+/* deg2rad, rad2deg: a product with the constant rounded to the result's dtype first */
+static int scaled(mt_tensor *out, mt_tensor *self, double k) {
+    uint64_t b = 0;
+    mt_store_double(&b, (mt_dtype)out->dtype, k);
+    mt_value v = mt_vdouble(mt_load_double(&b, (mt_dtype)out->dtype));
+    mt_tensor *in[1] = {self};
+    return cuda_ew(out, CK_MUL, 1, in, &v, NULL, (mt_dtype)out->dtype);
+}
+static int k_deg2rad(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return scaled(r[0].t, a[0].t, 3.14159265358979323846 / 180.0);
+}
+static int k_rad2deg(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return scaled(r[0].t, a[0].t, 180.0 / 3.14159265358979323846);
 }
 
 /* flip(self, dims): a copy that reads self from the last element backwards along those dims
@@ -309,13 +441,35 @@ static int k_flip(mt_call *c, mt_value *a, mt_value *r) {
     return cuda_ew(out, CK_COPY, 1, in, NULL, NULL, (mt_dtype)self->dtype);
 }
 
+/* the least (or greatest) value of an integer dtype */
+static int64_t int_limit(mt_dtype dt, bool greatest) {
+    switch (dt) {
+    case MT_BOOL:
+        return greatest;
+    case MT_UINT8:
+        return greatest ? UINT8_MAX : 0;
+    case MT_INT8:
+        return greatest ? INT8_MAX : INT8_MIN;
+    case MT_INT16:
+        return greatest ? INT16_MAX : INT16_MIN;
+    case MT_INT32:
+        return greatest ? INT32_MAX : INT32_MIN;
+    default:
+        return greatest ? INT64_MAX : INT64_MIN;
+    }
+}
+
 /* clamp(self, min?, max?) and hardtanh(self, min_val, max_val): a bound left out is the type's
- * infinity or integer limit */
+ * infinity or integer limit (a given one wraps into the type, as the CPU converts it) */
 static int clamp(mt_tensor *out, mt_tensor *self, const mt_value *lo, const mt_value *hi) {
     mt_dtype ct = (mt_dtype)out->dtype;
     bool fl = mt_dtype_is_floating(ct);
-    mt_value l = lo->tag != MT_V_NONE ? *lo : fl ? mt_vdouble(-INFINITY) : mt_vint(INT64_MIN);
-    mt_value h = hi->tag != MT_V_NONE ? *hi : fl ? mt_vdouble(INFINITY) : mt_vint(INT64_MAX);
+    mt_value l = lo->tag != MT_V_NONE ? *lo
+                 : fl                 ? mt_vdouble(-INFINITY)
+                                      : mt_vint(int_limit(ct, false));
+    mt_value h = hi->tag != MT_V_NONE ? *hi
+                 : fl                 ? mt_vdouble(INFINITY)
+                                      : mt_vint(int_limit(ct, true));
     mt_tensor *in[1] = {self};
     return cuda_ew(out, CK_CLAMP, 1, in, &h, &l, ct);
 }
@@ -408,6 +562,24 @@ static int k_where(mt_call *c, mt_value *a, mt_value *r) {
     if (x) mt_tensor_decref(x);
     if (y) mt_tensor_decref(y);
     return rc;
+}
+
+/* pow.Scalar(Scalar self, Tensor exponent) and remainder.Scalar_Tensor(Scalar self, Tensor
+ * other): the number made a 0-d tensor of the result's dtype, as where's numbers are */
+static int number_first(mt_value *a, mt_value *r, int op) {
+    mt_tensor *x = operand_of(&a[0], r[0].t);
+    mt_tensor *in[2] = {x, a[1].t};
+    int rc = x ? cuda_ew(r[0].t, op, 2, in, NULL, NULL, OUT(r)) : -1;
+    if (x) mt_tensor_decref(x);
+    return rc;
+}
+static int k_pow_number(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return number_first(a, r, CK_POW);
+}
+static int k_remainder_number(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    return number_first(a, r, CK_REMAINDER);
 }
 
 /* lerp(self, end, weight): a number weight made a 0-d tensor as where's numbers are */
@@ -576,5 +748,84 @@ const mt_kernel_entry cuda_ew_kernels[] = {
     {"pow.Tensor_Tensor", k_pow_tensor},
     {"pow.Tensor_Scalar", k_pow_scalar},
     {"pow_.Scalar", k_pow_scalar},
+    {"pow_.Tensor", k_pow_tensor},
+    {"pow.Scalar", k_pow_number},
+    {"remainder.Scalar_Tensor", k_remainder_number},
+    {"true_divide.Tensor", k_div_tensor},
+    {"true_divide.Scalar", k_div_scalar},
+    {"true_divide_.Tensor", k_div_tensor},
+    {"true_divide_.Scalar", k_div_scalar},
+    {"clip", k_clamp},
+    {"clip_", k_clamp},
+    {"eq_.Tensor", k_eq_tensor},
+    {"eq_.Scalar", k_eq_scalar},
+    {"ne_.Tensor", k_ne_tensor},
+    {"ne_.Scalar", k_ne_scalar},
+    {"lt_.Tensor", k_lt_tensor},
+    {"lt_.Scalar", k_lt_scalar},
+    {"le_.Tensor", k_le_tensor},
+    {"le_.Scalar", k_le_scalar},
+    {"gt_.Tensor", k_gt_tensor},
+    {"gt_.Scalar", k_gt_scalar},
+    {"ge_.Tensor", k_ge_tensor},
+    {"ge_.Scalar", k_ge_scalar},
+    {"logical_and", k_land},
+    {"logical_and_", k_land},
+    {"logical_or", k_lor},
+    {"logical_or_", k_lor},
+    {"logical_xor", k_lxor},
+    {"logical_xor_", k_lxor},
+    {"elu", k_elu},
+    {"elu_", k_elu},
+    {"hardshrink", k_hardshrink},
+    {"logit", k_logit},
+    {"logit_", k_logit},
+    {"fmax", k_fmax},
+    {"fmin", k_fmin},
+    {"hypot", k_hypot},
+    {"hypot_", k_hypot},
+    {"logaddexp", k_logaddexp},
+    {"logaddexp2", k_logaddexp2},
+    {"copysign.Tensor", k_copysign_tensor},
+    {"copysign.Scalar", k_copysign_scalar},
+    {"copysign_.Tensor", k_copysign_tensor},
+    {"copysign_.Scalar", k_copysign_scalar},
+    {"xlogy.Tensor", k_xlogy_tensor},
+    {"xlogy.Scalar", k_xlogy_scalar},
+    {"xlogy_.Tensor", k_xlogy_tensor},
+    {"xlogy_.Scalar", k_xlogy_scalar},
+    {"heaviside", k_heaviside},
+    {"heaviside_", k_heaviside},
+    {"isposinf", k_isposinf},
+    {"isneginf", k_isneginf},
+    {"signbit", k_signbit},
+    {"sinc", k_sinc},
+    {"sinc_", k_sinc},
+    {"deg2rad", k_deg2rad},
+    {"deg2rad_", k_deg2rad},
+    {"rad2deg", k_rad2deg},
+    {"rad2deg_", k_rad2deg},
+    {"bitwise_and.Tensor", k_band_tensor},
+    {"bitwise_and.Scalar", k_band_scalar},
+    {"bitwise_and_.Tensor", k_band_tensor},
+    {"bitwise_and_.Scalar", k_band_scalar},
+    {"bitwise_or.Tensor", k_bor_tensor},
+    {"bitwise_or.Scalar", k_bor_scalar},
+    {"bitwise_or_.Tensor", k_bor_tensor},
+    {"bitwise_or_.Scalar", k_bor_scalar},
+    {"bitwise_xor.Tensor", k_bxor_tensor},
+    {"bitwise_xor.Scalar", k_bxor_scalar},
+    {"bitwise_xor_.Tensor", k_bxor_tensor},
+    {"bitwise_xor_.Scalar", k_bxor_scalar},
+    {"bitwise_left_shift.Tensor", k_shl_tensor},
+    {"bitwise_left_shift.Scalar", k_shl_scalar},
+    {"bitwise_left_shift_.Tensor", k_shl_tensor},
+    {"bitwise_left_shift_.Scalar", k_shl_scalar},
+    {"bitwise_right_shift.Tensor", k_shr_tensor},
+    {"bitwise_right_shift.Scalar", k_shr_scalar},
+    {"bitwise_right_shift_.Tensor", k_shr_tensor},
+    {"bitwise_right_shift_.Scalar", k_shr_scalar},
+    {"bitwise_not", k_bnot},
+    {"bitwise_not_", k_bnot},
 };
 const size_t cuda_ew_kernels_count = MT_ARRAY_LEN(cuda_ew_kernels);

@@ -163,6 +163,47 @@ describe("factories on cuda", function()
     c:t()[2]:fill_(7)
     same(c, g:cpu())
   end)
+
+  it("count, space and place ones as on the CPU, in every dtype", function()
+    local function both(f, ...)
+      local args = { ... }
+      local n = #args
+      local opts = type(args[n]) == "table" and args[n] or {}
+      local dev = {}
+      for k, v in pairs(opts) do dev[k] = v end
+      dev.device = "cuda"
+      args[n + (type(args[n]) == "table" and 0 or 1)] = opts
+      local want = f(table.unpack(args))
+      args[#args] = dev
+      local got = f(table.unpack(args))
+      assert.are.equal("cuda", got.device.type)
+      same(want, got:cpu(), 0)
+    end
+    for _, dt in ipairs { torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.uint8 } do
+      both(torch.arange, 7, { dtype = dt })
+      both(torch.arange, 2, 9, { dtype = dt })
+      both(torch.linspace, 1, 9, 7, { dtype = dt })
+      both(torch.eye, 3, 5, { dtype = dt })
+      both(torch.eye, 4, 2, { dtype = dt })
+      if dt.is_floating_point then
+        both(torch.arange, -1, 1, 0.1, { dtype = dt })
+        both(torch.linspace, -3.3, 7.1, 1001, { dtype = dt })
+        if dt ~= torch.float16 then -- the CPU's logspace has no float16 kernel
+          both(torch.logspace, -2, 1.5, 9, { dtype = dt })
+          both(torch.logspace, 0.3, 1, 1, { dtype = dt })
+        end
+      else
+        both(torch.logspace, 1, 3, 5, { base = 2, dtype = dt })
+      end
+      if dt ~= torch.float16 then both(torch.range, 1, 4, dt.is_floating_point and 0.3 or 1, { dtype = dt }) end
+    end
+    both(torch.arange, 1e6, 1e6 + 3000, 3, { dtype = torch.float32 })
+    both(torch.arange, 10, 0, -3, { dtype = torch.int64 })
+    both(torch.linspace, 5, -5, 1, { dtype = torch.float32 })
+    both(torch.linspace, 0, 1, 0, { dtype = torch.float32 })
+    both(torch.eye, 3, { dtype = torch.float32 })
+    assert.are.equal("step must be nonzero", err(torch.arange, 0, 1, 0, { device = "cuda" }))
+  end)
 end)
 
 -- op(args...) on the CPU and on cuda (tensor arguments moved there)
@@ -582,6 +623,95 @@ describe("the rest of the element-wise family on cuda", function()
     check("int remainder", torch.remainder, { i, j })
     check("int fmod", torch.fmod, { i, j })
     check("int floor_divide", torch.floor_divide, { i, j })
+  end)
+
+  it("converts numbers and mixed operands to the common dtype first, as the CPU does", function()
+    local x, u8 = torch.randn(5, 7) * 3, torch.tensor({ 0, 1, 5, 200, 255 }, { dtype = torch.uint8 })
+    check("clamp with min > max gives max", function(t) return t:clamp(1, -1) end, { x })
+    check("uint8 clamp: -1 is 255", function(t) return t:clamp(-1, 2) end, { u8 })
+    check("int8 clamp, min only", function(t) return t:clamp({ min = -3 }) end, { torch.randint(-9, 9, { 10 }):to(torch.int8) })
+    check("int16 clamp, max only", function(t) return t:clamp({ max = 3 }) end, { torch.randint(-9, 9, { 10 }):to(torch.int16) })
+    check("uint8 floor division by -2 (254)", function(t) return torch.div(t, -2, { rounding_mode = "floor" }) end, { u8 })
+    check("uint8 + -1", function(t) return t + -1 end, { u8 })
+    check("uint8 eq -1", function(t) return t:eq(-1) end, { u8 })
+    check("sign of NaN is 0", torch.sign, { torch.tensor({ 0 / 0, -0.0, 2, -3, math.huge }) })
+    local h = torch.randn(12)
+    check("float16 + a float32 0-d tensor", function(t, s) return t:half() + s end, { h, torch.tensor(1 / 3) }, 0)
+    check("bfloat16 * a float64 0-d tensor", function(t, s) return t:bfloat16() * s end,
+      { h, torch.tensor(0.1, { dtype = torch.float64 }) }, 0)
+    check("float16 / a float32 0-d tensor", function(t, s) return t:half() / s end, { h, torch.tensor(0.3) }, 0)
+  end)
+
+  it("computes the logical, bitwise and two-argument functions and the activations nn uses", function()
+    local x, y = torch.randn(6, 5) * 3, torch.randn(5) * 3
+    local sp = torch.tensor({ 0, -0.0, 1, -1, math.huge, -math.huge, 0 / 0, 0.5, -2 })
+    local sq = torch.tensor({ 0, 3, -0.0, 2, math.huge, math.huge, 1, 0 / 0, -math.huge })
+    local i, j = torch.randint(-50, 50, { 6, 5 }), torch.randint(0, 9, { 5 })
+    local b = torch.tensor({ true, false, true, false })
+    x[1][1], x[2][3] = 0, 0
+    for _, name in ipairs { "logical_and", "logical_or", "logical_xor" } do
+      check(name, torch[name], { x, y })
+      check(name .. " int and float", torch[name], { i, y })
+      check(name .. " bool", torch[name], { b, b:flip(1) })
+      check(name .. "_ in place", function(t, u) return t[name .. "_"](t, u) end, { x:clone(), y })
+    end
+    for _, name in ipairs { "fmax", "fmin", "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy", "heaviside" } do
+      check(name, torch[name], { x, y }, 1e-5)
+      check(name .. " special values", torch[name], { sp, sq }, 1e-5)
+    end
+    check("fmax int", torch.fmax, { i, j })
+    check("copysign scalar", function(t) return torch.copysign(t, -1) end, { x })
+    check("xlogy scalar", function(t) return torch.xlogy(t, 2.5) end, { x })
+    check("copysign of ints is float", torch.copysign, { i, j })
+    for _, name in ipairs { "isposinf", "isneginf", "signbit", "sinc", "deg2rad", "rad2deg" } do
+      check(name, torch[name], { sp }, 1e-6)
+      check(name .. " 2-d", torch[name], { x:t() }, 1e-6)
+    end
+    check("signbit int", torch.signbit, { i })
+    check("deg2rad int", torch.deg2rad, { i }, 1e-6)
+    check("deg2rad bfloat16", torch.deg2rad, { x:bfloat16() }, 1e-2)
+    for _, name in ipairs { "bitwise_and", "bitwise_or", "bitwise_xor" } do
+      check(name, torch[name], { i, j })
+      check(name .. " bool", torch[name], { b, b:flip(1) })
+      check(name .. " uint8 and a number", function(t) return torch[name](t, -3) end, { j:to(torch.uint8) })
+    end
+    check("bitwise_not", torch.bitwise_not, { i })
+    check("bitwise_not bool", torch.bitwise_not, { b })
+    check("left shift", torch.bitwise_left_shift, { i, j })
+    check("right shift", torch.bitwise_right_shift, { i, j })
+    -- counts masked to 32 bits below int64, as x86 (and the CPU) shift
+    check("int32 left shift by 33", function(t) return torch.bitwise_left_shift(t, 33) end, { i:to(torch.int32) })
+    check("int16 right shift by 35", function(t) return torch.bitwise_right_shift(t, 35) end, { i:to(torch.int16) })
+    check("int8 right shift", function(t, u) return torch.bitwise_right_shift(t, u) end, { i:to(torch.int8), j:to(torch.int8) })
+    local F = torch.nn.functional
+    check("elu", function(t) return F.elu(t, 0.7) end, { x }, 1e-6)
+    check("selu", F.selu, { x }, 1e-6)
+    check("celu", function(t) return F.celu(t, 1.3) end, { x }, 1e-6)
+    check("elu float64", function(t) return torch.elu(t, 0.3, 1.5, 2) end, { x:double() })
+    check("hardshrink", function(t) return F.hardshrink(t, 1) end, { x })
+    check("logit", torch.logit, { torch.rand(20) }, 1e-5)
+    check("logit with eps", function(t) return torch.logit(t, 0.1) end, { torch.tensor({ 0, 0.05, 0.5, 0.95, 1 }) }, 1e-6)
+    check("logit at 1", torch.logit, { torch.tensor({ 0, 1, 1.5, -0.5 }) })
+    check("eq_ in place", function(t, u) return t:eq_(u) end, { x:clone(), x:clone():flip(2) })
+    check("lt_ in place with a number", function(t) return t:lt_(0.5) end, { x:clone() })
+    check("number ** tensor", function(t) return torch.pow(2, t) end, { x }, 1e-5)
+    check("pow_ by a tensor", function(t, u) return t:abs():pow_(u) end, { x:clone(), y }, 1e-5)
+    check("number % tensor", function(t) return torch.remainder(5, t) end, { x }, 1e-5)
+    check("true_divide", torch.true_divide, { i, j:add(1) })
+    check("clip", function(t) return t:clip(-1, 1) end, { x })
+    check("float16 += float32 tensor computes in float32", function(t, u) return t:half():add_(u) end, { x, y / 3 }, 0)
+  end)
+
+  it("differentiates the activations and losses that use them", function()
+    local F = torch.nn.functional
+    for _, f in ipairs { F.elu, F.selu, F.relu6, F.hardsigmoid, F.hardtanh, F.hardshrink, torch.logit } do
+      local x = torch.rand(4, 5) * 0.98 + 0.01
+      if f ~= torch.logit then x = torch.randn(4, 5) * 4 end
+      local xc, xg = x:clone():requires_grad_(), x:cuda():requires_grad_()
+      f(xc):sum():backward()
+      f(xg):sum():backward()
+      same(xc.grad, xg.grad:cpu(), 1e-5)
+    end
   end)
 end)
 

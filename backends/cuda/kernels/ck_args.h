@@ -100,6 +100,34 @@ enum {
     CK_DIGAMMA,
     CK_ERFINV,    /* in the compute type, as on the CPU */
     CK_POLYGAMMA, /* psi^(n), n in s1 */
+    CK_LAND,      /* logical and, or, xor: computed in the inputs' common type, written 0 or 1 */
+    CK_LOR,
+    CK_LXOR,
+    CK_ELU,        /* x > 0 ? x * s1 : (exp(x * s2) - 1) * alpha (alpha: alpha * scale) */
+    CK_HARDSHRINK, /* 0 in [-s1, s1] */
+    CK_LOGIT,      /* log(x / (1 - x)), x first clamped to [s1, 1 - s1] when alpha is 1 */
+    CK_FMAX,       /* max(in1, in2), a NaN losing to a number */
+    CK_FMIN,
+    CK_HYPOT,
+    CK_LOGADDEXP,
+    CK_LOGADDEXP2,
+    CK_COPYSIGN,
+    CK_XLOGY,     /* in1 * log(in2), 0 where in1 is 0, NaN where in2 is */
+    CK_HEAVISIDE, /* in2 where in1 is 0, else in1 > 0 */
+    CK_ISPOSINF,  /* in the input's type, written as bool */
+    CK_ISNEGINF,
+    CK_SIGNBIT,
+    CK_SINC,
+    CK_BAND, /* bitwise, on integers and bools (int64 compute: the low bits are the dtype's) */
+    CK_BOR,
+    CK_BXOR,
+    CK_BNOT,
+    CK_SHL, /* the count masked to s2 - 1 bits (64, or 32 for the narrower types, as x86) */
+    CK_SHR,
+    /* sequences of the result's element index i (its C-order position), no inputs */
+    CK_ARANGE,   /* s1 + alpha * i */
+    CK_LINSPACE, /* s1 + alpha * i in the first half, s2 - alpha * (n - 1 - i) in the second */
+    CK_LOGSPACE, /* s3 ** (the same, unfused) */
     CK_NUM_OPS
 };
 
@@ -125,8 +153,10 @@ typedef struct ck_ew_args {
      * compute type reads them */
     double alpha, s1;
     int64_t ialpha, is1;
+    double s2, s3;      /* the sequences' end and logspace's base */
     int32_t scalar_in2; /* in2 is the scalar s1 rather than an operand */
-    int32_t reserved;
+    int32_t round_to;   /* 0, or CK_FLOAT16 / CK_BFLOAT16: the operands' common dtype, which
+                           every operand's value is first rounded to (as the CPU converts them) */
 } ck_ew_args;
 
 /* reductions (kernels/ck_reduce.cuh): out[t] for t < M * parts is part t % parts of output

@@ -64,6 +64,13 @@ template <typename T> __device__ static inline void store(const ck_operand &o, i
     }
 }
 
+// v rounded to float16 or bfloat16 (dt) and back: an operand converted to the common dtype
+template <typename T> __device__ static inline T round_as(int32_t dt, T v) {
+    float f = (float)v;
+    return (T)(dt == CK_FLOAT16 ? mt_f16_to_f32(mt_f32_to_f16(f))
+                                : mt_bf16_to_f32(mt_f32_to_bf16(f)));
+}
+
 // the math functions of each compute type: float, double, and int64 (whose floating functions
 // are never reached: an integer input of one gives a float result, computed in float)
 #define CK_MATH(name, ffn, dfn)                                                                    \
@@ -104,6 +111,15 @@ CK_MATH(ceil, ceilf, ceil)
 CK_MATH(round, rintf, rint) // halves to even, as torch.round
 #undef CK_MATH
 
+__device__ static inline float m_fma(float x, float y, float z) {
+    return fmaf(x, y, z);
+}
+__device__ static inline double m_fma(double x, double y, double z) {
+    return fma(x, y, z);
+}
+__device__ static inline int64_t m_fma(int64_t x, int64_t y, int64_t z) {
+    return x * y + z;
+}
 __device__ static inline float m_pow(float x, float y) {
     return powf(x, y);
 }
@@ -141,6 +157,55 @@ __device__ static inline double m_fmod(double x, double y) {
 __device__ static inline int64_t m_fmod(int64_t x, int64_t y) {
     return y == 0 || (y == -1 && x == INT64_MIN) ? 0 : x % y;
 }
+// two-argument functions of the float types; the int64 forms are those of PyTorch's integer
+// kernels where there is one (fmax, fmin), else never reached (integers give float results)
+#define CK_MATH2(name, ffn, dfn, iexpr)                                                            \
+    __device__ static inline float m_##name(float x, float y) {                                    \
+        return ffn(x, y);                                                                          \
+    }                                                                                              \
+    __device__ static inline double m_##name(double x, double y) {                                 \
+        return dfn(x, y);                                                                          \
+    }                                                                                              \
+    __device__ static inline int64_t m_##name(int64_t x, int64_t y) {                              \
+        return iexpr;                                                                              \
+    }
+CK_MATH2(fmax, fmaxf, fmax, x > y ? x : y)
+CK_MATH2(fmin, fminf, fmin, x < y ? x : y)
+CK_MATH2(hypot, hypotf, hypot, 0)
+CK_MATH2(copysign, copysignf, copysign, 0)
+#undef CK_MATH2
+__device__ static inline bool m_signbit(float x) {
+    return signbit(x);
+}
+__device__ static inline bool m_signbit(double x) {
+    return signbit(x);
+}
+__device__ static inline bool m_signbit(int64_t x) {
+    return x < 0;
+}
+// the bitwise operations of integers and bools; no float type reaches them
+template <typename T> __device__ static inline T m_bitwise(int op, T x, T y, T width) {
+    return x;
+}
+template <>
+__device__ inline int64_t m_bitwise<int64_t>(int op, int64_t x, int64_t y, int64_t width) {
+    switch (op) {
+    case CK_BAND:
+        return x & y;
+    case CK_BOR:
+        return x | y;
+    case CK_BXOR:
+        return x ^ y;
+    case CK_BNOT: // bool's not is !x; the host gives bool width 1
+        return width == 1 ? !x : ~x;
+    case CK_SHL:
+        return width == 64 ? (int64_t)((uint64_t)x << (y & 63))
+                           : (int64_t)((uint32_t)x << (y & 31));
+    default: // CK_SHR, arithmetic
+        return width == 64 ? x >> (y & 63) : (int64_t)((int32_t)x >> (y & 31));
+    }
+}
+
 // floor division (self // other)
 __device__ static inline float m_floordiv(float x, float y) {
     return floorf(x / y);

@@ -4,7 +4,7 @@
 // result's dtype. Three kernels, one per compute type (float for float32, float16 and bfloat16,
 // as PyTorch's opmath; double; int64 for integers and bool); the operation and dtypes are
 // arguments (ck_args.h), uniform across a launch.
-template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T alpha, T s1) {
+template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T alpha, T s1, T s2) {
     switch (op) {
     case CK_COPY:
         return x;
@@ -126,8 +126,10 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
         return m_truncdiv(x, y);
     case CK_LERP: // PyTorch's two forms, exact at both ends
         return z < (T)0.5 ? x + z * (y - x) : y - (y - x) * ((T)1 - z);
-    case CK_CLAMP:
-        return is_nan(x) ? x : x < alpha ? alpha : x > s1 ? s1 : x;
+    case CK_CLAMP: // min(max(x, lo), hi): hi wins when lo > hi
+        if (is_nan(x)) return x;
+        x = x < alpha ? alpha : x;
+        return x > s1 ? s1 : x;
     case CK_LEAKY_RELU:
         return x > (T)0 ? x : x * s1;
     case CK_SOFTPLUS:
@@ -138,15 +140,80 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
         return (T)(!is_nan(x) && is_nan(x - x));
     case CK_ISFINITE:
         return (T)(x - x == (T)0);
-    case CK_SIGN:
-        return is_nan(x) ? x : (T)((x > (T)0) - (x < (T)0));
+    case CK_LAND:
+        return (T)(x != (T)0 && y != (T)0);
+    case CK_LOR:
+        return (T)(x != (T)0 || y != (T)0);
+    case CK_LXOR:
+        return (T)((x != (T)0) != (y != (T)0));
+    case CK_ELU:
+        return x <= (T)0 ? (m_exp(x * s2) - (T)1) * alpha : x * s1;
+    case CK_HARDSHRINK:
+        return x >= -s1 && x <= s1 ? (T)0 : x;
+    case CK_LOGIT:
+        if (alpha != (T)0) x = x < s1 ? s1 : x > (T)1 - s1 ? (T)1 - s1 : x;
+        return x == (T)1 ? extremes<T>::highest() : m_log(x / ((T)1 - x));
+    case CK_FMAX:
+        return m_fmax(x, y);
+    case CK_FMIN:
+        return m_fmin(x, y);
+    case CK_HYPOT:
+        return m_hypot(x, y);
+    case CK_LOGADDEXP: // from the larger one; equal infinities give themselves
+    case CK_LOGADDEXP2: {
+        if (!is_nan(x) && is_nan(x - x) && x == y) return x;
+        T big = x > y ? x : y, d = x > y ? x - y : y - x;
+        if (op == CK_LOGADDEXP) return big + m_log1p(m_exp(-d));
+        return big + m_log1p(m_exp2(-d)) * (T)1.4426950408889634;
+    }
+    case CK_COPYSIGN:
+        return m_copysign(x, y);
+    case CK_XLOGY:
+        return is_nan(y) ? y : x == (T)0 ? (T)0 : x * m_log(y);
+    case CK_HEAVISIDE:
+        return x == (T)0 ? y : (T)(x > (T)0);
+    case CK_ISPOSINF:
+        return (T)(!is_nan(x) && is_nan(x - x) && x > (T)0);
+    case CK_ISNEGINF:
+        return (T)(!is_nan(x) && is_nan(x - x) && x < (T)0);
+    case CK_SIGNBIT:
+        return (T)m_signbit(x);
+    case CK_SINC: {
+        if (x == (T)0) return (T)1;
+        T px = (T)CK_PI * x;
+        return m_sin(px) / px;
+    }
+    case CK_BAND:
+    case CK_BOR:
+    case CK_BXOR:
+    case CK_BNOT:
+    case CK_SHL:
+    case CK_SHR:
+        return m_bitwise<T>(op, x, y, s2);
+    case CK_SIGN: // NaN gives 0, as PyTorch's (0 < x) - (x < 0)
+        return (T)((x > (T)0) - (x < (T)0));
     default:
         return x;
     }
 }
 
+// element i of arange, linspace or logspace (PyTorch's: linspace counts up from the start for
+// the first half and down from the end for the second, fused, so both ends are exact)
+template <typename T>
+__device__ static inline T sequence(const ck_ew_args &a, int64_t i, T alpha, T s1) {
+    if (a.op == CK_ARANGE) return s1 + alpha * (T)i;
+    int64_t half = a.n / 2, back = a.n - 1 - i;
+    if (a.op == CK_LINSPACE) {
+        if (a.n == 1) return s1;
+        return i < half ? m_fma(alpha, (T)i, s1) : m_fma(-alpha, (T)back, (T)a.s2);
+    }
+    double x = i < half ? a.s1 + a.alpha * (double)i : a.s2 - a.alpha * (double)back;
+    return (T)pow(a.s3, a.n == 1 ? a.s1 : x);
+}
+
 // the condition of where() is read as bool whatever the compute type
-template <typename T> __device__ static inline void ew_loop(const ck_ew_args &a, T alpha, T s1) {
+template <typename T>
+__device__ static inline void ew_loop(const ck_ew_args &a, T alpha, T s1, T s2) {
     int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < a.n; i += step) {
         int64_t off[CK_MAX_OPERANDS] = {i, i, i, i};
@@ -159,10 +226,19 @@ template <typename T> __device__ static inline void ew_loop(const ck_ew_args &a,
                 for (int k = 0; k <= a.nin; k++) off[k] += idx * a.o[k].strides[d];
             }
         }
+        if (a.op == CK_ARANGE || a.op == CK_LINSPACE || a.op == CK_LOGSPACE) {
+            store<T>(a.o[0], off[0], sequence<T>(a, i, alpha, s1));
+            continue;
+        }
         T x = a.nin >= 1 ? load<T>(a.o[1], off[1]) : (T)0;
         T y = a.scalar_in2 ? s1 : a.nin >= 2 ? load<T>(a.o[2], off[2]) : (T)0;
         T z = a.nin >= 3 ? load<T>(a.o[3], off[3]) : (T)0;
-        store<T>(a.o[0], off[0], apply<T>(a.op, x, y, z, alpha, s1));
+        if (a.round_to) {
+            x = round_as<T>(a.round_to, x);
+            if (!a.scalar_in2) y = round_as<T>(a.round_to, y);
+            z = round_as<T>(a.round_to, z);
+        }
+        store<T>(a.o[0], off[0], apply<T>(a.op, x, y, z, alpha, s1, s2));
     }
 }
 
@@ -171,7 +247,7 @@ template <typename T> __device__ static inline void ew_loop(const ck_ew_args &a,
 // arguments), the last n % 4 elements one at a time.
 template <int OP> __device__ static inline void dense_f32(const ck_ew_args &a) {
     int op = OP < 0 ? a.op : OP;
-    float alpha = (float)a.alpha, s1 = (float)a.s1;
+    float alpha = (float)a.alpha, s1 = (float)a.s1, s2 = (float)a.s2;
     const float4 *x = (const float4 *)(uintptr_t)a.o[1].ptr,
                  *y = (const float4 *)(uintptr_t)a.o[2].ptr,
                  *z = (const float4 *)(uintptr_t)a.o[3].ptr;
@@ -183,16 +259,16 @@ template <int OP> __device__ static inline void dense_f32(const ck_ew_args &a) {
         float4 u = a.nin >= 1 ? x[i] : make_float4(0, 0, 0, 0);
         float4 v = two ? y[i] : make_float4(s1, s1, s1, s1);
         float4 w = a.nin >= 3 ? z[i] : make_float4(0, 0, 0, 0), r;
-        r.x = apply<float>(op, u.x, v.x, w.x, alpha, s1);
-        r.y = apply<float>(op, u.y, v.y, w.y, alpha, s1);
-        r.z = apply<float>(op, u.z, v.z, w.z, alpha, s1);
-        r.w = apply<float>(op, u.w, v.w, w.w, alpha, s1);
+        r.x = apply<float>(op, u.x, v.x, w.x, alpha, s1, s2);
+        r.y = apply<float>(op, u.y, v.y, w.y, alpha, s1, s2);
+        r.z = apply<float>(op, u.z, v.z, w.z, alpha, s1, s2);
+        r.w = apply<float>(op, u.w, v.w, w.w, alpha, s1, s2);
         out[i] = r;
     }
     const float *xs = (const float *)x, *ys = (const float *)y, *zs = (const float *)z;
     for (int64_t i = n4 * 4 + first; i < a.n; i += step)
         ((float *)out)[i] = apply<float>(op, a.nin >= 1 ? xs[i] : 0.0f, two ? ys[i] : s1,
-                                         a.nin >= 3 ? zs[i] : 0.0f, alpha, s1);
+                                         a.nin >= 3 ? zs[i] : 0.0f, alpha, s1, s2);
 }
 
 CK_KERNEL(ck_ew_dense_f32, ck_ew_args) {
@@ -224,11 +300,11 @@ CK_KERNEL(ck_ew_dense_f32, ck_ew_args) {
 }
 
 CK_KERNEL(ck_ew_f32, ck_ew_args) {
-    ew_loop<float>(a, (float)a.alpha, (float)a.s1);
+    ew_loop<float>(a, (float)a.alpha, (float)a.s1, (float)a.s2);
 }
 CK_KERNEL(ck_ew_f64, ck_ew_args) {
-    ew_loop<double>(a, a.alpha, a.s1);
+    ew_loop<double>(a, a.alpha, a.s1, a.s2);
 }
 CK_KERNEL(ck_ew_i64, ck_ew_args) {
-    ew_loop<int64_t>(a, a.ialpha, a.is1);
+    ew_loop<int64_t>(a, a.ialpha, a.is1, (int64_t)a.s2);
 }
