@@ -40,4 +40,19 @@ static inline bool mt_lacks_float16_kernel(mt_device d, mt_dtype dt) {
     return dt == MT_FLOAT16 && !mt_devtype_float16_kernels(d.type);
 }
 
+/* unique along dim d (wrapped): PyTorch's refusals of a tensor with empty dims (its texts, the
+ * first one's trailing space included), for every device's kernel */
+static inline int mt_unique_dim_check(const mt_tensor *self, int d) {
+    int zeros = 0;
+    for (int i = 0; i < self->ndim; i++) zeros += self->sizes[i] == 0;
+    if (self->ndim == 0 || zeros == 0) return 0;
+    if (self->sizes[d] == 0 && zeros > 1)
+        return mt_error(MT_ERR_RUNTIME, "Number of zero sized dimensions is more than one, so "
+                                        "unique cannot be applied ");
+    if (self->sizes[d] != 0)
+        return mt_error(MT_ERR_RUNTIME, "There are 0 sized dimensions, and they aren't selected, "
+                                        "so unique cannot be applied");
+    return 0;
+}
+
 #endif

@@ -5,6 +5,7 @@
  * Index values arrive 0-based (the binding shifts the user's 1-based ones; a user's 0 comes
  * as MT_ZERO_SENTINEL), and errors quote them as the user wrote them (mt_user_dim). */
 #include "cpu_index_util.h"
+#include "common_ops.h"
 #include "cpu_kernels.h"
 #include "index_ops.h"
 #include "mt_ops_gen.h"
@@ -578,6 +579,7 @@ static int k_unique(mt_call *c, mt_value *a, mt_value *r) {
     bool by_dim = a[4].tag == MT_V_INT;
     int d = 0, status = -1;
     if (by_dim && mt_wrap_dim(a[4].i, self->ndim, &d)) return -1;
+    if (by_dim && mt_unique_dim_check(self, d)) return -1;
     /* rows to compare: elements (flattened), or slices along dim (moved to the front) */
     if (by_dim) {
         mt_tensor *m = mto_transpose_int(self, 0, d);
@@ -628,7 +630,7 @@ static int k_unique(mt_call *c, mt_value *a, mt_value *r) {
         for (int i = 1; i < src->ndim; i++) osizes[on++] = src->sizes[i];
     mt_tensor *o = mt_tensor_empty(on, osizes, dt, MT_CPU);
     if (!o) goto done;
-    for (int64_t i = 0, g = -1; i < nrows; i++)
+    for (int64_t i = 0, g = -1; i < nrows && width > 0; i++) /* rows of no elements: no data */
         if (group[perm[i]] != g) {
             g = group[perm[i]];
             memcpy(mt_tensor_raw(o) + g * width * (int64_t)isz, p + perm[i] * width * (int64_t)isz,

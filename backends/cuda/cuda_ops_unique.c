@@ -8,6 +8,7 @@
  * after every number and equals nothing, so each NaN (each slice holding one) stands alone. */
 #include <string.h>
 
+#include "common_ops.h"
 #include "cuda_launch.h"
 #include "cuda_ops.h"
 #include "kernels/ck_args.h"
@@ -112,6 +113,7 @@ static int k_unique(mt_call *c, mt_value *a, mt_value *r) {
     bool by_dim = a[4].tag == MT_V_INT;
     int d = 0, device = cuda_device_of(self), rc = -1;
     if (by_dim && mt_wrap_dim(a[4].i, self->ndim, &d)) return -1;
+    if (by_dim && mt_unique_dim_check(self, d)) return -1;
     ck_unique_args k;
     memset(&k, 0, sizeof k);
     int64_t osizes[MT_MAX_DIM], one = 1;

@@ -1324,7 +1324,11 @@ describe("unique and unique_consecutive on cuda", function()
     -- the merge sort of rows over several launches and parts
     check_unique("many rows", torch.randint(0, 3, { 1300, 3 }), 1)
     check_unique("no rows", torch.zeros(0, 3), 1)
-    check_unique("empty rows", torch.zeros(3, 0), 1)
+    check_unique("empty rows", torch.zeros(3, 0), 2)
+    -- other dims empty: PyTorch's refusal, the same on both devices
+    local cpu_err = err(torch.unique, torch.zeros(3, 0), true, true, true, 1)
+    assert.are.equal(cpu_err, err(torch.unique, torch.zeros(3, 0, { device = "cuda" }), true, true, true, 1))
+    assert.truthy(cpu_err:find("aren't selected", 1, true))
     check_unique("0-d", torch.tensor(4), 1)
     check_all("options table", function(t) return torch.unique(t, { dim = 2, return_inverse = true }) end, { m })
     local c = m:cuda()

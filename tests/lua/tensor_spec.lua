@@ -158,6 +158,22 @@ describe("a tensor", function()
     assert.are.same({ 3, 1, 2, 4 }, inv:tolist())
     assert.are.same({ 1, 1, 1, 1 }, cnt:tolist())
   end)
+
+  it("refuses unique along a dim of a tensor with other empty dims, in PyTorch's words", function()
+    local function err(...)
+      local ok, e = pcall(torch.unique, ...)
+      assert.is_false(ok)
+      return (tostring(e):gsub("^[^:]*:%d+: ", ""))
+    end
+    assert.are.equal("Number of zero sized dimensions is more than one, so unique cannot be applied ",
+      err(torch.zeros(0, 0), true, true, true, 1))
+    assert.are.equal("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied",
+      err(torch.zeros(3, 0, 2), true, true, true, 1))
+    local v, inv, cnt = torch.unique(torch.zeros(2, 0), true, true, true, 2)
+    assert.are.same({ 2, 0 }, { v:size(1), v:size(2) })
+    assert.are.equal(0, inv:numel())
+    assert.are.equal(0, cnt:numel())
+  end)
 end)
 
 describe("dtype and device objects", function()
