@@ -19,9 +19,10 @@ typedef struct mt_reduce_loops {
     float (*amin_f32)(const float *x, int64_t n);
     double (*amax_f64)(const double *x, int64_t n);
     double (*amin_f64)(const double *x, int64_t n);
-    /* column sums: acc[k] += x[i * K + k] over i < R (float32 into double accumulators) */
-    void (*cols_sum_f32)(const float *x, int64_t K, int64_t R, double *acc);
-    void (*cols_sum_f64)(const double *x, int64_t K, int64_t R, double *acc);
+    /* column sums: acc[k] += x[i * ld + k] over i < R, k < K (float32 into double
+     * accumulators) */
+    void (*cols_sum_f32)(const float *x, int64_t K, int64_t ld, int64_t R, double *acc);
+    void (*cols_sum_f64)(const double *x, int64_t K, int64_t ld, int64_t R, double *acc);
 } mt_reduce_loops;
 
 extern const mt_reduce_loops mt_reduce_loops_base, mt_reduce_loops_avx2;

@@ -1,0 +1,84 @@
+-- The CPU reductions' fast paths (backends/cpu/cpu_reduce.c): max/min with positions a block at
+-- a time (the first NaN wins, else the first extreme; a zero keeps its sign), against a scalar
+-- walk of each row; reductions over leading dims (running values over column stretches, split
+-- across threads), against the same reduction of the transposed copy and for any thread count.
+local torch = require "mindtorch"
+
+-- the first NaN of a row, else its first extreme: value and 1-based position
+local function walk(row, n, f)
+  local best, bi = row[1]:item(), 1
+  for c = 1, n do
+    local e = row[c]:item()
+    if e ~= e then return e, c end
+    if (f == "max" and e > best) or (f == "min" and e < best) then best, bi = e, c end
+  end
+  return best, bi
+end
+
+describe("CPU reductions", function()
+  local saved
+  before_each(function() saved = torch.get_num_threads() end)
+  after_each(function() torch.set_num_threads(saved) end)
+
+  it("give max and min along a dim the first NaN or the first extreme, block edges included", function()
+    torch.manual_seed(1)
+    local nan = 0 / 0
+    for _, dt in ipairs { torch.float32, torch.float64 } do
+      for _, n in ipairs { 1, 5, 255, 256, 257, 1000 } do
+        for trial = 1, 12 do
+          local x = torch.randn(5, n, { dtype = dt })
+          if trial % 3 == 0 then x = (x * 2):round() end -- ties
+          if trial % 4 == 0 then -- NaNs, one row with several
+            x[{ 2, (trial * 37) % n + 1 }] = nan
+            x[{ 4, (trial * 11) % n + 1 }] = nan
+            x[{ 4, (trial * 53) % n + 1 }] = nan
+          end
+          if trial == 5 then x = torch.arange(n, { dtype = dt }):expand(5, n):contiguous() end -- ascending
+          if trial == 7 then -- zeros of both signs
+            x:zero_()
+            x[{ 3, (n + 1) // 2 }] = -0.0
+          end
+          for _, f in ipairs { "max", "min" } do
+            local v, i = x[f](x, 2)
+            for r = 1, 5 do
+              local best, bi = walk(x[r], n, f)
+              assert.are.equal(bi, i[r]:item())
+              local got = v[r]:item()
+              if best ~= best then
+                assert.is_true(got ~= got)
+              else
+                assert.are.equal(best, got)
+                assert.are.equal(1 / best, 1 / got) -- the sign of a zero
+              end
+            end
+          end
+        end
+      end
+    end
+  end)
+
+  it("reduce leading dims the same for every thread count and as the transposed copy", function()
+    torch.manual_seed(2)
+    local x = torch.randn(37, 4500, { dtype = torch.float64 })
+    for _, f in ipairs { "sum", "mean", "prod", "amax", "amin" } do
+      for _, dt in ipairs { torch.float32, torch.float64, torch.int64 } do
+        if not (f == "mean" and dt == torch.int64) then
+          local y = f == "prod" and (x / 40 + 1):to(dt) or (x * 3):to(dt)
+          if f == "prod" and dt == torch.int64 then y = (x:sign() + 2):to(dt) end
+          local res = {}
+          for t = 1, 3 do
+            torch.set_num_threads(t)
+            res[t] = y[f](y, 1)
+          end
+          assert.is_true(torch.equal(res[1], res[2]), f)
+          assert.is_true(torch.equal(res[1], res[3]), f)
+          local yt = y:t():contiguous()
+          local ref = yt[f](yt, 2)
+          -- float32 rows sum in float partials, columns in double: a float32 rounding apart
+          local tol = dt == torch.float32 and 1e-5 or 1e-9
+          assert.is_true(torch.allclose(res[1]:double(), ref:double(), tol, tol), f .. " " .. tostring(dt))
+        end
+      end
+    end
+  end)
+end)
