@@ -356,6 +356,8 @@ static int try_direct(int routine, const mt_conv_geom *g, const float *a, const 
         return mt_cpu_conv_cvec_forward(g, a, w, bias, out) ? -1 : 1;
     if (routine == BIG_TO_SMALL)
         return mt_cpu_conv_direct_fits(g) ? (d->forward(g, a, w, bias, out) ? -1 : 1) : 0;
+    if (routine == WEIGHT_GRAD && d == &mt_conv_direct_avx512 && mt_cpu_conv_cvec_weight_fits(g))
+        return mt_cpu_conv_cvec_weight(g, a, w, out) ? -1 : 1;
     if (routine == WEIGHT_GRAD) { /* a: small (the output's gradient), w: big (the input) */
         /* with AVX-512, columns + gemm_nt_f32 overtake the direct loops from about 144 taps per
          * output (16 channels of 3x3: 708 vs 916 us for 32 samples of 16x16; 6 of 5x5 are even) */

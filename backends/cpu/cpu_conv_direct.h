@@ -24,6 +24,10 @@ extern const mt_conv_direct mt_conv_direct_avx2, mt_conv_direct_avx512;
 bool mt_cpu_conv_cvec_fits(const mt_conv_geom *g);
 int mt_cpu_conv_cvec_forward(const mt_conv_geom *g, const float *x, const float *w,
                              const float *bias, float *y);
+/* cpu_conv_cvec_weight_avx512.c (AVX-512F only): the weight gradient of such layers with unit
+ * horizontal stride and dilation and kernels 3 or 5 wide, at most 5 high */
+bool mt_cpu_conv_cvec_weight_fits(const mt_conv_geom *g);
+int mt_cpu_conv_cvec_weight(const mt_conv_geom *g, const float *go, const float *x, float *gw);
 
 /* whether the direct forward takes this geometry: horizontal stride 1, rows of at least 8
  * outputs, at most 4608 taps per output (512 channels of 3x3). Measured against im2col + gemm it

@@ -33,6 +33,10 @@ local cases = {
   { 2, 150, 17, 19, 13, 1, 1, { 1, 1 }, { 0, 0 }, { 1, 1 }, 1 },
   { 3, 7, 15, 21, 11, 3, 3, { 2, 2 }, { 1, 1 }, { 1, 1 }, 1 },
   { 2, 20, 11, 13, 5, 3, 3, { 2, 2 }, { 0, 0 }, { 1, 1 }, 1 },
+  -- the weight gradient with output channels across the vector (cpu_conv_cvec_weight_avx512.c):
+  -- padding, vertical stride and dilation, two blocks of 16 channels, kernels 3 and 5 wide
+  { 3, 4, 9, 12, 16, 5, 5, { 1, 1 }, { 2, 1 }, { 1, 1 }, 1 },
+  { 2, 3, 7, 9, 32, 3, 3, { 2, 1 }, { 1, 1 }, { 2, 1 }, 1 },
 }
 
 local function rel_err(a, b)
