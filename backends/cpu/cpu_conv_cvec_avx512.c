@@ -129,11 +129,60 @@ static void row_block_any(const cvec_job *j, int pb, const float *xrow0, const f
     }
 }
 
+/* r: 16 vectors, transposed in place (row i lane k <- row k lane i): three rounds of shuffles,
+ * within 128-bit lanes, then of the lanes */
+static inline void transpose16(__m512 *r) {
+    __m512 t[16];
+    for (int i = 0; i < 16; i += 4) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+        t[i + 2] = _mm512_unpacklo_ps(r[i + 2], r[i + 3]);
+        t[i + 3] = _mm512_unpackhi_ps(r[i + 2], r[i + 3]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+        r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
+        r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
+        r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    for (int i = 0; i < 4; i++) {
+        t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+        t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xDD);
+        t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+        t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xDD);
+    }
+    for (int i = 0; i < 8; i++) {
+        r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+        r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
+    }
+}
+
+/* pix holds np output pixels x 16 channels; each channel's np values (bias added) go to its
+ * plane at y + o * L, 16 pixels at a time through transpose16 */
+static void scatter_channels(const float *pix, int64_t np, const float *bias, float *y, int64_t L) {
+    for (int64_t q0 = 0; q0 < np; q0 += VW) {
+        __m512 r[VW];
+        for (int i = 0; i < VW; i++) r[i] = _mm512_loadu_ps(pix + (q0 + i) * VW);
+        transpose16(r);
+        __mmask16 m = np - q0 >= VW ? (__mmask16)0xFFFF : (__mmask16)((1u << (np - q0)) - 1);
+        for (int o = 0; o < VW; o++) {
+            __m512 v = bias ? _mm512_add_ps(r[o], _mm512_set1_ps(bias[o])) : r[o];
+            _mm512_mask_storeu_ps(y + o * L + q0, m, v);
+        }
+    }
+}
+
+/* output pixels computed before their channels are spread to the planes (rows of them, at least
+ * one row: a row is narrower than 16) */
+enum { CHUNK_PIX = 256 };
+
 static void cvec_samples(void *job, int64_t n0, int64_t n1) {
     cvec_job *j = job;
     const mt_conv_geom *g = j->g;
-    float tmp[PB_MAX * VW];
-    float *xp = malloc(sizeof(float) * (size_t)j->buf_len); /* this part's padded sample */
+    /* a chunk's pixels, 16 channels each, and one vector of slack the last transpose reads */
+    _Alignas(64) float pix[(CHUNK_PIX + VW) * VW];
+    memset(pix, 0, sizeof pix);
+    float *xp = mt_conv_alloc64(sizeof(float) * (size_t)j->buf_len); /* this part's padded sample */
     if (!xp) {
         atomic_store(&j->failed, 1);
         return;
@@ -145,19 +194,21 @@ static void cvec_samples(void *job, int64_t n0, int64_t n1) {
             for (int64_t h = 0; h < g->H; h++)
                 memcpy(xp + c * plane + (h + g->ph) * j->Wp + g->pw,
                        j->x + (n * g->Cb + c) * HW + h * g->W, sizeof(float) * (size_t)g->W);
+        int64_t rows = CHUNK_PIX / g->Wo; /* Wo < 16: at least 16 rows */
         for (int64_t ob = 0; ob < g->Cs; ob += VW) {
             float *yo = j->y + (n * g->Cs + ob) * L;
-            for (int64_t r = 0; r < g->Ho; r++) {
-                const float *xrow0 = xp + r * g->sh * j->Wp;
-                for (int64_t c0 = 0; c0 < g->Wo; c0 += PB_MAX) {
-                    int pb = g->Wo - c0 < PB_MAX ? (int)(g->Wo - c0) : PB_MAX;
-                    row_block_any(j, pb, xrow0 + c0 * g->sw, j->wt + ob, tmp);
-                    for (int o = 0; o < VW; o++) { /* the 16 channels' rows, bias added */
-                        float bv = j->bias ? j->bias[ob + o] : 0.0f;
-                        float *d = yo + o * L + r * g->Wo + c0;
-                        for (int p = 0; p < pb; p++) d[p] = tmp[p * VW + o] + bv;
+            for (int64_t r0 = 0; r0 < g->Ho; r0 += rows) {
+                int64_t r1 = r0 + rows < g->Ho ? r0 + rows : g->Ho;
+                for (int64_t r = r0; r < r1; r++) {
+                    const float *xrow0 = xp + r * g->sh * j->Wp;
+                    for (int64_t c0 = 0; c0 < g->Wo; c0 += PB_MAX) {
+                        int pb = g->Wo - c0 < PB_MAX ? (int)(g->Wo - c0) : PB_MAX;
+                        row_block_any(j, pb, xrow0 + c0 * g->sw, j->wt + ob,
+                                      pix + ((r - r0) * g->Wo + c0) * VW);
                     }
                 }
+                scatter_channels(pix, (r1 - r0) * g->Wo, j->bias ? j->bias + ob : NULL,
+                                 yo + r0 * g->Wo, L);
             }
         }
     }
@@ -171,7 +222,7 @@ bool mt_cpu_conv_cvec_fits(const mt_conv_geom *g) {
 int mt_cpu_conv_cvec_forward(const mt_conv_geom *g, const float *x, const float *w,
                              const float *bias, float *y) {
     int64_t taps = g->Cb * g->kh * g->kw;
-    float *wt = malloc(sizeof(float) * (size_t)(taps * g->Cs)); /* (C, kh, kw, Cs) */
+    float *wt = mt_conv_alloc64(sizeof(float) * (size_t)(taps * g->Cs)); /* (C, kh, kw, Cs) */
     if (!wt) return mt_error(MT_ERR_MEMORY, "out of memory in convolution");
     for (int64_t o = 0; o < g->Cs; o++)
         for (int64_t t = 0; t < taps; t++) wt[t * g->Cs + o] = w[o * taps + t];

@@ -55,13 +55,13 @@ static void channels(void *job, int64_t c0, int64_t c1) {
     wjob *j = job;
     const mt_conv_geom *g = j->g;
     int64_t plane = j->Hp * j->Wp, HW = g->H * g->W;
-    float *planes = malloc(sizeof(float) * (size_t)(g->N * plane));
+    float *planes = mt_conv_alloc64(sizeof(float) * (size_t)(g->N * plane));
     if (!planes) {
         atomic_store(&j->failed, 1);
         return;
     }
     memset(planes, 0, sizeof(float) * (size_t)(g->N * plane)); /* the border stays zero */
-    float out[KH_MAX * 5 * VW];
+    _Alignas(64) float out[KH_MAX * 5 * VW];
     for (int64_t c = c0; c < c1; c++) {
         for (int64_t n = 0; n < g->N; n++) /* channel c of every sample, padded */
             for (int64_t h = 0; h < g->H; h++)
@@ -115,7 +115,7 @@ static void transpose_part(void *job, int64_t n0, int64_t n1) {
 
 int mt_cpu_conv_cvec_weight(const mt_conv_geom *g, const float *go, const float *x, float *gw) {
     int64_t L = g->Ho * g->Wo;
-    float *gt = malloc(sizeof(float) * (size_t)(g->N * L * g->Cs));
+    float *gt = mt_conv_alloc64(sizeof(float) * (size_t)(g->N * L * g->Cs));
     if (!gt) return mt_error(MT_ERR_MEMORY, "out of memory in convolution");
     transpose_job tj = {g, go, gt};
     mt_parallel_range(g->N, mt_threads_for(g->N * L * g->Cs), transpose_part, &tj);

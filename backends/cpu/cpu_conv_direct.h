@@ -5,6 +5,14 @@
 
 #include "nn_shapes.h"
 
+#include <stdlib.h>
+
+/* a 64-byte aligned buffer (free() it): the vector loads and stores of the loops over it then
+ * never split a cache line, whatever the heap's layout */
+static inline void *mt_conv_alloc64(size_t n) {
+    return aligned_alloc(64, (n + 63) & ~(size_t)63);
+}
+
 /* Both take contiguous float32 data and a geometry with horizontal stride 1 (see
  * mt_cpu_conv_direct_fits); they return 0, or -1 with the error set (out of memory). */
 typedef struct {

@@ -37,6 +37,8 @@ local cases = {
   -- padding, vertical stride and dilation, two blocks of 16 channels, kernels 3 and 5 wide
   { 3, 4, 9, 12, 16, 5, 5, { 1, 1 }, { 2, 1 }, { 1, 1 }, 1 },
   { 2, 3, 7, 9, 32, 3, 3, { 2, 1 }, { 1, 1 }, { 2, 1 }, 1 },
+  -- more output pixels than one chunk of the forward's channel transpose (256): 38 rows of 10
+  { 2, 3, 40, 12, 16, 3, 3, { 1, 1 }, { 0, 0 }, { 1, 1 }, 1 },
 }
 
 local function rel_err(a, b)
