@@ -1411,3 +1411,136 @@ describe("float16 and bfloat16 pooling on cuda", function()
     end
   end)
 end)
+
+describe("repeat, nansum, std_mean, equal, index_copy_ and scatter_reduce on cuda", function()
+  local x = torch.randn(3, 4)
+
+  it("tiles with repeat, views and new leading dims included", function()
+    check("repeat", function(t) return t:repeat_tensor(2, 3) end, { x })
+    check("repeat of a view, new dims", function(t) return t:t():repeat_tensor(2, 1, 3) end, { x })
+    check("repeat of ints and bools", function(t) return t:repeat_tensor(3) end, { torch.tensor({ 1, -2, 7 }) })
+    check("repeat bools", function(t) return t:repeat_tensor(2, 2) end, { torch.tensor({ true, false }) })
+    check("repeat 0-d", function(t) return t:repeat_tensor(4) end, { torch.tensor(2.5) })
+    check("repeat zero times", function(t) return t:repeat_tensor(0, 2) end, { x })
+    -- nine dims: twice that passes the limit, so one copy per tile
+    local y = torch.randn(2, 1, 2, 1, 1, 2, 1, 1, 1)
+    check("repeat of many dims", function(t) return t:repeat_tensor(1, 2, 1, 1, 2, 1, 1, 1, 3) end, { y })
+    check("repeat's gradient", function(t)
+      t = t:clone():requires_grad_()
+      torch.sum(t:repeat_tensor(2, 3) * torch.arange(72, { dtype = t.dtype, device = t.device }):view(6, 12)):backward()
+      return t.grad
+    end, { x })
+    local inorm = torch.nn.InstanceNorm2d(3, { affine = true })
+    local input = torch.randn(2, 3, 4, 5)
+    local want = inorm(input)
+    same(want:detach(), inorm:to("cuda")(input:cuda()):detach():cpu(), 1e-5)
+    assert.are.equal(
+      "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor",
+      err(function() return x:cuda():repeat_tensor(2) end))
+  end)
+
+  it("sums without NaN, over everything, over dims and long enough to split", function()
+    local n = torch.tensor({ { 1, 0 / 0, 2 }, { 0 / 0, 0 / 0, 3 } })
+    check("nansum", torch.nansum, { n })
+    check("nansum dim", function(t) return t:nansum(2) end, { n })
+    check("nansum keepdim dtype", function(t) return torch.nansum(t, 1, true, { dtype = torch.float64 }) end, { n })
+    check("nansum ints", function(t) return t:nansum() end, { torch.tensor({ 1, 2, 3 }, { dtype = torch.int32 }) })
+    local long = torch.randn(5000)
+    long[{ { 1, 5000, 7 } }] = 0 / 0
+    check("nansum split", torch.nansum, { long }, 1e-4)
+    -- infinities of both signs give NaN, in one part (a NaN partial) or in two
+    local inf = torch.zeros(5000)
+    inf[1], inf[2] = math.huge, -math.huge
+    assert.is_true(torch.isnan(torch.nansum(inf)):item())
+    assert.is_true(torch.isnan(torch.nansum(inf:cuda())):item())
+    inf[2], inf[5000] = 0, -math.huge
+    assert.is_true(torch.isnan(torch.nansum(inf:cuda())):item())
+  end)
+
+  it("computes std_mean with each overload", function()
+    local y = torch.randn(3, 5, 4)
+    for name, f in pairs {
+      all = function(t) return torch.std_mean(t) end,
+      biased = function(t) return torch.std_mean(t, false) end,
+      dim = function(t) return torch.std_mean(t, 2) end,
+      dims_keepdim = function(t) return torch.std_mean(t, { 1, 3 }, true, true) end,
+      correction = function(t) return torch.std_mean(t, { dim = 3, correction = 2 }) end,
+    } do
+      local s, m = f(y)
+      local gs, gm = f(y:cuda())
+      assert.are.equal("cuda", gs.device.type, name)
+      same(s, gs:cpu(), 1e-5)
+      same(m, gm:cpu(), 1e-5)
+    end
+  end)
+
+  it("compares whole tensors with equal", function()
+    local a = torch.randn(3, 4)
+    local b = a:clone()
+    assert.is_true(torch.equal(a:cuda(), b:cuda()))
+    b[2][3] = 0
+    assert.is_false(torch.equal(a:cuda(), b:cuda()))
+    assert.is_false(torch.equal(a:cuda(), a:view(4, 3):cuda()))
+    assert.is_true(torch.equal(a:t():cuda(), a:t():contiguous():cuda()))
+    assert.is_true(torch.equal(torch.tensor({ 1, 2 }):cuda(), torch.tensor({ 1.0, 2.0 }):cuda()))
+    assert.is_false(torch.equal(torch.tensor({ 0 / 0 }):cuda(), torch.tensor({ 0 / 0 }):cuda()))
+    assert.is_true(torch.equal(torch.zeros(0, 3):cuda(), torch.zeros(0, 3):cuda()))
+    assert.are.equal(torch.equal(a, b), a:cuda():equal(b:cuda()))
+  end)
+
+  it("copies slices at indices with index_copy_, refusing bad ones", function()
+    local src = torch.randn(3, 4)
+    check("index_copy_ dim 1", function(s, i, t) return s:clone():index_copy_(1, i, t) end,
+      { torch.zeros(5, 4), torch.tensor({ 5, 1, 3 }), src })
+    check("index_copy_ dim 2 of a view", function(s, i, t) return s:clone():t():index_copy_(2, i, t) end,
+      { torch.zeros(5, 4), torch.tensor({ 2, 5, 4 }), src:t() })
+    check("index_copy ints", function(s, i, t) return torch.index_copy(s, 1, i, t) end,
+      { torch.zeros(4, { dtype = torch.int16 }), torch.tensor({ 4, 2 }), torch.tensor({ 7, -3 }, { dtype = torch.int16 }) })
+    check("index_copy_ a 0-d source", function(s, i, t) return s:clone():index_copy_(1, i, t) end,
+      { torch.zeros(4), torch.tensor({ 3 }), torch.tensor(1.5) })
+    local s = torch.zeros(5, 4)
+    local want = err(function() return s:index_copy_(1, torch.tensor({ 1, 6, 2 }), src) end)
+    assert.are.equal("index_copy_(): index 6 is out of bounds for dimension 1 with size 5", want)
+    assert.are.equal(want, err(function() return s:cuda():index_copy_(1, torch.tensor({ 1, 6, 2 }):cuda(), src:cuda()) end))
+    assert.are.equal(err(function() return s:index_copy_(1, torch.tensor({ 1, 2 }), src) end),
+      err(function() return s:cuda():index_copy_(1, torch.tensor({ 1, 2 }):cuda(), src:cuda()) end))
+  end)
+
+  it("reduces into positions with scatter_reduce, in every reduction, dtype and include_self", function()
+    local index = torch.tensor({ { 1, 3, 1, 2 }, { 2, 2, 2, 1 } })
+    local src = torch.tensor({ { 1.5, -2, 3, 0 / 0 }, { 4, 0.25, -1, 2 } })
+    for _, red in ipairs { "sum", "prod", "mean", "amax", "amin" } do
+      for _, incl in ipairs { true, false } do
+        local f = function(s, i, t) return torch.scatter_reduce(s, 1, i, t, red, { include_self = incl }) end
+        check(red .. " dim 1", f, { torch.randn(3, 5), index, src })
+        check(red .. " dim 2", function(s, i, t)
+          return torch.scatter_reduce(s, 2, i, t, red, { include_self = incl })
+        end, { torch.randn(2, 3), index, src })
+        check(red .. " int", f, { torch.randint(-9, 9, { 3, 5 }), index, torch.tensor({ { 5, -7, 3, 2 }, { 4, 1, -1, 2 } }) })
+        check(red .. " bool", f, { torch.tensor({ { true, false }, { false, false }, { true, true } }),
+          index:narrow(2, 1, 2), torch.tensor({ { false, true }, { true, false } }) })
+        check(red .. " float16", f, { torch.randn(3, 5):half(), index, src:half() }, 1e-3)
+      end
+    end
+    check("scatter_reduce_ in place", function(s, i, t) return s:clone():scatter_reduce_(1, i, t, "sum") end,
+      { torch.zeros(3, 4), index, src })
+    check("scatter reduce=multiply", function(s, i, t) return s:scatter(1, i, t, { reduce = "multiply" }) end,
+      { torch.ones(3, 4), index, src })
+    local want = err(function() return torch.scatter_reduce(torch.zeros(3, 4), 1, torch.tensor({ { 4 } }), src, "sum") end)
+    assert.are.equal("index 4 is out of bounds for dimension 1 with size 3", want)
+    assert.are.equal(want, err(function()
+      return torch.scatter_reduce(torch.zeros(3, 4):cuda(), 1, torch.tensor({ { 4 } }):cuda(), src:cuda(), "sum")
+    end))
+    local a = torch.randn(3, 5):requires_grad_()
+    local b = src:clone():nan_to_num(0):requires_grad_()
+    local function g(dev)
+      local x, y = a:detach():to(dev):requires_grad_(), b:detach():to(dev):requires_grad_()
+      torch.scatter_reduce(x, 1, index:to(dev), y, "amax"):sum():backward()
+      return x.grad:cpu(), y.grad:cpu()
+    end
+    local gx, gy = g("cpu")
+    local cx, cy = g("cuda")
+    same(gx, cx)
+    same(gy, cy)
+  end)
+end)

@@ -169,8 +169,9 @@ enum {
     CK_RANY,
     CK_RALL,
     CK_RARGMAX,
-    CK_RARGMIN
-}; /* arg*: one part */
+    CK_RARGMIN,
+    CK_RNANSUM /* a sum without the NaN; its partials are summed as they are */
+};             /* arg*: one part */
 
 typedef struct ck_reduce_args {
     int64_t M, R, chunk, parts;
@@ -196,7 +197,7 @@ typedef struct ck_softmax_args {
 
 /* gather and scatter along one dimension (kernels/ck_index.cuh): one thread per element of
  * `index` (whose sizes these are) */
-enum { CK_GATHER, CK_SCATTER, CK_SCATTER_ADD, CK_SCATTER_VALUE };
+enum { CK_GATHER, CK_SCATTER, CK_SCATTER_ADD, CK_SCATTER_VALUE, CK_INDEX_CHECK };
 
 typedef struct ck_index_args {
     int64_t n;
@@ -208,6 +209,17 @@ typedef struct ck_index_args {
     int64_t ivalue;
     uint64_t status; /* device address of two int64: set to 1 and the first bad index */
 } ck_index_args;
+
+/* scatter_reduce (kernels/ck_scatter_reduce.cuh): a thread per element of out, gathering the
+ * contributions whose index names it, in the index's order */
+enum { CK_SR_SUM, CK_SR_PROD, CK_SR_MEAN, CK_SR_AMAX, CK_SR_AMIN };
+typedef struct ck_scatter_reduce_args {
+    int64_t n; /* out's elements */
+    int32_t ndim, dim, op, include_self;
+    int64_t sizes[CK_MAX_DIM];  /* out's (contiguous, holding self's values) */
+    int64_t isizes[CK_MAX_DIM]; /* index's: src is read at the same positions */
+    ck_operand out, index, src;
+} ck_scatter_reduce_args;
 
 /* convolution columns and 2-D pooling (kernels/ck_conv.cuh): the geometry of nn_shapes.h for one
  * group of a chunk of samples; `big` points at the group's first channel of the first sample */
