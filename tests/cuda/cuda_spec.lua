@@ -1544,3 +1544,75 @@ describe("repeat, nansum, std_mean, equal, index_copy_ and scatter_reduce on cud
     same(gy, cy)
   end)
 end)
+
+describe("addmv, baddbmm, gcd, lcm and nextafter on cuda", function()
+  it("adds matrix-vector and batched products to a scaled self (cuBLAS)", function()
+    local m, v = torch.randn(5, 3), torch.randn(3)
+    check("addmv", torch.addmv, { torch.randn(5), m, v }, 1e-5)
+    check("addmv broadcast self, beta, alpha", function(s, a, b)
+      return torch.addmv(s, a, b, { beta = 0.5, alpha = -2 })
+    end, { torch.randn(1), m, v }, 1e-5)
+    check("addmv of views", function(s, a, b) return torch.addmv(s, a:t(), b) end,
+      { torch.randn(5), torch.randn(3, 5), torch.randn(6)[{ { 1, 6, 2 } }] }, 1e-5)
+    check("addmv float64", torch.addmv, { torch.randn(5):double(), m:double(), v:double() }, 1e-12)
+    check("addmv beta 0 ignores NaN", function(s, a, b) return torch.addmv(s, a, b, { beta = 0 }) end,
+      { torch.full({ 5 }, 0 / 0), m, v }, 1e-5)
+    check("addmv_", function(s, a, b) return s:clone():addmv_(a, b, { alpha = 3 }) end, { torch.randn(5), m, v }, 1e-5)
+    local b1, b2 = torch.randn(4, 2, 3), torch.randn(4, 3, 5)
+    check("baddbmm", torch.baddbmm, { torch.randn(4, 2, 5), b1, b2 }, 1e-5)
+    check("baddbmm broadcast self, beta, alpha", function(s, a, b)
+      return torch.baddbmm(s, a, b, { beta = -1, alpha = 0.25 })
+    end, { torch.randn(2, 1), b1, b2 }, 1e-5)
+    check("baddbmm of transposed views", function(s, a, b)
+      return torch.baddbmm(s, a:transpose(2, 3), b)
+    end, { torch.randn(4, 2, 5), torch.randn(4, 2, 3):transpose(2, 3):contiguous(), b2 }, 1e-5)
+    check("baddbmm beta 0 ignores NaN", function(s, a, b) return torch.baddbmm(s, a, b, { beta = 0 }) end,
+      { torch.full({ 4, 2, 5 }, 0 / 0), b1, b2 }, 1e-5)
+    check("baddbmm_ float64", function(s, a, b) return s:clone():baddbmm_(a, b) end,
+      { torch.randn(4, 2, 5):double(), b1:double(), b2:double() }, 1e-12)
+    assert.are.equal(err(torch.addmv, torch.randn(5), m, torch.randn(4)),
+      err(torch.addmv, torch.randn(5):cuda(), m:cuda(), torch.randn(4):cuda()))
+    local grads = {}
+    for _, dev in ipairs { "cpu", "cuda" } do
+      torch.manual_seed(3)
+      local s, a, b = torch.randn(4, 2, 5), torch.randn(4, 2, 3), torch.randn(4, 3, 5)
+      s, a, b = s:to(dev):requires_grad_(), a:to(dev):requires_grad_(), b:to(dev):requires_grad_()
+      torch.baddbmm(s, a, b, { beta = 2, alpha = 3 }):pow(2):sum():backward()
+      grads[dev] = { s.grad, a.grad, b.grad }
+    end
+    for k = 1, 3 do same(grads.cpu[k], grads.cuda[k]:cpu(), 1e-4) end
+  end)
+
+  it("computes gcd and lcm of every integer dtype, signs and zeros included", function()
+    local x = torch.tensor({ 12, -18, 0, 7, 0, -4, 100 })
+    local y = torch.tensor({ 18, 12, 5, 13, 0, -6, 75 })
+    for _, dt in ipairs { torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8 } do
+      local a, b = x:to(dt), y:to(dt)
+      check("gcd " .. tostring(dt), torch.gcd, { a, b })
+      check("lcm " .. tostring(dt), torch.lcm, { a, b })
+    end
+    check("gcd broadcast", torch.gcd, { x:view(7, 1), y })
+    check("lcm_", function(a, b) return a:clone():lcm_(b) end, { x, y })
+    check("gcd_", function(a, b) return a:clone():gcd_(b) end, { x, y })
+    assert.are.equal(err(torch.gcd, torch.ones(2), torch.ones(2)), err(torch.gcd, torch.ones(2):cuda(), torch.ones(2):cuda()))
+  end)
+
+  it("steps to the next representable value with nextafter, in float, double and bfloat16", function()
+    local x = torch.tensor({ 1, 0, -2, 0, 1 / 0, 3, 0 / 0, -1e-40, 65504 })
+    local y = torch.tensor({ 2, -1, -3, 1, 0, 3, 1, 0, 1 / 0 })
+    for _, dt in ipairs { torch.float32, torch.float64, torch.bfloat16 } do
+      local a, b = x:to(dt), y:to(dt)
+      local want, got = torch.nextafter(a, b), torch.nextafter(a:cuda(), b:cuda()):cpu()
+      assert.are.equal(want.dtype, got.dtype)
+      -- exact: the bits of every value (NaN to NaN)
+      assert.is_true(torch.equal(torch.isnan(want), torch.isnan(got)))
+      assert.is_true(torch.equal(want:nan_to_num(0), got:nan_to_num(0)), tostring(dt) .. tostring(want) .. tostring(got))
+      assert.is_false(torch.equal(want, a))
+    end
+    check("nextafter_", function(a, b) return a:clone():nextafter_(b) end, { torch.randn(6), torch.randn(6) })
+    -- PyTorch's CUDA kernel, as its CPU one, takes bfloat16 and not float16
+    assert.are.equal("\"nextafter_cpu\" not implemented for 'Half'", err(torch.nextafter, torch.ones(2):half(), torch.ones(2):half()))
+    assert.are.equal("\"nextafter_cuda\" not implemented for 'Half'",
+      err(torch.nextafter, torch.ones(2):half():cuda(), torch.ones(2):half():cuda()))
+  end)
+end)

@@ -124,6 +124,9 @@ enum {
     CK_BNOT,
     CK_SHL, /* the count masked to s2 - 1 bits (64, or 32 for the narrower types, as x86) */
     CK_SHR,
+    CK_GCD, /* of |in1| and |in2|, integers (int64 compute, as the CPU) */
+    CK_LCM,
+    CK_NEXTAFTER, /* the next value of the type after in1 toward in2; s2 set: of bfloat16 */
     /* sequences of the result's element index i (its C-order position), no inputs */
     CK_ARANGE,   /* s1 + alpha * i */
     CK_LINSPACE, /* s1 + alpha * i in the first half, s2 - alpha * (n - 1 - i) in the second */
