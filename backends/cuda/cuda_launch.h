@@ -35,6 +35,7 @@ extern const char cuda_image_arch[];
     X(CONV_F64, ck_conv_f64)                                                                       \
     X(RANDOM_F32, ck_random_f32)                                                                   \
     X(RANDOM_F64, ck_random_f64)                                                                   \
+    X(MULTINOMIAL, ck_multinomial)                                                                 \
     X(SORT_F32, ck_sort_f32)                                                                       \
     X(SORT_F64, ck_sort_f64)                                                                       \
     X(SORT_I64, ck_sort_i64)                                                                       \

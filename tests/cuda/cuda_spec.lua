@@ -1616,3 +1616,161 @@ describe("addmv, baddbmm, gcd, lcm and nextafter on cuda", function()
       err(torch.nextafter, torch.ones(2):half():cuda(), torch.ones(2):half():cuda()))
   end)
 end)
+
+describe("the other random distributions on cuda", function()
+  local N = 20000
+  local function near(got, want, tol, what)
+    assert.is_true(math.abs(got - want) < tol, string.format("%s: %g, want %g +- %g", what, got, want, tol))
+  end
+  local function integral(t) return torch.equal(t, t:floor()) end
+
+  it("replay with a seed, and differ from draw to draw", function()
+    local draws = {
+      exponential = function() return torch.empty(500, { device = "cuda" }):exponential_() end,
+      cauchy = function() return torch.empty(500, { device = "cuda" }):cauchy_() end,
+      log_normal = function() return torch.empty(500, { device = "cuda", dtype = torch.float64 }):log_normal_() end,
+      geometric = function() return torch.empty(500, { device = "cuda" }):geometric_(0.5) end,
+      random = function() return torch.empty(500, { device = "cuda", dtype = torch.int64 }):random_() end,
+      poisson = function() return torch.poisson(torch.full({ 500 }, 20.0, { device = "cuda" })) end,
+      binomial = function()
+        return torch.binomial(torch.full({ 500 }, 50.0, { device = "cuda" }), torch.full({ 500 }, 0.4, { device = "cuda" }))
+      end,
+      multinomial = function() return torch.multinomial(torch.rand(5, 50, { device = "cuda" }), 20) end,
+    }
+    for name, f in pairs(draws) do
+      cuda.manual_seed(77)
+      local a, b = f():cpu(), f():cpu()
+      cuda.manual_seed(77)
+      assert.is_true(torch.equal(a, f():cpu()), name)
+      assert.is_false(torch.equal(a, b), name)
+    end
+  end)
+
+  it("draw exponential, Cauchy, log-normal and geometric values", function()
+    cuda.manual_seed(1)
+    for _, dt in ipairs { torch.float32, torch.float64 } do
+      local e = torch.empty(N, { device = "cuda", dtype = dt }):exponential_(2):cpu():double()
+      assert.is_true(e:min():item() >= 0)
+      near(e:mean():item(), 0.5, 0.02, "exponential mean")
+      near(e:var():item(), 0.25, 0.03, "exponential variance")
+      local c = torch.empty(N, { device = "cuda", dtype = dt }):cauchy_(1, 2):cpu():double()
+      near(c:median():item(), 1, 0.1, "cauchy median")
+      near((c - 1):abs():lt(2):double():mean():item(), 0.5, 0.02, "cauchy quartiles")
+      local l = torch.empty(N, { device = "cuda", dtype = dt }):log_normal_(0.5, 0.25):cpu():double()
+      assert.is_true(l:min():item() > 0)
+      near(l:log():mean():item(), 0.5, 0.01, "log-normal's log mean")
+      near(l:log():std():item(), 0.25, 0.01, "log-normal's log std")
+    end
+    for _, dt in ipairs { torch.float32, torch.float64, torch.int64, torch.int16 } do
+      local g = torch.empty(N, { device = "cuda", dtype = dt }):geometric_(0.3):cpu():double()
+      assert.is_true(g:min():item() >= 1 and integral(g))
+      near(g:mean():item(), 1 / 0.3, 0.1, "geometric mean")
+      near(g:var():item(), 0.7 / 0.09, 0.6, "geometric variance")
+    end
+    local h = torch.empty(N, { device = "cuda", dtype = torch.bfloat16 }):exponential_():cpu():float()
+    near(h:mean():item(), 1, 0.05, "bfloat16 exponential mean")
+    for _, f in ipairs {
+      function(t) return t:exponential_(-1) end,
+      function(t) return t:log_normal_(1, 0) end,
+      function(t) return t:geometric_(1) end,
+      function(t) return t:int():cauchy_() end,
+    } do
+      assert.are.equal(err(f, torch.empty(3)), err(f, torch.empty(3, { device = "cuda" })))
+    end
+    -- a view is written in place
+    local base = torch.zeros(4, 6, { device = "cuda" })
+    base[{ {}, { 2, 3 } }]:exponential_()
+    assert.are.equal(8, base:ne(0):sum():item())
+  end)
+
+  it("draw integers with random_ over the CPU's ranges", function()
+    cuda.manual_seed(2)
+    local r = torch.empty(N, { device = "cuda", dtype = torch.int64 }):random_(3, 7):cpu()
+    assert.are.same({ 3, 6 }, { r:min():item(), r:max():item() })
+    near(r:double():mean():item(), 4.5, 0.03, "random_ 3..6 mean")
+    local f = torch.empty(N, { device = "cuda" }):random_(10):cpu()
+    assert.is_true(f:min():item() == 0 and f:max():item() == 9 and integral(f))
+    for dt, hi in pairs { [torch.int8] = 127, [torch.uint8] = 255, [torch.int16] = 32767, [torch.float16] = 2048, [torch.bool] = 1 } do
+      local d = torch.empty(N, { device = "cuda", dtype = dt }):random_():cpu():double()
+      assert.is_true(d:min():item() <= hi * 0.01 and d:max():item() >= hi * 0.95 and d:max():item() <= hi, tostring(dt))
+      near(d:mean():item(), hi / 2, hi * 0.02 + 0.01, tostring(dt) .. " mean")
+    end
+    local w = torch.empty(N, { device = "cuda", dtype = torch.int64 }):random_():cpu()
+    assert.is_true(w:min():item() >= 0 and w:max():item() > (1 << 62))
+    local from = torch.empty(N, { device = "cuda", dtype = torch.int16 }):random_(30000, nil):cpu()
+    assert.are.same({ 30000, 32767 }, { from:min():item(), from:max():item() })
+    local full = torch.empty(N, { device = "cuda", dtype = torch.int64 }):random_(math.mininteger, nil):cpu()
+    assert.is_true(full:min():item() < -(1 << 62) and full:max():item() > (1 << 62))
+    local big = torch.empty(N, { device = "cuda", dtype = torch.int64 }):random_(0, 1 << 40):cpu()
+    assert.is_true(big:max():item() > (1 << 39) and big:max():item() < (1 << 40))
+    for _, f in ipairs {
+      function(t) return t:random_(5, 5) end,
+      function(t) return t:char():random_(0, 300) end,
+      function(t) return t:half():random_(0, 70000) end,
+    } do
+      assert.are.equal(err(f, torch.empty(3)), err(f, torch.empty(3, { device = "cuda" })))
+    end
+  end)
+
+  it("draw poisson and binomial counts of each branch of their samplers", function()
+    cuda.manual_seed(3)
+    for _, dt in ipairs { torch.float32, torch.float64 } do
+      for _, lambda in ipairs { 0.5, 3.5, 40 } do
+        local p = torch.poisson(torch.full({ N }, lambda, { device = "cuda", dtype = dt })):cpu()
+        assert.are.equal(dt, p.dtype)
+        assert.is_true(p:min():item() >= 0 and integral(p))
+        near(p:double():mean():item(), lambda, 4 * math.sqrt(lambda / N) + 1e-3, "poisson mean " .. lambda)
+        near(p:double():var():item(), lambda, 0.06 * lambda, "poisson variance " .. lambda)
+      end
+      for _, cp in ipairs { { 20, 0.2 }, { 200, 0.3 }, { 30, 0.9 }, { 500, 0.75 } } do
+        local n, q = cp[1], cp[2]
+        local b = torch.binomial(torch.full({ N }, n, { device = "cuda", dtype = dt }),
+          torch.full({ 1 }, q, { device = "cuda", dtype = dt })):cpu():double()
+        assert.is_true(b:min():item() >= 0 and b:max():item() <= n and integral(b))
+        near(b:mean():item(), n * q, 4 * math.sqrt(n * q * (1 - q) / N), "binomial mean")
+        near(b:var():item(), n * q * (1 - q), 0.06 * n * q * (1 - q), "binomial variance")
+      end
+    end
+    local rates = torch.tensor({ { 0.0, 2 }, { 5, 100 } }, { device = "cuda" })
+    assert.are.equal(0, torch.poisson(rates):cpu()[1][1]:item())
+    local edge = torch.binomial(torch.tensor({ 5, 0, 7 }, { device = "cuda" }):float(), torch.tensor({ 1, 0.5, 0 }, { device = "cuda" }))
+    assert.are.same({ 5, 0, 0 }, edge:cpu():tolist())
+    assert.are.equal(err(torch.poisson, torch.tensor({ 1, -1.0 })), err(torch.poisson, torch.tensor({ 1, -1.0 }, { device = "cuda" })))
+    assert.are.equal(err(torch.poisson, torch.tensor({ 1, 0 / 0 })), err(torch.poisson, torch.tensor({ 1, 0 / 0 }, { device = "cuda" })))
+  end)
+
+  it("draw multinomial positions with and without replacement", function()
+    cuda.manual_seed(4)
+    local probs = torch.tensor({ { 0.1, 0, 0.6, 0.3 }, { 2, 1, 1, 0 } })
+    for _, dt in ipairs { torch.float32, torch.float64, torch.bfloat16 } do
+      local m = torch.multinomial(probs:to(dt):cuda(), N, true):cpu()
+      assert.are.same({ 2, N }, m:size())
+      assert.are.equal(torch.int64, m.dtype)
+      for row = 1, 2 do
+        local total = probs[row]:sum():item()
+        for cat = 1, 4 do
+          local freq = m[row]:eq(cat):double():mean():item()
+          near(freq, probs[row][cat]:item() / total, 0.015, "multinomial frequency")
+        end
+      end
+    end
+    local one = torch.multinomial(torch.tensor({ 0, 0, 5.0 }):cuda(), 3, true):cpu()
+    assert.are.same({ 3, 3, 3 }, one:tolist())
+    -- without replacement: distinct positions, all of them when as many as the categories
+    local w = torch.multinomial(torch.rand(50, 6):cuda(), 6):cpu()
+    assert.is_true(torch.equal(w:sort(2), torch.arange(1, 7):expand(50, 6)))
+    local firsts = torch.multinomial(torch.tensor({ 1, 3, 0, 6.0 }):expand(N, 4):cuda(), 2):cpu()
+    near(firsts[{ {}, 1 }]:eq(4):double():mean():item(), 0.6, 0.015, "first pick")
+    assert.are.equal(0, firsts:eq(3):sum():item())
+    for _, bad in ipairs {
+      { torch.tensor({ 0.5, -0.1 }), 1, true }, { torch.tensor({ 0.5, 1 / 0 }), 1, true },
+      { torch.tensor({ { 1, 1 }, { 0, 0.0 } }), 1, true }, { torch.tensor({ 0 / 0, 1 }), 1, true },
+      { torch.tensor({ { 0, 0 }, { 1, -1.0 } }), 1, false }, { torch.tensor({ 0, 0.0 }), 1, false },
+      { torch.tensor({ { 0, 0 }, { 1, 1.0 } }), 1, false },
+      { torch.tensor({ 1, 1.0 }), 3, false }, { torch.tensor({ 1, 1 }), 1, false },
+    } do
+      local want = err(torch.multinomial, bad[1], bad[2], bad[3])
+      assert.are.equal(want, err(torch.multinomial, bad[1]:cuda(), bad[2], bad[3]))
+    end
+  end)
+end)
