@@ -1774,3 +1774,65 @@ describe("the other random distributions on cuda", function()
     end
   end)
 end)
+
+describe("CPU scalars and index tensors beside cuda tensors, as PyTorch allows", function()
+  it("computes a number on the left of // and the shifts on the tensor's device, promoting as a number", function()
+    for _, x in ipairs { torch.tensor({ 2, 3, -4 }, { dtype = torch.int32 }), torch.tensor({ 2.5, -3, 4 }),
+      torch.tensor(3, { dtype = torch.int16 }), torch.tensor({ 1, 2 }, { dtype = torch.uint8 }) } do
+      check("7 // x", function(t) return 7 // t end, { x })
+      check("7.5 // x", function(t) return 7.5 // t end, { x })
+      if not x.dtype.is_floating_point then
+        check("1 << x", function(t) return 1 << t end, { x })
+        check("64 >> x", function(t) return 64 >> t end, { x })
+      end
+    end
+  end)
+
+  it("writes a 0-d tensor of another device at index tensors, as index_put_ moves it", function()
+    local idx = torch.tensor({ 1, 3 })
+    check("x[idx] = cpu 0-d", function(t, i) t = t:clone(); t[i] = torch.tensor(7.0); return t end, { torch.zeros(4), idx })
+    check("x[cpu idx] = cpu 0-d", function(t) t = t:clone(); t[idx] = torch.tensor(7.0); return t end, { torch.zeros(4) })
+    check("index_put_ accumulating a cpu 0-d", function(t, i)
+      return t:clone():index_put_({ i }, torch.tensor(2.0), true)
+    end, { torch.zeros(4), torch.tensor({ 1, 1, 4 }) })
+    local v = torch.tensor(2.0, { requires_grad = true })
+    torch.zeros(4, { device = "cuda" }):index_put({ idx:cuda() }, v):sum():backward()
+    assert.are.equal(2, v.grad:item())
+    -- a 1-d value stays refused, as in PyTorch; a dtype mismatch says what the CPU says
+    local want = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+    assert.are.equal(want, err(function() local x = torch.zeros(4):cuda(); x[idx:cuda()] = torch.tensor({ 5.0, 6.0 }) end))
+    assert.are.equal(err(function() local x = torch.zeros(4); x[idx] = torch.tensor(7) end),
+      err(function() local x = torch.zeros(4):cuda(); x[idx] = torch.tensor(7) end))
+  end)
+
+  it("runs nn.EmbeddingBag and nn.FractionalMaxPool2d on cuda, their index tensors made there", function()
+    local function both(make, ...)
+      local inputs = { ... }
+      torch.manual_seed(5)
+      local m = make()
+      local want = m(table.unpack(inputs))
+      m:to("cuda")
+      for i, t in ipairs(inputs) do inputs[i] = t:cuda() end
+      local got = m(table.unpack(inputs))
+      assert.are.equal("cuda", got.device.type)
+      same(want:detach(), got:detach():cpu(), 1e-5)
+    end
+    for _, mode in ipairs { "sum", "mean", "max" } do
+      both(function() return torch.nn.EmbeddingBag(10, 3, { mode = mode }) end,
+        torch.tensor({ 1, 2, 4, 5, 4, 3 }), torch.tensor({ 1, 3, 3 }))
+      both(function() return torch.nn.EmbeddingBag(10, 3, { mode = mode, padding_idx = 2 }) end,
+        torch.tensor({ { 1, 2 }, { 4, 5 } }))
+    end
+    local w = torch.randn(10, 3)
+    local want = { torch.embedding_bag(w, torch.tensor({ 1, 2, 4, 5 }), torch.tensor({ 1, 3 }), false, 2) }
+    local got = { torch.embedding_bag(w:cuda(), torch.tensor({ 1, 2, 4, 5 }):cuda(), torch.tensor({ 1, 3 }):cuda(), false, 2) }
+    for k = 1, 4 do same(want[k], got[k]:cpu()) end
+    local x, s = torch.randn(2, 3, 7, 8), torch.rand(2, 3, 2)
+    local a, ai = torch.nn.functional.fractional_max_pool2d(x, 2, { output_size = { 3, 4 }, return_indices = true, _random_samples = s })
+    local b, bi = torch.nn.functional.fractional_max_pool2d(x:cuda(), 2,
+      { output_size = { 3, 4 }, return_indices = true, _random_samples = s:cuda() })
+    same(a, b:cpu())
+    same(ai, bi:cpu())
+    assert.are.same({ 2, 3, 3, 4 }, torch.nn.FractionalMaxPool2d(2, { output_ratio = 0.5 }):to("cuda")(x:cuda()):size())
+  end)
+end)
