@@ -148,11 +148,16 @@ static int c_index_put_(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *self = a[0].t, *target = self, *values = a[2].t, *ix[MT_MAX_DIM];
     int n;
     if (expand_indices(&target, a[1], ix, &n)) return -1;
-    /* values sharing memory with self are read from a copy: every write sees the old values */
-    bool copy = values->storage == self->storage && mt_tensors_overlap(values, self);
-    mt_tensor *v = copy ? mto_clone(values, NULL) : values;
+    /* values sharing memory with self are read from a copy: every write sees the old values; a
+     * 0-d value on another device moves to self's, as PyTorch's index_put_ moves it (x[idx] =
+     * torch.tensor(1.0) on cuda) */
+    bool move = values->ndim == 0 && !mt_device_eq(values->device, self->device);
+    bool copy = !move && values->storage == self->storage && mt_tensors_overlap(values, self);
+    mt_tensor *v = move   ? mto_to_device(values, self->device, -1, false, false)
+                   : copy ? mto_clone(values, NULL)
+                          : values;
     mt_tensor *w = v ? mto__index_put_int_(target, ix, n, v, a[3].b) : NULL;
-    if (copy) mt_tensor_decref(v);
+    if (copy || (move && v)) mt_tensor_decref(v);
     release(ix, n);
     mt_tensor_decref(target);
     if (!w) return -1;

@@ -1,9 +1,10 @@
-/* cuda_blas.c: the matrix products on CUDA (mm, addmm, bmm, mv, dot) through cuBLAS, opened with
- * dlopen like the driver (libcublas.so.13, .12, .11; MINDTORCH_CUBLAS names another file: the test
- * stand-in). cuBLAS is column-major: a row-major C = A B is computed as the column-major
- * C^T = B^T A^T, each operand passed as it lies when one of its strides is 1 (a transposed view
- * costs nothing), else made contiguous first. float32 and float64 use sgemm/dgemm, float16 and
- * bfloat16 cublasGemmEx accumulating in float; each thread keeps a handle per device. */
+/* cuda_blas.c: the matrix products on CUDA (mm, addmm, bmm, baddbmm, mv, addmv, dot) through
+ * cuBLAS, opened with dlopen like the driver (libcublas.so.13, .12, .11; MINDTORCH_CUBLAS names
+ * another file: the test stand-in). cuBLAS is column-major: a row-major C = A B is computed as the
+ * column-major C^T = B^T A^T, each operand passed as it lies when one of its strides is 1 (a
+ * transposed view costs nothing), else made contiguous first. float32 and float64 use sgemm/dgemm,
+ * float16 and bfloat16 cublasGemmEx accumulating in float; each thread keeps a handle per device.
+ */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -210,6 +211,26 @@ static int k_addmm(mt_call *c, mt_value *a, mt_value *r) {
     return gemm(out, a[1].t, a[2].t, alpha, beta);
 }
 
+/* baddbmm(self, batch1, batch2, beta, alpha): addmm's rule per matrix of the batch */
+static int k_baddbmm(mt_call *c, mt_value *a, mt_value *r) {
+    return k_addmm(c, a, r);
+}
+
+/* addmv(self, mat [n, m], vec [m], beta, alpha) -> [n]: a one-column gemm over self's copy
+ * (self not read when beta is 0, as PyTorch: its NaN does not propagate) */
+static int k_addmv(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    double beta = scalar_of(&a[3]), alpha = scalar_of(&a[4]);
+    mt_tensor *v = a[2].t, *out = r[0].t, *in[1] = {a[0].t};
+    if (beta != 0 && cuda_ew(out, CK_COPY, 1, in, NULL, NULL, (mt_dtype)a[0].t->dtype)) return -1;
+    mt_tensor *vm = matrix_view(v, v->sizes[0], 1, v->strides[0], 1);
+    mt_tensor *om = matrix_view(out, out->sizes[0], 1, 1, 1);
+    int rc = vm && om ? gemm(om, a[1].t, vm, alpha, beta) : -1;
+    if (vm) mt_tensor_decref(vm);
+    if (om) mt_tensor_decref(om);
+    return rc;
+}
+
 /* mv(self [n, m], vec [m]) -> [n]; dot(a [n], b [n]) -> [] */
 static int k_mv(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
@@ -237,6 +258,7 @@ static int k_dot(mt_call *c, mt_value *a, mt_value *r) {
 }
 
 const mt_kernel_entry cuda_blas_kernels[] = {
-    {"mm", k_mm}, {"bmm", k_bmm}, {"addmm", k_addmm}, {"mv", k_mv}, {"dot", k_dot},
+    {"mm", k_mm}, {"bmm", k_bmm},     {"addmm", k_addmm}, {"baddbmm", k_baddbmm},
+    {"mv", k_mv}, {"addmv", k_addmv}, {"dot", k_dot},
 };
 const size_t cuda_blas_kernels_count = MT_ARRAY_LEN(cuda_blas_kernels);

@@ -29,10 +29,13 @@ extern const char cuda_image_arch[];
     X(SOFTMAX_I64, ck_softmax_i64)                                                                 \
     X(INDEX_F64, ck_index_f64)                                                                     \
     X(INDEX_I64, ck_index_i64)                                                                     \
+    X(SCATTER_REDUCE_F64, ck_scatter_reduce_f64)                                                   \
+    X(SCATTER_REDUCE_I64, ck_scatter_reduce_i64)                                                   \
     X(CONV_F32, ck_conv_f32)                                                                       \
     X(CONV_F64, ck_conv_f64)                                                                       \
     X(RANDOM_F32, ck_random_f32)                                                                   \
     X(RANDOM_F64, ck_random_f64)                                                                   \
+    X(MULTINOMIAL, ck_multinomial)                                                                 \
     X(SORT_F32, ck_sort_f32)                                                                       \
     X(SORT_F64, ck_sort_f64)                                                                       \
     X(SORT_I64, ck_sort_i64)                                                                       \

@@ -317,6 +317,18 @@ K_TENSORS(hypot, CK_HYPOT)
 K_TENSORS(logaddexp, CK_LOGADDEXP)
 K_TENSORS(logaddexp2, CK_LOGADDEXP2)
 K_TENSORS(heaviside, CK_HEAVISIDE)
+K_TENSORS(gcd, CK_GCD)
+K_TENSORS(lcm, CK_LCM)
+
+/* nextafter(self, other): a bfloat16 result steps bfloat16's bits (s2 says so), as the CPU;
+ * float16 is refused, as PyTorch's CUDA kernel (floating types and bfloat16) does */
+static int k_nextafter(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    if (OUT(r) == MT_FLOAT16)
+        return mt_error(MT_ERR_RUNTIME, "\"nextafter_cuda\" not implemented for 'Half'");
+    mt_tensor *in[2] = {a[0].t, a[1].t};
+    return cuda_ew_ex(r[0].t, CK_NEXTAFTER, 2, in, NULL, NULL, OUT(r) == MT_BFLOAT16, 0, OUT(r));
+}
 K_TWO(fmod, CK_FMOD)
 K_TWO(remainder, CK_REMAINDER)
 K_TWO(floor_divide, CK_FLOOR_DIVIDE)
@@ -784,6 +796,12 @@ const mt_kernel_entry cuda_ew_kernels[] = {
     {"fmin", k_fmin},
     {"hypot", k_hypot},
     {"hypot_", k_hypot},
+    {"gcd", k_gcd},
+    {"gcd_", k_gcd},
+    {"lcm", k_lcm},
+    {"lcm_", k_lcm},
+    {"nextafter", k_nextafter},
+    {"nextafter_", k_nextafter},
     {"logaddexp", k_logaddexp},
     {"logaddexp2", k_logaddexp2},
     {"copysign.Tensor", k_copysign_tensor},

@@ -1,9 +1,9 @@
-/* cuda_ops_index.c: gather, scatter_, scatter_add_, index_select and masked_fill_ (a number or a
- * 0-d tensor) on CUDA. Index values are 0-based here (as everywhere below the Lua boundary). The
- * kernels do not use an index out of range but record the first one in two status words, which
- * are read back after the launch: the op then fails with the CPU's message. That read waits for the
- * stream (the price of an exact error; PyTorch instead asserts on the device and poisons the
- * context). */
+/* cuda_ops_index.c: gather, scatter_, scatter_add_, index_select, index_add_, index_copy_,
+ * scatter_reduce and masked_fill_ (a number or a 0-d tensor) on CUDA. Index values are 0-based here
+ * (as everywhere below the Lua boundary). The kernels do not use an index out of range but record
+ * the first one in two status words, which are read back after the launch: the op then fails with
+ * the CPU's message. That read waits for the stream (the price of an exact error; PyTorch instead
+ * asserts on the device and poisons the context). */
 #include <stdint.h>
 #include <string.h>
 
@@ -45,7 +45,7 @@ static bool integer_type(const mt_tensor *t) {
 }
 
 /* how an op words an index out of range, as the CPU does */
-enum { WORDS_DIM, WORDS_INDEX_SELECT, WORDS_INDEX_ADD };
+enum { WORDS_DIM, WORDS_DIM_INDEX_ERROR, WORDS_INDEX_SELECT, WORDS_INDEX_ADD, WORDS_INDEX_COPY };
 
 /* gather(self, dim, index) -> out; scatter_(self, dim, index, src or value), scatter_add_ (every
  * dtype: ck_common.cuh's add_at) */
@@ -82,8 +82,14 @@ static int gather_scatter(int op, mt_tensor *self, int64_t dim_arg, mt_tensor *i
         return mt_error(MT_ERR_RUNTIME,
                         "INDICES element is out of DATA bounds, id=%lld axis_dim=%lld",
                         mt_user_dim(bad), (long long)a.dim_size);
-    return mt_error(MT_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld",
-                    mt_user_dim(bad), d + 1, (long long)a.dim_size);
+    if (words == WORDS_INDEX_COPY)
+        return mt_error(
+            MT_ERR_INDEX,
+            "index_copy_(): index %lld is out of bounds for dimension %d with size %lld",
+            mt_user_dim(bad), d + 1, (long long)a.dim_size);
+    return mt_error(words == WORDS_DIM_INDEX_ERROR ? MT_ERR_INDEX : MT_ERR_RUNTIME,
+                    "index %lld is out of bounds for dimension %d with size %lld", mt_user_dim(bad),
+                    d + 1, (long long)a.dim_size);
 }
 
 int cuda_gather(mt_tensor *self, int dim, mt_tensor *index, mt_tensor *out) {
@@ -115,6 +121,61 @@ static int k_index_add(mt_call *c, mt_value *a, mt_value *r) {
     if (wide) mt_tensor_decref(wide);
     if (scaled) mt_tensor_decref(scaled);
     return rc;
+}
+
+/* index_copy_(self, dim, index, source): a scatter of source whose index is the 1-d index
+ * viewed with source's shape. The checks left source of self's rank, or a 0-d and a 1-d of one
+ * element, which are seen at self's rank */
+static int k_index_copy(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *self = r[0].t, *index = a[2].t, *src = a[3].t;
+    if (src->numel == 0) return 0;
+    int d;
+    if (mt_wrap_dim(a[1].i, self->ndim, &d)) return -1;
+    int64_t ones[MT_MAX_DIM], strides[MT_MAX_DIM] = {0};
+    for (int k = 0; k < self->ndim; k++) ones[k] = 1;
+    mt_tensor *ranked =
+        src->ndim == self->ndim
+            ? mt_tensor_view_of(src, src->ndim, src->sizes, src->strides, src->offset)
+            : mt_tensor_view_of(src, self->ndim, ones, strides, src->offset);
+    if (!ranked) return -1;
+    if (self->ndim) strides[d] = index->ndim ? index->strides[0] : 0;
+    mt_tensor *wide = mt_tensor_view_of(index, self->ndim, ranked->sizes, strides, index->offset);
+    int rc = wide ? gather_scatter(CK_SCATTER, self, d, wide, ranked, NULL, WORDS_INDEX_COPY) : -1;
+    if (wide) mt_tensor_decref(wide);
+    mt_tensor_decref(ranked);
+    return rc;
+}
+
+/* scatter_reduce.two(self, dim, index, src, reduce, include_self) -> out (fresh, contiguous):
+ * self copied, the index checked, then ck_scatter_reduce.cuh's pass over out */
+static int k_scatter_reduce(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *self = a[0].t, *index = a[2].t, *src = a[3].t, *out = r[0].t;
+    mt_tensor *in[1] = {self};
+    if (cuda_ew(out, CK_COPY, 1, in, NULL, NULL, (mt_dtype)out->dtype)) return -1;
+    if (index->numel == 0 || out->numel == 0) return 0;
+    if (gather_scatter(CK_INDEX_CHECK, out, a[1].i, index, NULL, NULL, WORDS_DIM_INDEX_ERROR))
+        return -1;
+    static const char *const names[] = {"sum", "prod", "mean", "amax", "amin"};
+    ck_scatter_reduce_args s;
+    memset(&s, 0, sizeof s);
+    for (int k = 0; k < (int)MT_ARRAY_LEN(names); k++)
+        if (strcmp(a[4].s, names[k]) == 0) s.op = k;
+    int d;
+    mt_wrap_dim(a[1].i, out->ndim, &d);
+    s.n = out->numel;
+    s.ndim = out->ndim;
+    s.dim = d;
+    s.include_self = a[5].b;
+    memcpy(s.sizes, out->sizes, sizeof(int64_t) * (size_t)out->ndim);
+    for (int k = 0; k < out->ndim; k++) s.isizes[k] = index->ndim ? index->sizes[k] : 1;
+    operand(&s.out, out);
+    operand(&s.index, index);
+    operand(&s.src, src);
+    return cuda_launch(cuda_device_of(out),
+                       integer_type(out) ? CUDA_FN_SCATTER_REDUCE_I64 : CUDA_FN_SCATTER_REDUCE_F64,
+                       s.n, &s);
 }
 
 static int k_gather(mt_call *c, mt_value *a, mt_value *r) {
@@ -185,6 +246,8 @@ const mt_kernel_entry cuda_index_kernels[] = {
     {"scatter_add_", k_scatter_add},
     {"index_select", k_index_select},
     {"index_add_", k_index_add},
+    {"index_copy_", k_index_copy},
+    {"scatter_reduce.two", k_scatter_reduce},
     {"masked_fill_.Scalar", k_masked_fill},
     {"masked_fill_.Tensor", k_masked_fill_tensor},
 };

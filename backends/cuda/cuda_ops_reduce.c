@@ -81,7 +81,9 @@ static int reduce(mt_tensor *self, mt_tensor *out, const bool *red, int op, bool
         if (partial) mt_tensor_decref(partial);
         partial = dst == out ? NULL : dst;
         if (rc || dst == out) break;
-        /* the next pass reduces the partials: M rows of `parts` contiguous values */
+        /* the next pass reduces the partials: M rows of `parts` contiguous values (a NaN
+         * among nansum's partials came from infinities of both signs, and stays) */
+        if (a.op == CK_RNANSUM) a.op = CK_RSUM;
         a.in.ptr = a.out.ptr;
         a.in.dtype = acc;
         a.kdim = a.rdim = 1;
@@ -134,6 +136,14 @@ static int k_mean_dims(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
     bool red[MT_MAX_DIM];
     return dims_of(a[0].t, &a[1], red) ? -1 : reduce(a[0].t, r[0].t, red, CK_RSUM, true, OUT(r));
+}
+
+/* nansum(self, dim?, keepdim, dtype): NaN counts as zero */
+static int k_nansum(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    bool red[MT_MAX_DIM];
+    return dims_of(a[0].t, &a[1], red) ? -1
+                                       : reduce(a[0].t, r[0].t, red, CK_RNANSUM, false, OUT(r));
 }
 
 /* max(self), min(self): NaN propagates */
@@ -353,25 +363,54 @@ static int64_t correction_of(const mt_value *v) {
 K_VARIANCE(var, false)
 K_VARIANCE(std, true)
 
-static int k_var_mean_correction(mt_call *c, mt_value *a, mt_value *r) {
-    (void)c;
-    bool red[MT_MAX_DIM];
-    return dims_of(a[0].t, &a[1], red)
-               ? -1
-               : variance(a[0].t, red, correction_of(&a[2]), r[0].t, r[1].t, false);
-}
+/* var_mean and std_mean: the variance (or its root) and the mean */
+#define K_MOMENT_MEAN(fn, SQRT)                                                                    \
+    static int k_##fn##_correction(mt_call *c, mt_value *a, mt_value *r) {                         \
+        (void)c;                                                                                   \
+        bool red[MT_MAX_DIM];                                                                      \
+        return dims_of(a[0].t, &a[1], red)                                                         \
+                   ? -1                                                                            \
+                   : variance(a[0].t, red, correction_of(&a[2]), r[0].t, r[1].t, SQRT);            \
+    }                                                                                              \
+    static int k_##fn##_dim(mt_call *c, mt_value *a, mt_value *r) {                                \
+        (void)c;                                                                                   \
+        bool red[MT_MAX_DIM];                                                                      \
+        return dims_of(a[0].t, &a[1], red) ? -1                                                    \
+                                           : variance(a[0].t, red, a[2].b, r[0].t, r[1].t, SQRT);  \
+    }                                                                                              \
+    static int k_##fn##_all(mt_call *c, mt_value *a, mt_value *r) {                                \
+        (void)c;                                                                                   \
+        bool red[MT_MAX_DIM];                                                                      \
+        dims_of(a[0].t, NULL, red);                                                                \
+        return variance(a[0].t, red, a[1].b, r[0].t, r[1].t, SQRT);                                \
+    }
+K_MOMENT_MEAN(var_mean, false)
+K_MOMENT_MEAN(std_mean, true)
 
-static int k_var_mean_dim(mt_call *c, mt_value *a, mt_value *r) {
+/* equal(self, other): the same sizes and every element equal in their common type, as eq (an
+ * empty pair is equal); the verdict comes back to the host */
+static int k_equal(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
+    mt_tensor *x = a[0].t, *y = a[1].t;
+    bool same =
+        x->ndim == y->ndim && !memcmp(x->sizes, y->sizes, sizeof(int64_t) * (size_t)x->ndim);
+    r[0] = mt_vbool(same);
+    if (!same || x->numel == 0) return 0;
+    mt_tensor *eq = mt_tensor_empty(x->ndim, x->sizes, MT_BOOL, x->device);
+    mt_tensor *all = eq ? mt_tensor_empty(0, NULL, MT_BOOL, x->device) : NULL;
+    mt_tensor *in[2] = {x, y};
     bool red[MT_MAX_DIM];
-    return dims_of(a[0].t, &a[1], red) ? -1 : variance(a[0].t, red, a[2].b, r[0].t, r[1].t, false);
-}
-
-static int k_var_mean_all(mt_call *c, mt_value *a, mt_value *r) {
-    (void)c;
-    bool red[MT_MAX_DIM];
-    dims_of(a[0].t, NULL, red);
-    return variance(a[0].t, red, a[1].b, r[0].t, r[1].t, false);
+    dims_of(x, NULL, red);
+    uint8_t verdict = 0;
+    int rc = all ? cuda_ew(eq, CK_EQ, 2, in, NULL, NULL,
+                           mt_promote_types((mt_dtype)x->dtype, (mt_dtype)y->dtype))
+                 : -1;
+    if (!rc) rc = reduce(eq, all, red, CK_RALL, false, MT_BOOL);
+    if (!rc) rc = cuda_copy_bytes(&verdict, MT_CPU, mt_tensor_raw(all), all->device, 1);
+    if (all) mt_tensor_decref(all);
+    if (eq) mt_tensor_decref(eq);
+    r[0] = mt_vbool(verdict != 0);
+    return rc;
 }
 
 /* softmax(self, dim, dtype), log_softmax, cumsum(self, dim, dtype), cumprod, logcumsumexp(self,
@@ -484,6 +523,11 @@ const mt_kernel_entry cuda_reduce_kernels[] = {
     {"var_mean.correction", k_var_mean_correction},
     {"var_mean.dim", k_var_mean_dim},
     {"var_mean", k_var_mean_all},
+    {"std_mean.correction", k_std_mean_correction},
+    {"std_mean.dim", k_std_mean_dim},
+    {"std_mean", k_std_mean_all},
+    {"nansum", k_nansum},
+    {"equal", NULL, k_equal},
     {"any", k_any},
     {"any.dim", k_any_dim},
     {"all", k_all},

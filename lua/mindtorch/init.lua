@@ -69,7 +69,7 @@ tensor_mt.__mod = function(a, b) if is_tensor(a) then return torch.remainder(a, 
 tensor_mt.__pow = function(a, b) return torch.pow(a, b) end
 tensor_mt.__idiv = function(a, b)
   if is_tensor(a) then return torch.floor_divide(a, b) end
-  return torch.floor_divide(wrap(a), b)
+  return torch.floor_divide(wrap(a, b), b)
 end
 tensor_mt.__unm = function(a) return torch.neg(a) end
 tensor_mt.__band = function(a, b) if is_tensor(a) then return torch.bitwise_and(a, b) end return torch.bitwise_and(b, a) end
@@ -77,11 +77,11 @@ tensor_mt.__bor = function(a, b) if is_tensor(a) then return torch.bitwise_or(a,
 tensor_mt.__bxor = function(a, b) if is_tensor(a) then return torch.bitwise_xor(a, b) end return torch.bitwise_xor(b, a) end
 tensor_mt.__shl = function(a, b)
   if is_tensor(a) then return torch.bitwise_left_shift(a, b) end
-  return torch.bitwise_left_shift(wrap(a), b)
+  return torch.bitwise_left_shift(wrap(a, b), b)
 end
 tensor_mt.__shr = function(a, b)
   if is_tensor(a) then return torch.bitwise_right_shift(a, b) end
-  return torch.bitwise_right_shift(wrap(a), b)
+  return torch.bitwise_right_shift(wrap(a, b), b)
 end
 tensor_mt.__bnot = function(a) return torch.bitwise_not(a) end
 

@@ -183,8 +183,9 @@ static int l_tensor(lua_State *L) {
     return 1;
 }
 
-/* torch._wrap_number(n): a 0-d tensor that promotes like a Lua number (a "wrapped number"),
- * for the reflected operators (2 - x, 2 // x) that have no Scalar-first overload */
+/* torch._wrap_number(n, other): a 0-d tensor that promotes like a Lua number (a "wrapped number"),
+ * for the reflected operators (2 - x, 2 // x) that have no Scalar-first overload; on the device of
+ * the tensor `other`, where PyTorch's CPU scalar would join that device's kernel */
 static int l_wrap_number(lua_State *L) {
     mt_tensor *t;
     if (lua_isboolean(L, 1))
@@ -194,6 +195,13 @@ static int l_wrap_number(lua_State *L) {
     else
         t = mt_tensor_scalar_double(luaL_checknumber(L, 1), MT_FLOAT64);
     if (!t) return lmt_error(L);
+    mt_tensor *other = lmt_to_tensor(L, 2);
+    if (other && other->device.type != MT_DEV_CPU) {
+        mt_tensor *moved = mto_to_device(t, other->device, -1, false, false);
+        mt_tensor_decref(t);
+        if (!moved) return lmt_error(L);
+        t = moved;
+    }
     t->flags |= MT_T_WRAPPED_NUMBER;
     lmt_push_tensor(L, t);
     return 1;

@@ -1415,3 +1415,428 @@ describe("float16 and bfloat16 pooling on cuda", function()
     end
   end)
 end)
+
+describe("repeat, nansum, std_mean, equal, index_copy_ and scatter_reduce on cuda", function()
+  local x = torch.randn(3, 4)
+
+  it("tiles with repeat, views and new leading dims included", function()
+    check("repeat", function(t) return t:repeat_tensor(2, 3) end, { x })
+    check("repeat of a view, new dims", function(t) return t:t():repeat_tensor(2, 1, 3) end, { x })
+    check("repeat of ints and bools", function(t) return t:repeat_tensor(3) end, { torch.tensor({ 1, -2, 7 }) })
+    check("repeat bools", function(t) return t:repeat_tensor(2, 2) end, { torch.tensor({ true, false }) })
+    check("repeat 0-d", function(t) return t:repeat_tensor(4) end, { torch.tensor(2.5) })
+    check("repeat zero times", function(t) return t:repeat_tensor(0, 2) end, { x })
+    -- nine dims: twice that passes the limit, so one copy per tile
+    local y = torch.randn(2, 1, 2, 1, 1, 2, 1, 1, 1)
+    check("repeat of many dims", function(t) return t:repeat_tensor(1, 2, 1, 1, 2, 1, 1, 1, 3) end, { y })
+    check("repeat's gradient", function(t)
+      t = t:clone():requires_grad_()
+      torch.sum(t:repeat_tensor(2, 3) * torch.arange(72, { dtype = t.dtype, device = t.device }):view(6, 12)):backward()
+      return t.grad
+    end, { x })
+    local inorm = torch.nn.InstanceNorm2d(3, { affine = true })
+    local input = torch.randn(2, 3, 4, 5)
+    local want = inorm(input)
+    same(want:detach(), inorm:to("cuda")(input:cuda()):detach():cpu(), 1e-5)
+    assert.are.equal(
+      "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor",
+      err(function() return x:cuda():repeat_tensor(2) end))
+  end)
+
+  it("sums without NaN, over everything, over dims and long enough to split", function()
+    local n = torch.tensor({ { 1, 0 / 0, 2 }, { 0 / 0, 0 / 0, 3 } })
+    check("nansum", torch.nansum, { n })
+    check("nansum dim", function(t) return t:nansum(2) end, { n })
+    check("nansum keepdim dtype", function(t) return torch.nansum(t, 1, true, { dtype = torch.float64 }) end, { n })
+    check("nansum ints", function(t) return t:nansum() end, { torch.tensor({ 1, 2, 3 }, { dtype = torch.int32 }) })
+    local long = torch.randn(5000)
+    long[{ { 1, 5000, 7 } }] = 0 / 0
+    check("nansum split", torch.nansum, { long }, 1e-4)
+    -- infinities of both signs give NaN, in one part (a NaN partial) or in two
+    local inf = torch.zeros(5000)
+    inf[1], inf[2] = math.huge, -math.huge
+    assert.is_true(torch.isnan(torch.nansum(inf)):item())
+    assert.is_true(torch.isnan(torch.nansum(inf:cuda())):item())
+    inf[2], inf[5000] = 0, -math.huge
+    assert.is_true(torch.isnan(torch.nansum(inf:cuda())):item())
+  end)
+
+  it("computes std_mean with each overload", function()
+    local y = torch.randn(3, 5, 4)
+    for name, f in pairs {
+      all = function(t) return torch.std_mean(t) end,
+      biased = function(t) return torch.std_mean(t, false) end,
+      dim = function(t) return torch.std_mean(t, 2) end,
+      dims_keepdim = function(t) return torch.std_mean(t, { 1, 3 }, true, true) end,
+      correction = function(t) return torch.std_mean(t, { dim = 3, correction = 2 }) end,
+    } do
+      local s, m = f(y)
+      local gs, gm = f(y:cuda())
+      assert.are.equal("cuda", gs.device.type, name)
+      same(s, gs:cpu(), 1e-5)
+      same(m, gm:cpu(), 1e-5)
+    end
+  end)
+
+  it("compares whole tensors with equal", function()
+    local a = torch.randn(3, 4)
+    local b = a:clone()
+    assert.is_true(torch.equal(a:cuda(), b:cuda()))
+    b[2][3] = 0
+    assert.is_false(torch.equal(a:cuda(), b:cuda()))
+    assert.is_false(torch.equal(a:cuda(), a:view(4, 3):cuda()))
+    assert.is_true(torch.equal(a:t():cuda(), a:t():contiguous():cuda()))
+    assert.is_true(torch.equal(torch.tensor({ 1, 2 }):cuda(), torch.tensor({ 1.0, 2.0 }):cuda()))
+    assert.is_false(torch.equal(torch.tensor({ 0 / 0 }):cuda(), torch.tensor({ 0 / 0 }):cuda()))
+    assert.is_true(torch.equal(torch.zeros(0, 3):cuda(), torch.zeros(0, 3):cuda()))
+    assert.are.equal(torch.equal(a, b), a:cuda():equal(b:cuda()))
+  end)
+
+  it("copies slices at indices with index_copy_, refusing bad ones", function()
+    local src = torch.randn(3, 4)
+    check("index_copy_ dim 1", function(s, i, t) return s:clone():index_copy_(1, i, t) end,
+      { torch.zeros(5, 4), torch.tensor({ 5, 1, 3 }), src })
+    check("index_copy_ dim 2 of a view", function(s, i, t) return s:clone():t():index_copy_(2, i, t) end,
+      { torch.zeros(5, 4), torch.tensor({ 2, 5, 4 }), src:t() })
+    check("index_copy ints", function(s, i, t) return torch.index_copy(s, 1, i, t) end,
+      { torch.zeros(4, { dtype = torch.int16 }), torch.tensor({ 4, 2 }), torch.tensor({ 7, -3 }, { dtype = torch.int16 }) })
+    check("index_copy_ a 0-d source", function(s, i, t) return s:clone():index_copy_(1, i, t) end,
+      { torch.zeros(4), torch.tensor({ 3 }), torch.tensor(1.5) })
+    local s = torch.zeros(5, 4)
+    local want = err(function() return s:index_copy_(1, torch.tensor({ 1, 6, 2 }), src) end)
+    assert.are.equal("index_copy_(): index 6 is out of bounds for dimension 1 with size 5", want)
+    assert.are.equal(want, err(function() return s:cuda():index_copy_(1, torch.tensor({ 1, 6, 2 }):cuda(), src:cuda()) end))
+    assert.are.equal(err(function() return s:index_copy_(1, torch.tensor({ 1, 2 }), src) end),
+      err(function() return s:cuda():index_copy_(1, torch.tensor({ 1, 2 }):cuda(), src:cuda()) end))
+  end)
+
+  it("reduces into positions with scatter_reduce, in every reduction, dtype and include_self", function()
+    local index = torch.tensor({ { 1, 3, 1, 2 }, { 2, 2, 2, 1 } })
+    local src = torch.tensor({ { 1.5, -2, 3, 0 / 0 }, { 4, 0.25, -1, 2 } })
+    for _, red in ipairs { "sum", "prod", "mean", "amax", "amin" } do
+      for _, incl in ipairs { true, false } do
+        local f = function(s, i, t) return torch.scatter_reduce(s, 1, i, t, red, { include_self = incl }) end
+        check(red .. " dim 1", f, { torch.randn(3, 5), index, src })
+        check(red .. " dim 2", function(s, i, t)
+          return torch.scatter_reduce(s, 2, i, t, red, { include_self = incl })
+        end, { torch.randn(2, 3), index, src })
+        check(red .. " int", f, { torch.randint(-9, 9, { 3, 5 }), index, torch.tensor({ { 5, -7, 3, 2 }, { 4, 1, -1, 2 } }) })
+        check(red .. " bool", f, { torch.tensor({ { true, false }, { false, false }, { true, true } }),
+          index:narrow(2, 1, 2), torch.tensor({ { false, true }, { true, false } }) })
+        check(red .. " float16", f, { torch.randn(3, 5):half(), index, src:half() }, 1e-3)
+      end
+    end
+    check("scatter_reduce_ in place", function(s, i, t) return s:clone():scatter_reduce_(1, i, t, "sum") end,
+      { torch.zeros(3, 4), index, src })
+    check("scatter reduce=multiply", function(s, i, t) return s:scatter(1, i, t, { reduce = "multiply" }) end,
+      { torch.ones(3, 4), index, src })
+    local want = err(function() return torch.scatter_reduce(torch.zeros(3, 4), 1, torch.tensor({ { 4 } }), src, "sum") end)
+    assert.are.equal("index 4 is out of bounds for dimension 1 with size 3", want)
+    assert.are.equal(want, err(function()
+      return torch.scatter_reduce(torch.zeros(3, 4):cuda(), 1, torch.tensor({ { 4 } }):cuda(), src:cuda(), "sum")
+    end))
+    local a = torch.randn(3, 5):requires_grad_()
+    local b = src:clone():nan_to_num(0):requires_grad_()
+    local function g(dev)
+      local x, y = a:detach():to(dev):requires_grad_(), b:detach():to(dev):requires_grad_()
+      torch.scatter_reduce(x, 1, index:to(dev), y, "amax"):sum():backward()
+      return x.grad:cpu(), y.grad:cpu()
+    end
+    local gx, gy = g("cpu")
+    local cx, cy = g("cuda")
+    same(gx, cx)
+    same(gy, cy)
+  end)
+end)
+
+describe("addmv, baddbmm, gcd, lcm and nextafter on cuda", function()
+  it("adds matrix-vector and batched products to a scaled self (cuBLAS)", function()
+    local m, v = torch.randn(5, 3), torch.randn(3)
+    check("addmv", torch.addmv, { torch.randn(5), m, v }, 1e-5)
+    check("addmv broadcast self, beta, alpha", function(s, a, b)
+      return torch.addmv(s, a, b, { beta = 0.5, alpha = -2 })
+    end, { torch.randn(1), m, v }, 1e-5)
+    check("addmv of views", function(s, a, b) return torch.addmv(s, a:t(), b) end,
+      { torch.randn(5), torch.randn(3, 5), torch.randn(6)[{ { 1, 6, 2 } }] }, 1e-5)
+    check("addmv float64", torch.addmv, { torch.randn(5):double(), m:double(), v:double() }, 1e-12)
+    check("addmv beta 0 ignores NaN", function(s, a, b) return torch.addmv(s, a, b, { beta = 0 }) end,
+      { torch.full({ 5 }, 0 / 0), m, v }, 1e-5)
+    check("addmv_", function(s, a, b) return s:clone():addmv_(a, b, { alpha = 3 }) end, { torch.randn(5), m, v }, 1e-5)
+    local b1, b2 = torch.randn(4, 2, 3), torch.randn(4, 3, 5)
+    check("baddbmm", torch.baddbmm, { torch.randn(4, 2, 5), b1, b2 }, 1e-5)
+    check("baddbmm broadcast self, beta, alpha", function(s, a, b)
+      return torch.baddbmm(s, a, b, { beta = -1, alpha = 0.25 })
+    end, { torch.randn(2, 1), b1, b2 }, 1e-5)
+    check("baddbmm of transposed views", function(s, a, b)
+      return torch.baddbmm(s, a:transpose(2, 3), b)
+    end, { torch.randn(4, 2, 5), torch.randn(4, 2, 3):transpose(2, 3):contiguous(), b2 }, 1e-5)
+    check("baddbmm beta 0 ignores NaN", function(s, a, b) return torch.baddbmm(s, a, b, { beta = 0 }) end,
+      { torch.full({ 4, 2, 5 }, 0 / 0), b1, b2 }, 1e-5)
+    check("baddbmm_ float64", function(s, a, b) return s:clone():baddbmm_(a, b) end,
+      { torch.randn(4, 2, 5):double(), b1:double(), b2:double() }, 1e-12)
+    assert.are.equal(err(torch.addmv, torch.randn(5), m, torch.randn(4)),
+      err(torch.addmv, torch.randn(5):cuda(), m:cuda(), torch.randn(4):cuda()))
+    local grads = {}
+    for _, dev in ipairs { "cpu", "cuda" } do
+      torch.manual_seed(3)
+      local s, a, b = torch.randn(4, 2, 5), torch.randn(4, 2, 3), torch.randn(4, 3, 5)
+      s, a, b = s:to(dev):requires_grad_(), a:to(dev):requires_grad_(), b:to(dev):requires_grad_()
+      torch.baddbmm(s, a, b, { beta = 2, alpha = 3 }):pow(2):sum():backward()
+      grads[dev] = { s.grad, a.grad, b.grad }
+    end
+    for k = 1, 3 do same(grads.cpu[k], grads.cuda[k]:cpu(), 1e-4) end
+  end)
+
+  it("computes gcd and lcm of every integer dtype, signs and zeros included", function()
+    local x = torch.tensor({ 12, -18, 0, 7, 0, -4, 100 })
+    local y = torch.tensor({ 18, 12, 5, 13, 0, -6, 75 })
+    for _, dt in ipairs { torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8 } do
+      local a, b = x:to(dt), y:to(dt)
+      check("gcd " .. tostring(dt), torch.gcd, { a, b })
+      check("lcm " .. tostring(dt), torch.lcm, { a, b })
+    end
+    check("gcd broadcast", torch.gcd, { x:view(7, 1), y })
+    check("lcm_", function(a, b) return a:clone():lcm_(b) end, { x, y })
+    check("gcd_", function(a, b) return a:clone():gcd_(b) end, { x, y })
+    assert.are.equal(err(torch.gcd, torch.ones(2), torch.ones(2)), err(torch.gcd, torch.ones(2):cuda(), torch.ones(2):cuda()))
+  end)
+
+  it("steps to the next representable value with nextafter, in float, double and bfloat16", function()
+    local x = torch.tensor({ 1, 0, -2, 0, 1 / 0, 3, 0 / 0, -1e-40, 65504 })
+    local y = torch.tensor({ 2, -1, -3, 1, 0, 3, 1, 0, 1 / 0 })
+    for _, dt in ipairs { torch.float32, torch.float64, torch.bfloat16 } do
+      local a, b = x:to(dt), y:to(dt)
+      local want, got = torch.nextafter(a, b), torch.nextafter(a:cuda(), b:cuda()):cpu()
+      assert.are.equal(want.dtype, got.dtype)
+      -- exact: the bits of every value (NaN to NaN)
+      assert.is_true(torch.equal(torch.isnan(want), torch.isnan(got)))
+      assert.is_true(torch.equal(want:nan_to_num(0), got:nan_to_num(0)), tostring(dt) .. tostring(want) .. tostring(got))
+      assert.is_false(torch.equal(want, a))
+    end
+    check("nextafter_", function(a, b) return a:clone():nextafter_(b) end, { torch.randn(6), torch.randn(6) })
+    -- PyTorch's CUDA kernel, as its CPU one, takes bfloat16 and not float16
+    assert.are.equal("\"nextafter_cpu\" not implemented for 'Half'", err(torch.nextafter, torch.ones(2):half(), torch.ones(2):half()))
+    assert.are.equal("\"nextafter_cuda\" not implemented for 'Half'",
+      err(torch.nextafter, torch.ones(2):half():cuda(), torch.ones(2):half():cuda()))
+  end)
+end)
+
+describe("the other random distributions on cuda", function()
+  local N = 20000
+  local function near(got, want, tol, what)
+    assert.is_true(math.abs(got - want) < tol, string.format("%s: %g, want %g +- %g", what, got, want, tol))
+  end
+  local function integral(t) return torch.equal(t, t:floor()) end
+
+  it("replay with a seed, and differ from draw to draw", function()
+    local draws = {
+      exponential = function() return torch.empty(500, { device = "cuda" }):exponential_() end,
+      cauchy = function() return torch.empty(500, { device = "cuda" }):cauchy_() end,
+      log_normal = function() return torch.empty(500, { device = "cuda", dtype = torch.float64 }):log_normal_() end,
+      geometric = function() return torch.empty(500, { device = "cuda" }):geometric_(0.5) end,
+      random = function() return torch.empty(500, { device = "cuda", dtype = torch.int64 }):random_() end,
+      poisson = function() return torch.poisson(torch.full({ 500 }, 20.0, { device = "cuda" })) end,
+      binomial = function()
+        return torch.binomial(torch.full({ 500 }, 50.0, { device = "cuda" }), torch.full({ 500 }, 0.4, { device = "cuda" }))
+      end,
+      multinomial = function() return torch.multinomial(torch.rand(5, 50, { device = "cuda" }), 20) end,
+    }
+    for name, f in pairs(draws) do
+      cuda.manual_seed(77)
+      local a, b = f():cpu(), f():cpu()
+      cuda.manual_seed(77)
+      assert.is_true(torch.equal(a, f():cpu()), name)
+      assert.is_false(torch.equal(a, b), name)
+    end
+  end)
+
+  it("draw exponential, Cauchy, log-normal and geometric values", function()
+    cuda.manual_seed(1)
+    for _, dt in ipairs { torch.float32, torch.float64 } do
+      local e = torch.empty(N, { device = "cuda", dtype = dt }):exponential_(2):cpu():double()
+      assert.is_true(e:min():item() >= 0)
+      near(e:mean():item(), 0.5, 0.02, "exponential mean")
+      near(e:var():item(), 0.25, 0.03, "exponential variance")
+      local c = torch.empty(N, { device = "cuda", dtype = dt }):cauchy_(1, 2):cpu():double()
+      near(c:median():item(), 1, 0.1, "cauchy median")
+      near((c - 1):abs():lt(2):double():mean():item(), 0.5, 0.02, "cauchy quartiles")
+      local l = torch.empty(N, { device = "cuda", dtype = dt }):log_normal_(0.5, 0.25):cpu():double()
+      assert.is_true(l:min():item() > 0)
+      near(l:log():mean():item(), 0.5, 0.01, "log-normal's log mean")
+      near(l:log():std():item(), 0.25, 0.01, "log-normal's log std")
+    end
+    for _, dt in ipairs { torch.float32, torch.float64, torch.int64, torch.int16 } do
+      local g = torch.empty(N, { device = "cuda", dtype = dt }):geometric_(0.3):cpu():double()
+      assert.is_true(g:min():item() >= 1 and integral(g))
+      near(g:mean():item(), 1 / 0.3, 0.1, "geometric mean")
+      near(g:var():item(), 0.7 / 0.09, 0.6, "geometric variance")
+    end
+    local h = torch.empty(N, { device = "cuda", dtype = torch.bfloat16 }):exponential_():cpu():float()
+    near(h:mean():item(), 1, 0.05, "bfloat16 exponential mean")
+    for _, f in ipairs {
+      function(t) return t:exponential_(-1) end,
+      function(t) return t:log_normal_(1, 0) end,
+      function(t) return t:geometric_(1) end,
+      function(t) return t:int():cauchy_() end,
+    } do
+      assert.are.equal(err(f, torch.empty(3)), err(f, torch.empty(3, { device = "cuda" })))
+    end
+    -- a view is written in place
+    local base = torch.zeros(4, 6, { device = "cuda" })
+    base[{ {}, { 2, 3 } }]:exponential_()
+    assert.are.equal(8, base:ne(0):sum():item())
+  end)
+
+  it("draw integers with random_ over the CPU's ranges", function()
+    cuda.manual_seed(2)
+    local r = torch.empty(N, { device = "cuda", dtype = torch.int64 }):random_(3, 7):cpu()
+    assert.are.same({ 3, 6 }, { r:min():item(), r:max():item() })
+    near(r:double():mean():item(), 4.5, 0.03, "random_ 3..6 mean")
+    local f = torch.empty(N, { device = "cuda" }):random_(10):cpu()
+    assert.is_true(f:min():item() == 0 and f:max():item() == 9 and integral(f))
+    for dt, hi in pairs { [torch.int8] = 127, [torch.uint8] = 255, [torch.int16] = 32767, [torch.float16] = 2048, [torch.bool] = 1 } do
+      local d = torch.empty(N, { device = "cuda", dtype = dt }):random_():cpu():double()
+      assert.is_true(d:min():item() <= hi * 0.01 and d:max():item() >= hi * 0.95 and d:max():item() <= hi, tostring(dt))
+      near(d:mean():item(), hi / 2, hi * 0.02 + 0.01, tostring(dt) .. " mean")
+    end
+    local w = torch.empty(N, { device = "cuda", dtype = torch.int64 }):random_():cpu()
+    assert.is_true(w:min():item() >= 0 and w:max():item() > (1 << 62))
+    local from = torch.empty(N, { device = "cuda", dtype = torch.int16 }):random_(30000, nil):cpu()
+    assert.are.same({ 30000, 32767 }, { from:min():item(), from:max():item() })
+    local full = torch.empty(N, { device = "cuda", dtype = torch.int64 }):random_(math.mininteger, nil):cpu()
+    assert.is_true(full:min():item() < -(1 << 62) and full:max():item() > (1 << 62))
+    local big = torch.empty(N, { device = "cuda", dtype = torch.int64 }):random_(0, 1 << 40):cpu()
+    assert.is_true(big:max():item() > (1 << 39) and big:max():item() < (1 << 40))
+    for _, f in ipairs {
+      function(t) return t:random_(5, 5) end,
+      function(t) return t:char():random_(0, 300) end,
+      function(t) return t:half():random_(0, 70000) end,
+    } do
+      assert.are.equal(err(f, torch.empty(3)), err(f, torch.empty(3, { device = "cuda" })))
+    end
+  end)
+
+  it("draw poisson and binomial counts of each branch of their samplers", function()
+    cuda.manual_seed(3)
+    for _, dt in ipairs { torch.float32, torch.float64 } do
+      for _, lambda in ipairs { 0.5, 3.5, 40 } do
+        local p = torch.poisson(torch.full({ N }, lambda, { device = "cuda", dtype = dt })):cpu()
+        assert.are.equal(dt, p.dtype)
+        assert.is_true(p:min():item() >= 0 and integral(p))
+        near(p:double():mean():item(), lambda, 4 * math.sqrt(lambda / N) + 1e-3, "poisson mean " .. lambda)
+        near(p:double():var():item(), lambda, 0.06 * lambda, "poisson variance " .. lambda)
+      end
+      for _, cp in ipairs { { 20, 0.2 }, { 200, 0.3 }, { 30, 0.9 }, { 500, 0.75 } } do
+        local n, q = cp[1], cp[2]
+        local b = torch.binomial(torch.full({ N }, n, { device = "cuda", dtype = dt }),
+          torch.full({ 1 }, q, { device = "cuda", dtype = dt })):cpu():double()
+        assert.is_true(b:min():item() >= 0 and b:max():item() <= n and integral(b))
+        near(b:mean():item(), n * q, 4 * math.sqrt(n * q * (1 - q) / N), "binomial mean")
+        near(b:var():item(), n * q * (1 - q), 0.06 * n * q * (1 - q), "binomial variance")
+      end
+    end
+    local rates = torch.tensor({ { 0.0, 2 }, { 5, 100 } }, { device = "cuda" })
+    assert.are.equal(0, torch.poisson(rates):cpu()[1][1]:item())
+    local edge = torch.binomial(torch.tensor({ 5, 0, 7 }, { device = "cuda" }):float(), torch.tensor({ 1, 0.5, 0 }, { device = "cuda" }))
+    assert.are.same({ 5, 0, 0 }, edge:cpu():tolist())
+    assert.are.equal(err(torch.poisson, torch.tensor({ 1, -1.0 })), err(torch.poisson, torch.tensor({ 1, -1.0 }, { device = "cuda" })))
+    assert.are.equal(err(torch.poisson, torch.tensor({ 1, 0 / 0 })), err(torch.poisson, torch.tensor({ 1, 0 / 0 }, { device = "cuda" })))
+  end)
+
+  it("draw multinomial positions with and without replacement", function()
+    cuda.manual_seed(4)
+    local probs = torch.tensor({ { 0.1, 0, 0.6, 0.3 }, { 2, 1, 1, 0 } })
+    for _, dt in ipairs { torch.float32, torch.float64, torch.bfloat16 } do
+      local m = torch.multinomial(probs:to(dt):cuda(), N, true):cpu()
+      assert.are.same({ 2, N }, m:size())
+      assert.are.equal(torch.int64, m.dtype)
+      for row = 1, 2 do
+        local total = probs[row]:sum():item()
+        for cat = 1, 4 do
+          local freq = m[row]:eq(cat):double():mean():item()
+          near(freq, probs[row][cat]:item() / total, 0.015, "multinomial frequency")
+        end
+      end
+    end
+    local one = torch.multinomial(torch.tensor({ 0, 0, 5.0 }):cuda(), 3, true):cpu()
+    assert.are.same({ 3, 3, 3 }, one:tolist())
+    -- without replacement: distinct positions, all of them when as many as the categories
+    local w = torch.multinomial(torch.rand(50, 6):cuda(), 6):cpu()
+    assert.is_true(torch.equal(w:sort(2), torch.arange(1, 7):expand(50, 6)))
+    local firsts = torch.multinomial(torch.tensor({ 1, 3, 0, 6.0 }):expand(N, 4):cuda(), 2):cpu()
+    near(firsts[{ {}, 1 }]:eq(4):double():mean():item(), 0.6, 0.015, "first pick")
+    assert.are.equal(0, firsts:eq(3):sum():item())
+    for _, bad in ipairs {
+      { torch.tensor({ 0.5, -0.1 }), 1, true }, { torch.tensor({ 0.5, 1 / 0 }), 1, true },
+      { torch.tensor({ { 1, 1 }, { 0, 0.0 } }), 1, true }, { torch.tensor({ 0 / 0, 1 }), 1, true },
+      { torch.tensor({ { 0, 0 }, { 1, -1.0 } }), 1, false }, { torch.tensor({ 0, 0.0 }), 1, false },
+      { torch.tensor({ { 0, 0 }, { 1, 1.0 } }), 1, false },
+      { torch.tensor({ 1, 1.0 }), 3, false }, { torch.tensor({ 1, 1 }), 1, false },
+    } do
+      local want = err(torch.multinomial, bad[1], bad[2], bad[3])
+      assert.are.equal(want, err(torch.multinomial, bad[1]:cuda(), bad[2], bad[3]))
+    end
+  end)
+end)
+
+describe("CPU scalars and index tensors beside cuda tensors, as PyTorch allows", function()
+  it("computes a number on the left of // and the shifts on the tensor's device, promoting as a number", function()
+    for _, x in ipairs { torch.tensor({ 2, 3, -4 }, { dtype = torch.int32 }), torch.tensor({ 2.5, -3, 4 }),
+      torch.tensor(3, { dtype = torch.int16 }), torch.tensor({ 1, 2 }, { dtype = torch.uint8 }) } do
+      check("7 // x", function(t) return 7 // t end, { x })
+      check("7.5 // x", function(t) return 7.5 // t end, { x })
+      if not x.dtype.is_floating_point then
+        check("1 << x", function(t) return 1 << t end, { x })
+        check("64 >> x", function(t) return 64 >> t end, { x })
+      end
+    end
+  end)
+
+  it("writes a 0-d tensor of another device at index tensors, as index_put_ moves it", function()
+    local idx = torch.tensor({ 1, 3 })
+    check("x[idx] = cpu 0-d", function(t, i) t = t:clone(); t[i] = torch.tensor(7.0); return t end, { torch.zeros(4), idx })
+    check("x[cpu idx] = cpu 0-d", function(t) t = t:clone(); t[idx] = torch.tensor(7.0); return t end, { torch.zeros(4) })
+    check("index_put_ accumulating a cpu 0-d", function(t, i)
+      return t:clone():index_put_({ i }, torch.tensor(2.0), true)
+    end, { torch.zeros(4), torch.tensor({ 1, 1, 4 }) })
+    local v = torch.tensor(2.0, { requires_grad = true })
+    torch.zeros(4, { device = "cuda" }):index_put({ idx:cuda() }, v):sum():backward()
+    assert.are.equal(2, v.grad:item())
+    -- a 1-d value stays refused, as in PyTorch; a dtype mismatch says what the CPU says
+    local want = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+    assert.are.equal(want, err(function() local x = torch.zeros(4):cuda(); x[idx:cuda()] = torch.tensor({ 5.0, 6.0 }) end))
+    assert.are.equal(err(function() local x = torch.zeros(4); x[idx] = torch.tensor(7) end),
+      err(function() local x = torch.zeros(4):cuda(); x[idx] = torch.tensor(7) end))
+  end)
+
+  it("runs nn.EmbeddingBag and nn.FractionalMaxPool2d on cuda, their index tensors made there", function()
+    local function both(make, ...)
+      local inputs = { ... }
+      torch.manual_seed(5)
+      local m = make()
+      local want = m(table.unpack(inputs))
+      m:to("cuda")
+      for i, t in ipairs(inputs) do inputs[i] = t:cuda() end
+      local got = m(table.unpack(inputs))
+      assert.are.equal("cuda", got.device.type)
+      same(want:detach(), got:detach():cpu(), 1e-5)
+    end
+    for _, mode in ipairs { "sum", "mean", "max" } do
+      both(function() return torch.nn.EmbeddingBag(10, 3, { mode = mode }) end,
+        torch.tensor({ 1, 2, 4, 5, 4, 3 }), torch.tensor({ 1, 3, 3 }))
+      both(function() return torch.nn.EmbeddingBag(10, 3, { mode = mode, padding_idx = 2 }) end,
+        torch.tensor({ { 1, 2 }, { 4, 5 } }))
+    end
+    local w = torch.randn(10, 3)
+    local want = { torch.embedding_bag(w, torch.tensor({ 1, 2, 4, 5 }), torch.tensor({ 1, 3 }), false, 2) }
+    local got = { torch.embedding_bag(w:cuda(), torch.tensor({ 1, 2, 4, 5 }):cuda(), torch.tensor({ 1, 3 }):cuda(), false, 2) }
+    for k = 1, 4 do same(want[k], got[k]:cpu()) end
+    local x, s = torch.randn(2, 3, 7, 8), torch.rand(2, 3, 2)
+    local a, ai = torch.nn.functional.fractional_max_pool2d(x, 2, { output_size = { 3, 4 }, return_indices = true, _random_samples = s })
+    local b, bi = torch.nn.functional.fractional_max_pool2d(x:cuda(), 2,
+      { output_size = { 3, 4 }, return_indices = true, _random_samples = s:cuda() })
+    same(a, b:cpu())
+    same(ai, bi:cpu())
+    assert.are.same({ 2, 3, 3, 4 }, torch.nn.FractionalMaxPool2d(2, { output_ratio = 0.5 }):to("cuda")(x:cuda()):size())
+  end)
+end)

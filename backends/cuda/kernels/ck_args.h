@@ -124,6 +124,9 @@ enum {
     CK_BNOT,
     CK_SHL, /* the count masked to s2 - 1 bits (64, or 32 for the narrower types, as x86) */
     CK_SHR,
+    CK_GCD, /* of |in1| and |in2|, integers (int64 compute, as the CPU) */
+    CK_LCM,
+    CK_NEXTAFTER, /* the next value of the type after in1 toward in2; s2 set: of bfloat16 */
     /* sequences of the result's element index i (its C-order position), no inputs */
     CK_ARANGE,   /* s1 + alpha * i */
     CK_LINSPACE, /* s1 + alpha * i in the first half, s2 - alpha * (n - 1 - i) in the second */
@@ -169,8 +172,9 @@ enum {
     CK_RANY,
     CK_RALL,
     CK_RARGMAX,
-    CK_RARGMIN
-}; /* arg*: one part */
+    CK_RARGMIN,
+    CK_RNANSUM /* a sum without the NaN; its partials are summed as they are */
+};             /* arg*: one part */
 
 typedef struct ck_reduce_args {
     int64_t M, R, chunk, parts;
@@ -196,7 +200,7 @@ typedef struct ck_softmax_args {
 
 /* gather and scatter along one dimension (kernels/ck_index.cuh): one thread per element of
  * `index` (whose sizes these are) */
-enum { CK_GATHER, CK_SCATTER, CK_SCATTER_ADD, CK_SCATTER_VALUE };
+enum { CK_GATHER, CK_SCATTER, CK_SCATTER_ADD, CK_SCATTER_VALUE, CK_INDEX_CHECK };
 
 typedef struct ck_index_args {
     int64_t n;
@@ -208,6 +212,17 @@ typedef struct ck_index_args {
     int64_t ivalue;
     uint64_t status; /* device address of two int64: set to 1 and the first bad index */
 } ck_index_args;
+
+/* scatter_reduce (kernels/ck_scatter_reduce.cuh): a thread per element of out, gathering the
+ * contributions whose index names it, in the index's order */
+enum { CK_SR_SUM, CK_SR_PROD, CK_SR_MEAN, CK_SR_AMAX, CK_SR_AMIN };
+typedef struct ck_scatter_reduce_args {
+    int64_t n; /* out's elements */
+    int32_t ndim, dim, op, include_self;
+    int64_t sizes[CK_MAX_DIM];  /* out's (contiguous, holding self's values) */
+    int64_t isizes[CK_MAX_DIM]; /* index's: src is read at the same positions */
+    ck_operand out, index, src;
+} ck_scatter_reduce_args;
 
 /* convolution columns and 2-D pooling (kernels/ck_conv.cuh): the geometry of nn_shapes.h for one
  * group of a chunk of samples; `big` points at the group's first channel of the first sample */
@@ -237,16 +252,47 @@ typedef struct ck_conv_args {
 
 /* random sampling (kernels/ck_random.cuh): Philox4x32-10 keyed by the generator's seed; element
  * i of a draw takes the first two words of counter offset + i, so a draw's values do not depend
- * on the launch (the generator's offset advances by the elements drawn) */
-enum { CK_UNIFORM, CK_NORMAL, CK_BERNOULLI, CK_BERNOULLI_TENSOR };
+ * on the launch (the generator's offset advances by the elements drawn). A sampler that needs more
+ * draws per element (rejection, poisson's products) takes them from the same counter's later
+ * sub-streams (the block's third word) */
+enum {
+    CK_UNIFORM,
+    CK_NORMAL,
+    CK_BERNOULLI,
+    CK_BERNOULLI_TENSOR,
+    CK_EXPONENTIAL, /* lambda in a */
+    CK_CAUCHY,      /* median a, sigma b */
+    CK_LOG_NORMAL,  /* exp of a normal of mean a, std b */
+    CK_GEOMETRIC,   /* b: log(1 - p) */
+    CK_RANDOM_INT, /* random_: (bits % range) + from, of 64 bits when wide; every value when range 0
+                    */
+    CK_POISSON,    /* rate p */
+    CK_BINOMIAL    /* count `count`, probability p */
+};
 
 typedef struct ck_random_args {
     int64_t n;
-    int32_t op, reserved;
+    int32_t op, wide; /* random_: 64-bit draws */
     uint64_t seed, offset;
-    double a, b;       /* uniform: from, to - from; normal: mean, std; bernoulli: p */
-    ck_operand out, p; /* contiguous; p: bernoulli's probabilities, one per element */
+    double a, b; /* uniform: from, to - from; normal: mean, std; bernoulli: p */
+    int64_t from;
+    uint64_t range;           /* random_'s */
+    ck_operand out, p, count; /* contiguous; p: bernoulli's probabilities, poisson's rates,
+                                 binomial's probabilities, one per element; count: binomial's */
+    uint64_t status;          /* poisson: an int64 set to 1 where a rate is not >= 0 */
 } ck_random_args;
+
+/* multinomial (kernels/ck_random.cuh): a thread per row checks it and writes its normalised
+ * running sums (CK_MULTI_ROWS), then a thread per sample searches them (CK_MULTI_DRAW) */
+enum { CK_MULTI_ROWS, CK_MULTI_DRAW };
+enum { CK_MULTI_OK, CK_MULTI_NEGATIVE, CK_MULTI_INFINITE, CK_MULTI_ZERO_SUM };
+typedef struct ck_multinomial_args {
+    int64_t rows, ncat, k; /* rows of ncat categories; k samples of each */
+    int32_t op, as_float;  /* the sums in float (all but float64 probabilities, as the CPU) */
+    uint64_t seed, offset;
+    ck_operand probs, cum, out; /* contiguous: [rows][ncat], double [rows][ncat], int64 [rows][k] */
+    uint64_t status;            /* int64 per row: CK_MULTI_OK or why not */
+} ck_multinomial_args;
 
 /* sort along one dimension (kernels/ck_sort.cuh), stable, NaN counted greater than every number:
  * each row's keys (in the compute type) and positions are loaded into scratch buffers, sorted

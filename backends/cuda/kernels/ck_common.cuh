@@ -173,6 +173,7 @@ CK_MATH2(fmax, fmaxf, fmax, x > y ? x : y)
 CK_MATH2(fmin, fminf, fmin, x < y ? x : y)
 CK_MATH2(hypot, hypotf, hypot, 0)
 CK_MATH2(copysign, copysignf, copysign, 0)
+CK_MATH2(nextafter, nextafterf, nextafter, 0)
 #undef CK_MATH2
 __device__ static inline bool m_signbit(float x) {
     return signbit(x);
@@ -334,6 +335,42 @@ __device__ static inline int64_t m_truncdiv(int64_t x, int64_t y) {
 
 template <typename T> __device__ static inline bool is_nan(T x) {
     return x != x;
+}
+// the neighbouring bfloat16 of x toward y: the upper 16 bits of x's float stepped (sign and
+// magnitude order like the integers), as the CPU's; float's own neighbour would not be one
+__device__ static inline float m_nextafter_bf16(float x, float y) {
+    if (is_nan(x) || is_nan(y)) return x + y;
+    if (x == y) return y;
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    if (x == 0.0f)
+        bits = y > 0.0f ? 0x00010000u : 0x80010000u;
+    else
+        bits = (x < y) == (x > 0.0f) ? bits + 0x10000u : bits - 0x10000u;
+    float r;
+    memcpy(&r, &bits, sizeof r);
+    return r;
+}
+// gcd and lcm of integers (the float forms are never reached: the meta function refuses them)
+__device__ static inline int64_t m_gcd(int64_t a, int64_t b) {
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (a != 0) {
+        int64_t c = a;
+        a = b % a;
+        b = c;
+    }
+    return b;
+}
+__device__ static inline int64_t m_lcm(int64_t a, int64_t b) {
+    int64_t g = m_gcd(a, b), l = g == 0 ? 0 : a / g * b;
+    return l < 0 ? -l : l;
+}
+template <typename T> __device__ static inline T m_gcd(T, T) {
+    return (T)0;
+}
+template <typename T> __device__ static inline T m_lcm(T, T) {
+    return (T)0;
 }
 
 // the narrow element `bits` (its dtype's raw bits) plus v, as raw bits: integers wrap as two's

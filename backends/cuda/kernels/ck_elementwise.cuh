@@ -168,6 +168,12 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
     }
     case CK_COPYSIGN:
         return m_copysign(x, y);
+    case CK_NEXTAFTER:
+        return s2 != 0 ? (T)m_nextafter_bf16((float)x, (float)y) : m_nextafter(x, y);
+    case CK_GCD:
+        return m_gcd(x, y);
+    case CK_LCM:
+        return m_lcm(x, y);
     case CK_XLOGY:
         return is_nan(y) ? y : x == (T)0 ? (T)0 : x * m_log(y);
     case CK_HEAVISIDE:

@@ -1,7 +1,8 @@
 // ck_index.cuh: gather, scatter_ (a tensor or a scalar source) and scatter_add_ along one
-// dimension: one thread per element of the index. An index outside [0, dim_size) is not used:
-// the first one seen is recorded in the status words, which the host reads after the launch.
-// scatter_add_ adds atomically, so repeated indices sum as on the CPU (in an unspecified order).
+// dimension, or only a check of the index: one thread per element of the index. An index outside
+// [0, dim_size) is not used: the first one seen is recorded in the status words, which the host
+// reads after the launch. scatter_add_ adds atomically, so repeated indices sum as on the CPU (in
+// an unspecified order).
 
 __device__ static inline void record_bad(const ck_index_args &a, int64_t v) {
     unsigned long long *st = (unsigned long long *)(uintptr_t)a.status;
@@ -34,6 +35,8 @@ template <typename T> __device__ static inline void index_loop(const ck_index_ar
             break;
         case CK_SCATTER_VALUE:
             store<T>(a.self, so, (T)a.value);
+            break;
+        case CK_INDEX_CHECK: // only the range above
             break;
         default:
             add_at<T>(a.self, so, load<T>(a.other, oo));

@@ -25,6 +25,8 @@ template <typename T> __device__ static inline T r_step(int op, T acc, T v) {
         return (T)(acc != (T)0 || v != (T)0);
     case CK_RALL:
         return (T)(acc != (T)0 && v != (T)0);
+    case CK_RNANSUM:
+        return is_nan(v) ? acc : acc + v;
     default:
         return acc + v;
     }

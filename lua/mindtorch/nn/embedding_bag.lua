@@ -87,6 +87,7 @@ return function(torch, nn)
       end
     end
     local len = indices:numel()
+    local ilong = { dtype = long, device = weight.device } -- every index tensor on weight's device
     local offs = offsets:to(long)
     local nb = offs:numel()
     if nb > 0 then
@@ -105,7 +106,7 @@ return function(torch, nn)
     if include_last_offset then
       ends = offs:narrow(1, 2, B)
     else
-      ends = torch.cat({ offs:narrow(1, 2, math.max(nb - 1, 0)), torch.tensor({ len + 1 }, { dtype = long }) })
+      ends = torch.cat({ offs:narrow(1, 2, math.max(nb - 1, 0)), torch.tensor({ len + 1 }, ilong) })
     end
     local lens = ends - starts
     if B > 0 and lens:lt(0):any():item() then
@@ -123,7 +124,7 @@ return function(torch, nn)
           :format(bad, input[bad]:item(), n), level)
       end
     end
-    local bag_of = torch.repeat_interleave(torch.arange(1, B + 1, { dtype = long }), lens) -- 1-based
+    local bag_of = torch.repeat_interleave(torch.arange(1, B + 1, ilong), lens) -- 1-based
     local keep = pad and input:ne(pad) or nil
     local opts = { dtype = weight.dtype, device = weight.device }
     local count = keep and torch.bincount(bag_of:masked_select(keep) - 1, { minlength = B }):narrow(1, 1, B)
@@ -136,16 +137,16 @@ return function(torch, nn)
     local out, max_indices, bag_size
     if mode == 2 then
       local L = B > 0 and lens:max():item() or 0
-      local pos = torch.arange(used, { dtype = long }) - (starts:index_select(1, bag_of) - 1) -- 0-based in its bag
+      local pos = torch.arange(used, ilong) - (starts:index_select(1, bag_of) - 1) -- 0-based in its bag
       local slot = (bag_of - 1) * L + pos + 1
       local vals = torch.full({ B * L, dim }, -math.huge, opts)
-      local ids = torch.ones(B * L, { dtype = long })
+      local ids = torch.ones(B * L, ilong)
       local r, s, i = rows:detach(), slot, input
       if keep then
         local at = keep:nonzero():view(-1)
         r, s, i = r:index_select(1, at), slot:index_select(1, at), input:index_select(1, at)
       end
-      max_indices = torch.ones(B, dim, { dtype = long })
+      max_indices = torch.ones(B, dim, ilong)
       if L > 0 then
         vals:index_copy_(1, s, r)
         ids:index_copy_(1, s, i)
@@ -171,12 +172,12 @@ return function(torch, nn)
         out = out / count:clamp(1):to(weight.dtype):unsqueeze(2)
         bag_size, max_indices = count, count:clone()
       else -- PyTorch's sum mode leaves these zeros, one per offset
-        bag_size, max_indices = torch.zeros(nb, { dtype = long }), torch.zeros(nb, { dtype = long })
+        bag_size, max_indices = torch.zeros(nb, ilong), torch.zeros(nb, ilong)
       end
     end
     -- PyTorch's fast path (float32 and float16 weights, sum mode, no padding_idx) leaves offset2bag empty
     if mode == 0 and not keep and (weight.dtype == torch.float32 or weight.dtype == torch.float16) then
-      bag_of = torch.zeros(0, { dtype = long })
+      bag_of = torch.zeros(0, ilong)
     end
     return out, bag_of, bag_size, max_indices
   end
@@ -224,7 +225,7 @@ return function(torch, nn)
       end
       offsets = torch.arange(1, input:numel() + 1, math.max(input.shape[2], 1), { dtype = input.dtype,
         device = input.device })
-      if input.shape[2] == 0 then offsets = torch.ones(input.shape[1], { dtype = input.dtype }) end
+      if input.shape[2] == 0 then offsets = torch.ones(input.shape[1], { dtype = input.dtype, device = input.device }) end
       input = input:reshape(-1)
       if psw ~= nil then psw = psw:reshape(-1) end
     elseif input:dim() == 1 then

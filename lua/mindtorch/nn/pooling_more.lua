@@ -379,7 +379,8 @@ return function(torch, nn)
     -- u: (N, C) samples; -> (N, C, n) 0-based starts
     local N, C = u:size(1), u:size(2)
     if n == 1 then return torch.full({ N, C, 1 }, L - k, { dtype = torch.int64, device = u.device }) end
-    local alpha = torch.tensor((L - k) / 1, { dtype = dtype }) / torch.tensor(n - 1, { dtype = dtype })
+    local on = { dtype = dtype, device = u.device }
+    local alpha = torch.tensor((L - k) / 1, on) / torch.tensor(n - 1, on)
     local i = torch.arange(n - 1, { dtype = dtype, device = u.device })
     local uu = u:unsqueeze(-1)
     local s = ((i + uu) * alpha):trunc() - (uu * alpha):trunc()
