@@ -15,6 +15,22 @@
 
 #define MT_SP_PI 3.14159265358979323846
 
+/* gcd of integers by Euclid's algorithm on magnitudes; lcm from it (0 when both are 0) */
+MT_SCALAR_FN long long mt_sp_gcd(long long a, long long b) {
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (a != 0) {
+        long long c = a;
+        a = b % a;
+        b = c;
+    }
+    return b;
+}
+MT_SCALAR_FN long long mt_sp_lcm(long long a, long long b) {
+    long long g = mt_sp_gcd(a, b), l = g == 0 ? 0 : a / g * b;
+    return l < 0 ? -l : l;
+}
+
 /* psi'(x): below 1/2 the reflection psi'(1 - x) + psi'(x) = pi^2 / sin^2(pi x) (sin of pi x
  * itself, as PyTorch: near the poles its results stay large and finite), the recurrence
  * psi'(x) = psi'(x + 1) + 1/x^2 up to 10, then the asymptotic series

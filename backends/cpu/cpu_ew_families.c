@@ -8,6 +8,7 @@
 #include "cpu_ew_loops.h"
 #include "elementwise.h"
 #include "mt_ops_gen.h"
+#include "special_scalar.h"
 
 #ifndef MT_EW_VARIANT
 #define MT_EW_VARIANT mt_cpu_ew_loops_base
@@ -234,20 +235,12 @@ static inline float gelu_f(float x, int mode) {
 /* a constant rounded to the result's dtype first, as PyTorch's scalar multiplications */
 #define EW_DEF_SCALED(fam, K, dn, T, C, LD, ST) EW_DEF1(fam, a *(C)LD(ST((C)(K))), dn, T, C, LD, ST)
 
-/* gcd by Euclid's algorithm on magnitudes; lcm from it (0 when both are 0) */
+/* gcd and lcm: special_scalar.h's, which the CUDA kernels compute too */
 static inline int64_t ew_gcd(int64_t a, int64_t b) {
-    a = a < 0 ? -a : a;
-    b = b < 0 ? -b : b;
-    while (a != 0) {
-        int64_t c = a;
-        a = b % a;
-        b = c;
-    }
-    return b;
+    return mt_sp_gcd(a, b);
 }
 static inline int64_t ew_lcm(int64_t a, int64_t b) {
-    int64_t g = ew_gcd(a, b), l = g == 0 ? 0 : a / g * b;
-    return l < 0 ? -l : l;
+    return mt_sp_lcm(a, b);
 }
 
 /* nextafter in a 16-bit format (half or bfloat16): the neighbouring value of that format, by

@@ -353,18 +353,10 @@ __device__ static inline float m_nextafter_bf16(float x, float y) {
 }
 // gcd and lcm of integers (the float forms are never reached: the meta function refuses them)
 __device__ static inline int64_t m_gcd(int64_t a, int64_t b) {
-    a = a < 0 ? -a : a;
-    b = b < 0 ? -b : b;
-    while (a != 0) {
-        int64_t c = a;
-        a = b % a;
-        b = c;
-    }
-    return b;
+    return mt_sp_gcd(a, b); // special_scalar.h's, as the CPU computes it
 }
 __device__ static inline int64_t m_lcm(int64_t a, int64_t b) {
-    int64_t g = m_gcd(a, b), l = g == 0 ? 0 : a / g * b;
-    return l < 0 ? -l : l;
+    return mt_sp_lcm(a, b);
 }
 template <typename T> __device__ static inline T m_gcd(T, T) {
     return (T)0;
