@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { VW = 16, KH_MAX = 5 };
+enum { VW = 16, KH_MAX = 5, KW_MAX = 5 }; /* lanes; the largest kernel taken */
 
 typedef struct {
     const mt_conv_geom *g;
@@ -33,7 +33,7 @@ static inline __attribute__((always_inline)) void
 taps(const wjob *j, int KH, int KW, const float *planes, int64_t ob, float *out) {
     const mt_conv_geom *g = j->g;
     int64_t plane = j->Hp * j->Wp;
-    __m512 acc[KH_MAX * 5]; /* here, not the caller's: so they live in registers */
+    __m512 acc[KH_MAX * KW_MAX]; /* here, not the caller's: so they live in registers */
     for (int t = 0; t < KH * KW; t++) acc[t] = _mm512_setzero_ps();
     for (int64_t n = 0; n < g->N; n++)
         for (int64_t oh = 0; oh < g->Ho; oh++) {
@@ -61,7 +61,7 @@ static void channels(void *job, int64_t c0, int64_t c1) {
         return;
     }
     memset(planes, 0, sizeof(float) * (size_t)(g->N * plane)); /* the border stays zero */
-    _Alignas(64) float out[KH_MAX * 5 * VW];
+    _Alignas(64) float out[KH_MAX * KW_MAX * VW];
     for (int64_t c = c0; c < c1; c++) {
         for (int64_t n = 0; n < g->N; n++) /* channel c of every sample, padded */
             for (int64_t h = 0; h < g->H; h++)
@@ -94,7 +94,8 @@ static void channels(void *job, int64_t c0, int64_t c1) {
 
 bool mt_cpu_conv_cvec_weight_fits(const mt_conv_geom *g) {
     return mt_cpu_conv_cvec_fits(g) && g->sw == 1 && g->dw == 1 && (g->kw == 3 || g->kw == 5) &&
-           g->kh <= KH_MAX && g->N * (g->H + 2 * g->ph) * (g->W + 2 * g->pw) <= ((int64_t)1 << 22);
+           g->kh <= KH_MAX && g->kw <= KW_MAX &&
+           g->N * (g->H + 2 * g->ph) * (g->W + 2 * g->pw) <= ((int64_t)1 << 22);
 }
 
 /* the output's gradient of samples [n0, n1) as (N, Ho, Wo, Cs) */
