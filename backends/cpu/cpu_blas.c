@@ -48,10 +48,25 @@ static bool blas_view(const mat *m, CBLAS_TRANSPOSE *tr, int64_t *ld) {
 /* element (i, j) of m as a double / int64 */
 #define AT(m, T, i, j) (*(T *)((m).p + ((i) * (m).rs + (j) * (m).cs) * (int64_t)sizeof(T)))
 
+/* Whether float32 products take cpu_gemm_avx512.c's loop: on CPUs with AVX-512F, unless
+ * MT_GEMM=blas asks for OpenBLAS (tests and benchmarks compare the two). */
+static bool own_sgemm(void) {
+    static int which = -1;
+    if (which < 0) {
+        const char *env = getenv("MT_GEMM");
+        which = __builtin_cpu_supports("avx512f") && !(env && !strcmp(env, "blas"));
+    }
+    return which;
+}
+
 /* C (contiguous, ldc = n) = alpha * A @ B + beta * C */
 static int gemm(mt_dtype dt, mat A, mat B, char *C, mt_value alpha, mt_value beta) {
     int64_t m = A.rows, k = A.cols, n = B.cols;
     if (m == 0 || n == 0) return 0;
+    if (dt == MT_FLOAT32 && own_sgemm()) /* any strides: the loop packs its operands */
+        return mt_cpu_sgemm_avx512(m, n, k, (float)mt_scalar_double(alpha), (const float *)A.p,
+                                   A.rs, A.cs, (const float *)B.p, B.rs, B.cs,
+                                   (float)mt_scalar_double(beta), (float *)C, n);
     if (dt == MT_FLOAT32 || dt == MT_FLOAT64) {
         CBLAS_TRANSPOSE ta = CblasNoTrans, tb = CblasNoTrans;
         int64_t lda = 1, ldb = 1;
@@ -140,6 +155,41 @@ static mat col_of(mt_tensor *v) {
     return m;
 }
 
+/* A batch of float32 products each too small to be split between threads (attention's heads):
+ * the threads split the batch instead, each product on one thread. */
+static bool small_products(const mt_tensor *b1, const mt_tensor *b2, const mt_tensor *out) {
+    int64_t work = b1->sizes[1] * b1->sizes[2] * b2->sizes[2] / 64;
+    return out->sizes[0] > 1 && mt_threads_for(work) <= 1;
+}
+
+typedef struct {
+    mt_tensor *b1, *b2, *out;
+    float alpha, beta;
+    int failed;
+} batches_job;
+
+static void batches_part(void *job, int64_t b0, int64_t b1) {
+    batches_job *J = job;
+    int64_t per = J->out->sizes[1] * J->out->sizes[2];
+    for (int64_t b = b0; b < b1; b++) {
+        mat A = mat_of(J->b1, b), B = mat_of(J->b2, b);
+        if (mt_cpu_sgemm_avx512(A.rows, B.cols, A.cols, J->alpha, (const float *)A.p, A.rs, A.cs,
+                                (const float *)B.p, B.rs, B.cs, J->beta,
+                                (float *)mt_tensor_raw(J->out) + b * per, B.cols))
+            __atomic_store_n(&J->failed, 1, __ATOMIC_RELAXED);
+    }
+}
+
+static int sgemm_batches(mt_tensor *b1, mt_tensor *b2, mt_tensor *out, mt_value alpha,
+                         mt_value beta) {
+    batches_job J = {b1, b2, out, (float)mt_scalar_double(alpha), (float)mt_scalar_double(beta), 0};
+    int64_t n = out->sizes[0];
+    int64_t work = n * b1->sizes[1] * b1->sizes[2] * b2->sizes[2] / 64;
+    mt_parallel_range(n, mt_threads_for(work), batches_part, &J);
+    /* a worker's error is its own thread's: say it again on this one */
+    return J.failed ? mt_error(MT_ERR_MEMORY, "out of memory in a matrix product") : 0;
+}
+
 /* out = bias broadcast to out's shape (for beta != 0) */
 static int load_bias(mt_tensor *out, mt_tensor *bias, mt_value beta) {
     if (mt_scalar_double(beta) == 0 && beta.tag != MT_V_BOOL) return 0;
@@ -166,6 +216,8 @@ int mt_cpu_linalg_impl(mt_call *c, mt_value *a, mt_value *rets) {
         if (mt_scalar_double(beta) == 0) beta = zero;
         size_t isz = mt_dtype_size(dt);
         int64_t per = out->sizes[1] * out->sizes[2];
+        if (dt == MT_FLOAT32 && own_sgemm() && small_products(b1, b2, out))
+            return sgemm_batches(b1, b2, out, alpha, beta);
         for (int64_t b = 0; b < out->sizes[0]; b++)
             if (gemm(dt, mat_of(b1, b), mat_of(b2, b), mt_tensor_raw(out) + b * per * (int64_t)isz,
                      alpha, beta))

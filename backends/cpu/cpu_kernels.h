@@ -52,6 +52,12 @@ void mt_cpu_sgemm_nt_avx512(int64_t M, int64_t N, int64_t P, const float *A, int
  * stride ldb), float32, on CPUs with AVX-512F only (cpu_gemm_nn_avx512.c) */
 void mt_cpu_sgemm_nn_avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t rsa,
                             int64_t csa, const float *B, int64_t ldb, float *C, int64_t ldc);
+/* C (M x N, row stride ldc) = alpha A B + beta C, float32, any strides of A (M x K) and B
+ * (K x N); 0, or -1 with the error set (out of memory); CPUs with AVX-512F only
+ * (cpu_gemm_avx512.c) */
+int mt_cpu_sgemm_avx512(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t rsa,
+                        int64_t csa, const float *B, int64_t rsb, int64_t csb, float beta, float *C,
+                        int64_t ldc);
 void mt_cpu_pool_register(void);
 void mt_cpu_lapack_register(void);
 void mt_cpu_lapack_spectral_register(void);

@@ -1,0 +1,179 @@
+/* cpu_gemm_avx512.c: C = alpha op(A) op(B) + beta C in float32 with AVX-512, the matrix products
+ * of matmul, mm, bmm, addmm and linear on CPUs that have it.
+ *
+ * Why not OpenBLAS's sgemm here: Debian's OpenBLAS 0.3.21 runs its AVX2 (Haswell) kernels on
+ * these AVX-512 machines (the environment sets OPENBLAS_CORETYPE=Haswell; its own detection
+ * would pick Cooperlake): 1024 x 1024 reaches about 190 GFLOP/s on 2 threads where the FMA units
+ * allow twice that. Its threads also contend with ours on 2 cores between calls (a training
+ * step alternates products and element-wise work). doc/design.md has the measurements.
+ *
+ * The layout is the usual one of a blocked gemm (Goto's): a stretch of KC steps of the reduction
+ * of B's columns is copied ("packed") into slivers of NR columns, each KC x NR floats,
+ * contiguous; a block of MC rows of A into slivers of MR rows, k-major. The register block
+ * (MR x NR: 12 rows, 2 vectors of 16 columns) adds one sliver of A times one of B into C. Packing
+ * makes every operand layout the same (transposed views cost nothing more) and keeps the B sliver
+ * in L1 while the A slivers of a block stream from L2. Edges are packed with zeros, so the
+ * register block always runs whole and only its stores are cut to the rows and columns that exist.
+ *
+ * Threads split C into parts of whole slivers (columns when C is wider than tall, else rows);
+ * each part packs what it reads into its own buffers. */
+#include "cpu_kernels.h"
+#include "mt_parallel.h"
+#include "mt_pool.h"
+
+#include <immintrin.h>
+#include <stdlib.h>
+
+enum { MR = 12, NV = 2, NR = NV * 16, KC = 256, MC = 12 * MR, NC = 16 * NR };
+
+typedef struct {
+    int64_t M, N, K, rsa, csa, rsb, csb, ldc;
+    const float *A, *B;
+    float *C;
+    float alpha;
+    bool add_to_c;   /* C already holds beta C: the first stretch of the reduction adds to it */
+    bool split_cols; /* parts are ranges of NR-column slivers, else of MR-row slivers */
+    int failed;      /* a part could not get its packing buffers */
+} gemm_job;
+
+/* the lanes of a vector that hold the first `cols` columns (any number, <= 0 too) */
+static inline __mmask16 lanes(int64_t cols) {
+    return cols >= 16 ? (__mmask16)0xFFFF : cols > 0 ? (__mmask16)((1u << cols) - 1) : 0;
+}
+
+/* Bp: kc x NR per sliver, the slivers of columns [j0, j0 + nc) of rows [k0, k0 + kc); columns
+ * past N are zeros */
+static void pack_b(const gemm_job *J, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *bp) {
+    for (int64_t s = 0; s < nc; s += NR, bp += kc * NR) {
+        int64_t w = nc - s < NR ? nc - s : NR;
+        const float *b = J->B + k0 * J->rsb + (j0 + s) * J->csb;
+        if (J->csb == 1) { /* rows of B are contiguous: vectors, masked at an edge */
+            __mmask16 m[NV];
+            for (int v = 0; v < NV; v++) m[v] = lanes(w - 16 * v);
+            for (int64_t k = 0; k < kc; k++)
+                for (int v = 0; v < NV; v++)
+                    _mm512_store_ps(bp + k * NR + 16 * v,
+                                    _mm512_maskz_loadu_ps(m[v], b + k * J->rsb + 16 * v));
+            continue;
+        }
+        /* a transposed B: column by column, each read along its own stride */
+        for (int64_t j = 0; j < NR; j++)
+            if (j < w)
+                for (int64_t k = 0; k < kc; k++) bp[k * NR + j] = b[k * J->rsb + j * J->csb];
+            else
+                for (int64_t k = 0; k < kc; k++) bp[k * NR + j] = 0;
+    }
+}
+
+/* Ap: kc x MR per sliver (k-major), the slivers of rows [i0, i0 + mc) of columns [k0, k0 + kc);
+ * rows past M are zeros */
+static void pack_a(const gemm_job *J, int64_t i0, int64_t mc, int64_t k0, int64_t kc, float *ap) {
+    for (int64_t s = 0; s < mc; s += MR, ap += kc * MR) {
+        int64_t h = mc - s < MR ? mc - s : MR;
+        const float *a = J->A + (i0 + s) * J->rsa + k0 * J->csa;
+        if (J->rsa == 1 && h == MR) { /* a transposed A: MR rows of it are contiguous */
+            __mmask16 m = (__mmask16)((1u << MR) - 1);
+            for (int64_t k = 0; k < kc; k++)
+                _mm512_mask_storeu_ps(ap + k * MR, m, _mm512_maskz_loadu_ps(m, a + k * J->csa));
+            continue;
+        }
+        for (int64_t i = 0; i < MR; i++)
+            if (i < h)
+                for (int64_t k = 0; k < kc; k++) ap[k * MR + i] = a[i * J->rsa + k * J->csa];
+            else
+                for (int64_t k = 0; k < kc; k++) ap[k * MR + i] = 0;
+    }
+}
+
+/* c[0, mr) x [columns of m] (=, or += with accumulate) alpha * (ap sliver x bp sliver) */
+static inline __attribute__((always_inline)) void block(int64_t kc, const float *ap,
+                                                        const float *bp, float *c, int64_t ldc,
+                                                        int64_t mr, const __mmask16 *m, float alpha,
+                                                        bool accumulate) {
+    __m512 acc[MR][NV];
+    for (int i = 0; i < MR; i++)
+        for (int v = 0; v < NV; v++) acc[i][v] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < kc; k++, ap += MR, bp += NR) {
+        __m512 b[NV];
+        for (int v = 0; v < NV; v++) b[v] = _mm512_load_ps(bp + 16 * v);
+        for (int i = 0; i < MR; i++) {
+            __m512 a = _mm512_set1_ps(ap[i]);
+            for (int v = 0; v < NV; v++) acc[i][v] = _mm512_fmadd_ps(a, b[v], acc[i][v]);
+        }
+    }
+    __m512 al = _mm512_set1_ps(alpha);
+    for (int i = 0; i < MR; i++) {
+        if (i >= mr) break;
+        float *ci = c + i * ldc;
+        for (int v = 0; v < NV; v++) {
+            __m512 r = accumulate ? _mm512_fmadd_ps(al, acc[i][v],
+                                                    _mm512_maskz_loadu_ps(m[v], ci + 16 * v))
+                                  : _mm512_mul_ps(al, acc[i][v]);
+            _mm512_mask_storeu_ps(ci + 16 * v, m[v], r);
+        }
+    }
+}
+
+/* rows [i0, i1) x columns [j0, j1) of C, the whole reduction */
+static void gemm_tile(gemm_job *J, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+    /* buffers as large as this tile needs (a small product should not touch 640 KiB) */
+    int64_t kcap = J->K < KC ? J->K : KC, ncap = j1 - j0 < NC ? j1 - j0 : NC;
+    int64_t mcap = i1 - i0 < MC ? i1 - i0 : MC;
+    size_t bbytes = (size_t)kcap * (size_t)((ncap + NR - 1) / NR * NR) * sizeof(float);
+    size_t abytes = (size_t)kcap * (size_t)((mcap + MR - 1) / MR * MR) * sizeof(float);
+    float *bp = mt_pool_alloc_aligned(bbytes), *ap = mt_pool_alloc_aligned(abytes);
+    if (!bp || !ap) {
+        mt_pool_free_aligned(bp, bbytes);
+        mt_pool_free_aligned(ap, abytes);
+        __atomic_store_n(&J->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    for (int64_t jc = j0; jc < j1; jc += NC) {
+        int64_t nc = j1 - jc < NC ? j1 - jc : NC;
+        for (int64_t pc = 0; pc < J->K; pc += KC) {
+            int64_t kc = J->K - pc < KC ? J->K - pc : KC;
+            bool accumulate = pc > 0 || J->add_to_c;
+            pack_b(J, pc, kc, jc, nc, bp);
+            for (int64_t ic = i0; ic < i1; ic += MC) {
+                int64_t mc = i1 - ic < MC ? i1 - ic : MC;
+                pack_a(J, ic, mc, pc, kc, ap);
+                for (int64_t jr = 0; jr < nc; jr += NR) {
+                    __mmask16 m[NV];
+                    for (int v = 0; v < NV; v++) m[v] = lanes(nc - jr - 16 * v);
+                    const float *bs = bp + jr * kc;
+                    for (int64_t ir = 0; ir < mc; ir += MR)
+                        block(kc, ap + ir * kc, bs, J->C + (ic + ir) * J->ldc + jc + jr, J->ldc,
+                              mc - ir, m, J->alpha, accumulate);
+                }
+            }
+        }
+    }
+    mt_pool_free_aligned(bp, bbytes);
+    mt_pool_free_aligned(ap, abytes);
+}
+
+static void gemm_part(void *job, int64_t q0, int64_t q1) {
+    gemm_job *J = job;
+    if (J->split_cols) {
+        int64_t j1 = q1 * NR < J->N ? q1 * NR : J->N;
+        gemm_tile(J, 0, J->M, q0 * NR, j1);
+    } else {
+        int64_t i1 = q1 * MR < J->M ? q1 * MR : J->M;
+        gemm_tile(J, q0 * MR, i1, 0, J->N);
+    }
+}
+
+int mt_cpu_sgemm_avx512(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t rsa,
+                        int64_t csa, const float *B, int64_t rsb, int64_t csb, float beta, float *C,
+                        int64_t ldc) {
+    if (M <= 0 || N <= 0) return 0;
+    /* beta first, over the whole of C: 0 overwrites (NaN in C does not survive, as in BLAS) */
+    if (beta != 1)
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++) C[i * ldc + j] = beta == 0 ? 0 : beta * C[i * ldc + j];
+    if (K <= 0 || alpha == 0) return 0;
+    gemm_job J = {M, N, K, rsa, csa, rsb, csb, ldc, A, B, C, alpha, beta != 0, N >= M, 0};
+    int64_t parts = J.split_cols ? (N + NR - 1) / NR : (M + MR - 1) / MR;
+    mt_parallel_range(parts, mt_threads_for(M * N * K / 64), gemm_part, &J);
+    return J.failed ? mt_error(MT_ERR_MEMORY, "out of memory in a matrix product") : 0;
+}
