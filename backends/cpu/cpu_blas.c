@@ -1,6 +1,7 @@
-/* cpu_blas.c: the CPU matrix products: OpenBLAS for float32/float64 (strided views are handed
- * over as transposes, without copies, whenever one of their strides is 1), float accumulation
- * for bfloat16, and exact wrapping int64 loops for integer types. */
+/* cpu_blas.c: the CPU matrix products: float32 on cpu_gemm_avx512.c's loop where the CPU has
+ * AVX-512, else (and float64) OpenBLAS (strided views are handed over as transposes, without
+ * copies, whenever one of their strides is 1), float accumulation for bfloat16, and exact
+ * wrapping int64 loops for integer types. */
 #include "cpu_kernels.h"
 #include "linalg.h"
 #include "mt_half.h"
@@ -8,6 +9,7 @@
 #include "mt_parallel.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -288,6 +290,18 @@ const char *mt_cpu_blas_config(void) {
     return openblas_get_config();
 }
 
+/* OpenBLAS starts its workers when it loads, and they poll (sched_yield) before they sleep:
+ * about 120 ms of one of this machine's two CPUs at every start, which a short script or the
+ * first steps of a training loop pay in full. Where float32 products are ours, a process may
+ * never call OpenBLAS's threads: they are stopped at start, and OpenBLAS starts them again at
+ * its next threaded call (what it does after a fork, through this same function). */
+static void stop_blas_workers(void) {
+    int (*shutdown)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "blas_thread_shutdown_");
+    const char *env = getenv("MT_BLAS_WORKERS"); /* "keep": benchmarks compare */
+    if (shutdown && !(env && !strcmp(env, "keep"))) shutdown();
+}
+
 void mt_cpu_blas_register(void) {
     mt_set_num_threads_hook(blas_threads);
+    if (own_sgemm()) stop_blas_workers();
 }

@@ -21,6 +21,7 @@ typedef struct mt_iter {
     int64_t shape[MT_MAX_DIM];                   /* dim 0 is the innermost */
     int64_t strides[MT_MAX_DIM][MT_ITER_MAXOPS]; /* bytes; strides[d][op] */
     char *data[MT_ITER_MAXOPS];
+    int64_t itemsize[MT_ITER_MAXOPS]; /* bytes per element of each operand */
 } mt_iter;
 
 /* Set up an iterator over `shape` for operands that broadcast to it. */
