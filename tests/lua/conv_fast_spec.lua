@@ -18,6 +18,8 @@ local cases = {
   { 2, 2, 6, 9, 3, 3, 1, { 1, 1 }, { 0, 0 }, { 2, 1 }, 1 },
   { 2, 16, 12, 12, 4, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 }, 1 },
   { 2, 40, 9, 11, 8, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 }, 1 },
+  -- 11 output rows: register blocks of 4, 4, 2 and 1 rows (the AVX-512 direct loop)
+  { 2, 6, 11, 20, 9, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 }, 1 },
   -- weight gradients through the AVX-512 product (cpu_gemm_nt_avx512.c): rows, columns and the
   -- reduction not multiples of its 4 x 6 x 16 block, reductions longer than one stretch of it
   { 2, 37, 40, 40, 13, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 }, 1 },
