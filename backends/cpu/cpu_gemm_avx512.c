@@ -18,6 +18,7 @@
  * Threads split C into parts of whole slivers (columns when C is wider than tall, else rows);
  * each part packs what it reads into its own buffers. */
 #include "cpu_kernels.h"
+#include "cpu_transpose16_avx512.h"
 #include "mt_parallel.h"
 #include "mt_pool.h"
 
@@ -56,7 +57,21 @@ static void pack_b(const gemm_job *J, int64_t k0, int64_t kc, int64_t j0, int64_
                                     _mm512_maskz_loadu_ps(m[v], b + k * J->rsb + 16 * v));
             continue;
         }
-        /* a transposed B: column by column, each read along its own stride */
+        if (J->rsb == 1) { /* a transposed B (x W^T): columns contiguous, 16 x 16 transposes */
+            for (int64_t k = 0; k < kc; k += 16) {
+                int kn = kc - k < 16 ? (int)(kc - k) : 16;
+                for (int v = 0; v < NV; v++) {
+                    int64_t cols = w - 16 * v;
+                    mt_tr16(b + (16 * v) * J->csb + k, J->csb,
+                            cols < 0    ? 0
+                            : cols > 16 ? 16
+                                        : (int)cols,
+                            lanes(kn), bp + k * NR + 16 * v, NR, kn, 0xFFFF);
+                }
+            }
+            continue;
+        }
+        /* any other strides: column by column, each read along its own stride */
         for (int64_t j = 0; j < NR; j++)
             if (j < w)
                 for (int64_t k = 0; k < kc; k++) bp[k * NR + j] = b[k * J->rsb + j * J->csb];
@@ -75,6 +90,13 @@ static void pack_a(const gemm_job *J, int64_t i0, int64_t mc, int64_t k0, int64_
             __mmask16 m = (__mmask16)((1u << MR) - 1);
             for (int64_t k = 0; k < kc; k++)
                 _mm512_mask_storeu_ps(ap + k * MR, m, _mm512_maskz_loadu_ps(m, a + k * J->csa));
+            continue;
+        }
+        if (J->csa == 1) { /* rows of A contiguous: 16 x 16 transposes, MR lanes stored */
+            for (int64_t k = 0; k < kc; k += 16) {
+                int kn = kc - k < 16 ? (int)(kc - k) : 16;
+                mt_tr16(a + k, J->rsa, (int)h, lanes(kn), ap + k * MR, MR, kn, lanes(MR));
+            }
             continue;
         }
         for (int64_t i = 0; i < MR; i++)
