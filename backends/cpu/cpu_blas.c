@@ -7,6 +7,7 @@
 #include "mt_half.h"
 #include "mt_ops_gen.h"
 #include "mt_parallel.h"
+#include "mt_pool.h"
 
 #include <cblas.h>
 #include <dlfcn.h>
@@ -59,6 +60,38 @@ static bool own_sgemm(void) {
         which = __builtin_cpu_supports("avx512f") && !(env && !strcmp(env, "blas"));
     }
     return which;
+}
+
+/* bfloat16 operands widened to float32 (exactly), the float32 product, and one rounding per
+ * result: float accumulation as the element loop below, at the float32 loop's speed */
+static int bf16_by_f32(mat A, mat B, char *C, mt_value alpha, mt_value beta) {
+    int64_t m = A.rows, k = A.cols, n = B.cols;
+    /* the pool's blocks: large ones are reused, where malloc maps fresh pages (a fault per
+     * 4 KiB, most of a 512 x 512 product's time) */
+    size_t na = sizeof(float) * (size_t)(m * k), nb = sizeof(float) * (size_t)(k * n),
+           nc = sizeof(float) * (size_t)(m * n);
+    float *a = mt_pool_alloc_aligned(na), *b = mt_pool_alloc_aligned(nb),
+          *c = mt_pool_alloc_aligned(nc);
+    uint16_t *cb = (uint16_t *)C;
+    int st = -1;
+    if (a && b && c) {
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t t = 0; t < k; t++) a[i * k + t] = mt_bf16_to_f32(AT(A, uint16_t, i, t));
+        for (int64_t t = 0; t < k; t++)
+            for (int64_t j = 0; j < n; j++) b[t * n + j] = mt_bf16_to_f32(AT(B, uint16_t, t, j));
+        float be = (float)mt_scalar_double(beta);
+        for (int64_t i = 0; i < m * n; i++) c[i] = be != 0 ? mt_bf16_to_f32(cb[i]) : 0;
+        st = mt_cpu_sgemm_avx512(m, n, k, (float)mt_scalar_double(alpha), a, k, 1, b, n, 1, be, c,
+                                 n);
+        if (st == 0)
+            for (int64_t i = 0; i < m * n; i++) cb[i] = mt_f32_to_bf16(c[i]);
+    } else {
+        mt_error(MT_ERR_MEMORY, "out of memory in a matrix product");
+    }
+    mt_pool_free_aligned(a, na);
+    mt_pool_free_aligned(b, nb);
+    mt_pool_free_aligned(c, nc);
+    return st;
 }
 
 /* C (contiguous, ldc = n) = alpha * A @ B + beta * C */
@@ -119,6 +152,7 @@ static int gemm(mt_dtype dt, mat A, mat B, char *C, mt_value alpha, mt_value bet
         mt_tensor_decref(cb);
         return 0;
     }
+    if (dt == MT_BFLOAT16 && own_sgemm() && k > 0) return bf16_by_f32(A, B, C, alpha, beta);
     if (dt == MT_BFLOAT16) { /* float accumulation, one rounding per result */
         float a = (float)mt_scalar_double(alpha), b = (float)mt_scalar_double(beta);
         uint16_t *c = (uint16_t *)C;
@@ -280,11 +314,6 @@ int mt_cpu_linalg_impl(mt_call *c, mt_value *a, mt_value *rets) {
     }
 }
 
-/* OpenBLAS keeps its own threads: it follows torch.set_num_threads */
-static void blas_threads(int n) {
-    openblas_set_num_threads(n);
-}
-
 /* OpenBLAS's build line ("OpenBLAS 0.3.21 DYNAMIC_ARCH ..."), for torch.__config__ */
 const char *mt_cpu_blas_config(void) {
     return openblas_get_config();
@@ -299,6 +328,13 @@ static void stop_blas_workers(void) {
     int (*shutdown)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "blas_thread_shutdown_");
     const char *env = getenv("MT_BLAS_WORKERS"); /* "keep": benchmarks compare */
     if (shutdown && !(env && !strcmp(env, "keep"))) shutdown();
+}
+
+/* OpenBLAS keeps its own threads: it follows torch.set_num_threads (which starts its workers,
+ * so they are stopped again where its threads are rarely needed) */
+static void blas_threads(int n) {
+    openblas_set_num_threads(n);
+    if (own_sgemm()) stop_blas_workers();
 }
 
 void mt_cpu_blas_register(void) {

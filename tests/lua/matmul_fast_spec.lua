@@ -86,6 +86,21 @@ describe("CPU float32 matrix products", function()
     end
   end)
 
+  it("compute bfloat16 products in float with one rounding per result, alpha and beta included", function()
+    torch.manual_seed(6)
+    local a, b = torch.randn(70, 300):bfloat16(), torch.randn(40, 300):bfloat16():t()
+    local c = torch.randn(70, 40):bfloat16()
+    local r = torch.addmm(c, a, b, { alpha = 0.5, beta = 2 })
+    assert.are.equal(torch.bfloat16, r.dtype)
+    local ref = torch.addmm(c:double(), a:double(), b:double(), { alpha = 0.5, beta = 2 })
+    -- within one bfloat16 step of the exact value (2^-7 relative), most of them its rounding
+    local step = ref:abs():clamp(1e-3) * 2 ^ -7
+    assert.is_true(((r:double() - ref):abs() - step):max():item() <= 0)
+    assert.is_true(r:eq(ref:bfloat16()):double():mean():item() > 0.95)
+    local nan = torch.full({ 70, 40 }, 0 / 0):bfloat16()
+    assert.is_false(torch.addmm(nan, a, b, { beta = 0 }):isnan():any():item())
+  end)
+
   it("give linear layers' products and their gradients (x W^T, g W, g^T x)", function()
     torch.manual_seed(5)
     local x = torch.randn(64, 100, { requires_grad = true })
