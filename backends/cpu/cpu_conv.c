@@ -362,6 +362,12 @@ static int try_direct(int routine, const mt_conv_geom *g, const float *a, const 
         /* with AVX-512, columns + gemm_nt_f32 overtake the direct loops from about 144 taps per
          * output (16 channels of 3x3: 708 vs 916 us for 32 samples of 16x16; 6 of 5x5 are even) */
         bool wide = d == &mt_conv_direct_avx512 && g->Cb / g->G * g->kh * g->kw > 128;
+        /* wide stride-1 layers: over padded planes, no columns (22% faster on a ResNet 3x3
+         * layer); 0 from it (an input that is not finite) leaves them to the columns */
+        if (wide && mt_cpu_conv_weight_padded_fits(g)) {
+            int done = mt_cpu_conv_weight_padded(g, a, w, out);
+            if (done) return done;
+        }
         return mt_cpu_conv_direct_weight_fits(g) && !wide ? (d->weight(g, a, w, out) ? -1 : 1) : 0;
     }
     mt_conv_geom f;

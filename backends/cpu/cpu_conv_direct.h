@@ -36,6 +36,11 @@ int mt_cpu_conv_cvec_forward(const mt_conv_geom *g, const float *x, const float 
  * horizontal stride and dilation and kernels 3 or 5 wide, at most 5 high */
 bool mt_cpu_conv_cvec_weight_fits(const mt_conv_geom *g);
 int mt_cpu_conv_cvec_weight(const mt_conv_geom *g, const float *go, const float *x, float *gw);
+/* the weight gradient of wide stride-1 layers over padded planes, no columns
+ * (cpu_conv_weight_padded.c, AVX-512 only): 1 when done, 0 when not taken (an input that is not
+ * finite), -1 with the error set */
+bool mt_cpu_conv_weight_padded_fits(const mt_conv_geom *g);
+int mt_cpu_conv_weight_padded(const mt_conv_geom *g, const float *go, const float *x, float *gw);
 
 /* whether the direct forward takes this geometry: horizontal stride 1, rows of at least 8
  * outputs, at most 4608 taps per output (512 channels of 3x3). Measured against im2col + gemm it

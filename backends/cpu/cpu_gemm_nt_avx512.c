@@ -50,6 +50,7 @@ block(const float *const *a, const float *const *b, int64_t n, float *const *c, 
 typedef struct {
     int64_t M, N, P, lda, ldb, ldc;
     const float *A, *B;
+    const float *const *brows; /* B's rows where they lie, or NULL: row j at B + j * ldb */
     float *C;
 } nt_job;
 
@@ -62,7 +63,10 @@ static void nt_part(void *job, int64_t q0, int64_t q1) {
         for (int64_t j = q0 * NR; j < j1; j += NR) {
             int nr = j1 - j < NR ? (int)(j1 - j) : NR;
             const float *b[NR];
-            for (int t = 0; t < NR; t++) b[t] = J->B + (j + (t < nr ? t : nr - 1)) * J->ldb + p0;
+            for (int t = 0; t < NR; t++) {
+                int64_t r = j + (t < nr ? t : nr - 1);
+                b[t] = (J->brows ? J->brows[r] : J->B + r * J->ldb) + p0;
+            }
             for (int64_t i = 0; i < J->M; i += MR) {
                 int mr = J->M - i < MR ? (int)(J->M - i) : MR;
                 const float *a[MR];
@@ -80,7 +84,15 @@ static void nt_part(void *job, int64_t q0, int64_t q1) {
 void mt_cpu_sgemm_nt_avx512(int64_t M, int64_t N, int64_t P, const float *A, int64_t lda,
                             const float *B, int64_t ldb, float *C, int64_t ldc) {
     if (M <= 0 || N <= 0 || P <= 0) return;
-    nt_job J = {M, N, P, lda, ldb, ldc, A, B, C};
+    nt_job J = {M, N, P, lda, ldb, ldc, A, B, NULL, C};
+    int64_t blocks = (N + NR - 1) / NR;
+    mt_parallel_range(blocks, mt_threads_for(M * N * P / 16), nt_part, &J);
+}
+
+void mt_cpu_sgemm_nt_rows_avx512(int64_t M, int64_t N, int64_t P, const float *A, int64_t lda,
+                                 const float *const *brows, float *C, int64_t ldc) {
+    if (M <= 0 || N <= 0 || P <= 0) return;
+    nt_job J = {M, N, P, lda, 0, ldc, A, NULL, brows, C};
     int64_t blocks = (N + NR - 1) / NR;
     mt_parallel_range(blocks, mt_threads_for(M * N * P / 16), nt_part, &J);
 }

@@ -48,6 +48,9 @@ void mt_cpu_batch_norm_register(void);
  * (cpu_gemm_nt_avx512.c) */
 void mt_cpu_sgemm_nt_avx512(int64_t M, int64_t N, int64_t P, const float *A, int64_t lda,
                             const float *B, int64_t ldb, float *C, int64_t ldc);
+/* the same with B's rows anywhere: row j of B at brows[j] */
+void mt_cpu_sgemm_nt_rows_avx512(int64_t M, int64_t N, int64_t P, const float *A, int64_t lda,
+                                 const float *const *brows, float *C, int64_t ldc);
 /* C (M x N, row stride ldc) = A (M x K; element (i, k) at A[i * rsa + k * csa]) B (K x N, row
  * stride ldb), float32, on CPUs with AVX-512F only (cpu_gemm_nn_avx512.c) */
 void mt_cpu_sgemm_nn_avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t rsa,

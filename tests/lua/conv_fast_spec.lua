@@ -24,6 +24,10 @@ local cases = {
   -- reduction not multiples of its 4 x 6 x 16 block, reductions longer than one stretch of it
   { 2, 37, 40, 40, 13, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 }, 1 },
   { 2, 20, 17, 17, 7, 1, 1, { 1, 1 }, { 0, 0 }, { 1, 1 }, 1 },
+  -- wide stride-1 weight gradients over padded planes (cpu_conv_weight_padded.c): 40 samples in
+  -- chunks of 32 and 8, a dilated 5x5 kernel
+  { 40, 40, 30, 30, 24, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 }, 1 },
+  { 3, 9, 21, 25, 6, 5, 5, { 1, 1 }, { 3, 2 }, { 2, 2 }, 1 },
   -- the forward with output channels across the vector (cpu_conv_cvec_avx512.c): two blocks of
   -- 16 channels, strides, padding and dilation; 15 output columns (a block of 14 and one)
   { 3, 5, 9, 17, 32, 3, 3, { 2, 2 }, { 1, 1 }, { 1, 2 }, 1 },
@@ -145,6 +149,23 @@ describe("float32 convolution of small layers", function()
     local gw64 = torch.convolution_backward_weight(g:double(), x:double(), w:size(), { 1 }, { 0 }, { 1 }, false, 1)
     assert.are.same(gw64:isnan():tolist(), gw:isnan():tolist())
     assert.are.same(gw64:isinf():tolist(), gw:isinf():tolist())
+  end)
+
+  it("keeps non-finite inputs where they belong in wide weight gradients", function()
+    -- 20 channels of 3x3 (180 taps): the padded planes' extra terms would pair zeros with these
+    torch.manual_seed(11)
+    local x = torch.randn(2, 20, 9, 17)
+    x[{ 1, 3, 4, 17 }] = math.huge -- the last column: next to the row's padding
+    x[{ 2, 7, 9, 1 }] = -math.huge
+    x[{ 2, 11, 1, 5 }] = 0 / 0
+    local g = torch.randn(2, 8, 9, 17)
+    local gw = torch.convolution_backward_weight(g, x, { 8, 20, 3, 3 }, { 1 }, { 1 }, { 1 }, false, 1)
+    local gw64 = torch.convolution_backward_weight(g:double(), x:double(), { 8, 20, 3, 3 }, { 1 }, { 1 }, { 1 },
+      false, 1)
+    assert.are.same(gw64:isnan():tolist(), gw:isnan():tolist())
+    assert.are.same(gw64:isinf():tolist(), gw:isinf():tolist())
+    local finite = gw64:isfinite()
+    assert.is_true(rel_err(gw[finite], gw64[finite]) < 1e-5)
   end)
 
   it("takes 1x1 stride-1 convolutions as one matrix product per sample, against einsum", function()
