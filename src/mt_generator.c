@@ -104,14 +104,32 @@ static void regenerate(mt_generator *g) {
     g->next = 0;
 }
 
-uint32_t mt_gen_random(mt_generator *g) {
-    if (--g->left == 0) regenerate(g);
-    uint32_t y = g->state[g->next++];
+static inline uint32_t temper(uint32_t y) {
     y ^= y >> 11;
     y ^= (y << 7) & 0x9d2c5680u;
     y ^= (y << 15) & 0xefc60000u;
-    y ^= y >> 18;
-    return y;
+    return y ^ (y >> 18);
+}
+
+/* A consistent state has next + left == N after the decrement, so next < N; a loaded state
+ * that is not (set_rng_state checks each field alone) regenerates rather than read past it. */
+uint32_t mt_gen_random(mt_generator *g) {
+    if (--g->left == 0 || g->next >= MT_MT19937_N) regenerate(g);
+    return temper(g->state[g->next++]);
+}
+
+void mt_gen_random_n(mt_generator *g, uint32_t *out, int64_t n) {
+    for (int64_t i = 0; i < n;) {
+        if (--g->left == 0 || g->next >= MT_MT19937_N) regenerate(g);
+        /* this draw and the g->left - 1 after it come from the state as it is */
+        int64_t k = n - i < g->left ? n - i : g->left;
+        if (k > MT_MT19937_N - g->next) k = MT_MT19937_N - g->next;
+        const uint32_t *s = g->state + g->next;
+        for (int64_t t = 0; t < k; t++) out[i + t] = temper(s[t]);
+        g->next += (int)k;
+        g->left -= (int)(k - 1);
+        i += k;
+    }
 }
 
 uint64_t mt_gen_random64(mt_generator *g) {

@@ -48,6 +48,8 @@ MT_API int mt_generator_set_state(mt_generator *g, const uint8_t *in, size_t nby
 
 /* Draws (call with g->lock held) */
 MT_API uint32_t mt_gen_random(mt_generator *g);
+/* n draws at once: the values n calls of mt_gen_random give, in order */
+MT_API void mt_gen_random_n(mt_generator *g, uint32_t *out, int64_t n);
 MT_API uint64_t mt_gen_random64(mt_generator *g);
 
 #endif
