@@ -208,6 +208,38 @@ void mt_parallel_range(int64_t n, int nt, mt_parallel_fn fn, void *ctx) {
     atomic_flag_clear_explicit(&pool.busy, memory_order_release);
 }
 
+typedef struct {
+    int64_t n, grain;
+    atomic_llong next;
+    mt_parallel_fn fn;
+    void *ctx;
+} dynamic_job;
+
+static void dynamic_part(void *job, int64_t b, int64_t e) {
+    MT_UNUSED(b);
+    MT_UNUSED(e);
+    dynamic_job *d = job;
+    for (;;) {
+        int64_t c0 = atomic_fetch_add_explicit(&d->next, d->grain, memory_order_relaxed);
+        if (c0 >= d->n) return;
+        d->fn(d->ctx, c0, c0 + d->grain < d->n ? c0 + d->grain : d->n);
+    }
+}
+
+void mt_parallel_dynamic(int64_t n, int64_t grain, int nt, mt_parallel_fn fn, void *ctx) {
+    if (n <= 0) return;
+    if (grain < 1) grain = 1;
+    int64_t chunks = (n + grain - 1) / grain;
+    if (nt > chunks) nt = (int)chunks;
+    if (nt <= 1) {
+        fn(ctx, 0, n);
+        return;
+    }
+    dynamic_job d = {n, grain, 0, fn, ctx};
+    atomic_init(&d.next, 0);
+    mt_parallel_range(nt, nt, dynamic_part, &d);
+}
+
 /* at exit the idle workers are stopped and joined, so leak checkers see no live threads */
 __attribute__((destructor)) static void stop_pool(void) {
     if (atomic_flag_test_and_set(&pool.busy)) return; /* a loop still running: leave it be */

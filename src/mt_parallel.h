@@ -23,5 +23,9 @@ typedef void (*mt_parallel_fn)(void *ctx, int64_t begin, int64_t end);
  * first), and returns when all are done. Runs fn(ctx, 0, n) on the calling thread when nt <= 1,
  * inside another loop, or while another thread's loop holds the pool. */
 MT_API void mt_parallel_range(int64_t n, int nt, mt_parallel_fn fn, void *ctx);
+/* The same over [0, n) in chunks of `grain` that the `nt` threads take in turn as they finish
+ * the last, so a thread that runs slower (these machines' virtual CPUs do, at times) takes fewer:
+ * for loops whose body may run any number of times per thread. */
+MT_API void mt_parallel_dynamic(int64_t n, int64_t grain, int nt, mt_parallel_fn fn, void *ctx);
 
 #endif

@@ -229,8 +229,11 @@ int mt_cpu_conv_cvec_forward(const mt_conv_geom *g, const float *x, const float 
     cvec_job j = {.g = g, .x = x, .wt = wt, .bias = bias, .y = y};
     j.Hp = g->H + 2 * g->ph, j.Wp = g->W + 2 * g->pw, j.buf_len = g->Cb * j.Hp * j.Wp;
     atomic_init(&j.failed, 0);
-    mt_parallel_range(g->N, mt_threads_for(g->N * g->Cs * g->Ho * g->Wo * taps / 16), cvec_samples,
-                      &j);
+    /* samples in about four chunks per thread, taken as threads come free (each chunk pads its
+     * samples into a buffer of its own), as the direct loops do (cpu_conv_direct_impl.h) */
+    int nt = mt_threads_for(g->N * g->Cs * g->Ho * g->Wo * taps / 16);
+    int64_t grain = g->N / (4 * (int64_t)nt);
+    mt_parallel_dynamic(g->N, grain > 0 ? grain : 1, nt, cvec_samples, &j);
     free(wt);
     return atomic_load(&j.failed) ? mt_error(MT_ERR_MEMORY, "out of memory in convolution") : 0;
 }

@@ -42,6 +42,35 @@ static void every_index_runs_once(void **state) {
         for (int nt = 1; nt <= 8; nt++) check_once(sizes[s], nt);
 }
 
+/* mt_parallel_dynamic: every index once, in chunks of at most `grain` (the last may be short) */
+typedef struct {
+    atomic_int *hits;
+    int64_t grain;
+    atomic_int oversized;
+} chunk_job;
+
+static void chunk_body(void *ctx, int64_t begin, int64_t end) {
+    chunk_job *j = ctx;
+    if (end - begin > j->grain) atomic_fetch_add(&j->oversized, 1);
+    for (int64_t i = begin; i < end; i++) atomic_fetch_add(&j->hits[i], 1);
+}
+
+static void dynamic_chunks_cover_every_index_once(void **state) {
+    (void)state;
+    const int64_t sizes[] = {1, 2, 7, 64, 1000, 100003}, grains[] = {0, 1, 3, 64, 5000};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (size_t g = 0; g < sizeof grains / sizeof *grains; g++)
+            for (int nt = 1; nt <= 4; nt++) {
+                int64_t n = sizes[s];
+                chunk_job j = {calloc((size_t)n, sizeof(atomic_int)),
+                               grains[g] > 0 ? grains[g] : 1};
+                mt_parallel_dynamic(n, grains[g], nt, chunk_body, &j);
+                for (int64_t i = 0; i < n; i++) assert_int_equal(atomic_load(&j.hits[i]), 1);
+                if (nt > 1) assert_int_equal(atomic_load(&j.oversized), 0);
+                free(j.hits);
+            }
+}
+
 /* a loop body that starts a loop: the inner one runs on the body's own thread */
 typedef struct {
     atomic_int total;
@@ -104,6 +133,7 @@ static void thread_count_follows_the_setting(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_index_runs_once),
+        cmocka_unit_test(dynamic_chunks_cover_every_index_once),
         cmocka_unit_test(loops_inside_loops_run_inline),
         cmocka_unit_test(concurrent_callers),
         cmocka_unit_test(thread_count_follows_the_setting),
