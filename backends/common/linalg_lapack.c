@@ -96,6 +96,11 @@ int mt_la_info_error(mt_la_failure kind, const char *fname, int64_t batch, int i
                         "ill-conditioned or has too many repeated singular values (error code: "
                         "%d).",
                         fname, prefix, info);
+    case MT_LA_LDL:
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s: %sD[%d,%d] is zero: the factorization is complete but the matrix is "
+                        "singular",
+                        fname, prefix, info, info);
     }
     return mt_error(MT_ERR_RUNTIME, "%s: LAPACK failed (info %d)", fname, info);
 }

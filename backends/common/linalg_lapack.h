@@ -29,6 +29,7 @@ typedef enum mt_la_failure {
     MT_LA_CHOLESKY, /* potrf: not positive-definite */
     MT_LA_EIGH,     /* syevd: no convergence */
     MT_LA_SVD,      /* gesdd: no convergence */
+    MT_LA_LDL,      /* sytrf: D[i,i] is zero (PyTorch 1.13 fails an assertion there) */
 } mt_la_failure;
 MT_API int mt_la_info_error(mt_la_failure kind, const char *fname, int64_t batch, int info);
 /* the first failure among n infos (host memory), or 0 */

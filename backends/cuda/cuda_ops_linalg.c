@@ -668,6 +668,78 @@ done:
     return st ? -1 : 0;
 }
 
+/* ---- LDL^T ------------------------------------------------------------------------------------
+ */
+
+static int k_ldl_factor_ex(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *A = a[0].t, *LD = r[0].t, *piv = r[1].t, *info = r[2].t;
+    int nb = A->ndim - 2;
+    int64_t n = A->sizes[nb], count = batch_count(A, nb);
+    const char *f = "torch.linalg.ldl_factor_ex";
+    if (cuda_solver_check_sizes(f, n, n) || copy_into(LD, A) || cuda_zero(info)) return -1;
+    if (n && count) {
+        cuda_solver s;
+        int st = cuda_solver_begin(&s, LD, (mt_dtype)LD->dtype);
+        for (int64_t b = 0; b < count && !st; b++)
+            st = cuda_solver_sytrf(&s, (int)n, mat(LD, b, n * n), ld(n), mat(piv, b, n),
+                                   mat(info, b, 1));
+        cuda_solver_end(&s);
+        /* the strict upper triangle, which sytrf leaves, zeroed as the CPU's */
+        if (st || cuda_triangle(LD, LD, false, 0)) return -1;
+    }
+    return a[2].b ? mt_la_check_info_tensor(info, MT_LA_LDL, f) : 0;
+}
+
+/* sytrs reads pivot k (and k+1 for a 2x2 block): they must stay inside the matrix (the CPU's
+ * check, on the values as the device will read them) */
+static int check_ldl_pivots(mt_tensor *pc, int64_t count, int64_t n) {
+    int64_t *p = to_host(pc, sizeof(int64_t) * (size_t)(count * n));
+    if (!p) return -1;
+    int st = 0;
+    for (int64_t b = 0; b < count && !st; b++)
+        for (int64_t i = 0; i < n && !st; i++) {
+            int64_t v = p[b * n + i], m = v < 0 ? -v : v;
+            bool ok = m >= 1 && m <= n;
+            if (ok && v < 0) { /* a 2x2 block: this row and the next share the pivot */
+                ok = i + 1 < n && p[b * n + i + 1] == v;
+                i++;
+            }
+            if (!ok)
+                st = mt_error(MT_ERR_RUNTIME,
+                              "torch.linalg.ldl_solve: pivots are not those of linalg.ldl_factor "
+                              "(each between -n and n, not zero; a negative one repeated for its "
+                              "2x2 block)");
+        }
+    free(p);
+    return st;
+}
+
+static int k_ldl_solve(mt_call *c, mt_value *a, mt_value *r) {
+    (void)c;
+    mt_tensor *LD = a[0].t, *X = r[0].t;
+    int nb = X->ndim - 2;
+    int64_t n = LD->sizes[LD->ndim - 1], nrhs = X->sizes[nb + 1], count = batch_count(X, nb);
+    if (cuda_solver_check_sizes("torch.linalg.ldl_solve", n, nrhs)) return -1;
+    mt_tensor *LDc = colmajor_copy(LD, nb, X->sizes, n, n, (mt_dtype)X->dtype);
+    mt_tensor *pc = LDc ? rows_copy(a[1].t, nb, X->sizes, n, MT_INT64) : NULL;
+    int st = -1;
+    if (!pc || copy_into(X, a[2].t) || check_ldl_pivots(pc, count, n)) goto done;
+    st = 0;
+    if (n && nrhs && count) {
+        cuda_solver s;
+        st = cuda_solver_begin(&s, X, (mt_dtype)X->dtype);
+        for (int64_t b = 0; b < count && !st; b++)
+            st = cuda_solver_sytrs(&s, (int)n, (int)nrhs, mat(LDc, b, n * n), ld(n), mat(pc, b, n),
+                                   mat(X, b, n * nrhs), ld(n));
+        cuda_solver_end(&s);
+    }
+done:
+    mt_tensor_decref(LDc);
+    mt_tensor_decref(pc);
+    return st;
+}
+
 const mt_kernel_entry cuda_linalg_kernels[] = {
     {"linalg_lu_factor_ex", k_lu_factor_ex},
     {"linalg_lu_solve", k_lu_solve},
@@ -681,5 +753,7 @@ const mt_kernel_entry cuda_linalg_kernels[] = {
     {"linalg_eigh", k_eigh},
     {"_linalg_svd", k_svd},
     {"_linalg_lstsq_raw", k_lstsq_raw},
+    {"linalg_ldl_factor_ex", k_ldl_factor_ex},
+    {"linalg_ldl_solve", k_ldl_solve},
 };
 const size_t cuda_linalg_kernels_count = MT_ARRAY_LEN(cuda_linalg_kernels);

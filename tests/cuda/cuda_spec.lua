@@ -1917,6 +1917,27 @@ describe("torch.linalg on cuda (cuSOLVER, cuBLAS trsm)", function()
     end
   end)
 
+  it("factorizes symmetric matrices as L D L^T (sytrf) and solves with it", function()
+    for _, dt in ipairs(dtypes) do
+      local tol = tols[dt]
+      local A = torch.randn(2, 5, 5, { dtype = dt })
+      A = A + A:transpose(-2, -1) -- indefinite: 2x2 blocks are likely
+      check_la("ldl_factor", torch.linalg.ldl_factor, { A }, tol)
+      check_la("ldl_factor_ex", torch.linalg.ldl_factor_ex, { A[1] }, tol)
+      local LD, piv = torch.linalg.ldl_factor(A)
+      local B = torch.randn(2, 5, 3, { dtype = dt })
+      check_la("ldl_solve", torch.linalg.ldl_solve, { LD, piv, B }, tol * 10)
+      check_la("ldl_solve of int64 pivots", torch.linalg.ldl_solve, { LD, piv:long(), B }, tol * 10)
+    end
+    local LD = torch.eye(2)
+    for _, bad in ipairs { torch.tensor({ 0, 1 }, { dtype = torch.int32 }), torch.tensor({ -1, 2 }, { dtype = torch.int32 }) } do
+      assert.are.equal(err(torch.linalg.ldl_solve, LD, bad, torch.ones(2, 1)),
+        err(torch.linalg.ldl_solve, LD:cuda(), bad:cuda(), torch.ones(2, 1):cuda()))
+    end
+    local sing = torch.zeros(2, 3, 3)
+    assert.are.equal(err(torch.linalg.ldl_factor, sing), err(torch.linalg.ldl_factor, sing:cuda()))
+  end)
+
   it("factorizes without pivoting, which only CUDA does (pivots 1..k, P empty)", function()
     local A = square(torch.float64, 2, 4, 4)
     local LU, piv, info = torch.linalg.lu_factor_ex(A:cuda(), { pivot = false })
