@@ -95,8 +95,9 @@ CUDA_SRCS := $(wildcard backends/cuda/*.c)
 CUDA_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CUDA_SRCS) $(wildcard backends/accel/*.c)) $(OBJ)/backends/cuda/cuda_image.o
 CUDA_KERNELS := $(wildcard backends/cuda/kernels/*.cu)
 # the CUDA driver stand-in (tests/cuda_standin): libcuda's calls over host memory, running the
-# same kernel sources compiled for the host
-CUDA_STANDIN := $(BUILD)/cuda-standin/libcuda.so.1 $(BUILD)/cuda-standin/libcublas.so
+# same kernel sources compiled for the host; cuBLAS's and cuSOLVER's calls computed on the host
+CUDA_STANDIN := $(BUILD)/cuda-standin/libcuda.so.1 $(BUILD)/cuda-standin/libcublas.so \
+                $(BUILD)/cuda-standin/libcusolver.so
 # the ACL stand-in (tests/ascend_standin): CANN's library names and layout, host memory behind
 STANDIN      := $(BUILD)/ascend-standin
 STANDIN_LIBS := $(STANDIN)/lib64/libascendcl.so $(STANDIN)/lib64/libnnopbase.so $(STANDIN)/lib64/libopapi.so \
@@ -242,6 +243,9 @@ $(BUILD)/cuda-standin/libcuda.so.1: tests/cuda_standin/standin_cuda.c tests/cuda
 $(BUILD)/cuda-standin/libcublas.so: tests/cuda_standin/standin_cublas.c src/mt_half.h
 	@mkdir -p $(dir $@)
 	$(CC) $(STANDIN_CUDA_CFLAGS) -std=gnu11 -shared -o $@ $< $(LDFLAGS) -Wl,-soname,libcublas.so.13
+$(BUILD)/cuda-standin/libcusolver.so: tests/cuda_standin/standin_cusolver.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STANDIN_CUDA_CFLAGS) -std=gnu11 -shared -o $@ $< $(LDFLAGS) -Wl,-soname,libcusolver.so.12 -llapacke
 $(STANDIN)/opp:
 	@mkdir -p $@
 	printf 'stand-in for tests: not Ascend CANN (tests/ascend_standin)\n' > $(STANDIN)/version.cfg

@@ -82,6 +82,7 @@ if [ -d tests/cuda ]; then
     "$LUAMT" /usr/bin/busted -o TAP --pattern=_spec tests/cuda >"$log" 2>&1
     tally "tests/cuda (this machine)" $?
     MINDTORCH_CUDA_DRIVER="$BUILD/cuda-standin/libcuda.so.1" MINDTORCH_CUBLAS="$BUILD/cuda-standin/libcublas.so" \
+        MINDTORCH_CUSOLVER="$BUILD/cuda-standin/libcusolver.so" \
         "$LUAMT" /usr/bin/busted -o TAP --pattern=_spec tests/cuda >"$log" 2>&1
     tally "tests/cuda (driver stand-in)" $?
 fi

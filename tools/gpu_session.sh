@@ -5,7 +5,8 @@
 # same runs on the CPU, --device cpu, made anywhere: the seed fixes both), and bench/cuda.lua
 # against PyTorch on the same GPU. About 5 minutes; the device time of a session is short. Everything it prints is also written under $OUT (or /tmp/gpu-out).
 # MT_GPU_SESSION_QUICK=1 skips the training runs and shrinks the benchmarks (a rehearsal on the
-# driver stand-in: MINDTORCH_CUDA_DRIVER and MINDTORCH_CUBLAS set as tests/run_all.sh sets them).
+# driver stand-in: MINDTORCH_CUDA_DRIVER, MINDTORCH_CUBLAS and MINDTORCH_CUSOLVER set as
+# tests/run_all.sh sets them).
 set -u
 G=build/gpu
 OUT=${OUT:-/tmp/gpu-out}

@@ -63,7 +63,8 @@ static int c_lu(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *LU, *piv, *info;
     if (mto_linalg_lu_factor_ex(a[0].t, a[1].b, false, &LU, &piv, &info)) return -1;
     mt_tensor *P, *L, *U;
-    int st = mto_lu_unpack(LU, piv, true, true, &P, &L, &U);
+    /* without pivoting P is empty, as PyTorch's */
+    int st = mto_lu_unpack(LU, piv, true, a[1].b, &P, &L, &U);
     mt_tensor_decref(LU);
     mt_tensor_decref(piv);
     mt_tensor_decref(info);

@@ -50,6 +50,10 @@ int mt_la_check_square_float(const mt_tensor *t, const char *fname, const char *
     return 0;
 }
 
+bool mt_la_on_cuda(const mt_tensor *t) {
+    return strcmp(mt_devtype_name(t->device.type), "cuda") == 0;
+}
+
 int mt_la_broadcast_batch(const mt_tensor *a, const mt_tensor *b, int *nb, int64_t *batch) {
     return mt_broadcast_shapes(a->ndim - 2, a->sizes, b->ndim - 2, b->sizes, nb, batch);
 }
@@ -92,6 +96,11 @@ int mt_la_info_error(mt_la_failure kind, const char *fname, int64_t batch, int i
                         "ill-conditioned or has too many repeated singular values (error code: "
                         "%d).",
                         fname, prefix, info);
+    case MT_LA_LDL:
+        return mt_error(MT_ERR_RUNTIME,
+                        "%s: %sD[%d,%d] is zero: the factorization is complete but the matrix is "
+                        "singular",
+                        fname, prefix, info, info);
     }
     return mt_error(MT_ERR_RUNTIME, "%s: LAPACK failed (info %d)", fname, info);
 }
@@ -438,7 +447,8 @@ static int meta_svd(mt_call *c, mt_value *a, mt_outspec *o) {
     bool full = a[1].b, uv = a[2].b;
     if (mt_la_check_matrix(A, "linalg.svd", "A") || mt_la_check_floating(A, "linalg.svd"))
         return -1;
-    if (a[3].tag == MT_V_STR)
+    bool cusolver = mt_la_on_cuda(A);
+    if (a[3].tag == MT_V_STR && !cusolver)
         return mt_error(MT_ERR_RUNTIME, "torch.linalg.svd: keyword argument `driver=` is only "
                                         "supported on CUDA inputs with cuSOLVER backend.");
     if (mt_la_check_lapack_dtype(A, "linalg_svd_cpu")) return -1;
@@ -447,7 +457,12 @@ static int meta_svd(mt_call *c, mt_value *a, mt_outspec *o) {
     mt_dtype dt = (mt_dtype)A->dtype;
     if (uv) {
         mt_la_out_colmajor(&o[0], nb, A->sizes, m, full ? m : k, dt);
-        mt_la_out_colmajor(&o[2], nb, A->sizes, full ? n : k, n, dt);
+        /* cuSOLVER computes V, column-major: Vh is then row-major, as PyTorch lays it out */
+        int64_t vh[2] = {full ? n : k, n};
+        if (cusolver)
+            mt_la_out_rowmajor(&o[2], nb, A->sizes, 2, vh, dt);
+        else
+            mt_la_out_colmajor(&o[2], nb, A->sizes, vh[0], n, dt);
     } else {
         mt_la_out_rowmajor(&o[0], 0, NULL, 1, &zero, dt);
         mt_la_out_rowmajor(&o[2], 0, NULL, 1, &zero, dt);

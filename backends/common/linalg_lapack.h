@@ -13,7 +13,7 @@ int mt_la_check_square(const mt_tensor *t, const char *fname, const char *arg);
 /* "<fname>: Expected a floating point or complex tensor as input. Got <dtype>" */
 int mt_la_check_floating(const mt_tensor *t, const char *fname);
 /* float32 and float64 are what the LAPACK kernels compute; else PyTorch's kernel error */
-int mt_la_check_lapack_dtype(const mt_tensor *t, const char *kname);
+MT_API int mt_la_check_lapack_dtype(const mt_tensor *t, const char *kname);
 /* matrix, square, floating: the checks most linalg functions start with */
 int mt_la_check_square_float(const mt_tensor *t, const char *fname, const char *arg);
 
@@ -29,14 +29,15 @@ typedef enum mt_la_failure {
     MT_LA_CHOLESKY, /* potrf: not positive-definite */
     MT_LA_EIGH,     /* syevd: no convergence */
     MT_LA_SVD,      /* gesdd: no convergence */
+    MT_LA_LDL,      /* sytrf: D[i,i] is zero (PyTorch 1.13 fails an assertion there) */
 } mt_la_failure;
-int mt_la_info_error(mt_la_failure kind, const char *fname, int64_t batch, int info);
+MT_API int mt_la_info_error(mt_la_failure kind, const char *fname, int64_t batch, int info);
 /* the first failure among n infos (host memory), or 0 */
 int mt_la_check_infos(const int32_t *info, int64_t n, bool batched, mt_la_failure kind,
                       const char *fname);
 
 /* the same for an info tensor (read on the host; nothing to read on the meta device) */
-int mt_la_check_info_tensor(mt_tensor *info, mt_la_failure kind, const char *fname);
+MT_API int mt_la_check_info_tensor(mt_tensor *info, mt_la_failure kind, const char *fname);
 
 /* a result of (batch..., rows, cols) laid out as LAPACK writes it: each matrix column-major,
  * the matrices one after another */
@@ -46,8 +47,12 @@ void mt_la_out_colmajor(mt_outspec *o, int nb, const int64_t *batch, int64_t row
 void mt_la_out_rowmajor(mt_outspec *o, int nb, const int64_t *batch, int nlast, const int64_t *last,
                         mt_dtype dt);
 /* a new tensor of that column-major layout (kernels' scratch copies) */
-mt_tensor *mt_la_empty_colmajor(int nb, const int64_t *batch, int64_t rows, int64_t cols,
-                                mt_dtype dt, mt_device dev);
+MT_API mt_tensor *mt_la_empty_colmajor(int nb, const int64_t *batch, int64_t rows, int64_t cols,
+                                       mt_dtype dt, mt_device dev);
+
+/* whether t's device is CUDA's, where PyTorch's linalg takes other drivers and layouts (cuSOLVER)
+ */
+bool mt_la_on_cuda(const mt_tensor *t);
 
 /* ---- a scope of temporaries: each op result is kept, and released at the end; after a failure
  * the following steps are skipped (T() evaluates nothing), so bodies are straight-line code --- */

@@ -162,7 +162,12 @@ static int c_lstsq(mt_call *c, mt_value *a, mt_value *r) {
     if (vec ? last(B, 1) != m : last(B, 2) != m)
         return mt_error(MT_ERR_RUNTIME, "%s: input.size(-2) should match other.size(%d)", f,
                         vec ? -1 : -2);
-    const char *drv = a[3].tag == MT_V_STR ? a[3].s : "gelsy";
+    /* CUDA has only gels (PyTorch's default there), the CPU all four (gelsy by default) */
+    bool cuda = mt_la_on_cuda(A);
+    const char *drv = a[3].tag == MT_V_STR ? a[3].s : cuda ? "gels" : "gelsy";
+    if (cuda && strcmp(drv, "gels") != 0)
+        return mt_error(MT_ERR_RUNTIME, "%s: `driver` other than `gels` is not supported on CUDA",
+                        f);
     double rcond = a[2].tag == MT_V_NONE ? eps_of((mt_dtype)A->dtype) * (double)(m > n ? m : n)
                                          : mt_scalar_double(a[2]);
     SCOPE;

@@ -318,12 +318,7 @@ static int k_ldl_factor_ex(mt_call *c, mt_value *a, mt_value *r) {
             zero_bytes(AT(M, d, j * n), ES(d) * (size_t)j);
     }
     if (a[2].b)
-        for (int64_t b = 0; b < count; b++)
-            if (inf[b] > 0)
-                return mt_error(MT_ERR_RUNTIME,
-                                "torch.linalg.ldl_factor_ex: %sD[%d,%d] is zero: the factorization "
-                                "is complete but the matrix is singular",
-                                "", inf[b], inf[b]);
+        return mt_la_check_infos(inf, count, nb > 0, MT_LA_LDL, "torch.linalg.ldl_factor_ex");
     return 0;
 }
 

@@ -1,9 +1,10 @@
-/* cuda_blas.c: the matrix products on CUDA (mm, addmm, bmm, baddbmm, mv, addmv, dot) through
- * cuBLAS, opened with dlopen like the driver (libcublas.so.13, .12, .11; MINDTORCH_CUBLAS names
- * another file: the test stand-in). cuBLAS is column-major: a row-major C = A B is computed as the
- * column-major C^T = B^T A^T, each operand passed as it lies when one of its strides is 1 (a
- * transposed view costs nothing), else made contiguous first. float32 and float64 use sgemm/dgemm,
- * float16 and bfloat16 cublasGemmEx accumulating in float; each thread keeps a handle per device.
+/* cuda_blas.c: the matrix products on CUDA (mm, addmm, bmm, baddbmm, mv, addmv, dot) and the
+ * triangular solves of torch.linalg (trsm) through cuBLAS, opened with dlopen like the driver
+ * (libcublas.so.13, .12, .11; MINDTORCH_CUBLAS names another file: the test stand-in). cuBLAS is
+ * column-major: a row-major C = A B is computed as the column-major C^T = B^T A^T, each operand
+ * passed as it lies when one of its strides is 1 (a transposed view costs nothing), else made
+ * contiguous first. float32 and float64 use sgemm/dgemm, float16 and bfloat16 cublasGemmEx
+ * accumulating in float; each thread keeps a handle per device.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -21,6 +22,9 @@
 typedef int cublasStatus_t;
 typedef struct cublasContext *cublasHandle_t;
 enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };
+enum { CUBLAS_SIDE_LEFT = 0, CUBLAS_SIDE_RIGHT = 1 };
+enum { CUBLAS_FILL_MODE_LOWER = 0, CUBLAS_FILL_MODE_UPPER = 1 };
+enum { CUBLAS_DIAG_NON_UNIT = 0, CUBLAS_DIAG_UNIT = 1 };
 enum { CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14 };
 enum { CUBLAS_COMPUTE_32F = 68, CUBLAS_GEMM_DEFAULT = -1 };
 
@@ -39,7 +43,13 @@ enum { CUBLAS_COMPUTE_32F = 68, CUBLAS_GEMM_DEFAULT = -1 };
       (cublasHandle_t h, int ta, int tb, int m, int n, int k, const void *alpha, const void *A,    \
        int atype, int lda, long long sa, const void *B, int btype, int ldb, long long sb,          \
        const void *beta, void *C, int ctype, int ldc, long long sc, int batch, int compute,        \
-       int algo))
+       int algo))                                                                                  \
+    X(cublasStatus_t, cublasStrsm_v2,                                                              \
+      (cublasHandle_t h, int side, int uplo, int trans, int diag, int m, int n,                    \
+       const float *alpha, const float *A, int lda, float *B, int ldb))                            \
+    X(cublasStatus_t, cublasDtrsm_v2,                                                              \
+      (cublasHandle_t h, int side, int uplo, int trans, int diag, int m, int n,                    \
+       const double *alpha, const double *A, int lda, double *B, int ldb))
 
 static struct {
 #define X(ret, name, params) ret(*name) params;
@@ -130,6 +140,29 @@ int cuda_gemm(int device, mt_dtype dt, int64_t batch, int64_t M, int64_t N, int6
     }
     return mt_error(MT_ERR_RUNTIME, "\"addmm_cuda\" not implemented for '%s'",
                     mt_dtype_get(dt)->scalar_name);
+}
+
+int cuda_trsm(int device, mt_dtype dt, bool left, bool upper, bool trans, bool unit, int64_t m,
+              int64_t n, const void *A, int64_t lda, void *B, int64_t ldb) {
+    if (m > INT32_MAX || n > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX)
+        return mt_error(MT_ERR_RUNTIME, "a CUDA triangular solve has a dimension past 2^31 - 1");
+    if (m == 0 || n == 0) return 0;
+    cublasHandle_t h = handle_for(device);
+    if (!h) return -1;
+    int side = left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT;
+    int uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+    int op = trans ? CUBLAS_OP_T : CUBLAS_OP_N,
+        diag = unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
+    if (dt == MT_FLOAT64) {
+        double one = 1;
+        return check(blas.cublasDtrsm_v2(h, side, uplo, op, diag, (int)m, (int)n, &one, A, (int)lda,
+                                         B, (int)ldb),
+                     "cublasDtrsm");
+    }
+    float one = 1;
+    return check(blas.cublasStrsm_v2(h, side, uplo, op, diag, (int)m, (int)n, &one, A, (int)lda, B,
+                                     (int)ldb),
+                 "cublasStrsm");
 }
 
 /* the matrix at the last two dims of t (and the batch stride of a 3-d t) when one of its

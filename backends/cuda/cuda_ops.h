@@ -12,11 +12,12 @@ extern const mt_op *cuda_op_contiguous, *cuda_op_copy_;
 extern const mt_kernel_entry cuda_copy_kernels[], cuda_ew_kernels[], cuda_reduce_kernels[],
     cuda_index_kernels[], cuda_blas_kernels[], cuda_conv_kernels[], cuda_random_kernels[],
     cuda_shape_kernels[], cuda_sort_kernels[], cuda_select_kernels[], cuda_unique_kernels[],
-    cuda_factory_kernels[];
+    cuda_factory_kernels[], cuda_linalg_kernels[];
 extern const size_t cuda_copy_kernels_count, cuda_ew_kernels_count, cuda_reduce_kernels_count,
     cuda_index_kernels_count, cuda_blas_kernels_count, cuda_conv_kernels_count,
     cuda_random_kernels_count, cuda_shape_kernels_count, cuda_sort_kernels_count,
-    cuda_select_kernels_count, cuda_unique_kernels_count, cuda_factory_kernels_count;
+    cuda_select_kernels_count, cuda_unique_kernels_count, cuda_factory_kernels_count,
+    cuda_linalg_kernels_count;
 
 /* out = op(in[0 .. nin), s1, alpha) element-wise on out's device (the kernels/ck_args.h
  * operations): inputs broadcast to out and are converted, the operation computes in `compute`'s
@@ -66,5 +67,15 @@ typedef struct cuda_matrix {
  * beta * C[b], on the current stream of `device` (cuBLAS; float32, float64, float16, bfloat16). */
 int cuda_gemm(int device, mt_dtype dt, int64_t batch, int64_t M, int64_t N, int64_t K, double alpha,
               cuda_matrix A, cuda_matrix B, double beta, void *C, int64_t ldc, int64_t c_stride);
+
+/* B (m x n, column-major, columns ldb apart) := op(A)^-1 B, or B op(A)^-1 when !left, for the
+ * triangular A (column-major, lda; op(A) = A^T with trans; its diagonal taken as ones with unit),
+ * on the current stream of `device` (cuBLAS trsm; float32 or float64). */
+int cuda_trsm(int device, mt_dtype dt, bool left, bool upper, bool trans, bool unit, int64_t m,
+              int64_t n, const void *A, int64_t lda, void *B, int64_t ldb);
+
+/* out = the lower (upper) triangle of self's matrices from `diagonal` on, zeros elsewhere (out may
+ * be self); cuda_ops_conv.c */
+int cuda_triangle(mt_tensor *self, mt_tensor *out, bool upper, int64_t diagonal);
 
 #endif

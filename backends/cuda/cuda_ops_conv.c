@@ -306,17 +306,17 @@ static int k_adaptive_backward(mt_call *c, mt_value *a, mt_value *r) {
 }
 
 /* tril(self, diagonal), triu, and in place: the matrices of the last two dims */
-static int triangle(mt_value *a, mt_value *r, int op) {
-    mt_tensor *self = a[0].t, *out = r[0].t;
+int cuda_triangle(mt_tensor *self, mt_tensor *out, bool upper, int64_t diagonal) {
+    int op = upper ? CK_TRIU : CK_TRIL;
     if (out->numel == 0) return 0;
     if (self->ndim < 2)
         return mt_error(MT_ERR_RUNTIME, "%s: input tensor must have at least 2 dimensions",
-                        op == CK_TRIL ? "tril" : "triu");
+                        upper ? "triu" : "tril");
     pool_job j = {op, self, out, NULL, false, 0};
     mt_pool_geom g = {.planes = 1,
                       .H = self->sizes[self->ndim - 2],
                       .W = self->sizes[self->ndim - 1],
-                      .kh = a[1].i};
+                      .kh = diagonal};
     /* one work item per element: planes x Ho x Wo covers them all */
     g.Ho = out->numel / (g.W ? g.W : 1), g.Wo = g.W;
     return pool(&j, &g);
@@ -324,12 +324,12 @@ static int triangle(mt_value *a, mt_value *r, int op) {
 
 static int k_tril(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
-    return triangle(a, r, CK_TRIL);
+    return cuda_triangle(a[0].t, r[0].t, false, a[1].i);
 }
 
 static int k_triu(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
-    return triangle(a, r, CK_TRIU);
+    return cuda_triangle(a[0].t, r[0].t, true, a[1].i);
 }
 
 const mt_kernel_entry cuda_conv_kernels[] = {

@@ -1,7 +1,8 @@
 /* standin_cublas.c: a stand-in for cuBLAS (libcublas.so) for the CUDA module's tests on machines
- * without a GPU. A test double, not NVIDIA software: the calls of backends/cuda/cuda_blas.c,
- * column-major as cuBLAS defines them, computed naively over the driver stand-in's host memory
- * (float16 and bfloat16 in float), with cuBLAS's status for arguments it refuses. */
+ * without a GPU. A test double, not NVIDIA software: the calls of backends/cuda/cuda_blas.c
+ * (gemm, trsm), column-major as cuBLAS defines them, computed naively over the driver stand-in's
+ * host memory (float16 and bfloat16 in float), with cuBLAS's status for arguments it refuses. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -96,3 +97,43 @@ EXPORT int cublasGemmStridedBatchedEx(handle *h, int ta, int tb, int m, int n, i
             }
     return OK;
 }
+
+/* op(A)'s element (i, j) for a column-major A */
+#define OPA(A, lda, trans, i, j)                                                                   \
+    ((trans) ? (A)[(j) + (int64_t)(i) * (lda)] : (A)[(i) + (int64_t)(j) * (lda)])
+
+/* B := op(A)^-1 B (left) or B op(A)^-1 (right) by substitution, one column (row) of B at a time */
+#define TRSM(T, NAME)                                                                              \
+    EXPORT int NAME(handle *h, int side, int uplo, int trans, int diag, int m, int n,              \
+                    const T *alpha, const T *A, int lda, T *B, int ldb) {                          \
+        int na = side == 0 ? m : n;                                                                \
+        if (!h) return NOT_INITIALIZED;                                                            \
+        if (side < 0 || side > 1 || uplo < 0 || uplo > 1 || trans < 0 || trans > 1 || diag < 0 ||  \
+            diag > 1 || m < 0 || n < 0 || lda < (na > 1 ? na : 1) || ldb < (m > 1 ? m : 1))        \
+            return INVALID_VALUE;                                                                  \
+        bool up = (uplo == 1) != (trans == 1); /* op(A) is upper triangular */                     \
+        for (int64_t i = 0; i < (int64_t)m * n; i++) B[i % m + i / m * (int64_t)ldb] *= *alpha;    \
+        if (side == 0)                                                                             \
+            for (int j = 0; j < n; j++) {                                                          \
+                T *x = B + (int64_t)j * ldb;                                                       \
+                for (int s = 0; s < m; s++) {                                                      \
+                    int i = up ? m - 1 - s : s;                                                    \
+                    T v = x[i];                                                                    \
+                    for (int l = up ? i + 1 : 0; l < (up ? m : i); l++)                            \
+                        v -= OPA(A, lda, trans, i, l) * x[l];                                      \
+                    x[i] = diag == 1 ? v : v / OPA(A, lda, trans, i, i);                           \
+                }                                                                                  \
+            }                                                                                      \
+        else                                                                                       \
+            for (int i = 0; i < m; i++)                                                            \
+                for (int s = 0; s < n; s++) {                                                      \
+                    int q = up ? s : n - 1 - s;                                                    \
+                    T v = B[i + (int64_t)q * ldb];                                                 \
+                    for (int p = up ? 0 : q + 1; p < (up ? q : n); p++)                            \
+                        v -= B[i + (int64_t)p * ldb] * OPA(A, lda, trans, p, q);                   \
+                    B[i + (int64_t)q * ldb] = diag == 1 ? v : v / OPA(A, lda, trans, q, q);        \
+                }                                                                                  \
+        return OK;                                                                                 \
+    }
+TRSM(float, cublasStrsm_v2)
+TRSM(double, cublasDtrsm_v2)
