@@ -4,10 +4,9 @@
 -- is checked element by element against a walk over the operands' rows.
 local torch = require "mindtorch"
 
--- every element of r equals f(i, j) (1-based), walking rows of r
+-- every row i of r (1-based) equals f(i); false and the first row that does not otherwise
 local function all_match(r, f)
-  local rows, cols = r:size(1), r:size(2)
-  for i = 1, rows do
+  for i = 1, r:size(1) do
     local want = f(i)
     if not torch.equal(r[i], want) then return false, i end
   end
