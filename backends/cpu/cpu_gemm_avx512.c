@@ -31,8 +31,7 @@ typedef struct {
     int64_t M, N, K, rsa, csa, rsb, csb, ldc;
     const float *A, *B;
     float *C;
-    float alpha;
-    bool add_to_c;   /* C already holds beta C: the first stretch of the reduction adds to it */
+    float alpha, beta;
     bool split_cols; /* parts are ranges of NR-column slivers, else of MR-row slivers */
     int failed;      /* a part could not get its packing buffers */
 } gemm_job;
@@ -107,11 +106,12 @@ static void pack_a(const gemm_job *J, int64_t i0, int64_t mc, int64_t k0, int64_
     }
 }
 
-/* c[0, mr) x [columns of m] (=, or += with accumulate) alpha * (ap sliver x bp sliver) */
+/* c[0, mr) x [columns of m] = alpha * (ap sliver x bp sliver) + cscale * c (c not read when
+ * cscale is 0: beta 0 overwrites, NaN in C included, as in BLAS) */
 static inline __attribute__((always_inline)) void block(int64_t kc, const float *ap,
                                                         const float *bp, float *c, int64_t ldc,
                                                         int64_t mr, const __mmask16 *m, float alpha,
-                                                        bool accumulate) {
+                                                        float cscale) {
     __m512 acc[MR][NV];
     for (int i = 0; i < MR; i++)
         for (int v = 0; v < NV; v++) acc[i][v] = _mm512_setzero_ps();
@@ -123,14 +123,17 @@ static inline __attribute__((always_inline)) void block(int64_t kc, const float 
             for (int v = 0; v < NV; v++) acc[i][v] = _mm512_fmadd_ps(a, b[v], acc[i][v]);
         }
     }
-    __m512 al = _mm512_set1_ps(alpha);
+    __m512 al = _mm512_set1_ps(alpha), cs = _mm512_set1_ps(cscale);
     for (int i = 0; i < MR; i++) {
         if (i >= mr) break;
         float *ci = c + i * ldc;
         for (int v = 0; v < NV; v++) {
-            __m512 r = accumulate ? _mm512_fmadd_ps(al, acc[i][v],
-                                                    _mm512_maskz_loadu_ps(m[v], ci + 16 * v))
-                                  : _mm512_mul_ps(al, acc[i][v]);
+            __m512 r = _mm512_mul_ps(al, acc[i][v]);
+            if (cscale == 1)
+                r = _mm512_fmadd_ps(al, acc[i][v], _mm512_maskz_loadu_ps(m[v], ci + 16 * v));
+            else if (cscale != 0)
+                r = _mm512_fmadd_ps(al, acc[i][v],
+                                    _mm512_mul_ps(cs, _mm512_maskz_loadu_ps(m[v], ci + 16 * v)));
             _mm512_mask_storeu_ps(ci + 16 * v, m[v], r);
         }
     }
@@ -154,7 +157,7 @@ static void gemm_tile(gemm_job *J, int64_t i0, int64_t i1, int64_t j0, int64_t j
         int64_t nc = j1 - jc < NC ? j1 - jc : NC;
         for (int64_t pc = 0; pc < J->K; pc += KC) {
             int64_t kc = J->K - pc < KC ? J->K - pc : KC;
-            bool accumulate = pc > 0 || J->add_to_c;
+            float cscale = pc > 0 ? 1 : J->beta; /* the first stretch applies beta */
             pack_b(J, pc, kc, jc, nc, bp);
             for (int64_t ic = i0; ic < i1; ic += MC) {
                 int64_t mc = i1 - ic < MC ? i1 - ic : MC;
@@ -165,7 +168,7 @@ static void gemm_tile(gemm_job *J, int64_t i0, int64_t i1, int64_t j0, int64_t j
                     const float *bs = bp + jr * kc;
                     for (int64_t ir = 0; ir < mc; ir += MR)
                         block(kc, ap + ir * kc, bs, J->C + (ic + ir) * J->ldc + jc + jr, J->ldc,
-                              mc - ir, m, J->alpha, accumulate);
+                              mc - ir, m, J->alpha, cscale);
                 }
             }
         }
@@ -189,12 +192,14 @@ int mt_cpu_sgemm_avx512(int64_t M, int64_t N, int64_t K, float alpha, const floa
                         int64_t csa, const float *B, int64_t rsb, int64_t csb, float beta, float *C,
                         int64_t ldc) {
     if (M <= 0 || N <= 0) return 0;
-    /* beta first, over the whole of C: 0 overwrites (NaN in C does not survive, as in BLAS) */
-    if (beta != 1)
-        for (int64_t i = 0; i < M; i++)
-            for (int64_t j = 0; j < N; j++) C[i * ldc + j] = beta == 0 ? 0 : beta * C[i * ldc + j];
-    if (K <= 0 || alpha == 0) return 0;
-    gemm_job J = {M, N, K, rsa, csa, rsb, csb, ldc, A, B, C, alpha, beta != 0, N >= M, 0};
+    if (K <= 0 || alpha == 0) { /* no product: C = beta C, 0 overwriting (NaN included) */
+        if (beta != 1)
+            for (int64_t i = 0; i < M; i++)
+                for (int64_t j = 0; j < N; j++)
+                    C[i * ldc + j] = beta == 0 ? 0 : beta * C[i * ldc + j];
+        return 0;
+    }
+    gemm_job J = {M, N, K, rsa, csa, rsb, csb, ldc, A, B, C, alpha, beta, N >= M, 0};
     int64_t parts = J.split_cols ? (N + NR - 1) / NR : (M + MR - 1) / MR;
     mt_parallel_range(parts, mt_threads_for(M * N * K / 64), gemm_part, &J);
     return J.failed ? mt_error(MT_ERR_MEMORY, "out of memory in a matrix product") : 0;
