@@ -54,6 +54,30 @@ bool mt_la_on_cuda(const mt_tensor *t) {
     return strcmp(mt_devtype_name(t->device.type), "cuda") == 0;
 }
 
+int mt_la_pivot_permutation(const int32_t *pv, int64_t m, int64_t k, int64_t *perm, char *P,
+                            size_t es) {
+    for (int64_t i = 0; i < m; i++) perm[i] = i;
+    for (int64_t i = 0; i < k; i++) {
+        int64_t j = (int64_t)pv[i] - 1;
+        if (j < 0 || j >= m)
+            return mt_error(MT_ERR_RUNTIME,
+                            "pivots passed to lu_unpack must be between 1 and LU.size(-2) "
+                            "inclusive.Did you properly pass the result of lu_factor?");
+        int64_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    memset(P, 0, (size_t)(m * m) * es);
+    for (int64_t i = 0; i < m; i++) {
+        char *e = P + (size_t)(perm[i] * m + i) * es;
+        if (es == 8)
+            *(double *)e = 1;
+        else
+            *(float *)e = 1;
+    }
+    return 0;
+}
+
 int mt_la_broadcast_batch(const mt_tensor *a, const mt_tensor *b, int *nb, int64_t *batch) {
     return mt_broadcast_shapes(a->ndim - 2, a->sizes, b->ndim - 2, b->sizes, nb, batch);
 }

@@ -17,6 +17,12 @@ MT_API int mt_la_check_lapack_dtype(const mt_tensor *t, const char *kname);
 /* matrix, square, floating: the checks most linalg functions start with */
 int mt_la_check_square_float(const mt_tensor *t, const char *fname, const char *arg);
 
+/* P (row-major m x m, host memory, float32 or float64 by es) with A = P L U: the k row swaps of
+ * LAPACK's 1-based pivots applied in order; perm is m entries of scratch. Pivots out of range get
+ * lu_unpack's error. */
+MT_API int mt_la_pivot_permutation(const int32_t *pv, int64_t m, int64_t k, int64_t *perm, char *P,
+                                   size_t es);
+
 /* the batch shape of `ndim` dims that a and b broadcast to (their last two dims excluded) */
 int mt_la_broadcast_batch(const mt_tensor *a, const mt_tensor *b, int *nb, int64_t *batch);
 

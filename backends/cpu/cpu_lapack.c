@@ -98,31 +98,6 @@ done:
     return st;
 }
 
-/* P (row-major m x m) with A = P L U: the row swaps LAPACK made, applied in order */
-static int unpack_permutation(const int32_t *pv, int64_t m, int64_t k, int64_t *perm, char *P,
-                              size_t es) {
-    for (int64_t i = 0; i < m; i++) perm[i] = i;
-    for (int64_t i = 0; i < k; i++) {
-        int64_t j = (int64_t)pv[i] - 1;
-        if (j < 0 || j >= m)
-            return mt_error(MT_ERR_RUNTIME,
-                            "pivots passed to lu_unpack must be between 1 and LU.size(-2) "
-                            "inclusive.Did you properly pass the result of lu_factor?");
-        int64_t t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
-    }
-    zero_bytes(P, (size_t)(m * m) * es);
-    for (int64_t i = 0; i < m; i++) {
-        char *e = P + (size_t)(perm[i] * m + i) * es;
-        if (es == 8)
-            *(double *)e = 1;
-        else
-            *(float *)e = 1;
-    }
-    return 0;
-}
-
 /* L (m x k, unit lower) and U (k x n, upper), row-major, from column-major LU (m x n) */
 static void unpack_factors(const char *lu, int64_t m, int64_t n, int64_t k, char *L, char *U,
                            bool d) {
@@ -170,7 +145,8 @@ static int k_lu_unpack(mt_call *c, mt_value *a, mt_value *r) {
     char *P = pivots ? mt_tensor_data(r[0].t) : NULL;
     char *L = data ? mt_tensor_data(r[1].t) : NULL, *U = data ? mt_tensor_data(r[2].t) : NULL;
     for (int64_t b = 0; b < count; b++) {
-        if (pivots && unpack_permutation(pv + b * k, m, k, perm, P + (size_t)(b * m * m) * es, es))
+        if (pivots &&
+            mt_la_pivot_permutation(pv + b * k, m, k, perm, P + (size_t)(b * m * m) * es, es))
             goto done;
         if (data)
             unpack_factors(lp + (size_t)(b * m * n) * es, m, n, k, L + (size_t)(b * m * k) * es,

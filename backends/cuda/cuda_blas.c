@@ -64,12 +64,7 @@ static __thread cublasHandle_t handles[ACCEL_MAX_DEVICES];
 static void open_blas(void) {
     const char *env = getenv("MINDTORCH_CUBLAS");
     const char *names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"};
-    void *lib = NULL;
-    if (env && *env)
-        lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
-    else
-        for (size_t i = 0; i < MT_ARRAY_LEN(names) && !lib; i++)
-            lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    void *lib = cuda_open_library("MINDTORCH_CUBLAS", names, MT_ARRAY_LEN(names));
     if (!lib) {
         snprintf(why_not, sizeof why_not,
                  "the matrix products on CUDA need cuBLAS, which was not found (%s)",

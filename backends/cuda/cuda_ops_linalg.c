@@ -245,29 +245,6 @@ done:
     return st;
 }
 
-/* P (row-major m x m, host) with A = P L U: the row swaps of the pivots, applied in order */
-static int permutation(const int32_t *pv, int64_t m, int64_t k, int64_t *perm, char *P, size_t es) {
-    for (int64_t i = 0; i < m; i++) perm[i] = i;
-    for (int64_t i = 0; i < k; i++) {
-        int64_t j = (int64_t)pv[i] - 1;
-        if (j < 0 || j >= m)
-            return mt_error(MT_ERR_RUNTIME,
-                            "pivots passed to lu_unpack must be between 1 and LU.size(-2) "
-                            "inclusive.Did you properly pass the result of lu_factor?");
-        int64_t t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
-    }
-    for (int64_t i = 0; i < m; i++) {
-        char *e = P + (size_t)(perm[i] * m + i) * es;
-        if (es == 8)
-            *(double *)e = 1;
-        else
-            *(float *)e = 1;
-    }
-    return 0;
-}
-
 /* P from the pivots on the host (they are read there to be checked anyway), then copied over */
 static int unpack_pivots(mt_tensor *LU, mt_tensor *piv, mt_tensor *P) {
     int nb = LU->ndim - 2;
@@ -284,7 +261,8 @@ static int unpack_pivots(mt_tensor *LU, mt_tensor *piv, mt_tensor *P) {
         goto done;
     }
     for (int64_t b = 0; b < count; b++)
-        if (permutation(pv + b * k, m, k, perm, host + (size_t)(b * m * m) * es, es)) goto done;
+        if (mt_la_pivot_permutation(pv + b * k, m, k, perm, host + (size_t)(b * m * m) * es, es))
+            goto done;
     st = bytes ? cuda_copy_bytes(mt_tensor_raw(P), P->device, host, MT_CPU, bytes) : 0;
 done:
     free(perm);

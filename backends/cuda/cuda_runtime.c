@@ -38,6 +38,14 @@ static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread int thread_device = -1; /* torch.cuda.set_device on this thread; -1: device 0 */
 static __thread int thread_bound = -1;  /* the device whose context is current on this thread */
 
+void *cuda_open_library(const char *env_var, const char *const *names, size_t n) {
+    const char *env = getenv(env_var);
+    if (env && *env) return dlopen(env, RTLD_NOW | RTLD_LOCAL);
+    void *h = NULL;
+    for (size_t i = 0; i < n && !h; i++) h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    return h;
+}
+
 /* MINDTORCH_CUDA_DRIVER names another driver library (the test stand-in), and then only it */
 static bool load_symbols(void) {
     const char *env = getenv("MINDTORCH_CUDA_DRIVER");

@@ -17,6 +17,9 @@ extern cuda_api cuda_drv;
 
 /* Initialise the driver once. 0, or -1 with PyTorch's error ("Found no NVIDIA driver on your
  * system. ...", "No CUDA GPUs are available"). */
+/* A CUDA library opened with dlopen: the one the environment variable env_var names (a
+ * stand-in), else the first of names[0, n) found; NULL when none opens. */
+void *cuda_open_library(const char *env_var, const char *const *names, size_t n);
 int cuda_ensure(void);
 /* Whether CUDA is usable; when not, why (never raises, never initialises a context). */
 bool cuda_available(const char **why);

@@ -118,12 +118,7 @@ static bool bind(void *lib, void **slot, const char *name) {
 static void open_solver(void) {
     const char *env = getenv("MINDTORCH_CUSOLVER");
     const char *names[] = {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"};
-    void *lib = NULL;
-    if (env && *env)
-        lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
-    else
-        for (size_t i = 0; i < MT_ARRAY_LEN(names) && !lib; i++)
-            lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    void *lib = cuda_open_library("MINDTORCH_CUSOLVER", names, MT_ARRAY_LEN(names));
     if (!lib) {
         snprintf(why_not, sizeof why_not,
                  "torch.linalg on CUDA needs cuSOLVER, which was not found (%s)",
