@@ -1056,7 +1056,7 @@ describe("lgamma, digamma and erfinv on cuda", function()
   it("differentiates through them", function()
     local x = torch.rand(6):double() * 0.8 + 0.1
     local function grads(device)
-      local X = x:to(device):requires_grad_()
+      local X = x:clone():to(device):requires_grad_()
       local y = torch.sum(torch.lgamma(X) + torch.erfinv(X) * torch.digamma(X))
       return torch.autograd.grad(y, { X })[1]
     end
@@ -2087,6 +2087,58 @@ describe("torch.linalg on cuda (cuSOLVER, cuBLAS trsm)", function()
         if cpu[i].grad then same(cpu[i].grad, dev[i].grad:cpu(), 1e-8) end
         assert.are.equal(cpu[i].grad == nil, dev[i].grad == nil, name)
       end
+    end
+  end)
+end)
+
+describe("a CPU 0-d tensor as an operand of element-wise ops on cuda, as TensorIterator allows", function()
+  local x = torch.tensor({ { 1.5, -2, 0 }, { 4, 0.25, -1 } })
+
+  it("computes with it as with a number, the result on cuda, promoting as a 0-d tensor", function()
+    for _, s in ipairs { torch.tensor(2.5), torch.tensor(3), torch.tensor(2.5, { dtype = torch.float64 }),
+      torch.tensor(true), torch.tensor(-1, { dtype = torch.int8 }) } do
+      check("add", function(t) return torch.add(t, s) end, { x })
+      check("add with alpha", function(t) return torch.add(t, s, { alpha = 2 }) end, { x })
+      check("0-d first", function(t) return torch.mul(s, t) end, { x })
+      check("mul of ints", function(t) return t * s end, { x:long() })
+      check("gt", function(t) return t:gt(s) end, { x })
+      check("where", function(c, t) return torch.where(c, t, s) end, { x:gt(0), x })
+      check("in place", function(t) return t:clone():mul_(s) end, { x:double() })
+    end
+    check("0-d first, sub", function(t) return torch.sub(torch.tensor(1), t) end, { x })
+    check("pow", function(t) return torch.pow(t, torch.tensor(2)) end, { x })
+    check("addcmul of one", function(t) return torch.addcmul(t, t, torch.tensor(0.5)) end, { x })
+    -- the CPU tensor itself is left where it is
+    local s = torch.tensor(2.0)
+    assert.are.equal("cuda", (x:cuda() + s).device.type)
+    assert.are.equal("cpu", s.device.type)
+  end)
+
+  it("differentiates through it, the 0-d tensor's gradient on the CPU", function()
+    local function grads(device)
+      local s = torch.tensor(1.5, { requires_grad = true })
+      local X = x:clone():to(device):requires_grad_()
+      local y = (X * s + s):sum()
+      y:backward()
+      return X.grad:cpu(), s.grad
+    end
+    local gx, gs = grads("cpu")
+    local cx, cs = grads("cuda")
+    same(gx, cx)
+    assert.are.equal("cpu", cs.device.type)
+    same(gs, cs)
+  end)
+
+  it("refuses what PyTorch refuses: a written CPU tensor, two of them, a 1-d one, another device", function()
+    local c = x:cuda()
+    local want = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+    assert.are.equal(want, err(function() return torch.tensor(1.0):add_(c) end))
+    assert.are.equal(want, err(torch.add, c, torch.ones(3)))
+    assert.are.equal("Trying to pass too many CPU scalars to non-CPU kernel!",
+      err(torch.addcmul, c, torch.tensor(1.0), torch.tensor(2.0)))
+    if cuda.device_count() >= 2 then
+      assert.are.equal("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!",
+        err(torch.add, c, torch.ones(3, { device = "cuda:1" })))
     end
   end)
 end)
