@@ -2142,3 +2142,68 @@ describe("a CPU 0-d tensor as an operand of element-wise ops on cuda, as TensorI
     end
   end)
 end)
+
+describe("a random generator per cuda device", function()
+  local n = cuda.device_count()
+
+  it("keeps one default generator per device, as torch.cuda.default_generators", function()
+    assert.are.equal(n, #cuda.default_generators)
+    for i = 1, n do
+      assert.are.equal("cuda:" .. (i - 1), tostring(cuda.default_generators[i].device))
+      assert.is_true(cuda.default_generators[i] == cuda.default_generators[i])
+    end
+    assert.is_nil(cuda.default_generators[n + 1])
+    assert.are.equal("cuda:0", tostring(torch.Generator("cuda").device))
+    assert.are.equal("cuda:" .. (n - 1), tostring(torch.Generator { device = "cuda:" .. (n - 1) }.device))
+    torch.manual_seed(11) -- every device's too
+    for i = 1, n do assert.are.equal(11, cuda.default_generators[i]:initial_seed()) end
+    assert.are.equal(11, cuda.initial_seed())
+  end)
+
+  it("seeds the current device with manual_seed and every device with manual_seed_all", function()
+    if n < 2 then return end -- one device: nothing to tell apart
+    local function draw(d) return torch.rand(6, { device = "cuda:" .. d }):cpu() end
+    cuda.manual_seed_all(7)
+    local a0, a1 = draw(0), draw(1)
+    same(a0, a1) -- the same seed and offset on both
+    cuda.manual_seed(3) -- cuda:0 alone
+    assert.are.equal(3, cuda.initial_seed())
+    assert.are.equal(7, cuda.default_generators[2]:initial_seed())
+    local b1 = draw(1)
+    assert.is_false(torch.equal(a1, b1)) -- cuda:1 went on with its own stream
+    do
+      local _ <close> = cuda.device(1)
+      cuda.manual_seed(7)
+      assert.are.equal(7, cuda.initial_seed())
+    end
+    same(a1, draw(1))
+    assert.are.equal(3, cuda.default_generators[1]:initial_seed())
+    cuda.seed_all()
+    assert.are.equal(cuda.default_generators[1]:initial_seed(), cuda.default_generators[2]:initial_seed())
+  end)
+
+  it("saves and restores a device's state, and draws from a generator given", function()
+    local d = "cuda:" .. (n - 1)
+    local state = cuda.get_rng_state(n - 1)
+    assert.are.equal(torch.uint8, state.dtype)
+    assert.are.same({ 16 }, state:size())
+    local a = torch.randn(5, { device = d }):cpu()
+    cuda.set_rng_state(state, n - 1)
+    same(a, torch.randn(5, { device = d }):cpu())
+    local all = cuda.get_rng_state_all()
+    assert.are.equal(n, #all)
+    local b = torch.rand(4, { device = d }):cpu()
+    cuda.set_rng_state_all(all)
+    same(b, torch.rand(4, { device = d }):cpu())
+    assert.are.equal("RNG state is wrong size", err(cuda.set_rng_state, torch.zeros(8, { dtype = torch.uint8 }), n - 1))
+    local g = torch.Generator { device = d }
+    g:manual_seed(5)
+    local c = torch.rand(4, { device = d, generator = g }):cpu()
+    cuda.default_generators[n]:manual_seed(5)
+    same(c, torch.rand(4, { device = d }):cpu())
+    g:manual_seed(5)
+    same(c, torch.rand(4, { device = d, generator = g }):cpu())
+    assert.are.equal("Expected a 'cpu' device type for generator but found 'cuda'",
+      err(torch.rand, 2, { generator = g }))
+  end)
+end)
