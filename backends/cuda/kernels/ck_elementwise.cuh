@@ -170,6 +170,22 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
         return m_copysign(x, y);
     case CK_NEXTAFTER:
         return s2 != 0 ? (T)m_nextafter_bf16((float)x, (float)y) : m_nextafter(x, y);
+    case CK_SPECIAL:
+        return m_special<T>((int)s2, x);
+    case CK_SPECIAL2:
+        return m_special2<T>((int)s2, x, y);
+    case CK_POLY:
+        return m_poly((int)s2, x, y);
+    case CK_ENTR:
+        return m_entr(x);
+    case CK_XLOG1PY:
+        return m_xlog1py(x, y);
+    case CK_NDTR: { // PyTorch's composition: each step of a half type is an op of its own there
+        int dt = (int)s2;
+#define CK_NDTR_STEP(v) (dt ? round_as<T>(dt, v) : (v))
+        return MT_SP_NDTR(T, x, CK_NDTR_STEP, m_erf);
+#undef CK_NDTR_STEP
+    }
     case CK_GCD:
         return m_gcd(x, y);
     case CK_LCM:
