@@ -223,7 +223,7 @@ __device__ static inline int64_t m_floordiv(int64_t x, int64_t y) {
 // The special functions: backends/common/special_scalar.h's formulas, which the CPU computes too,
 // so the two agree to rounding: those of double (lgamma, digamma, polygamma, the unary and binary
 // families by number) rounded once for float; erfinv, entr, xlog1py and the polynomials in the
-// type itself. The int64 forms are never reached (integer inputs give a float result).
+// type itself. Float and double only: their results are floating (ck_ew_special_*).
 #define CK_PI MT_SP_PI
 __device__ static inline float m_lgamma(float x) {
     return (float)lgamma((double)x);
@@ -231,17 +231,11 @@ __device__ static inline float m_lgamma(float x) {
 __device__ static inline double m_lgamma(double x) {
     return lgamma(x);
 }
-__device__ static inline int64_t m_lgamma(int64_t x) {
-    return x;
-}
 __device__ static inline double m_digamma(double x) {
     return mt_sp_digamma(x);
 }
 __device__ static inline float m_digamma(float x) {
     return (float)mt_sp_digamma((double)x);
-}
-__device__ static inline int64_t m_digamma(int64_t x) {
-    return x;
 }
 __device__ static inline double m_polygamma(double n, double x) {
     return mt_sp_polygamma((int64_t)n, x);
@@ -249,30 +243,18 @@ __device__ static inline double m_polygamma(double n, double x) {
 __device__ static inline float m_polygamma(float n, float x) {
     return (float)mt_sp_polygamma((int64_t)n, (double)x);
 }
-__device__ static inline int64_t m_polygamma(int64_t n, int64_t x) {
-    return x;
-}
 __device__ static inline float m_erfinv(float x) {
     return mt_sp_erfinvf(x);
 }
 __device__ static inline double m_erfinv(double x) {
     return mt_sp_erfinv(x);
 }
-__device__ static inline int64_t m_erfinv(int64_t x) {
-    return x;
-}
 // f(x) and f(a, b) of special_scalar.h's families by number, in double
 template <typename T> __device__ static inline T m_special(int which, T x) {
     return (T)mt_sp_unary(which, (double)x);
 }
-template <> __device__ inline int64_t m_special<int64_t>(int, int64_t x) {
-    return x;
-}
 template <typename T> __device__ static inline T m_special2(int which, T a, T b) {
     return (T)mt_sp_binary(which, (double)a, (double)b);
-}
-template <> __device__ inline int64_t m_special2<int64_t>(int, int64_t a, int64_t) {
-    return a;
 }
 // the in-type ones: a float and a double form each
 __device__ static inline float m_entr(float x) {
@@ -281,26 +263,17 @@ __device__ static inline float m_entr(float x) {
 __device__ static inline double m_entr(double x) {
     return mt_sp_entrd(x);
 }
-__device__ static inline int64_t m_entr(int64_t x) {
-    return x;
-}
 __device__ static inline float m_xlog1py(float x, float y) {
     return mt_sp_xlog1pyf(x, y);
 }
 __device__ static inline double m_xlog1py(double x, double y) {
     return mt_sp_xlog1pyd(x, y);
 }
-__device__ static inline int64_t m_xlog1py(int64_t x, int64_t) {
-    return x;
-}
 __device__ static inline float m_poly(int which, float x, float n) {
     return mt_sp_polyf(which, x, n);
 }
 __device__ static inline double m_poly(int which, double x, double n) {
     return mt_sp_polyd(which, x, n);
-}
-__device__ static inline int64_t m_poly(int, int64_t x, int64_t) {
-    return x;
 }
 
 // division rounded toward zero; an integer divisor of 0 gives 0 as above, -1 negates with wrap
