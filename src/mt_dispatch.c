@@ -1,5 +1,6 @@
 /* mt_dispatch.c: operator registry, keyset computation and kernel selection. */
 #include "mt_dispatch.h"
+#include "mt_ops_gen.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -322,6 +323,47 @@ static int sync_pending_args(const mt_op *op, mt_value *args) {
     return 0;
 }
 
+static int dispatch(const mt_op *op, mt_keyset ks, mt_device dev, mt_value *args, mt_value *rets);
+
+/* TensorIterator's rule (allow_cpu_scalars), for every accelerator alike: an element-wise op whose
+ * tensors are on the device takes one CPU 0-d tensor among its inputs, as it would take a number;
+ * it moves to the device before the kernels run. A CPU 0-d tensor the op writes, or a second
+ * one, is refused in PyTorch's words. */
+static int dispatch_cpu_scalars(const mt_op *op, mt_keyset ks, mt_device dev, mt_value *args,
+                                mt_value *rets) {
+    const mt_schema *s = op->schema;
+    mt_value moved[256];
+    mt_tensor *made = NULL;
+    memcpy(moved, args, sizeof(mt_value) * s->nargs);
+    for (int i = 0; i < op->ntensor_args; i++) {
+        int a = op->tensor_args[i];
+        mt_tensor *t = args[a].tag == MT_V_TENSOR ? args[a].t : NULL;
+        if (!t || t->device.type != MT_DEV_CPU) continue;
+        if (s->args[a].alias == MT_ALIAS_WRITE) {
+            char d[32];
+            if (made) mt_tensor_decref(made);
+            return mt_error(MT_ERR_RUNTIME,
+                            "Expected all tensors to be on the same device, but found at least "
+                            "two devices, %s and cpu!",
+                            mt_device_str(dev, d, sizeof d));
+        }
+        if (made) {
+            mt_tensor_decref(made);
+            return mt_error(MT_ERR_RUNTIME,
+                            "Trying to pass too many CPU scalars to non-CPU kernel!");
+        }
+        if (!(made = mto_to_device(t, dev, -1, false, false))) return -1;
+        moved[a] = mt_vtensor(made);
+    }
+    int rc = dispatch(op, ks & ~(1u << MT_KEY_CPU), dev, moved, rets);
+    if (made) mt_tensor_decref(made);
+    return rc;
+}
+
+static bool is_accelerator(int key) {
+    return key >= MT_KEY_ACCEL_FIRST && key < MT_KEY_META;
+}
+
 static int dispatch(const mt_op *op, mt_keyset ks, mt_device dev, mt_value *args, mt_value *rets) {
     if (MT_UNLIKELY(ks & KS_PENDING) && !(ks & (1u << MT_KEY_PIPELINE))) {
         if (sync_pending_args(op, args)) return -1;
@@ -329,6 +371,9 @@ static int dispatch(const mt_op *op, mt_keyset ks, mt_device dev, mt_value *args
     ks &= ~KS_PENDING;
     while (ks) {
         int key = 31 - __builtin_clz(ks);
+        if (MT_UNLIKELY(is_accelerator(key) && (ks & (1u << MT_KEY_CPU))) &&
+            op->schema->group == MT_GROUP_ELEMENTWISE)
+            return dispatch_cpu_scalars(op, ks, dev, args, rets);
         mt_call c = {op, key, ks, dev};
         if (op->kernels[key]) return op->kernels[key](&c, args, rets);
         if (key == MT_KEY_AUTOGRAD || key == MT_KEY_PIPELINE) {

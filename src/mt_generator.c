@@ -45,19 +45,68 @@ static uint64_t nondeterministic_seed(void) {
     return (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 32;
 }
 
-static mt_generator *defaults[MT_MAX_DEVTYPES];
+static bool is_accelerator(int type) {
+    return type != MT_DEV_CPU && type != MT_DEV_META && type >= 0 && type < MT_MAX_DEVTYPES;
+}
+
+/* cpu's and meta's generators */
+static mt_generator *defaults[MT_DEV_META + 1];
 static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
 
 static void make_defaults(void) {
-    for (int t = 0; t < MT_MAX_DEVTYPES; t++) {
+    for (int t = 0; t <= MT_DEV_META; t++) {
         defaults[t] = mt_generator_new((mt_device){(int8_t)t, -1});
         if (defaults[t]) mt_generator_manual_seed(defaults[t], nondeterministic_seed());
     }
 }
 
 mt_generator *mt_default_generator(mt_devtype type) {
+    if (is_accelerator(type)) return mt_device_generator((mt_device){(int8_t)type, -1});
     pthread_once(&defaults_once, make_defaults);
-    return type >= 0 && type < MT_MAX_DEVTYPES ? defaults[type] : NULL;
+    return type >= 0 && type <= MT_DEV_META ? defaults[type] : NULL;
+}
+
+/* an accelerator's generators, one per device, made on first use; a manual_seed_all of the type
+ * before a device's first use is the seed that device starts from (PyTorch queues it too) */
+static mt_generator *device_gens[MT_MAX_DEVTYPES][MT_MAX_GENERATOR_DEVICES];
+static struct {
+    bool set;
+    uint64_t seed;
+} pending_seed[MT_MAX_DEVTYPES];
+static pthread_mutex_t device_gens_lock = PTHREAD_MUTEX_INITIALIZER;
+
+mt_generator *mt_device_generator(mt_device d) {
+    if (!is_accelerator(d.type)) return mt_default_generator((mt_devtype)(d.type < 0 ? 0 : d.type));
+    d = mt_device_resolve(d);
+    if (d.index < 0 || d.index >= MT_MAX_GENERATOR_DEVICES) {
+        char b[32];
+        return mt_error_null(MT_ERR_RUNTIME, "no default generator for device %s",
+                             mt_device_str(d, b, sizeof b));
+    }
+    pthread_mutex_lock(&device_gens_lock);
+    mt_generator *g = device_gens[d.type][d.index];
+    if (!g && (g = mt_generator_new(d))) {
+        mt_generator_manual_seed(g, pending_seed[d.type].set ? pending_seed[d.type].seed
+                                                             : nondeterministic_seed());
+        device_gens[d.type][d.index] = g;
+    }
+    pthread_mutex_unlock(&device_gens_lock);
+    return g;
+}
+
+void mt_generator_manual_seed_type(int type, uint64_t seed) {
+    if (!is_accelerator(type)) return;
+    pthread_mutex_lock(&device_gens_lock);
+    pending_seed[type].set = true;
+    pending_seed[type].seed = seed;
+    for (int i = 0; i < MT_MAX_GENERATOR_DEVICES; i++)
+        if (device_gens[type][i]) mt_generator_manual_seed(device_gens[type][i], seed);
+    pthread_mutex_unlock(&device_gens_lock);
+}
+
+void mt_generator_manual_seed_all(uint64_t seed) {
+    mt_generator_manual_seed(mt_default_generator(MT_DEV_CPU), seed);
+    for (int t = 0; t < MT_MAX_DEVTYPES; t++) mt_generator_manual_seed_type(t, seed);
 }
 
 /* caller holds the lock (or owns g alone) */
@@ -162,7 +211,19 @@ enum {
     } while (0)
 #define GET(off, var) memcpy(&(var), in + (off), sizeof(var))
 
+size_t mt_generator_state_bytes(const mt_generator *g) {
+    return is_accelerator(g->device.type) ? MT_GENERATOR_DEVICE_STATE_BYTES
+                                          : MT_GENERATOR_STATE_BYTES;
+}
+
 void mt_generator_get_state(mt_generator *g, uint8_t *out) {
+    if (is_accelerator(g->device.type)) {
+        pthread_mutex_lock(&g->lock);
+        PUT(0, g->seed);
+        PUT(8, g->offset);
+        pthread_mutex_unlock(&g->lock);
+        return;
+    }
     memset(out, 0, MT_GENERATOR_STATE_BYTES);
     pthread_mutex_lock(&g->lock);
     PUT(OFF_SEED, g->seed);
@@ -177,7 +238,22 @@ void mt_generator_get_state(mt_generator *g, uint8_t *out) {
     pthread_mutex_unlock(&g->lock);
 }
 
+/* a device generator's state: its seed (seeding it, which restarts the offset) and offset */
+static int set_device_state(mt_generator *g, const uint8_t *in, size_t nbytes) {
+    if (nbytes != MT_GENERATOR_DEVICE_STATE_BYTES)
+        return mt_error(MT_ERR_RUNTIME, "RNG state is wrong size");
+    uint64_t seed, offset;
+    GET(0, seed);
+    GET(8, offset);
+    pthread_mutex_lock(&g->lock);
+    seed_locked(g, seed);
+    g->offset = offset;
+    pthread_mutex_unlock(&g->lock);
+    return 0;
+}
+
 int mt_generator_set_state(mt_generator *g, const uint8_t *in, size_t nbytes) {
+    if (is_accelerator(g->device.type)) return set_device_state(g, in, nbytes);
     if (nbytes != MT_GENERATOR_STATE_BYTES && nbytes != MT_GENERATOR_LEGACY_STATE_BYTES)
         return mt_error(MT_ERR_RUNTIME,
                         "Expected either a CPUGeneratorImplStateLegacy of size %d or a "

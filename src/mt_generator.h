@@ -32,17 +32,32 @@ MT_API mt_generator *mt_generator_new(mt_device dev);
 MT_API void mt_generator_incref(mt_generator *g);
 MT_API void mt_generator_decref(mt_generator *g);
 /* The process-wide default generator of a device type (seeded non-deterministically on first
- * use, as PyTorch's is); borrowed, never NULL for the CPU. */
+ * use, as PyTorch's is): the CPU's, or an accelerator's current device's; borrowed, never NULL
+ * for the CPU. */
 MT_API mt_generator *mt_default_generator(mt_devtype type);
+/* The default generator of one device, as PyTorch keeps one per device (torch.cuda.
+ * default_generators): the CPU's for cpu and meta; an accelerator's are made on first use (index
+ * -1: the current device), seeded from the OS or by an earlier manual_seed_all of their type.
+ * Borrowed; NULL with the error set past MT_MAX_GENERATOR_DEVICES. */
+#define MT_MAX_GENERATOR_DEVICES 64
+MT_API mt_generator *mt_device_generator(mt_device d);
+/* manual_seed_all: every default generator of an accelerator type, those made later too */
+MT_API void mt_generator_manual_seed_type(int type, uint64_t seed);
+/* torch.manual_seed: the CPU's default generator and every accelerator type's */
+MT_API void mt_generator_manual_seed_all(uint64_t seed);
 
 MT_API void mt_generator_manual_seed(mt_generator *g, uint64_t seed);
 /* A non-deterministic seed (from the OS), applied and returned. */
 MT_API uint64_t mt_generator_seed(mt_generator *g);
 
 /* State as PyTorch's CPU generator lays it out (CPUGeneratorImplState, 5056 bytes); set_state
- * also takes the legacy 5048-byte layout. */
+ * also takes the legacy 5048-byte layout. A device generator's state is its seed and offset
+ * (uint64 each, 16 bytes), as PyTorch's CUDA generator's. */
 #define MT_GENERATOR_STATE_BYTES 5056
 #define MT_GENERATOR_LEGACY_STATE_BYTES 5048
+#define MT_GENERATOR_DEVICE_STATE_BYTES 16
+MT_API size_t mt_generator_state_bytes(const mt_generator *g);
+/* writes mt_generator_state_bytes(g) bytes */
 MT_API void mt_generator_get_state(mt_generator *g, uint8_t *out);
 MT_API int mt_generator_set_state(mt_generator *g, const uint8_t *in, size_t nbytes);
 

@@ -289,6 +289,12 @@ int mt_ew_types_of(const mt_call *c, const mt_ew_desc *d, mt_value *args, mt_ew_
             k = args[2].tag == MT_V_NONE   ? "clamp_min_cpu"
                 : args[1].tag == MT_V_NONE ? "clamp_max_scalar_cpu"
                                            : k;
+        /* another device's kernel of the same dtypes bears its own name (erfcx_cuda) */
+        size_t n = strlen(k);
+        if (c->device.type != MT_DEV_CPU && c->device.type != MT_DEV_META && n > 4 &&
+            strcmp(k + n - 4, "_cpu") == 0)
+            return mt_error(MT_ERR_RUNTIME, "\"%.*s_%s\" not implemented for '%s'", (int)(n - 4), k,
+                            mt_devtype_name(c->device.type), mt_dtype_scalar_name(ty->compute));
         return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", k,
                         mt_dtype_scalar_name(ty->compute));
     }

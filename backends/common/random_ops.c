@@ -19,11 +19,9 @@ static void *gen_of(mt_value v) {
 }
 
 mt_generator *mt_random_generator(mt_value v, mt_device dev) {
-    mt_generator *g = v.tag == MT_V_GENERATOR ? v.gen : mt_default_generator((mt_devtype)dev.type);
-    if (!g) {
-        mt_error(MT_ERR_RUNTIME, "no default generator for device %s", mt_devtype_name(dev.type));
-        return NULL;
-    }
+    /* the default is the tensor's own device's, as each device has its own in PyTorch */
+    mt_generator *g = v.tag == MT_V_GENERATOR ? v.gen : mt_device_generator(dev);
+    if (!g) return NULL;
     if (g->device.type != dev.type) {
         mt_error(MT_ERR_RUNTIME, "Expected a '%s' device type for generator but found '%s'",
                  mt_devtype_name(dev.type), mt_devtype_name(g->device.type));

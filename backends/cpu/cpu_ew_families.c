@@ -146,44 +146,6 @@ static inline int64_t ipow(int64_t base, int64_t e) {
 #define EW_MAXF(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) > (b) ? (a) : (b))
 #define EW_MINF(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) < (b) ? (a) : (b))
 
-/* The inverse error function as PyTorch computes it (so values agree to the last bits): a
- * rational first guess (Pavlis's, central part |y| <= 0.7 and tails), then two Newton steps on
- * erf(x) = y, all in the type itself. */
-#define ERFINV(T, NAME, M)                                                                         \
-    static inline T NAME(T y) {                                                                    \
-        T ya = M(fabs)(y);                                                                         \
-        if (ya > 1) return (T)NAN;                                                                 \
-        if (ya == 1) return M(copysign)((T)INFINITY, y);                                           \
-        T x;                                                                                       \
-        if (ya <= (T)0.7) {                                                                        \
-            T z = y * y;                                                                           \
-            T num = (((T)-0.140543331 * z + (T)0.914624893) * z + (T)-1.645349621) * z +           \
-                    (T)0.886226899;                                                                \
-            T den = ((((T)0.012229801 * z + (T)-0.329097515) * z + (T)1.442710462) * z +           \
-                     (T)-2.118377725) *                                                            \
-                        z +                                                                        \
-                    1;                                                                             \
-            x = y * num / den;                                                                     \
-        } else {                                                                                   \
-            T z = M(sqrt)(-M(log)((1 - ya) / 2));                                                  \
-            T num = (((T)1.641345311 * z + (T)3.429567803) * z + (T)-1.624906493) * z +            \
-                    (T)-1.970840454;                                                               \
-            T den = ((T)1.637067800 * z + (T)3.543889200) * z + 1;                                 \
-            x = M(copysign)(num, y) / den;                                                         \
-        }                                                                                          \
-        const T two_over_sqrt_pi = (T)2 / (T)sqrt(M_PI);                                           \
-        x = x - (M(erf)(x) - y) / (two_over_sqrt_pi * M(exp)(-x * x));                             \
-        x = x - (M(erf)(x) - y) / (two_over_sqrt_pi * M(exp)(-x * x));                             \
-        return x;                                                                                  \
-    }
-#define MF(fn) fn##f
-#define MD(fn) fn
-ERFINV(float, erfinv_f, MF)
-ERFINV(double, erfinv_d, MD)
-#undef ERFINV
-#undef MF
-#undef MD
-
 static inline double round_decimals(double a, int64_t d) {
     bool neg = d < 0;
     double p = pow(10.0, (double)(neg ? -d : d));
@@ -388,7 +350,7 @@ EW_FLOATS(EW_DEF1, ACOSH, EW_M(acosh, a))
 EW_FLOATS(EW_DEF1, ATANH, EW_M(atanh, a))
 EW_FLOATS(EW_DEF1, ERF, EW_M(erf, a))
 EW_FLOATS(EW_DEF1, ERFC, EW_M(erfc, a))
-EW_FLOATS(EW_DEF1, ERFINV, _Generic((a), float: erfinv_f, default: erfinv_d)(a))
+EW_FLOATS(EW_DEF1, ERFINV, _Generic((a), float: mt_sp_erfinvf, default: mt_sp_erfinv)(a))
 EW_FLOATS(EW_DEF1, SIGMOID, 1 / (1 + EW_M(exp, -a)))
 EW_FLOATS(EW_DEF1, RELU, (a != a || a > 0) ? a : 0)
 EW_INTS(EW_DEF1, RELU, a > 0 ? a : 0)

@@ -21,6 +21,8 @@ extern const char cuda_image_arch[];
     X(EW_F64, ck_ew_f64)                                                                           \
     X(EW_I64, ck_ew_i64)                                                                           \
     X(EW_DENSE_F32, ck_ew_dense_f32)                                                               \
+    X(EW_SPECIAL_F32, ck_ew_special_f32)                                                           \
+    X(EW_SPECIAL_F64, ck_ew_special_f64)                                                           \
     X(REDUCE_F32, ck_reduce_f32)                                                                   \
     X(REDUCE_F64, ck_reduce_f64)                                                                   \
     X(REDUCE_I64, ck_reduce_i64)                                                                   \

@@ -53,28 +53,11 @@ static int l_driver_version(lua_State *L) {
     return 1;
 }
 
-/* the CUDA generator (one for the device type: every device draws from it) */
-static mt_generator *generator(void) {
-    return mt_default_generator((mt_devtype)cuda_devtype);
-}
-
-static int l_manual_seed(lua_State *L) {
-    mt_generator_manual_seed(generator(), (uint64_t)luaL_checkinteger(L, 1));
+/* manual_seed_all(seed): every device's generator, those first used later too (the per-device
+ * ones are torch._device_generator's, which lua/mindtorch/cuda.lua seeds one at a time) */
+static int l_manual_seed_all(lua_State *L) {
+    mt_generator_manual_seed_type(cuda_devtype, (uint64_t)luaL_checkinteger(L, 1));
     return 0;
-}
-
-static int l_seed(lua_State *L) {
-    lua_pushinteger(L, (lua_Integer)mt_generator_seed(generator()));
-    return 1;
-}
-
-static int l_initial_seed(lua_State *L) {
-    mt_generator *g = generator();
-    pthread_mutex_lock(&g->lock);
-    lua_Integer s = (lua_Integer)g->seed;
-    pthread_mutex_unlock(&g->lock);
-    lua_pushinteger(L, s);
-    return 1;
 }
 
 MT_API int luaopen_mindtorch_cuda_backend(lua_State *L) {
@@ -83,9 +66,7 @@ MT_API int luaopen_mindtorch_cuda_backend(lua_State *L) {
         {"launch_blocking", l_launch_blocking},
         {"arch_list", l_arch_list},
         {"driver_version", l_driver_version},
-        {"manual_seed", l_manual_seed},
-        {"seed", l_seed},
-        {"initial_seed", l_initial_seed},
+        {"manual_seed_all", l_manual_seed_all},
         {NULL, NULL},
     };
     luaL_newlib(L, fns);

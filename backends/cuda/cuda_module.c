@@ -50,6 +50,7 @@ static int register_all(void) {
         {cuda_unique_kernels, &cuda_unique_kernels_count},
         {cuda_factory_kernels, &cuda_factory_kernels_count},
         {cuda_linalg_kernels, &cuda_linalg_kernels_count},
+        {cuda_special_kernels, &cuda_special_kernels_count},
     };
     int type = accel_register((void (*)(void))register_all, ops, found, &backend, tables,
                               MT_ARRAY_LEN(tables));

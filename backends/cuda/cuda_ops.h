@@ -12,12 +12,12 @@ extern const mt_op *cuda_op_contiguous, *cuda_op_copy_;
 extern const mt_kernel_entry cuda_copy_kernels[], cuda_ew_kernels[], cuda_reduce_kernels[],
     cuda_index_kernels[], cuda_blas_kernels[], cuda_conv_kernels[], cuda_random_kernels[],
     cuda_shape_kernels[], cuda_sort_kernels[], cuda_select_kernels[], cuda_unique_kernels[],
-    cuda_factory_kernels[], cuda_linalg_kernels[];
+    cuda_factory_kernels[], cuda_linalg_kernels[], cuda_special_kernels[];
 extern const size_t cuda_copy_kernels_count, cuda_ew_kernels_count, cuda_reduce_kernels_count,
     cuda_index_kernels_count, cuda_blas_kernels_count, cuda_conv_kernels_count,
     cuda_random_kernels_count, cuda_shape_kernels_count, cuda_sort_kernels_count,
     cuda_select_kernels_count, cuda_unique_kernels_count, cuda_factory_kernels_count,
-    cuda_linalg_kernels_count;
+    cuda_linalg_kernels_count, cuda_special_kernels_count;
 
 /* out = op(in[0 .. nin), s1, alpha) element-wise on out's device (the kernels/ck_args.h
  * operations): inputs broadcast to out and are converted, the operation computes in `compute`'s

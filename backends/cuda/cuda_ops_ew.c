@@ -68,6 +68,13 @@ static bool takes_float4(const ck_ew_args *a, mt_dtype compute) {
     return true;
 }
 
+/* the special functions run in kernels of their own (ck_elementwise.cuh's apply_special) */
+static bool is_special(int op) {
+    return op == CK_LGAMMA || op == CK_DIGAMMA || op == CK_ERFINV || op == CK_POLYGAMMA ||
+           op == CK_SPECIAL || op == CK_SPECIAL2 || op == CK_POLY || op == CK_ENTR ||
+           op == CK_XLOG1PY || op == CK_NDTR;
+}
+
 static int compute_of(mt_dtype dt) {
     return dt == MT_FLOAT64           ? CK_COMPUTE_F64
            : mt_dtype_is_floating(dt) ? CK_COMPUTE_F32
@@ -148,7 +155,10 @@ int cuda_ew_ex(mt_tensor *out, int op, int nin, mt_tensor *const *in, const mt_v
     cuda_fn fn = c == CK_COMPUTE_F64   ? CUDA_FN_EW_F64
                  : c == CK_COMPUTE_F32 ? CUDA_FN_EW_F32
                                        : CUDA_FN_EW_I64;
-    if (takes_float4(&a, compute)) fn = CUDA_FN_EW_DENSE_F32;
+    if (is_special(op))
+        fn = c == CK_COMPUTE_F64 ? CUDA_FN_EW_SPECIAL_F64 : CUDA_FN_EW_SPECIAL_F32;
+    else if (takes_float4(&a, compute))
+        fn = CUDA_FN_EW_DENSE_F32;
     return cuda_launch(cuda_device_of(out), fn, a.n, &a);
 }
 

@@ -23,7 +23,7 @@ return function(dev_type)
     memory_cached = zero, max_memory_cached = zero,
     memory_stats = empty, memory_stats_as_nested_dict = empty,
     empty_cache = nothing,
-    get_rng_state_all = empty, set_rng_state_all = nothing,
+    get_rng_state_all = empty, set_rng_state_all = nothing, default_generators = {},
     get_arch_list = empty,
     get_gencode_flags = function() return "" end,
   }

@@ -32,13 +32,49 @@ function cuda.is_bf16_supported()
   return cuda.is_available() and cuda.get_device_capability(cuda.current_device())[1] >= 8
 end
 
--- the generator of the cuda device type (Philox4x32-10, counter-based: doc/cuda.md); torch.manual_seed
--- seeds it too. One generator serves every device, so the _all forms are the same calls.
-function cuda.manual_seed(seed) C.manual_seed(math.tointeger(seed) or error("manual_seed expects an integer", 2)) end
-cuda.manual_seed_all = cuda.manual_seed
-function cuda.seed() C.seed() end
-cuda.seed_all = cuda.seed
-cuda.initial_seed = C.initial_seed
+-- Random numbers: one Philox4x32-10 generator per device (counter-based: doc/cuda.md), made on
+-- first use. torch.cuda.default_generators[i + 1] is cuda:i's (a Lua sequence, 1-based as every
+-- list here); torch.manual_seed seeds them all, as PyTorch's does. The functions taking a device
+-- take what torch.cuda's take (nil: the current device, an index, "cuda:1", a torch.device).
+local torch = require "mindtorch"
+local function generator(d)
+  return torch._device_generator(("cuda:%d"):format(cuda._device_index(d)))
+end
+cuda.default_generators = setmetatable({}, {
+  __index = function(_, i)
+    if math.type(i) == "integer" and i >= 1 and i <= cuda.device_count() then return generator(i - 1) end
+  end,
+  __len = function() return cuda.device_count() end,
+})
+local function seed_arg(seed)
+  return math.tointeger(seed) or error("manual_seed expects an integer", 3)
+end
+-- manual_seed and seed act on the current device's, the _all forms on every device's (seed_all:
+-- one new seed from the OS for all); without a GPU they are silent, as PyTorch's (which would
+-- apply them when CUDA starts)
+function cuda.manual_seed(seed)
+  seed = seed_arg(seed)
+  if cuda.is_available() then generator():manual_seed(seed) end
+end
+function cuda.manual_seed_all(seed) C.manual_seed_all(seed_arg(seed)) end
+function cuda.seed()
+  if cuda.is_available() then generator():seed() end
+end
+function cuda.seed_all()
+  if cuda.is_available() then C.manual_seed_all(generator(0):seed()) end
+end
+function cuda.initial_seed() return generator():initial_seed() end
+-- a device's state (its seed and offset, 16 bytes as PyTorch's), and every device's
+function cuda.get_rng_state(d) return generator(d):get_state() end
+function cuda.set_rng_state(state, d) generator(d):set_state(state) end
+function cuda.get_rng_state_all()
+  local states = {}
+  for i = 1, cuda.device_count() do states[i] = cuda.default_generators[i]:get_state() end
+  return states
+end
+function cuda.set_rng_state_all(states)
+  for i, s in ipairs(states) do cuda.default_generators[i]:set_state(s) end
+end
 
 -- the NVIDIA driver's version (cuDriverGetVersion: 12040 for 12.4), or nil without one
 cuda._driver_version = C.driver_version

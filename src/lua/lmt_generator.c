@@ -37,12 +37,24 @@ static uint64_t check_seed(lua_State *L, int idx, const char *who) {
     return (uint64_t)v;
 }
 
-/* torch.Generator([device]) */
-static int generator_new(lua_State *L) {
+/* the device argument at idx (or the `device` field of an options table there), cpu if none */
+static mt_device device_arg(lua_State *L, int idx) {
     mt_device dev = MT_CPU;
-    if (!lua_isnoneornil(L, 1) && lmt_to_device(L, 1, &dev)) return lmt_error(L);
+    if (lua_istable(L, idx)) {
+        lua_getfield(L, idx, "device");
+        lua_replace(L, idx);
+    }
+    if (!lua_isnoneornil(L, idx) && lmt_to_device(L, idx, &dev)) lmt_error(L);
+    return dev;
+}
+
+/* torch.Generator([device]) or torch.Generator{device = ...}: an accelerator's generator belongs
+ * to one device, the current one when the index is left out (as PyTorch's CUDA generator) */
+static int generator_new(lua_State *L) {
+    mt_device dev = device_arg(L, 1);
     if (dev.type == MT_DEV_META)
         return lmt_errorf(L, "Device type META is not supported for torch.Generator() api.");
+    if (dev.type != MT_DEV_CPU) dev = mt_device_resolve(dev);
     mt_generator *g = mt_generator_new(dev);
     if (!g) return lmt_error(L);
     push_generator(L, g);
@@ -86,7 +98,7 @@ static int generator_initial_seed(lua_State *L) {
 
 static int push_state(lua_State *L, mt_generator *g) {
     settle(L);
-    int64_t n = MT_GENERATOR_STATE_BYTES;
+    int64_t n = (int64_t)mt_generator_state_bytes(g);
     mt_tensor *t = mt_tensor_empty(1, &n, MT_UINT8, MT_CPU);
     if (!t) return lmt_error(L);
     mt_generator_get_state(g, mt_tensor_data(t));
@@ -162,15 +174,23 @@ static void push_default(lua_State *L) {
     }
 }
 
-/* torch.manual_seed seeds every device type's generator too, as PyTorch's seeds CUDA's */
+/* torch.manual_seed seeds every device's generator too, as PyTorch's seeds CUDA's */
 static int manual_seed(lua_State *L) {
     uint64_t s = check_seed(L, 1, "manual_seed");
     settle(L);
-    for (int t = 0; t < MT_MAX_DEVTYPES; t++) {
-        mt_generator *g = mt_default_generator((mt_devtype)t);
-        if (g) mt_generator_manual_seed(g, s);
-    }
+    mt_generator_manual_seed_all(s);
     push_default(L);
+    return 1;
+}
+
+/* torch._device_generator(device): one device's default generator (torch.cuda.default_generators
+ * is made of these; the current device when the index is left out) */
+static int device_generator(lua_State *L) {
+    mt_device dev = device_arg(L, 1);
+    mt_generator *g = mt_device_generator(dev);
+    if (!g) return lmt_error(L);
+    mt_generator_incref(g);
+    push_generator(L, g);
     return 1;
 }
 
@@ -224,6 +244,7 @@ void lmt_open_generator(lua_State *L) {
         {"initial_seed", initial_seed},
         {"get_rng_state", get_rng_state},
         {"set_rng_state", set_rng_state},
+        {"_device_generator", device_generator},
         {NULL, NULL},
     };
     luaL_setfuncs(L, fns, 0);

@@ -127,6 +127,12 @@ enum {
     CK_GCD, /* of |in1| and |in2|, integers (int64 compute, as the CPU) */
     CK_LCM,
     CK_NEXTAFTER, /* the next value of the type after in1 toward in2; s2 set: of bfloat16 */
+    CK_SPECIAL,   /* special_scalar.h's function number s2 of in1, in double (MT_SP_ERFCX ...) */
+    CK_SPECIAL2,  /* its function number s2 of in1 and in2, in double (MT_SP_ZETA ...) */
+    CK_POLY,      /* its polynomial number s2 of degree in2 at in1, in the compute type */
+    CK_ENTR,      /* -in1 log in1, in the compute type */
+    CK_XLOG1PY,   /* in1 * log1p(in2), 0 where in1 is 0, NaN where in2 is */
+    CK_NDTR,      /* (1 + erf(in1 / sqrt 2)) / 2, each step rounded to the half dtype s2 (or 0) */
     /* sequences of the result's element index i (its C-order position), no inputs */
     CK_ARANGE,   /* s1 + alpha * i */
     CK_LINSPACE, /* s1 + alpha * i in the first half, s2 - alpha * (n - 1 - i) in the second */

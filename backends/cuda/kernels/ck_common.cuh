@@ -1,7 +1,7 @@
 // ck_common.cuh: what every kernel family uses: reading an element of any dtype into a compute
 // type and writing one back (through mt_half.h for float16 and bfloat16), the math functions of
 // each compute type, NaN tests, atomic addition into an element, the extremes of each type.
-#include "../../common/special_scalar.h" // trigamma and zeta, as the CPU computes them
+#include "../../common/special_scalar.h" // the special functions, as the CPU computes them
 
 template <typename T> __device__ static inline T load(const ck_operand &o, int64_t off) {
     const char *p = (const char *)(uintptr_t)o.ptr;
@@ -220,106 +220,60 @@ __device__ static inline int64_t m_floordiv(int64_t x, int64_t y) {
     return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
 }
 
-// The special functions as the CPU computes them (backends/cpu/cpu_ew_gamma.h and
-// cpu_ew_families.c), so the two agree to rounding: lgamma and digamma in double, rounded once
-// for float; erfinv in the type itself. The int64 forms are never reached (integer inputs give a
-// float result).
-#define CK_PI 3.14159265358979323846
+// The special functions: backends/common/special_scalar.h's formulas, which the CPU computes too,
+// so the two agree to rounding: those of double (lgamma, digamma, polygamma, the unary and binary
+// families by number) rounded once for float; erfinv, entr, xlog1py and the polynomials in the
+// type itself. Float and double only: their results are floating (ck_ew_special_*).
+#define CK_PI MT_SP_PI
 __device__ static inline float m_lgamma(float x) {
     return (float)lgamma((double)x);
 }
 __device__ static inline double m_lgamma(double x) {
     return lgamma(x);
 }
-__device__ static inline int64_t m_lgamma(int64_t x) {
-    return x;
-}
-
-// psi(x): the recurrence psi(x) = psi(x + 1) - 1/x up to 10, then the asymptotic series
-// ln x - 1/(2x) - sum B_2k / (2k x^2k); below 0 the reflection psi(1 - x) - pi cot(pi x), on the
-// fractional part. NaN at the negative integers and -inf, -inf at +0, +inf at -0, as PyTorch.
 __device__ static inline double m_digamma(double x) {
-    if (x != x) return x;
-    if (x == 0) return copysign(INFINITY, -x);
-    double reflection = 0;
-    if (x < 0) {
-        if (x == trunc(x)) return NAN;
-        reflection = CK_PI / tan(CK_PI * (x - trunc(x)));
-        x = 1 - x;
-    }
-    double r = 0;
-    if (x == INFINITY) {
-        r = x;
-    } else {
-        while (x < 10) {
-            r -= 1 / x;
-            x += 1;
-        }
-        double z = 1 / (x * x);
-        double s =
-            z * (1.0 / 12 -
-                 z * (1.0 / 120 -
-                      z * (1.0 / 252 -
-                           z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
-        r = r + log(x) - 0.5 / x - s;
-    }
-    return r - reflection;
+    return mt_sp_digamma(x);
 }
 __device__ static inline float m_digamma(float x) {
-    return (float)m_digamma((double)x);
+    return (float)mt_sp_digamma((double)x);
 }
-__device__ static inline int64_t m_digamma(int64_t x) {
-    return x;
-}
-
-// psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 2
 __device__ static inline double m_polygamma(double n, double x) {
-    if (n == 0) return m_digamma(x);
-    if (n == 1) return mt_sp_trigamma(x);
-    if (n < 0) return NAN; // refused before the launch
-    return (fmod(n, 2.0) != 0 ? 1.0 : -1.0) * exp(lgamma(n + 1)) * mt_sp_zeta(n + 1, x);
+    return mt_sp_polygamma((int64_t)n, x);
 }
 __device__ static inline float m_polygamma(float n, float x) {
-    return (float)m_polygamma((double)n, (double)x);
-}
-__device__ static inline int64_t m_polygamma(int64_t n, int64_t x) {
-    return x;
-}
-
-// erfinv as PyTorch computes it: a rational first guess (central part |y| <= 0.7, and the tails),
-// then two Newton steps on erf(x) = y
-template <typename T> __device__ static inline T erfinv_of(T y) {
-    T ya = y < (T)0 ? -y : y;
-    if (ya > (T)1) return (T)NAN;
-    if (ya == (T)1) return y < (T)0 ? (T)-INFINITY : (T)INFINITY;
-    T x;
-    if (ya <= (T)0.7) {
-        T z = y * y;
-        T num = (((T)-0.140543331 * z + (T)0.914624893) * z + (T)-1.645349621) * z + (T)0.886226899;
-        T den =
-            ((((T)0.012229801 * z + (T)-0.329097515) * z + (T)1.442710462) * z + (T)-2.118377725) *
-                z +
-            (T)1;
-        x = y * num / den;
-    } else {
-        T z = m_sqrt(-m_log(((T)1 - ya) / (T)2));
-        T num = (((T)1.641345311 * z + (T)3.429567803) * z + (T)-1.624906493) * z + (T)-1.970840454;
-        T den = ((T)1.637067800 * z + (T)3.543889200) * z + (T)1;
-        x = (y < (T)0 ? -num : num) / den;
-    }
-    const T two_over_sqrt_pi = (T)2 / (T)1.77245385090551602730; // sqrt(pi)
-    x = x - (m_erf(x) - y) / (two_over_sqrt_pi * m_exp(-x * x));
-    x = x - (m_erf(x) - y) / (two_over_sqrt_pi * m_exp(-x * x));
-    return x;
+    return (float)mt_sp_polygamma((int64_t)n, (double)x);
 }
 __device__ static inline float m_erfinv(float x) {
-    return erfinv_of<float>(x);
+    return mt_sp_erfinvf(x);
 }
 __device__ static inline double m_erfinv(double x) {
-    return erfinv_of<double>(x);
+    return mt_sp_erfinv(x);
 }
-__device__ static inline int64_t m_erfinv(int64_t x) {
-    return x;
+// f(x) and f(a, b) of special_scalar.h's families by number, in double
+template <typename T> __device__ static inline T m_special(int which, T x) {
+    return (T)mt_sp_unary(which, (double)x);
+}
+template <typename T> __device__ static inline T m_special2(int which, T a, T b) {
+    return (T)mt_sp_binary(which, (double)a, (double)b);
+}
+// the in-type ones: a float and a double form each
+__device__ static inline float m_entr(float x) {
+    return mt_sp_entrf(x);
+}
+__device__ static inline double m_entr(double x) {
+    return mt_sp_entrd(x);
+}
+__device__ static inline float m_xlog1py(float x, float y) {
+    return mt_sp_xlog1pyf(x, y);
+}
+__device__ static inline double m_xlog1py(double x, double y) {
+    return mt_sp_xlog1pyd(x, y);
+}
+__device__ static inline float m_poly(int which, float x, float n) {
+    return mt_sp_polyf(which, x, n);
+}
+__device__ static inline double m_poly(int which, double x, double n) {
+    return mt_sp_polyd(which, x, n);
 }
 
 // division rounded toward zero; an integer divisor of 0 gives 0 as above, -1 negates with wrap

@@ -104,12 +104,7 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
         CK_UNARY_CASE(CK_FLOOR, m_floor)
         CK_UNARY_CASE(CK_CEIL, m_ceil)
         CK_UNARY_CASE(CK_ROUND, m_round)
-        CK_UNARY_CASE(CK_LGAMMA, m_lgamma)
-        CK_UNARY_CASE(CK_DIGAMMA, m_digamma)
-        CK_UNARY_CASE(CK_ERFINV, m_erfinv)
 #undef CK_UNARY_CASE
-    case CK_POLYGAMMA:
-        return m_polygamma(s1, x);
     case CK_FRAC:
         return x - m_trunc(x);
     case CK_ATAN2:
@@ -203,6 +198,40 @@ template <typename T> __device__ static inline T apply(int op, T x, T y, T z, T 
     }
 }
 
+// The special functions (special_scalar.h's), apart from apply(): their code is large, and in
+// the common kernels it would cost every element-wise op registers and stack (ck_ew_special_*)
+template <typename T>
+__device__ static inline T apply_special(int op, T x, T y, T alpha, T s1, T s2) {
+    switch (op) {
+    case CK_LGAMMA:
+        return m_lgamma(x);
+    case CK_DIGAMMA:
+        return m_digamma(x);
+    case CK_ERFINV:
+        return m_erfinv(x);
+    case CK_POLYGAMMA:
+        return m_polygamma(s1, x);
+    case CK_SPECIAL:
+        return m_special<T>((int)s2, x);
+    case CK_SPECIAL2:
+        return m_special2<T>((int)s2, x, y);
+    case CK_POLY:
+        return m_poly((int)s2, x, y);
+    case CK_ENTR:
+        return m_entr(x);
+    case CK_XLOG1PY:
+        return m_xlog1py(x, y);
+    case CK_NDTR: { // PyTorch's composition: each step of a half type is an op of its own there
+        int dt = (int)s2;
+#define CK_NDTR_STEP(v) (dt ? round_as<T>(dt, v) : (v))
+        return MT_SP_NDTR(T, x, CK_NDTR_STEP, m_erf);
+#undef CK_NDTR_STEP
+    }
+    default:
+        return x;
+    }
+}
+
 // element i of arange, linspace or logspace (PyTorch's: linspace counts up from the start for
 // the first half and down from the end for the second, fused, so both ends are exact)
 template <typename T>
@@ -218,7 +247,7 @@ __device__ static inline T sequence(const ck_ew_args &a, int64_t i, T alpha, T s
 }
 
 // the condition of where() is read as bool whatever the compute type
-template <typename T>
+template <typename T, bool SPECIAL>
 __device__ static inline void ew_loop(const ck_ew_args &a, T alpha, T s1, T s2) {
     int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < a.n; i += step) {
@@ -244,7 +273,10 @@ __device__ static inline void ew_loop(const ck_ew_args &a, T alpha, T s1, T s2) 
             if (!a.scalar_in2) y = round_as<T>(a.round_to, y);
             z = round_as<T>(a.round_to, z);
         }
-        store<T>(a.o[0], off[0], apply<T>(a.op, x, y, z, alpha, s1, s2));
+        if constexpr (SPECIAL)
+            store<T>(a.o[0], off[0], apply_special<T>(a.op, x, y, alpha, s1, s2));
+        else
+            store<T>(a.o[0], off[0], apply<T>(a.op, x, y, z, alpha, s1, s2));
     }
 }
 
@@ -306,11 +338,18 @@ CK_KERNEL(ck_ew_dense_f32, ck_ew_args) {
 }
 
 CK_KERNEL(ck_ew_f32, ck_ew_args) {
-    ew_loop<float>(a, (float)a.alpha, (float)a.s1, (float)a.s2);
+    ew_loop<float, false>(a, (float)a.alpha, (float)a.s1, (float)a.s2);
 }
 CK_KERNEL(ck_ew_f64, ck_ew_args) {
-    ew_loop<double>(a, a.alpha, a.s1, a.s2);
+    ew_loop<double, false>(a, a.alpha, a.s1, a.s2);
 }
 CK_KERNEL(ck_ew_i64, ck_ew_args) {
-    ew_loop<int64_t>(a, a.ialpha, a.is1, (int64_t)a.s2);
+    ew_loop<int64_t, false>(a, a.ialpha, a.is1, (int64_t)a.s2);
+}
+// the special functions (their results are floating: no int64 form)
+CK_KERNEL(ck_ew_special_f32, ck_ew_args) {
+    ew_loop<float, true>(a, (float)a.alpha, (float)a.s1, (float)a.s2);
+}
+CK_KERNEL(ck_ew_special_f64, ck_ew_args) {
+    ew_loop<double, true>(a, a.alpha, a.s1, a.s2);
 }
