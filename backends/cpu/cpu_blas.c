@@ -11,6 +11,7 @@
 
 #include <cblas.h>
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,12 +55,14 @@ static bool blas_view(const mat *m, CBLAS_TRANSPOSE *tr, int64_t *ld) {
 /* Whether float32 products take cpu_gemm_avx512.c's loop: on CPUs with AVX-512F, unless
  * MT_GEMM=blas asks for OpenBLAS (tests and benchmarks compare the two). */
 static bool own_sgemm(void) {
-    static int which = -1;
-    if (which < 0) {
+    static atomic_int which = -1; /* read once; any thread may ask first, and each finds the same */
+    int v = atomic_load_explicit(&which, memory_order_relaxed);
+    if (v < 0) {
         const char *env = getenv("MT_GEMM");
-        which = __builtin_cpu_supports("avx512f") && !(env && !strcmp(env, "blas"));
+        v = __builtin_cpu_supports("avx512f") && !(env && !strcmp(env, "blas"));
+        atomic_store_explicit(&which, v, memory_order_relaxed);
     }
-    return which;
+    return v;
 }
 
 /* bfloat16 operands widened to float32 (exactly), the float32 product, and one rounding per

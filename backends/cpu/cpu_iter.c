@@ -177,8 +177,7 @@ static void prefetch_next_tile(const mt_iter *it, int64_t ib_next, int64_t jb, i
  * loop reads the buffer's rows, contiguous, in its place. Reading the operand where it lies
  * costs a strided load per element (a transposed add ran at 0.3 of the copy bandwidth). */
 static bool staged(const mt_iter *it, int op) {
-    static int avx512 = -1;
-    if (avx512 < 0) avx512 = __builtin_cpu_supports("avx512f");
+    bool avx512 = __builtin_cpu_supports("avx512f"); /* a read of the CPU's model, no cache */
     int64_t s0 = it->strides[0][op] < 0 ? -it->strides[0][op] : it->strides[0][op];
     return avx512 && op > 0 && it->itemsize[op] == 4 && it->strides[1][op] == 4 && s0 > 4;
 }
