@@ -1,5 +1,6 @@
 /* cpu_copy.c: CPU copy (with dtype conversion) and fill kernels. */
 #include "cpu_kernels.h"
+#include "cpu_stream.h"
 #include "cpu_types.h"
 #include "mt_parallel.h"
 
@@ -99,13 +100,22 @@ static mt_loop_fn move_fn(size_t itemsize) {
 typedef struct {
     char *d;
     const char *s;
+    bool stream; /* large: streaming stores (cpu_stream.h) */
 } block_copy;
 
 #define COPY_SLICE ((int64_t)64 << 10) /* bytes per unit of work */
 
 static void copy_part(void *ctx, int64_t b, int64_t e) {
     block_copy *c = ctx;
-    memcpy(c->d + b * COPY_SLICE, c->s + b * COPY_SLICE, (size_t)((e - b) * COPY_SLICE));
+    char *d = c->d + b * COPY_SLICE;
+    const char *s = c->s + b * COPY_SLICE;
+    size_t n = (size_t)((e - b) * COPY_SLICE);
+    if (c->stream) {
+        mt_stream_store(d, s, n);
+        mt_stream_fence();
+    } else {
+        memcpy(d, s, n);
+    }
 }
 
 /* n bytes from s to d: one memmove when they overlap or are few, else slices in parallel (one
@@ -117,7 +127,7 @@ static void copy_bytes(char *d, const char *s, size_t n) {
         memmove(d, s, n);
         return;
     }
-    block_copy c = {d, s};
+    block_copy c = {d, s, mt_stream_wanted(n)};
     mt_parallel_range(slices, nt, copy_part, &c);
     size_t done = (size_t)slices * COPY_SLICE;
     memcpy(d + done, s + done, n - done);

@@ -43,4 +43,30 @@ describe("fast copies and casts", function()
     assert.is_true(torch.equal(z[{ { 4, -5 } }], x))
     assert.are.equal(0, z[{ { 1, 3 } }]:abs():sum():item() + z[{ { -4, -1 } }]:abs():sum():item())
   end)
+
+  it("copies blocks past 32 MiB with streaming stores, exactly, at any alignment", function()
+    -- 9M float32 (36 MB) and 4.5M float64: large enough for cpu_stream.c's stores; the views'
+    -- offsets leave an unaligned head and tail on both sides
+    for _, threads in ipairs({ 1, 2 }) do
+      torch.set_num_threads(threads)
+      for _, dt in ipairs({ torch.float32, torch.float64 }) do
+        local n = dt == torch.float32 and 9 * 1000 * 1000 or 4500 * 1000
+        local x = torch.arange(n + 3, { dtype = dt })
+        for _, off in ipairs({ 0, 1, 3 }) do
+          local src = x[{ { 1 + off, n + off - 3 } }]
+          local z = torch.full({ n + 8 }, -1, { dtype = dt })
+          local dst = z[{ { 6 - off, n + 2 - off } }]
+          assert.are.equal(src:numel(), dst:numel())
+          dst:copy_(src)
+          assert.is_true(torch.equal(dst, src))
+          -- nothing written outside the view
+          local before, after = z[{ { 1, 5 - off } }], z[{ { n + 3 - off, -1 } }]
+          assert.is_true(torch.equal(before, torch.full({ before:numel() }, -1, { dtype = dt })))
+          assert.is_true(torch.equal(after, torch.full({ after:numel() }, -1, { dtype = dt })))
+        end
+        local c = x:clone()
+        assert.is_true(torch.equal(c, x))
+      end
+    end
+  end)
 end)
