@@ -11,7 +11,8 @@
 #include <string.h>
 
 static const mt_loop_fn *(*loop_table)(int fam) = mt_cpu_ew_loops_base;
-static bool exp_avx512; /* float32 exp on cpu_exp_avx512.c's loop */
+static bool exp_avx512;    /* float32 exp on cpu_exp_avx512.c's loop */
+static bool stream_avx512; /* large float32 results of cpu_ew_stream_avx512.c's families */
 
 /* ---- the generic kernel ---------------------------------------------------------------------- */
 
@@ -162,6 +163,10 @@ int mt_cpu_ew_impl(mt_call *c, mt_value *args, mt_value *rets) {
     }
     mt_iter it;
     mt_iter_init(&it, nops, ops, out->ndim, out->sizes);
+    if (ops[0] == out && ty.compute == MT_FLOAT32 && stream_avx512) {
+        mt_loop_fn streaming = mt_cpu_ew_stream_f32(fam);
+        if (streaming && mt_iter_output_streamable(&it)) fn = streaming;
+    }
     mt_iter_run(&it, fn, &ctx);
     if (atomic_load(&ctx.zerodiv)) {
         mt_error(MT_ERR_RUNTIME, "ZeroDivisionError");
@@ -180,6 +185,7 @@ void mt_cpu_ew_register(void) {
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
         loop_table = mt_cpu_ew_loops_avx2;
     exp_avx512 = __builtin_cpu_supports("avx512f");
+    stream_avx512 = exp_avx512;
     for (int op = 0; op < MT_NUM_OPS; op++)
         if (mt_ew_desc_of(op)) mt_disp_impl(op, MT_KEY_CPU, mt_cpu_ew_impl);
 }

@@ -43,6 +43,9 @@ const char *mt_cpu_blas_config(void);
 void mt_cpu_conv_register(void);
 /* exp of float32 with AVX-512F (cpu_exp_avx512.c): an mt_loop_fn (data[0] out, data[1] in) */
 void mt_cpu_exp_f32_avx512(char **data, const int64_t *strides, int64_t n, void *ctx);
+/* the float32 loop of a family (MT_F_ADD, _SUB, _MUL, _DIV and the alpha variants) that writes
+ * its result with streaming stores, or NULL (cpu_ew_stream_avx512.c; AVX-512F CPUs only) */
+mt_loop_fn mt_cpu_ew_stream_f32(int fam);
 void mt_cpu_batch_norm_register(void);
 /* C (M x N, row stride ldc) += A (M x P) B^T (B: N x P), float32, on CPUs with AVX-512F only
  * (cpu_gemm_nt_avx512.c) */

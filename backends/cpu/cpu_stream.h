@@ -1,4 +1,4 @@
-/* cpu_stream.h: copies larger than the caches written straight to memory.
+/* cpu_stream.h: results larger than the caches written straight to memory.
  *
  * An ordinary store first reads the line it writes into the cache (a read for ownership), so a
  * copy the caches cannot hold crosses the memory bus three times for its two arrays.
@@ -7,19 +7,20 @@
  * cache (measured on this project's machines, 2 threads, a copy then a sum of the result: 10 MB
  * 210 us ordinary, 300 streamed; 20 MB 500-600 both; 30 MB even; 40 MB 1.95 ms -> 1.53).
  *
- * Element-wise results are not streamed: through a buffer in L1 (the loops are generic C) the
- * streaming stores run after each buffer's computation instead of beside it, and a 10M float32
- * exp went from 55-65 to 30-36 GB/s (a + b 50-65 -> 45-55), as it did in an earlier trial. */
+ * Element-wise results are streamed only by loops that issue the stores beside their arithmetic
+ * (cpu_ew_stream_avx512.c): through a buffer in L1 (the generic loops are plain C) the streaming
+ * stores ran after each buffer's computation instead of beside it, and a 10M float32 exp went
+ * from 55-65 to 30-36 GB/s (a + b 50-65 -> 45-55), as it did in an earlier trial. */
 #ifndef MT_CPU_STREAM_H
 #define MT_CPU_STREAM_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* copies of at least this many bytes are streamed */
+/* results of at least this many bytes are streamed */
 #define MT_STREAM_MIN_BYTES ((size_t)32 << 20)
 
-/* Whether a copy of `bytes` bytes is written with streaming stores: large enough, on a CPU
+/* Whether a result of `bytes` bytes is written with streaming stores: large enough, on a CPU
  * with AVX-512F (the 64-byte store this was measured with), and not turned off by
  * MT_STREAM_STORES=0 (for comparisons). */
 bool mt_stream_wanted(size_t bytes);
