@@ -50,7 +50,7 @@ for lua in bench/*.lua; do
 done
 
 echo
-echo "threads: $MT_BENCH_THREADS    machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "threads: $MT_BENCH_THREADS    machine: $(nproc --all) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 awk '$1 == "LIMIT" { if (!($2 in b) || $3 + 0 > b[$2]) { b[$2] = $3 + 0; u[$2] = $4; if (!($2 in o)) { o[$2] = ++n; k[n] = $2 } } }
     END { for (i = 1; i <= n; i++) printf "limit  %-28s %10s %s\n", k[i], b[k[i]], u[k[i]] }' "$out/limits.all"
 echo
