@@ -75,6 +75,10 @@ describe("streamed element-wise results", function()
     local wide = torch.randn(2 * N)
     local stepped = wide[{ { 1, -1, 2 } }]
     assert.is_true(torch.equal(stepped - a, by_pieces(torch.sub, stepped:contiguous(), a)))
+    local flipped = b:flip(1)
+    assert.is_true(torch.equal(a / flipped, by_pieces(torch.div, a, flipped:contiguous())))
+    local expanded = torch.tensor({ 2.5 }):expand(N)
+    assert.is_true(torch.equal(expanded * a, by_pieces(torch.mul, a, 2.5)))
   end)
 
   it("leaves in-place and overlapping results to the ordinary loops, with the same values", function()
