@@ -350,6 +350,25 @@ describe("synchronisation with the work queued on cuda", function()
     same(x * 3 + 1, z:cpu())
   end)
 
+  it("orders the streams of another device than the current one", function()
+    if cuda.device_count() < 2 then return end
+    local x = torch.randn(1000)
+    local g = x:to("cuda:1")
+    local s = cuda.Stream(1)
+    s:wait_stream(cuda.current_stream(1)) -- recorded and waited for with device 0 current
+    local y
+    cuda.stream(s, function()
+      busy(6)
+      y = g * 3
+    end)
+    assert.are.equal(0, cuda.current_device())
+    local e = s:record_event()
+    cuda.current_stream(1):wait_event(e)
+    same(x * 3, y:cpu())
+    s:synchronize()
+    assert.is_true(s:query() and e:query())
+  end)
+
   it("answers an event's and a stream's queries once their work is done", function()
     local s = cuda.Stream()
     local e = cuda.Event({ enable_timing = true })
