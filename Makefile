@@ -237,9 +237,10 @@ $(BUILD)/cuda-standin/standin_kernels.o: $(CUDA_KERNELS) tests/cuda_standin/stan
 	@mkdir -p $(dir $@)
 	g++ $(filter-out -Wmissing-prototypes -Wstrict-prototypes,$(STANDIN_CUDA_CFLAGS)) -fno-exceptions -fno-rtti \
 	    -x c++ -include tests/cuda_standin/standin_kernel.h -c -o $@ $(CUDA_KERNELS)
-$(BUILD)/cuda-standin/libcuda.so.1: tests/cuda_standin/standin_cuda.c tests/cuda_standin/standin_kernel.h backends/cuda/cuda_abi.h \
-                 $(BUILD)/cuda-standin/standin_kernels.o
-	$(CC) $(STANDIN_CUDA_CFLAGS) -std=gnu11 -shared -o $@ $< $(BUILD)/cuda-standin/standin_kernels.o $(LDFLAGS) \
+CUDA_STANDIN_DRIVER := tests/cuda_standin/standin_cuda.c tests/cuda_standin/standin_queue.c
+$(BUILD)/cuda-standin/libcuda.so.1: $(CUDA_STANDIN_DRIVER) tests/cuda_standin/standin_queue.h tests/cuda_standin/standin_kernel.h \
+                 backends/cuda/cuda_abi.h $(BUILD)/cuda-standin/standin_kernels.o
+	$(CC) $(STANDIN_CUDA_CFLAGS) -std=gnu11 -shared -o $@ $(CUDA_STANDIN_DRIVER) $(BUILD)/cuda-standin/standin_kernels.o $(LDFLAGS) \
 	    -Wl,-soname,libcuda.so.1 -lm -lpthread
 $(BUILD)/cuda-standin/libcublas.so: tests/cuda_standin/standin_cublas.c src/mt_half.h
 	@mkdir -p $(dir $@)

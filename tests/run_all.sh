@@ -77,12 +77,13 @@ if [ -d tests/npu ]; then
 fi
 
 # the CUDA backend: on this machine's GPU (its cases skipped where there is none), then against
-# the driver stand-in (a test double of libcuda, tests/cuda_standin)
+# the driver stand-in (a test double of libcuda, tests/cuda_standin); each queued operation waits
+# 1 ms there, so a missing synchronisation shows
 if [ -d tests/cuda ]; then
     "$LUAMT" /usr/bin/busted -o TAP --pattern=_spec tests/cuda >"$log" 2>&1
     tally "tests/cuda (this machine)" $?
     MINDTORCH_CUDA_DRIVER="$BUILD/cuda-standin/libcuda.so.1" MINDTORCH_CUBLAS="$BUILD/cuda-standin/libcublas.so" \
-        MINDTORCH_CUSOLVER="$BUILD/cuda-standin/libcusolver.so" \
+        MINDTORCH_CUSOLVER="$BUILD/cuda-standin/libcusolver.so" MINDTORCH_STANDIN_DELAY_US=1000 \
         "$LUAMT" /usr/bin/busted -o TAP --pattern=_spec tests/cuda >"$log" 2>&1
     tally "tests/cuda (driver stand-in)" $?
 fi

@@ -274,12 +274,16 @@ static block *new_segment(accel_alloc *a, int device, bool large, void *stream, 
     return b;
 }
 
-/* a whole free segment goes back to the device */
+/* a whole free segment goes back to the device. A block is free as soon as its last use is
+ * queued on its stream, not done: the runtimes' free (cuMemFree, aclrtFree) is not promised to
+ * wait for that work, so the segment's stream is waited for first (other streams that used it
+ * were waited for through their events before it became free). */
 static void release_segment(accel_alloc *a, block *b) {
     device_state *d = &a->devices[b->device];
     accel_saved_error se;
     accel_save_error(&se);
-    if (a->drv->bind(b->device) || a->drv->free(b->ptr)) accel_restore_error(&se);
+    if (a->drv->bind(b->device) || a->drv->stream_sync(b->stream) || a->drv->free(b->ptr))
+        accel_restore_error(&se);
     d->total_reserved -= b->size;
     upd_pool(d->stats.segment, b->large, -1);
     upd_pool(d->stats.reserved_bytes, b->large, -(int64_t)b->size);

@@ -136,8 +136,17 @@ return function(C, spec)
     return wrap_stream(C.stream_new(i, o.priority), i, o.priority < 0 and -1 or 0, cls)
   end
 
-  function Stream:query() return C.stream_query(self._s) end
-  function Stream:synchronize() C.stream_synchronize(self._s) end
+  -- a stream's and an event's calls run with their device current, as PyTorch's device guards
+  -- do: the driver takes them in the context they belong to
+  local function on(i, f, ...)
+    local prev = C.current_device()
+    if prev == i then return f(...) end
+    local args_ = table.pack(...)
+    return M.device(i, function() return f(table.unpack(args_, 1, args_.n)) end)
+  end
+
+  function Stream:query() return on(self.device_index, C.stream_query, self._s) end
+  function Stream:synchronize() on(self.device_index, C.stream_synchronize, self._s) end
   function Stream:wait_event(event) event:wait(self) end
   function Stream:wait_stream(other) self:wait_event(other:record_event()) end
   function Stream:record_event(event)
@@ -208,11 +217,12 @@ return function(C, spec)
       error(("Event device %d does not match recording stream's device %d."):format(self.device_index,
         stream.device_index), 2)
     end
-    C.event_record(self._e, stream._s)
+    on(stream.device_index, C.event_record, self._e, stream._s)
   end
   function Event:wait(stream)
     stream = stream or M.current_stream()
-    if self._e then C.event_wait(self._e, stream._s) end -- never recorded: nothing to wait for
+    -- never recorded: nothing to wait for
+    if self._e then on(stream.device_index, C.event_wait, self._e, stream._s) end
   end
   function Event:query() return self._e == nil or C.event_query(self._e) end
   function Event:synchronize() if self._e then C.event_synchronize(self._e) end end

@@ -304,6 +304,140 @@ describe("streams and events on cuda", function()
   end)
 end)
 
+-- Work queued on a GPU runs later, in order per stream, while the host goes on: these cases hold
+-- on a GPU only because the module waits where it must. The stand-in queues work the same way,
+-- and MINDTORCH_STANDIN_DELAY_US (each queued operation sleeps first) makes a missing wait show.
+describe("synchronisation with the work queued on cuda", function()
+  local DELAYED = STANDIN and tonumber(os.getenv("MINDTORCH_STANDIN_DELAY_US") or "0") > 0
+
+  -- n queued operations on the current stream, so that what follows waits behind them
+  local function busy(n)
+    local w = torch.zeros(1000, { device = "cuda" })
+    for _ = 1, n do w = w + 1 end
+    return w
+  end
+
+  it("reads a result on the host right after the op that makes it, on any stream", function()
+    local x = torch.randn(100000)
+    local y = x:cuda()
+    for _ = 1, 4 do y = y * 2 + 1 end
+    local want = x:clone()
+    for _ = 1, 4 do want = want * 2 + 1 end
+    same(want, y:cpu())
+    local s = cuda.Stream()
+    s:wait_stream(cuda.current_stream())
+    cuda.stream(s, function()
+      local z = busy(4)
+      same(torch.full({ 1000 }, 4.0), z:cpu())
+      assert.are.equal(4000, z:sum():item())
+      z = y + 1
+      same(want + 1, z:cpu())
+    end)
+  end)
+
+  it("orders two streams with wait_stream", function()
+    local x = torch.randn(10000)
+    local g = x:cuda()
+    local s = cuda.Stream()
+    s:wait_stream(cuda.current_stream()) -- g's upload comes first
+    local y
+    cuda.stream(s, function()
+      busy(6)
+      y = g * 3
+    end)
+    cuda.current_stream():wait_stream(s) -- y is read on the default stream
+    local z = y + 1
+    same(x * 3 + 1, z:cpu())
+  end)
+
+  it("orders the streams of another device than the current one", function()
+    if cuda.device_count() < 2 then return end
+    local x = torch.randn(1000)
+    local g = x:to("cuda:1")
+    local s = cuda.Stream(1)
+    s:wait_stream(cuda.current_stream(1)) -- recorded and waited for with device 0 current
+    local y
+    cuda.stream(s, function()
+      busy(6)
+      y = g * 3
+    end)
+    assert.are.equal(0, cuda.current_device())
+    local e = s:record_event()
+    cuda.current_stream(1):wait_event(e)
+    same(x * 3, y:cpu())
+    s:synchronize()
+    assert.is_true(s:query() and e:query())
+  end)
+
+  it("answers an event's and a stream's queries once their work is done", function()
+    local s = cuda.Stream()
+    local e = cuda.Event({ enable_timing = true })
+    local start = cuda.Event({ enable_timing = true })
+    local w
+    cuda.stream(s, function()
+      start:record()
+      w = busy(6)
+      e:record()
+    end)
+    if DELAYED then -- the stand-in's work is still queued; a GPU may or may not be done
+      assert.is_false(e:query())
+      assert.is_false(s:query())
+    end
+    e:synchronize()
+    assert.is_true(e:query())
+    assert.is_true(s:query())
+    assert.is_true(start:elapsed_time(e) >= 0)
+    cuda.current_stream():wait_stream(s)
+    same(torch.full({ 1000 }, 6.0), w:cpu())
+  end)
+
+  it("keeps a pinned block until its queued non_blocking copy read it", function()
+    local n = 10000
+    local g = torch.empty(n, { device = "cuda" })
+    busy(6) -- the copy waits behind this work
+    local p = torch.full({ n }, 7.0):pin_memory()
+    g:copy_(p, true)
+    p = nil
+    collect()
+    local q = torch.empty(n):pin_memory() -- the cache may hand out p's block only after the copy
+    q:fill_(-1)
+    local back = torch.empty(n):pin_memory()
+    back:copy_(g * 2, true)
+    cuda.synchronize()
+    same(torch.full({ n }, 14.0), back)
+    same(torch.full({ n }, -1.0), q)
+  end)
+
+  it("reuses freed memory only after the work queued on it, on its stream and on others", function()
+    local n = 4 * 1024 * 1024 -- 16 MiB: a segment of its own, which empty_cache gives back
+    local x = torch.full({ n }, 2.0, { device = "cuda" })
+    busy(6)
+    local y = x * 3
+    x = nil
+    collect()
+    cuda.empty_cache() -- x's segment goes back to the driver only once y was computed from it
+    local z = torch.full({ n }, 5.0, { device = "cuda" })
+    assert.are.equal(6 * n, y:sum():item())
+    assert.are.equal(5 * n, z:sum():item())
+    -- used on another stream: record_stream keeps the block from the default stream until then
+    local a = torch.full({ 1000 }, 2.0, { device = "cuda" })
+    local s = cuda.Stream()
+    s:wait_stream(cuda.current_stream())
+    local b
+    cuda.stream(s, function()
+      busy(6)
+      b = a * 3
+    end)
+    a:record_stream(s)
+    a = nil
+    collect()
+    local c = torch.full({ 1000 }, 5.0, { device = "cuda" })
+    cuda.current_stream():wait_stream(s)
+    same(torch.full({ 1000 }, 6.0), b:cpu())
+    same(torch.full({ 1000 }, 5.0), c:cpu())
+  end)
+end)
+
 describe("reductions, products and indexing on cuda", function()
   local x = torch.randn(3, 5, 7)
 

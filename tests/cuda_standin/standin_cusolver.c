@@ -4,7 +4,9 @@
  * the driver stand-in's host memory, with cuSOLVER's protocol: a *_bufferSize call first, then the
  * call with a workspace at least that large (a smaller one is refused), devInfo written through its
  * pointer (LAPACK's info: > 0 for a failure of the matrix, -i for a bad parameter i), and the
- * status cuSOLVER returns for parameters it refuses. gesvdj's Jacobi sweeps are LAPACK's gesdd
+ * status cuSOLVER returns for parameters it refuses. A call checks its arguments and queues its
+ * arithmetic on the handle's stream (standin_library.h): devInfo and the results are there only
+ * once that stream ran it. gesvdj's Jacobi sweeps are LAPACK's gesdd
  * here (non-convergence reported as min(m, n) + 1, as gesvdj reports it). */
 #include <lapacke.h>
 #include <stdbool.h>
@@ -12,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "standin_library.h"
+
 #define EXPORT __attribute__((visibility("default")))
 
-enum { OK = 0, NOT_INITIALIZED = 1, ALLOC_FAILED = 2, INVALID_VALUE = 3 };
+enum { OK = 0, NOT_INITIALIZED = 1, ALLOC_FAILED = 2, INVALID_VALUE = 3, EXECUTION_FAILED = 6 };
 enum { R_32F = 0, R_64F = 1 };
 
 typedef struct handle {
@@ -75,6 +79,15 @@ static int fill(int uplo) {
 NOPIV(float)
 NOPIV(double)
 
+static int queue(handle *h, void (*run)(void *), const void *arg, size_t n, const char *what) {
+    return standin_queue(h->stream, run, arg, n, what) ? EXECUTION_FAILED : OK;
+}
+
+/* a routine's exported call checks its arguments, then queues NAME_run on a copy of them (a
+ * NAME_call) */
+#define QUEUE(NAME, ...)                                                                           \
+    return queue(h, NAME##_run, &(NAME##_call){__VA_ARGS__}, sizeof(NAME##_call), #NAME)
+
 /* every routine for one element type: T, cuSOLVER's letter L (S, D), LAPACKE's l (s, d) */
 #define ROUTINES(T, L, l)                                                                          \
     EXPORT int cusolverDn##L##getrf_bufferSize(handle *h, int m, int n, T *A, int lda, int *lw) {  \
@@ -83,29 +96,50 @@ NOPIV(double)
         *lw = need(m, n);                                                                          \
         return OK;                                                                                 \
     }                                                                                              \
+    typedef struct {                                                                               \
+        int m, n, lda;                                                                             \
+        T *A;                                                                                      \
+        int *ipiv, *info;                                                                          \
+    } L##getrf_call;                                                                               \
+    static void L##getrf_run(void *arg) {                                                          \
+        L##getrf_call *c = arg;                                                                    \
+        if (!c->m || !c->n)                                                                        \
+            *c->info = 0;                                                                          \
+        else if (c->ipiv)                                                                          \
+            *c->info =                                                                             \
+                LAPACKE_##l##getrf_work(LAPACK_COL_MAJOR, c->m, c->n, c->A, c->lda, c->ipiv);      \
+        else                                                                                       \
+            *c->info = nopiv_##T(c->m, c->n, c->A, c->lda);                                        \
+    }                                                                                              \
     EXPORT int cusolverDn##L##getrf(handle *h, int m, int n, T *A, int lda, T *work, int *ipiv,    \
                                     int *info) {                                                   \
         BAD(!h || m < 0 || n < 0 || lda < lead(m) || !work);                                       \
-        if (m && n)                                                                                \
-            *info = ipiv ? LAPACKE_##l##getrf_work(LAPACK_COL_MAJOR, m, n, A, lda, ipiv)           \
-                         : nopiv_##T(m, n, A, lda);                                                \
-        else                                                                                       \
-            *info = 0;                                                                             \
-        return OK;                                                                                 \
+        QUEUE(L##getrf, m, n, lda, A, ipiv, info);                                                 \
+    }                                                                                              \
+    typedef struct {                                                                               \
+        int trans, n, nrhs, lda, ldb;                                                              \
+        const T *A;                                                                                \
+        const int *ipiv;                                                                           \
+        T *B;                                                                                      \
+        int *info;                                                                                 \
+    } L##getrs_call;                                                                               \
+    static void L##getrs_run(void *arg) {                                                          \
+        L##getrs_call *c = arg;                                                                    \
+        for (int i = 0; i < c->n; i++) /* LAPACK would swap rows outside B */                      \
+            if (c->ipiv[i] < 1 || c->ipiv[i] > c->n) {                                             \
+                *c->info = -7;                                                                     \
+                return;                                                                            \
+            }                                                                                      \
+        *c->info = c->n && c->nrhs                                                                 \
+                       ? LAPACKE_##l##getrs_work(LAPACK_COL_MAJOR, c->trans ? 'T' : 'N', c->n,     \
+                                                 c->nrhs, c->A, c->lda, c->ipiv, c->B, c->ldb)     \
+                       : 0;                                                                        \
     }                                                                                              \
     EXPORT int cusolverDn##L##getrs(handle *h, int trans, int n, int nrhs, const T *A, int lda,    \
                                     const int *ipiv, T *B, int ldb, int *info) {                   \
         BAD(!h || (trans != 0 && trans != 1) || n < 0 || nrhs < 0 || lda < lead(n) ||              \
             ldb < lead(n));                                                                        \
-        for (int i = 0; i < n; i++) /* LAPACK would swap rows outside B */                         \
-            if (ipiv[i] < 1 || ipiv[i] > n) {                                                      \
-                *info = -7;                                                                        \
-                return OK;                                                                         \
-            }                                                                                      \
-        *info = n && nrhs ? LAPACKE_##l##getrs_work(LAPACK_COL_MAJOR, trans ? 'T' : 'N', n, nrhs,  \
-                                                    A, lda, ipiv, B, ldb)                          \
-                          : 0;                                                                     \
-        return OK;                                                                                 \
+        QUEUE(L##getrs, trans, n, nrhs, lda, ldb, A, ipiv, B, info);                               \
     }                                                                                              \
     EXPORT int cusolverDn##L##potrf_bufferSize(handle *h, int uplo, int n, T *A, int lda,          \
                                                int *lw) {                                          \
@@ -114,11 +148,21 @@ NOPIV(double)
         *lw = need(n, n);                                                                          \
         return OK;                                                                                 \
     }                                                                                              \
+    typedef struct {                                                                               \
+        int uplo, n, lda;                                                                          \
+        T *A;                                                                                      \
+        int *info;                                                                                 \
+    } L##potrf_call;                                                                               \
+    static void L##potrf_run(void *arg) {                                                          \
+        L##potrf_call *c = arg;                                                                    \
+        *c->info =                                                                                 \
+            c->n ? LAPACKE_##l##potrf_work(LAPACK_COL_MAJOR, fill(c->uplo), c->n, c->A, c->lda)    \
+                 : 0;                                                                              \
+    }                                                                                              \
     EXPORT int cusolverDn##L##potrf(handle *h, int uplo, int n, T *A, int lda, T *work, int lw,    \
                                     int *info) {                                                   \
         BAD(!h || (uplo != 0 && uplo != 1) || n < 0 || lda < lead(n) || !work || lw < need(n, n)); \
-        *info = n ? LAPACKE_##l##potrf_work(LAPACK_COL_MAJOR, fill(uplo), n, A, lda) : 0;          \
-        return OK;                                                                                 \
+        QUEUE(L##potrf, uplo, n, lda, A, info);                                                    \
     }                                                                                              \
     EXPORT int cusolverDn##L##geqrf_bufferSize(handle *h, int m, int n, T *A, int lda, int *lw) {  \
         BAD(!h || m < 0 || n < 0 || lda < lead(m));                                                \
@@ -126,11 +170,21 @@ NOPIV(double)
         *lw = need(m, n);                                                                          \
         return OK;                                                                                 \
     }                                                                                              \
+    typedef struct {                                                                               \
+        int m, n, lda;                                                                             \
+        T *A, *tau;                                                                                \
+        int *info;                                                                                 \
+    } L##geqrf_call;                                                                               \
+    static void L##geqrf_run(void *arg) {                                                          \
+        L##geqrf_call *c = arg;                                                                    \
+        *c->info = c->m && c->n                                                                    \
+                       ? LAPACKE_##l##geqrf(LAPACK_COL_MAJOR, c->m, c->n, c->A, c->lda, c->tau)    \
+                       : 0;                                                                        \
+    }                                                                                              \
     EXPORT int cusolverDn##L##geqrf(handle *h, int m, int n, T *A, int lda, T *tau, T *work,       \
                                     int lw, int *info) {                                           \
         BAD(!h || m < 0 || n < 0 || lda < lead(m) || !work || lw < need(m, n));                    \
-        *info = m && n ? LAPACKE_##l##geqrf(LAPACK_COL_MAJOR, m, n, A, lda, tau) : 0;              \
-        return OK;                                                                                 \
+        QUEUE(L##geqrf, m, n, lda, A, tau, info);                                                  \
     }                                                                                              \
     EXPORT int cusolverDn##L##orgqr_bufferSize(handle *h, int m, int n, int k, const T *A,         \
                                                int lda, const T *tau, int *lw) {                   \
@@ -139,12 +193,23 @@ NOPIV(double)
         *lw = need(m, n);                                                                          \
         return OK;                                                                                 \
     }                                                                                              \
+    typedef struct {                                                                               \
+        int m, n, k, lda;                                                                          \
+        T *A;                                                                                      \
+        const T *tau;                                                                              \
+        int *info;                                                                                 \
+    } L##orgqr_call;                                                                               \
+    static void L##orgqr_run(void *arg) {                                                          \
+        L##orgqr_call *c = arg;                                                                    \
+        *c->info = c->m && c->n ? LAPACKE_##l##orgqr(LAPACK_COL_MAJOR, c->m, c->n, c->k, c->A,     \
+                                                     c->lda, c->tau)                               \
+                                : 0;                                                               \
+    }                                                                                              \
     EXPORT int cusolverDn##L##orgqr(handle *h, int m, int n, int k, T *A, int lda, const T *tau,   \
                                     T *work, int lw, int *info) {                                  \
         BAD(!h || m < 0 || n < 0 || n > m || k < 0 || k > n || lda < lead(m) || !work ||           \
             lw < need(m, n));                                                                      \
-        *info = m && n ? LAPACKE_##l##orgqr(LAPACK_COL_MAJOR, m, n, k, A, lda, tau) : 0;           \
-        return OK;                                                                                 \
+        QUEUE(L##orgqr, m, n, k, lda, A, tau, info);                                               \
     }                                                                                              \
     EXPORT int cusolverDn##L##ormqr_bufferSize(handle *h, int side, int trans, int m, int n,       \
                                                int k, const T *A, int lda, const T *tau,           \
@@ -156,16 +221,27 @@ NOPIV(double)
         *lw = need(m, n);                                                                          \
         return OK;                                                                                 \
     }                                                                                              \
+    typedef struct {                                                                               \
+        int side, trans, m, n, k, lda, ldc;                                                        \
+        const T *A, *tau;                                                                          \
+        T *C;                                                                                      \
+        int *info;                                                                                 \
+    } L##ormqr_call;                                                                               \
+    static void L##ormqr_run(void *arg) {                                                          \
+        L##ormqr_call *c = arg;                                                                    \
+        *c->info =                                                                                 \
+            c->m && c->n && c->k                                                                   \
+                ? LAPACKE_##l##ormqr(LAPACK_COL_MAJOR, c->side ? 'R' : 'L', c->trans ? 'T' : 'N',  \
+                                     c->m, c->n, c->k, c->A, c->lda, c->tau, c->C, c->ldc)         \
+                : 0;                                                                               \
+    }                                                                                              \
     EXPORT int cusolverDn##L##ormqr(handle *h, int side, int trans, int m, int n, int k,           \
                                     const T *A, int lda, const T *tau, T *C, int ldc, T *work,     \
                                     int lw, int *info) {                                           \
         int nq = side == 0 ? m : n;                                                                \
         BAD(!h || (side != 0 && side != 1) || (trans != 0 && trans != 1) || m < 0 || n < 0 ||      \
             k < 0 || k > nq || lda < lead(nq) || ldc < lead(m) || !work || lw < need(m, n));       \
-        *info = m && n && k ? LAPACKE_##l##ormqr(LAPACK_COL_MAJOR, side ? 'R' : 'L',               \
-                                                 trans ? 'T' : 'N', m, n, k, A, lda, tau, C, ldc)  \
-                            : 0;                                                                   \
-        return OK;                                                                                 \
+        QUEUE(L##ormqr, side, trans, m, n, k, lda, ldc, A, tau, C, info);                          \
     }                                                                                              \
     EXPORT int cusolverDn##L##syevd_bufferSize(handle *h, int jobz, int uplo, int n, const T *A,   \
                                                int lda, const T *W, int *lw) {                     \
@@ -174,21 +250,44 @@ NOPIV(double)
         *lw = need(n, n);                                                                          \
         return OK;                                                                                 \
     }                                                                                              \
+    typedef struct {                                                                               \
+        int jobz, uplo, n, lda;                                                                    \
+        T *A, *W;                                                                                  \
+        int *info;                                                                                 \
+    } L##syevd_call;                                                                               \
+    static void L##syevd_run(void *arg) {                                                          \
+        L##syevd_call *c = arg;                                                                    \
+        *c->info = c->n ? LAPACKE_##l##syevd(LAPACK_COL_MAJOR, c->jobz ? 'V' : 'N', fill(c->uplo), \
+                                             c->n, c->A, c->lda, c->W)                             \
+                        : 0;                                                                       \
+    }                                                                                              \
     EXPORT int cusolverDn##L##syevd(handle *h, int jobz, int uplo, int n, T *A, int lda, T *W,     \
                                     T *work, int lw, int *info) {                                  \
         BAD(!h || (jobz != 0 && jobz != 1) || (uplo != 0 && uplo != 1) || n < 0 ||                 \
             lda < lead(n) || !work || lw < need(n, n));                                            \
-        *info =                                                                                    \
-            n ? LAPACKE_##l##syevd(LAPACK_COL_MAJOR, jobz ? 'V' : 'N', fill(uplo), n, A, lda, W)   \
-              : 0;                                                                                 \
-        return OK;                                                                                 \
+        QUEUE(L##syevd, jobz, uplo, n, lda, A, W, info);                                           \
     }                                                                                              \
     EXPORT int cusolverDn##L##gesvd_bufferSize(handle *h, int m, int n, int *lw) {                 \
         BAD(!h || m < 0 || n < 0 || m < n);                                                        \
         *lw = need(m, n);                                                                          \
         return OK;                                                                                 \
     }                                                                                              \
+    typedef struct {                                                                               \
+        signed char jobu, jobvt;                                                                   \
+        int m, n, lda, ldu, ldvt;                                                                  \
+        T *A, *S, *U, *VT, *rwork;                                                                 \
+        int *info;                                                                                 \
+    } L##gesvd_call;                                                                               \
     /* rwork holds LAPACK's min(m, n) - 1 unconverged superdiagonal elements, as cuSOLVER's */     \
+    static void L##gesvd_run(void *arg) {                                                          \
+        L##gesvd_call *c = arg;                                                                    \
+        T one[1];                                                                                  \
+        bool nu = c->jobu == 'N', nv = c->jobvt == 'N';                                            \
+        *c->info = c->n ? LAPACKE_##l##gesvd(LAPACK_COL_MAJOR, c->jobu, c->jobvt, c->m, c->n,      \
+                                             c->A, c->lda, c->S, nu ? one : c->U, nu ? 1 : c->ldu, \
+                                             nv ? one : c->VT, nv ? 1 : c->ldvt, c->rwork)         \
+                        : 0;                                                                       \
+    }                                                                                              \
     EXPORT int cusolverDn##L##gesvd(handle *h, signed char jobu, signed char jobvt, int m, int n,  \
                                     T *A, int lda, T *S, T *U, int ldu, T *VT, int ldvt, T *work,  \
                                     int lw, T *rwork, int *info) {                                 \
@@ -196,12 +295,7 @@ NOPIV(double)
              jv = jobvt == 'A' || jobvt == 'S' || jobvt == 'N';                                    \
         BAD(!h || !ju || !jv || m < n || n < 0 || lda < lead(m) || !work || lw < need(m, n) ||     \
             (jobu != 'N' && (!U || ldu < lead(m))) || (jobvt != 'N' && (!VT || ldvt < lead(n))));  \
-        T one[1];                                                                                  \
-        *info = n ? LAPACKE_##l##gesvd(LAPACK_COL_MAJOR, jobu, jobvt, m, n, A, lda, S,             \
-                                       jobu == 'N' ? one : U, jobu == 'N' ? 1 : ldu,               \
-                                       jobvt == 'N' ? one : VT, jobvt == 'N' ? 1 : ldvt, rwork)    \
-                  : 0;                                                                             \
-        return OK;                                                                                 \
+        QUEUE(L##gesvd, jobu, jobvt, m, n, lda, ldu, ldvt, A, S, U, VT, rwork, info);              \
     }                                                                                              \
     EXPORT int cusolverDn##L##gesvdj_bufferSize(handle *h, int jobz, int econ, int m, int n,       \
                                                 const T *A, int lda, const T *S, const T *U,       \
@@ -212,24 +306,34 @@ NOPIV(double)
         *lw = need(m, n);                                                                          \
         return OK;                                                                                 \
     }                                                                                              \
-    /* gesvdj computes V, not V^T: gesdd's V^T transposed into it */                               \
+    typedef struct {                                                                               \
+        int jobz, econ, m, n, lda, ldu, ldv;                                                       \
+        T *A, *S, *U, *V;                                                                          \
+        int *info;                                                                                 \
+    } L##gesvdj_call;                                                                              \
+    /* gesvdj computes V, not V^T: gesdd's V^T transposed into it; not converging is min(m, n) + 1 \
+     */                                                                                            \
+    static void L##gesvdj_run(void *arg) {                                                         \
+        L##gesvdj_call *c = arg;                                                                   \
+        int k = c->m < c->n ? c->m : c->n, vr = c->econ ? k : c->n;                                \
+        T *vt = k ? malloc(sizeof(T) * (size_t)vr * (size_t)c->n) : NULL;                          \
+        char job = !c->jobz ? 'N' : c->econ ? 'S' : 'A';                                           \
+        int r = !k   ? 0                                                                           \
+                : vt ? LAPACKE_##l##gesdd(LAPACK_COL_MAJOR, job, c->m, c->n, c->A, c->lda, c->S,   \
+                                          c->U, c->ldu, vt, lead(vr))                              \
+                     : 1;                                                                          \
+        *c->info = r > 0 ? k + 1 : r;                                                              \
+        for (int i = 0; k && c->jobz && r == 0 && i < vr; i++)                                     \
+            for (int j = 0; j < c->n; j++)                                                         \
+                c->V[j + (int64_t)i * c->ldv] = vt[i + (int64_t)j * vr];                           \
+        free(vt);                                                                                  \
+    }                                                                                              \
     EXPORT int cusolverDn##L##gesvdj(handle *h, int jobz, int econ, int m, int n, T *A, int lda,   \
                                      T *S, T *U, int ldu, T *V, int ldv, T *work, int lw,          \
                                      int *info, void *p) {                                         \
         BAD(!h || !p || (jobz != 0 && jobz != 1) || m < 0 || n < 0 || lda < lead(m) ||             \
             ldu < lead(m) || ldv < lead(n) || !U || !V || !work || lw < need(m, n));               \
-        int k = m < n ? m : n, vr = econ ? k : n;                                                  \
-        *info = 0;                                                                                 \
-        if (!k) return OK;                                                                         \
-        T *vt = malloc(sizeof(T) * (size_t)vr * (size_t)n);                                        \
-        if (!vt) return ALLOC_FAILED;                                                              \
-        char job = !jobz ? 'N' : econ ? 'S' : 'A';                                                 \
-        int r = LAPACKE_##l##gesdd(LAPACK_COL_MAJOR, job, m, n, A, lda, S, U, ldu, vt, lead(vr));  \
-        if (r > 0) *info = k + 1;                                                                  \
-        for (int i = 0; jobz && r == 0 && i < vr; i++)                                             \
-            for (int j = 0; j < n; j++) V[j + (int64_t)i * ldv] = vt[i + (int64_t)j * vr];         \
-        free(vt);                                                                                  \
-        return r < 0 ? INVALID_VALUE : OK;                                                         \
+        QUEUE(L##gesvdj, jobz, econ, m, n, lda, ldu, ldv, A, S, U, V, info);                       \
     }                                                                                              \
     EXPORT int cusolverDn##L##sytrf_bufferSize(handle *h, int n, T *A, int lda, int *lw) {         \
         BAD(!h || n < 0 || lda < lead(n));                                                         \
@@ -237,11 +341,21 @@ NOPIV(double)
         *lw = need(n, n);                                                                          \
         return OK;                                                                                 \
     }                                                                                              \
+    typedef struct {                                                                               \
+        int uplo, n, lda;                                                                          \
+        T *A;                                                                                      \
+        int *ipiv, *info;                                                                          \
+    } L##sytrf_call;                                                                               \
+    static void L##sytrf_run(void *arg) {                                                          \
+        L##sytrf_call *c = arg;                                                                    \
+        *c->info = c->n ? LAPACKE_##l##sytrf(LAPACK_COL_MAJOR, fill(c->uplo), c->n, c->A, c->lda,  \
+                                             c->ipiv)                                              \
+                        : 0;                                                                       \
+    }                                                                                              \
     EXPORT int cusolverDn##L##sytrf(handle *h, int uplo, int n, T *A, int lda, int *ipiv, T *work, \
                                     int lw, int *info) {                                           \
         BAD(!h || (uplo != 0 && uplo != 1) || n < 0 || lda < lead(n) || !work || lw < need(n, n)); \
-        *info = n ? LAPACKE_##l##sytrf(LAPACK_COL_MAJOR, fill(uplo), n, A, lda, ipiv) : 0;         \
-        return OK;                                                                                 \
+        QUEUE(L##sytrf, uplo, n, lda, A, ipiv, info);                                              \
     }
 ROUTINES(float, S, s)
 ROUTINES(double, D, d)
@@ -259,6 +373,31 @@ EXPORT int cusolverDnXsytrs_bufferSize(handle *h, int uplo, int64_t n, int64_t n
     return OK;
 }
 
+typedef struct {
+    int uplo, type, n, nrhs, lda, ldb;
+    const void *A;
+    const int64_t *ipiv;
+    void *B;
+    int *info;
+} Xsytrs_call;
+
+static void Xsytrs_run(void *arg) {
+    Xsytrs_call *c = arg;
+    lapack_int *p = malloc(sizeof(lapack_int) * (size_t)(c->n ? c->n : 1));
+    if (!p) {
+        *c->info = -1;
+        return;
+    }
+    for (int64_t i = 0; i < c->n; i++) p[i] = (lapack_int)c->ipiv[i];
+    char u = (char)fill(c->uplo);
+    *c->info =
+        !c->n || !c->nrhs ? 0
+        : c->type == R_64F
+            ? LAPACKE_dsytrs(LAPACK_COL_MAJOR, u, c->n, c->nrhs, c->A, c->lda, p, c->B, c->ldb)
+            : LAPACKE_ssytrs(LAPACK_COL_MAJOR, u, c->n, c->nrhs, c->A, c->lda, p, c->B, c->ldb);
+    free(p);
+}
+
 EXPORT int cusolverDnXsytrs(handle *h, int uplo, int64_t n, int64_t nrhs, int ta, const void *A,
                             int64_t lda, const int64_t *ipiv, int tb, void *B, int64_t ldb,
                             void *dev_work, size_t dev_bytes, void *host_work, size_t host_bytes,
@@ -267,15 +406,5 @@ EXPORT int cusolverDnXsytrs(handle *h, int uplo, int64_t n, int64_t nrhs, int ta
         lda < lead((int)n) || ldb < lead((int)n) || ta != tb || (ta != R_32F && ta != R_64F) ||
         !dev_work || dev_bytes < (size_t)need((int)n, (int)nrhs) * 8);
     (void)host_work, (void)host_bytes;
-    lapack_int *p = malloc(sizeof(lapack_int) * (size_t)(n ? n : 1));
-    if (!p) return ALLOC_FAILED;
-    for (int64_t i = 0; i < n; i++) p[i] = (lapack_int)ipiv[i];
-    char u = (char)fill(uplo);
-    *info =
-        !n || !nrhs ? 0
-        : ta == R_64F
-            ? LAPACKE_dsytrs(LAPACK_COL_MAJOR, u, (int)n, (int)nrhs, A, (int)lda, p, B, (int)ldb)
-            : LAPACKE_ssytrs(LAPACK_COL_MAJOR, u, (int)n, (int)nrhs, A, (int)lda, p, B, (int)ldb);
-    free(p);
-    return OK;
+    QUEUE(Xsytrs, uplo, ta, (int)n, (int)nrhs, (int)lda, (int)ldb, A, ipiv, B, info);
 }

@@ -2,7 +2,7 @@
  * sources (the .cu files of backends/cuda/kernels) as host C++: CUDA's function qualifiers mean
  * nothing, the thread indices are the simulated thread's (standin_dims.h), and each CK_KERNEL
  * registers an entry point that cuModuleGetFunction finds by the kernel's name. A test double: the
- * kernels' arithmetic and indexing run as written, on one host thread at a time. */
+ * kernels' arithmetic and indexing run as written, one simulated thread at a time. */
 #ifndef MT_STANDIN_KERNEL_H
 #define MT_STANDIN_KERNEL_H
 
@@ -45,7 +45,7 @@ static inline unsigned long long atomicCAS(unsigned long long *p, unsigned long 
         name##_body(*(const T *)params[0]);                                                        \
     }                                                                                              \
     __attribute__((constructor)) static void name##_register(void) {                               \
-        standin_register_kernel(#name, name##_thunk);                                              \
+        standin_register_kernel(#name, name##_thunk, sizeof(T));                                   \
     }                                                                                              \
     static void name##_body(const T a)
 
