@@ -7,6 +7,7 @@
 #include "elementwise.h"
 #include "mt_ops_gen.h"
 #include "mt_parallel.h"
+#include "shape.h"
 
 #include <string.h>
 
@@ -165,7 +166,11 @@ int mt_cpu_ew_impl(mt_call *c, mt_value *args, mt_value *rets) {
     mt_iter_init(&it, nops, ops, out->ndim, out->sizes);
     if (ops[0] == out && ty.compute == MT_FLOAT32 && stream_avx512) {
         mt_loop_fn streaming = mt_cpu_ew_stream_f32(fam);
-        if (streaming && mt_iter_output_streamable(&it)) fn = streaming;
+        /* not in place, nor into a view of an input: a streaming loop must not find its inputs
+         * changed under it */
+        bool apart = true;
+        for (int i = 1; i < nops; i++) apart = apart && !mt_tensors_overlap(out, ops[i]);
+        if (streaming && apart && mt_iter_output_streamable(&it)) fn = streaming;
     }
     mt_iter_run(&it, fn, &ctx);
     if (atomic_load(&ctx.zerodiv)) {

@@ -228,32 +228,9 @@ static void range_part(void *job, int64_t begin, int64_t end) {
     mt_iter_run_range(j->it, begin, end, j->fn, j->ctx);
 }
 
-/* the bytes operand op spans, [*lo, *hi) */
-static void extent(const mt_iter *it, int op, uintptr_t *lo, uintptr_t *hi) {
-    intptr_t below = 0, above = (intptr_t)it->itemsize[op];
-    for (int d = 0; d < it->ndim; d++) {
-        intptr_t span = (intptr_t)((it->shape[d] - 1) * it->strides[d][op]);
-        if (span < 0)
-            below += span;
-        else
-            above += span;
-    }
-    *lo = (uintptr_t)it->data[op] + (uintptr_t)below;
-    *hi = (uintptr_t)it->data[op] + (uintptr_t)above;
-}
-
 bool mt_iter_output_streamable(const mt_iter *it) {
-    if (it->ndim == 0 || it->strides[0][0] != it->itemsize[0] || wants_tiles(it) ||
-        !mt_stream_wanted((size_t)it->numel * (size_t)it->itemsize[0]))
-        return false;
-    uintptr_t lo, hi;
-    extent(it, 0, &lo, &hi);
-    for (int op = 1; op < it->nops; op++) {
-        uintptr_t l, h;
-        extent(it, op, &l, &h);
-        if (l < hi && lo < h) return false; /* in place, or a view of an input */
-    }
-    return true;
+    return it->ndim > 0 && it->strides[0][0] == it->itemsize[0] && !wants_tiles(it) &&
+           mt_stream_wanted((size_t)it->numel * (size_t)it->itemsize[0]);
 }
 
 void mt_iter_run(const mt_iter *it, mt_loop_fn fn, void *ctx) {

@@ -26,9 +26,9 @@ typedef struct mt_iter {
 
 /* Set up an iterator over `shape` for operands that broadcast to it. */
 void mt_iter_init(mt_iter *it, int nops, mt_tensor *const *ops, int ndim, const int64_t *shape);
-/* Whether operand 0, the result, may be written with streaming stores (cpu_stream.h): large
- * (mt_stream_wanted), contiguous along the inner dim, walked in rows rather than tiles, and
- * overlapping no input (a loop that streams must not find its input changed under it). */
+/* Whether operand 0, the result, is laid out for streaming stores (cpu_stream.h): large
+ * (mt_stream_wanted), contiguous along the inner dim, walked in rows rather than tiles. The
+ * caller checks that it overlaps no input (mt_tensors_overlap). */
 bool mt_iter_output_streamable(const mt_iter *it);
 /* Run fn over every element (in chunks along the innermost dim); parallel when large. */
 void mt_iter_run(const mt_iter *it, mt_loop_fn fn, void *ctx);

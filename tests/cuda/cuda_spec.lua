@@ -951,8 +951,9 @@ describe("running sums, products and where with numbers on cuda", function()
   end)
 end)
 
--- every result of op (a tensor or several) on the CPU and on cuda, compared
-local function check_all(name, op, args, tol)
+-- every result of op (a tensor or several) on the CPU and on cuda, compared; with `strides`,
+-- their layouts too
+local function check_all(name, op, args, tol, strides)
   local dev = {}
   for i, a in ipairs(args) do dev[i] = torch.is_tensor(a) and a:cuda() or a end
   local want, got = table.pack(op(table.unpack(args))), table.pack(op(table.unpack(dev)))
@@ -960,6 +961,9 @@ local function check_all(name, op, args, tol)
   for k = 1, want.n do
     assert.are.equal("cuda", got[k].device.type, name)
     same(want[k], got[k]:cpu(), tol)
+    if strides and want[k]:numel() > 1 then
+      assert.are.same(want[k]:stride(), got[k]:stride(), name .. " strides")
+    end
   end
 end
 
@@ -1991,17 +1995,7 @@ describe("torch.linalg on cuda (cuSOLVER, cuBLAS trsm)", function()
   local tols = { [torch.float32] = 2e-4, [torch.float64] = 1e-9 }
   local dtypes = { torch.float32, torch.float64 }
   -- values and layout (strides) of every result as the CPU gives them
-  local function check_la(name, op, args, tol)
-    local dev = {}
-    for i, a in ipairs(args) do dev[i] = torch.is_tensor(a) and a:cuda() or a end
-    local want, got = table.pack(op(table.unpack(args))), table.pack(op(table.unpack(dev)))
-    assert.are.equal(want.n, got.n, name)
-    for k = 1, want.n do
-      assert.are.equal("cuda", got[k].device.type, name)
-      same(want[k], got[k]:cpu(), tol)
-      if want[k]:numel() > 1 then assert.are.same(want[k]:stride(), got[k]:stride(), name .. " strides") end
-    end
-  end
+  local function check_la(name, op, args, tol) check_all(name, op, args, tol, true) end
   -- the same value up to each column's sign (eigenvectors and singular vectors)
   local function same_columns(want, got, tol)
     local s = (want * got):sum(-2, true):sign()
