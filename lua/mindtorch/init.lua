@@ -5,11 +5,13 @@
 -- are not needed by every script (nn, optim, utils, npu) load on first use.
 local torch = require "mindtorch.core"
 
--- Lua's collector runs in its default (incremental) mode; tensor memory is paced by the
--- binding (src/lua/lmt_tensor.c, lmt_gc_hint), which keeps loops flat in either mode.
--- MINDTORCH_GC=generational switches to the generational collector (about 15% fewer
--- instructions per tiny op).
-if os.getenv("MINDTORCH_GC") == "generational" then collectgarbage("generational") end
+-- Lua's collector runs in generational mode: a result a loop drops is young garbage, which a
+-- young collection frees at the cost of the objects made since the last one, where a full
+-- collection walks every live object (nn's modules and this library: a fifth of a LeNet
+-- convolution's time). Tensor memory is paced by the binding (src/lua/lmt_tensor.c,
+-- lmt_gc_hint), which keeps loops flat in either mode; MINDTORCH_GC=incremental keeps Lua's
+-- default mode. Switch modes with torch._gc_mode(mode), which tells the pacer too.
+torch._gc_mode(os.getenv("MINDTORCH_GC") == "incremental" and "incremental" or "generational")
 local Tensor = torch.Tensor
 local tensor_str = require "mindtorch._tensor_str"
 

@@ -116,6 +116,7 @@ void lmt_open_misc(lua_State *L) {
         {"_pipeline_pending", pipeline_pending},
         {"set_num_threads", set_num_threads},
         {"_cpu_allocated_bytes", cpu_allocated_bytes},
+        {"_gc_mode", lmt_gc_mode},
         {"_monotonic", monotonic},
         {"_isatty", is_atty},
         {"_blas_config", blas_config},
