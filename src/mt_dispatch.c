@@ -155,13 +155,18 @@ void mt_disp_kernel(int opid, mt_key key, mt_kernel k) {
 }
 void mt_disp_impl(int opid, mt_key key, mt_impl_fn f) {
     ops[opid].impls[key] = f;
+    ops[opid].any_layout_out &= ~((mt_keyset)1 << key);
+}
+void mt_disp_impl_any_layout_out(int opid, mt_key key, mt_impl_fn f) {
+    ops[opid].impls[key] = f;
+    ops[opid].any_layout_out |= (mt_keyset)1 << key;
 }
 void mt_disp_meta(int opid, mt_meta_fn f) {
     ops[opid].meta = f;
 }
 void mt_disp_impl_group(int group, mt_key key, mt_impl_fn f) {
     for (int i = 0; i < mt_num_schemas; i++)
-        if (ops[i].schema->group == group) ops[i].impls[key] = f;
+        if (ops[i].schema->group == group) mt_disp_impl(i, key, f);
 }
 void mt_disp_meta_group(int group, mt_meta_fn f) {
     for (int i = 0; i < mt_num_schemas; i++)

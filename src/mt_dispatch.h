@@ -72,7 +72,8 @@ struct mt_op {
     mt_impl_fn impls[MT_NUM_KEYS];
     mt_meta_fn meta;
     mt_kernel composite;
-    void *autograd_info; /* the op's derivative entry (the autograd layer's) */
+    void *autograd_info;      /* the op's derivative entry (the autograd layer's) */
+    mt_keyset any_layout_out; /* keys whose impl writes an out of any dense layout (out=) */
     void *pipeline_info;
     int8_t device_arg; /* index of the `device` argument of a factory op, or -1 */
     uint8_t ntensor_args;
@@ -90,6 +91,10 @@ MT_API int mt_op_overloads(const char *name, const mt_op **out, int cap);
 
 MT_API void mt_disp_kernel(int opid, mt_key key, mt_kernel k);
 MT_API void mt_disp_impl(int opid, mt_key key, mt_impl_fn f);
+/* The same, for an impl that writes its results through their strides whatever they are (the
+ * element-wise ones): out= then writes straight into a dense out of another layout (a
+ * transposed one), where others compute a result of their own layout and copy it over. */
+MT_API void mt_disp_impl_any_layout_out(int opid, mt_key key, mt_impl_fn f);
 MT_API void mt_disp_meta(int opid, mt_meta_fn f);
 MT_API void mt_disp_composite(int opid, mt_kernel k);
 /* The same impl (meta function) for every op of a group (mt_op_group, from the declarations). */

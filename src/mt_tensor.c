@@ -213,6 +213,30 @@ bool mt_tensor_is_contiguous(const mt_tensor *t) {
     return true;
 }
 
+bool mt_is_non_overlapping_and_dense(const mt_tensor *t) {
+    if (t->numel < 2) return true;
+    int perm[MT_MAX_DIM], n = 0;
+    for (int i = 0; i < t->ndim; i++)
+        if (t->sizes[i] != 1) perm[n++] = i;
+    /* insertion sort of the dims by stride, then check they tile memory exactly */
+    for (int i = 1; i < n; i++) {
+        int p = perm[i], j = i - 1;
+        while (j >= 0 &&
+               (t->strides[perm[j]] > t->strides[p] ||
+                (t->strides[perm[j]] == t->strides[p] && t->sizes[perm[j]] > t->sizes[p]))) {
+            perm[j + 1] = perm[j];
+            j--;
+        }
+        perm[j + 1] = p;
+    }
+    int64_t expected = 1;
+    for (int i = 0; i < n; i++) {
+        if (t->strides[perm[i]] != expected) return false;
+        expected *= t->sizes[perm[i]];
+    }
+    return true;
+}
+
 void mt_tensor_bump_version(mt_tensor *t) {
     atomic_fetch_add_explicit(&t->version->value, 1, memory_order_relaxed);
 }

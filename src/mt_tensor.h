@@ -86,6 +86,9 @@ static inline char *mt_tensor_raw(const mt_tensor *t) {
                : NULL;
 }
 MT_API bool mt_tensor_is_contiguous(const mt_tensor *t);
+/* Its elements tile one stretch of memory exactly, in some order of the dims (a permutation of
+ * a contiguous tensor): PyTorch's is_non_overlapping_and_dense. */
+MT_API bool mt_is_non_overlapping_and_dense(const mt_tensor *t);
 MT_API void mt_tensor_bump_version(mt_tensor *t);
 MT_API void mt_version_incref(mt_version *v);
 /* Tensors allocated on this thread from now on are inference tensors (inference_mode). */

@@ -45,30 +45,6 @@ int mt_check_broadcastable_to(const mt_tensor *t, int ndim, const int64_t *shape
     return 0;
 }
 
-bool mt_is_non_overlapping_and_dense(const mt_tensor *t) {
-    if (t->numel < 2) return true;
-    int perm[MT_MAX_DIM], n = 0;
-    for (int i = 0; i < t->ndim; i++)
-        if (t->sizes[i] != 1) perm[n++] = i;
-    /* insertion sort of the dims by stride, then check they tile memory exactly */
-    for (int i = 1; i < n; i++) {
-        int p = perm[i], j = i - 1;
-        while (j >= 0 &&
-               (t->strides[perm[j]] > t->strides[p] ||
-                (t->strides[perm[j]] == t->strides[p] && t->sizes[perm[j]] > t->sizes[p]))) {
-            perm[j + 1] = perm[j];
-            j--;
-        }
-        perm[j + 1] = p;
-    }
-    int64_t expected = 1;
-    for (int i = 0; i < n; i++) {
-        if (t->strides[perm[i]] != expected) return false;
-        expected *= t->sizes[perm[i]];
-    }
-    return true;
-}
-
 bool mt_has_internal_overlap(const mt_tensor *t) {
     if (mt_is_non_overlapping_and_dense(t)) return false;
     for (int i = 0; i < t->ndim; i++)

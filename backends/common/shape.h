@@ -16,7 +16,6 @@ bool mt_has_internal_overlap(const mt_tensor *t);
 /* Do a and b touch some common memory without being exactly the same elements? */
 bool mt_tensors_partially_overlap(const mt_tensor *a, const mt_tensor *b);
 bool mt_tensors_overlap(const mt_tensor *a, const mt_tensor *b);
-bool mt_is_non_overlapping_and_dense(const mt_tensor *t);
 /* In-place write checks with PyTorch's texts. */
 int mt_check_writable(const mt_tensor *out);
 int mt_check_no_overlap(const mt_tensor *out, const mt_tensor *in);

@@ -192,5 +192,5 @@ void mt_cpu_ew_register(void) {
     exp_avx512 = __builtin_cpu_supports("avx512f");
     stream_avx512 = exp_avx512;
     for (int op = 0; op < MT_NUM_OPS; op++)
-        if (mt_ew_desc_of(op)) mt_disp_impl(op, MT_KEY_CPU, mt_cpu_ew_impl);
+        if (mt_ew_desc_of(op)) mt_disp_impl_any_layout_out(op, MT_KEY_CPU, mt_cpu_ew_impl);
 }

@@ -1,5 +1,6 @@
 -- The CPU iterator's tiles (backends/cpu/cpu_iter.c): two dims where an operand runs along the
--- outer one are walked in 128 x 128 tiles, and a transposed input of 4-byte elements is first
+-- outer one are walked in tiles (as wide as the inner dim up to 2048 elements of it, 128 x 128
+-- past that), and a transposed input of 4-byte elements is first
 -- transposed into a buffer (cpu_transpose_avx512.c, 16 x 16 blocks and ragged edges). Each result
 -- is checked element by element against a walk over the operands' rows.
 local torch = require "mindtorch"
@@ -23,7 +24,7 @@ describe("CPU iterator tiles", function()
     local dtypes = { torch.float32, torch.int32, torch.float64, torch.int16, torch.uint8 }
     for _, threads in ipairs { 1, 2 } do
       torch.set_num_threads(threads)
-      for _, sh in ipairs { { 256, 256 }, { 300, 257 }, { 513, 1030 } } do
+      for _, sh in ipairs { { 256, 256 }, { 300, 257 }, { 513, 1030 }, { 300, 2600 } } do
         for _, dt in ipairs(dtypes) do
           local a = (torch.rand(sh[2], sh[1]) * 100):to(dt)
           local c = a:t():contiguous()
@@ -38,7 +39,7 @@ describe("CPU iterator tiles", function()
     torch.manual_seed(8)
     for _, threads in ipairs { 1, 2 } do
       torch.set_num_threads(threads)
-      for _, sh in ipairs { { 256, 300 }, { 1000, 517 } } do
+      for _, sh in ipairs { { 256, 300 }, { 1000, 517 }, { 2600, 300 } } do
         local a, b = torch.randn(sh[2], sh[1]), torch.randn(sh[1], sh[2])
         local s = a:t() + b
         assert.is_true(all_match(s, function(i) return a[{ {}, i }] + b[i] end))

@@ -60,6 +60,32 @@ describe("out=", function()
     assert.are.same({ 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0 }, values(m:narrow(1, 1, 11)))
   end)
 
+  it("writes an element-wise result straight into a dense out of another layout", function()
+    -- large enough for the iterator's tiles (a transposed operand), small edges included
+    local a, b = torch.randn(301, 259), torch.randn(259, 301)
+    local want = a:t() + b
+    for _, out in ipairs({ torch.zeros(259, 301), torch.zeros(301, 259):t() }) do
+      local ptr, strides = out:data_ptr(), out:stride()
+      assert.are.equal(out, torch.add(a:t(), b, { out = out }))
+      assert.are.equal(ptr, out:data_ptr())
+      assert.are.same(strides, out:stride())
+      assert.is_true(torch.equal(want, out))
+      torch.mul(b, a:t(), { out = out })
+      assert.is_true(torch.equal(b * a:t(), out))
+      torch.exp(a:t(), { out = out })
+      assert.is_true(torch.equal(a:t():exp(), out))
+    end
+    -- a permuted 3-d out
+    local x = torch.randn(4, 5, 6)
+    local o = torch.zeros(6, 4, 5):permute(2, 3, 1)
+    torch.sub(x, 1, { out = o })
+    assert.are.same({ 5, 1, 20 }, o:stride())
+    assert.is_true(torch.equal(x - 1, o))
+    -- an out whose elements share memory is refused as before
+    assert.has_error(function() torch.add(torch.ones(3), 1, { out = torch.zeros(1):expand(3) }) end,
+      "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.")
+  end)
+
   it("takes an out that is one of the inputs", function()
     local x = torch.tensor({ 1, 2, 3 }, { dtype = torch.float32 })
     local y = torch.tensor({ 10, 20, 30 }, { dtype = torch.float32 })
