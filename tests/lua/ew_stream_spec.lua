@@ -1,4 +1,4 @@
--- Large float32 add, sub, mul and div write their results with streaming stores
+-- Large float32 add, sub, mul, div and exp write their results with streaming stores
 -- (backends/cpu/cpu_ew_stream_avx512.c, results of 32 MiB and more that overlap no input). Each
 -- result is checked, bit for bit, against the same op over slices small enough for the generic
 -- loops, in layouts that reach every path of the streaming loop: both operands rows, a scalar
@@ -49,6 +49,26 @@ describe("streamed element-wise results", function()
         assert.is_true(torch.equal(f(s, b), by_pieces(function(y) return f(s, y) end, b)))
       end)
     end
+  end
+
+  for _, threads in ipairs({ 1, 2 }) do
+    it("exp of a row, " .. threads .. " thread(s), and into out= views at unaligned offsets", function()
+      torch.set_num_threads(threads)
+      local x = a * 30 -- overflow, underflow to subnormals and zero included
+      local want = by_pieces(torch.exp, x)
+      assert.is_true(torch.equal(x:exp(), want))
+      for _, off in ipairs({ 1, 3, 16 }) do
+        local z = torch.full({ N + 32 }, 7, { dtype = torch.float32 })
+        local view = z[{ { 1 + off, N + off } }]
+        torch.exp(x, { out = view })
+        assert.is_true(torch.equal(view, want))
+        assert.are.equal(7 * off, z[{ { 1, off } }]:sum():item())
+        assert.are.equal(7 * (32 - off), z[{ { N + off + 1, -1 } }]:sum():item())
+      end
+      local y = x:clone()
+      y:exp_() -- in place: the ordinary loop, the same values
+      assert.is_true(torch.equal(y, want))
+    end)
   end
 
   it("writes an out= view at an unaligned offset and nothing beside it", function()
