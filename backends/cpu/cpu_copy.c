@@ -3,6 +3,7 @@
 #include "cpu_stream.h"
 #include "cpu_types.h"
 #include "mt_parallel.h"
+#include "shape.h"
 
 #include <string.h>
 
@@ -144,7 +145,16 @@ int mt_cpu_copy(mt_tensor *dst, mt_tensor *src) {
     mt_iter it;
     mt_tensor *ops[2] = {dst, src};
     mt_iter_init(&it, 2, ops, dst->ndim, dst->sizes);
-    mt_iter_run(&it, dt == st ? move_fn(mt_dtype_size(dt)) : conv_table[dt][st], NULL);
+    if (dt == st) {
+        mt_iter_run(&it, move_fn(mt_dtype_size(dt)), NULL);
+        return 0;
+    }
+    /* a large conversion into memory its source does not share: streaming stores */
+    mt_cpu_cast_ctx cast = {conv_table[dt][st]};
+    mt_loop_fn streaming = mt_iter_output_streamable(&it) && !mt_tensors_overlap(dst, src)
+                               ? mt_cpu_cast_stream(dt, st)
+                               : NULL;
+    mt_iter_run(&it, streaming ? streaming : cast.plain, &cast);
     return 0;
 }
 

@@ -46,6 +46,13 @@ void mt_cpu_exp_f32_avx512(char **data, const int64_t *strides, int64_t n, void 
 /* the float32 loop of a family (MT_F_ADD, _SUB, _MUL, _DIV and the alpha variants) that writes
  * its result with streaming stores, or NULL (cpu_ew_stream_avx512.c; AVX-512F CPUs only) */
 mt_loop_fn mt_cpu_ew_stream_f32(int fam);
+/* A conversion loop that writes with streaming stores (cpu_cast_stream_avx512.c) for the pair
+ * (dst, src), or NULL; AVX-512F CPUs only. Its ctx names the ordinary loop of the pair, which
+ * it leaves strided rows, edges and values out of range to. */
+typedef struct {
+    mt_loop_fn plain;
+} mt_cpu_cast_ctx;
+mt_loop_fn mt_cpu_cast_stream(mt_dtype dst, mt_dtype src);
 void mt_cpu_batch_norm_register(void);
 /* C (M x N, row stride ldc) += A (M x P) B^T (B: N x P), float32, on CPUs with AVX-512F only
  * (cpu_gemm_nt_avx512.c) */

@@ -1,6 +1,6 @@
 -- Copies and casts take fast paths (contiguous blocks on several threads; floating -> small
--- integer conversion by int32 where a block's values allow): they give the same values as the
--- element-by-element path that strided tensors take.
+-- integer conversion by int32 where a block's values allow; streaming stores for large results):
+-- they give the same values as the element-by-element path that strided tensors take.
 local torch = require("mindtorch")
 
 -- a contiguous tensor and a strided view with the same values
@@ -42,6 +42,52 @@ describe("fast copies and casts", function()
     z[{ { 4, -5 } }]:copy_(x)
     assert.is_true(torch.equal(z[{ { 4, -5 } }], x))
     assert.are.equal(0, z[{ { 1, 3 } }]:abs():sum():item() + z[{ { -4, -1 } }]:abs():sum():item())
+  end)
+
+  it("converts float32 to and from int32 and float64 past 32 MiB as the ordinary loops do", function()
+    -- cpu_cast_stream_avx512.c: streaming stores for these pairs; each result checked against
+    -- the same conversion over slices of 1M (below the threshold), NaN by NaN
+    local n, piece = 9 * 1000 * 1000, 1000 * 1000
+    local function same(x, y)
+      local xn, yn = x:isnan(), y:isnan()
+      if not torch.equal(xn, yn) then return false end
+      return torch.equal(x[xn:logical_not()], y[yn:logical_not()])
+    end
+    local function by_pieces(src, dt)
+      local parts = {}
+      for at = 1, n, piece do parts[#parts + 1] = src[{ { at, at + piece - 1 } }]:to(dt) end
+      return torch.cat(parts)
+    end
+    torch.manual_seed(4)
+    local f = torch.randn(n) * 1e6
+    -- out of int32's range, NaN, infinities, the range's edges, in blocks of their own and not
+    local odd = torch.tensor({ 0 / 0, math.huge, -math.huge, 3e9, -3e9, 2147483520, -2147483648, 2147483648, 0.99, -0.99 })
+    for _, at in ipairs({ 1, 17, 4096, n // 2 + 5, n - 9 }) do f[{ { at, at + 9 } }] = odd end
+    local d = torch.randn(n, { dtype = torch.float64 }) * 1e30
+    d[{ { 100, 104 } }] = torch.tensor({ 1e39, -1e39, 1e-40, -1e-45, 0 / 0 }, { dtype = torch.float64 })
+    local i = torch.randint(-2 ^ 31, 2 ^ 31 - 1, { n }, { dtype = torch.int32 })
+    local pairs_ = { { f, torch.int32 }, { i, torch.float32 }, { f, torch.float64 }, { d, torch.float32 } }
+    for _, threads in ipairs({ 1, 2 }) do
+      torch.set_num_threads(threads)
+      for _, pr in ipairs(pairs_) do
+        local src, dt = pr[1], pr[2]
+        local want = by_pieces(src, dt)
+        assert.is_true(same(src:to(dt), want), tostring(src.dtype) .. " -> " .. tostring(dt))
+        -- into views whose first element is not on a 64-byte line, nothing written beside them
+        for _, off in ipairs({ 1, 3 }) do
+          local z = torch.full({ n + 8 }, 7, { dtype = dt })
+          local view = z[{ { 1 + off, n + off } }]
+          view:copy_(src)
+          assert.is_true(same(view, want))
+          assert.are.equal(7 * off, z[{ { 1, off } }]:sum():item())
+          assert.are.equal(7 * (8 - off), z[{ { n + off + 1, -1 } }]:sum():item())
+        end
+      end
+    end
+    -- a strided source takes the ordinary loop
+    local wide = torch.randn(2 * n)
+    local stepped = wide[{ { 1, -1, 2 } }]
+    assert.is_true(torch.equal(stepped:to(torch.float64), by_pieces(stepped:contiguous(), torch.float64)))
   end)
 
   it("copies blocks past 32 MiB with streaming stores, exactly, at any alignment", function()
