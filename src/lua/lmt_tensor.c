@@ -37,10 +37,11 @@ void lmt_push_registry(lua_State *L, const char *field) {
 static const char tensor_mt_key = 0;
 
 /* Lua's collector counts only Lua's own bytes: a tensor's userdata is a few dozen bytes that
- * may hold megabytes. This pacer runs a full collection whenever the CPU bytes held by tensors
- * have grown by GC_FLOOR since their lowest point after the last collection, or by twice Lua's
- * heap if that is larger (so the collections' cost, which grows with Lua's heap, stays small per
- * byte allocated). Garbage tensors thus hold at most that much memory, in either collector mode.
+ * may hold megabytes. This pacer runs a collection whenever the CPU bytes held by tensors have
+ * grown by GC_FLOOR since their lowest point after the last collection, or by twice Lua's heap
+ * if that is larger (so a full collection's cost, which grows with Lua's heap, stays small per
+ * byte allocated): in generational mode a young one first, a full one if that freed too little
+ * (below). Garbage tensors thus hold at most that much memory, in either collector mode.
  *
  * Growth of the bytes held, not bytes allocated: an op's temporaries (a convolution's column
  * buffer, a copy for a dtype) are freed before it returns and leave no garbage, yet counting them

@@ -17,29 +17,28 @@ describe("tensor memory", function()
     assert.is_true(peak < 64 * 1024 * 1024, ("peak %d bytes"):format(peak))
   end)
 
+  -- the largest tensor bytes a script of tests/lua/scripts reports, run in its own process with
+  -- the given collector mode
+  local function script_peak(script, mode)
+    local luamt = (os.getenv("BUILD") or "build") .. "/luamt"
+    local p = assert(io.popen("MINDTORCH_GC=" .. mode .. " " .. luamt .. " tests/lua/scripts/" .. script))
+    local out = p:read("a")
+    p:close()
+    return assert(tonumber(out:match("(%d+)")), "no result from the script: " .. out)
+  end
+
   -- under the generational collector, a tensor still referenced when a collection runs ages into
   -- an old object that only a major collection frees: the binding's pacer runs a young collection
   -- by tensor bytes, and a full one when that freed too little, so neither mode lets it grow
   for _, mode in ipairs { "incremental", "generational" } do
     it("stays flat when tensors are held across ops, with the " .. mode .. " collector", function()
-      local luamt = (os.getenv("BUILD") or "build") .. "/luamt"
-      local p = assert(io.popen("MINDTORCH_GC=" .. mode .. " " .. luamt .. " tests/lua/scripts/held_tensors_memory.lua"))
-      local out = p:read("a")
-      p:close()
-      local peak = assert(tonumber(out:match("(%d+)")), "no result from the script: " .. out)
+      local peak = script_peak("held_tensors_memory.lua", mode)
       -- 8 MiB of garbage between collections plus one iteration's tensors, not the 2 GB allocated
       assert.is_true(peak < 24 * 1024 * 1024, ("peak %d bytes"):format(peak))
     end)
-  end
-
-  -- tensors dropped only after they aged into old objects: young collections free none of them
-  for _, mode in ipairs { "incremental", "generational" } do
+    -- tensors dropped only after they aged into old objects: young collections free none of them
     it("stays flat when tensors live across collections, with the " .. mode .. " collector", function()
-      local luamt = (os.getenv("BUILD") or "build") .. "/luamt"
-      local p = assert(io.popen("MINDTORCH_GC=" .. mode .. " " .. luamt .. " tests/lua/scripts/aged_tensors_memory.lua"))
-      local out = p:read("a")
-      p:close()
-      local peak = assert(tonumber(out:match("(%d+)")), "no result from the script: " .. out)
+      local peak = script_peak("aged_tensors_memory.lua", mode)
       -- the ring's 32 MiB plus 8 MiB of garbage between collections, not the 2 GiB allocated
       assert.is_true(peak < 48 * 1024 * 1024, ("peak %d bytes"):format(peak))
     end)
