@@ -261,10 +261,111 @@ static void work_release(work *w) {
     if (atomic_fetch_sub(&w->refs, 1) == 1) free(w);
 }
 
+/* ---- large allreduces: a ring --------------------------------------------------------------- */
+
+/* Open MPI's allreduce allocates its temporary buffer on each call. Past glibc's largest mmap
+ * threshold (32 MiB) that is a fresh mapping every time, and the page faults dominated: 100 MB
+ * between 2 ranks on shared memory took 317 ms (23 ms with MALLOC_MMAP_THRESHOLD_ raised so the
+ * buffer stays). Allreduces of RING_MIN_BYTES and more therefore run as a ring (a reduce-scatter,
+ * then an allgather: each rank sends and receives 2 (n - 1) / n of the data, the least there is)
+ * through a scratch buffer that the communication thread, the only caller, keeps. Each chunk is
+ * reduced along the ring in one order and then copied, so every rank ends with the same bits. */
+#define RING_MIN_BYTES ((size_t)32 << 20)
+#define RING_MAX_COMMS 16
+#define RING_TAG 1
+
+static void *ring_scratch;
+static size_t ring_scratch_bytes;
+
+/* The ring's messages travel on a duplicate of the communicator, made the first time (all ranks
+ * run the same collectives in the same order, so they make it together): they can never match
+ * the caller's point-to-point messages, whatever their tags. Freed with the communicator. */
+static struct { MPI_Comm comm, ring; } rings[RING_MAX_COMMS];
+static int nrings;
+
+static MPI_Comm ring_comm(MPI_Comm comm) {
+    for (int i = 0; i < nrings; i++)
+        if (rings[i].comm == comm) return rings[i].ring;
+    if (nrings == RING_MAX_COMMS) return MPI_COMM_NULL;
+    MPI_Comm dup;
+    if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) return MPI_COMM_NULL;
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    rings[nrings].comm = comm;
+    rings[nrings++].ring = dup;
+    return dup;
+}
+
+static void ring_comm_free(MPI_Comm comm) {
+    for (int i = 0; i < nrings; i++)
+        if (rings[i].comm == comm) {
+            MPI_Comm_free(&rings[i].ring);
+            rings[i] = rings[--nrings];
+            return;
+        }
+}
+
+/* chunk c of p over count elements: [first, first + len) */
+static void ring_chunk(int count, int p, int c, int64_t *first, int *len) {
+    int64_t lo = (int64_t)count * c / p, hi = (int64_t)count * (c + 1) / p;
+    *first = lo;
+    *len = (int)(hi - lo);
+}
+
+/* buf op= over the communicator's ranks, in place; MPI_ERR_* as MPI's calls return them */
+static int ring_allreduce(char *buf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                          MPI_Comm ring) {
+    int p, me, tsize, rc;
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &me);
+    MPI_Type_size(type, &tsize);
+    size_t need = ((size_t)count / (size_t)p + 1) * (size_t)tsize;
+    if (need > ring_scratch_bytes) {
+        void *grown = realloc(ring_scratch, need);
+        if (!grown) return MPI_ERR_NO_MEM;
+        ring_scratch = grown;
+        ring_scratch_bytes = need;
+    }
+    int right = (me + 1) % p, left = (me + p - 1) % p;
+    int64_t sfirst, rfirst;
+    int slen, rlen;
+    /* reduce-scatter: at step s send chunk me - s, receive chunk me - s - 1 and reduce it in;
+     * afterwards this rank holds chunk me + 1 complete */
+    for (int s = 0; s < p - 1; s++) {
+        ring_chunk(count, p, (me - s + 2 * p) % p, &sfirst, &slen);
+        ring_chunk(count, p, (me - s - 1 + 2 * p) % p, &rfirst, &rlen);
+        rc = MPI_Sendrecv(buf + sfirst * tsize, slen, type, right, RING_TAG, ring_scratch, rlen,
+                          type, left, RING_TAG, ring, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) return rc;
+        rc = MPI_Reduce_local(ring_scratch, buf + rfirst * tsize, rlen, type, op);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    /* allgather: at step s send chunk me + 1 - s (complete), receive chunk me - s in place */
+    for (int s = 0; s < p - 1; s++) {
+        ring_chunk(count, p, (me + 1 - s + 2 * p) % p, &sfirst, &slen);
+        ring_chunk(count, p, (me - s + 2 * p) % p, &rfirst, &rlen);
+        rc = MPI_Sendrecv(buf + sfirst * tsize, slen, type, right, RING_TAG, buf + rfirst * tsize,
+                          rlen, type, left, RING_TAG, ring, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int allreduce(work *w) {
+    int p, tsize;
+    MPI_Comm_size(w->comm, &p);
+    MPI_Type_size(w->type, &tsize);
+    if (p > 1 && (size_t)w->count * (size_t)tsize >= RING_MIN_BYTES) {
+        MPI_Comm ring = ring_comm(w->comm);
+        if (ring != MPI_COMM_NULL)
+            return ring_allreduce(w->rbuf, w->count, w->type, w->op, w->comm, ring);
+    }
+    return MPI_Allreduce(MPI_IN_PLACE, w->rbuf, w->count, w->type, w->op, w->comm);
+}
+
 static int run_work(work *w) {
     switch (w->kind) {
     case W_ALLREDUCE:
-        return MPI_Allreduce(MPI_IN_PLACE, w->rbuf, w->count, w->type, w->op, w->comm);
+        return allreduce(w);
     case W_BCAST:
         return MPI_Bcast(w->rbuf, w->count, w->type, w->root, w->comm);
     case W_REDUCE:
@@ -294,6 +395,7 @@ static int run_work(work *w) {
         return rc;
     }
     case W_FREE:
+        ring_comm_free(w->comm);
         return MPI_Comm_free(&w->comm);
     }
     return MPI_ERR_OTHER;

@@ -72,6 +72,20 @@ local function ops_for(dt)
   return { "SUM", "PRODUCT", "MIN", "MAX", "AVG" }
 end
 
+-- all_reduce of 32 MiB and more runs as a ring through a scratch buffer the module keeps
+-- (distributed/mpi_module.c): counts that do not split evenly over the ranks, a user-defined op
+-- (float16's), twice each (the scratch and the ring's communicator reused)
+for _, case in ipairs({ { torch.float32, 9000001, "SUM" }, { torch.float32, 8388608, "MAX" },
+  { torch.float16, 17000003, "SUM" }, { torch.int64, 4500007, "PRODUCT" }, { torch.bool, 34000001, "BOR" } }) do
+  local dt, n, op = case[1], case[2], case[3]
+  local want = reference(op, dt, { n })
+  for rep = 1, 2 do
+    local t = input(rank, dt, { n })
+    dist.all_reduce(t, dist.ReduceOp[op])
+    same(t, want, ("all_reduce %s %s of %d elements, call %d"):format(dt.name, op, n, rep))
+  end
+end
+
 -- all_reduce and reduce: every dtype and op; contiguous, transposed (non-contiguous) and 0-d
 for _, dt in ipairs(dtypes) do
   for _, op in ipairs(ops_for(dt)) do
