@@ -311,13 +311,12 @@ static void ring_chunk(int count, int p, int c, int64_t *first, int *len) {
     *len = (int)(hi - lo);
 }
 
-/* buf op= over the communicator's ranks, in place; MPI_ERR_* as MPI's calls return them */
-static int ring_allreduce(char *buf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                          MPI_Comm ring) {
-    int p, me, tsize, rc;
-    MPI_Comm_size(comm, &p);
-    MPI_Comm_rank(comm, &me);
-    MPI_Type_size(type, &tsize);
+/* buf op= over the ring communicator's p ranks, in place (tsize: the type's bytes); MPI_ERR_*
+ * as MPI's calls return them */
+static int ring_allreduce(char *buf, int count, MPI_Datatype type, int tsize, MPI_Op op,
+                          MPI_Comm ring, int p) {
+    int me, rc;
+    MPI_Comm_rank(ring, &me);
     size_t need = ((size_t)count / (size_t)p + 1) * (size_t)tsize;
     if (need > ring_scratch_bytes) {
         void *grown = realloc(ring_scratch, need);
@@ -357,7 +356,7 @@ static int allreduce(work *w) {
     if (p > 1 && (size_t)w->count * (size_t)tsize >= RING_MIN_BYTES) {
         MPI_Comm ring = ring_comm(w->comm);
         if (ring != MPI_COMM_NULL)
-            return ring_allreduce(w->rbuf, w->count, w->type, w->op, w->comm, ring);
+            return ring_allreduce(w->rbuf, w->count, w->type, tsize, w->op, ring, p);
     }
     return MPI_Allreduce(MPI_IN_PLACE, w->rbuf, w->count, w->type, w->op, w->comm);
 }
