@@ -1,6 +1,7 @@
 /* machine.c: the machine's limits that benchmarks are judged against: memory bandwidth
- * (a STREAM-style triad and a copy over 10M floats, on the run's thread count) and OpenBLAS's
- * sgemm peak. Prints lines "LIMIT <name> <value> <unit>". */
+ * (a STREAM-style triad and a copy over 10M floats, on the run's thread count), the fastest C
+ * loop found for bench/ops' transposed add (the same access pattern, for comparison: no goal is
+ * judged against it) and OpenBLAS's sgemm peak. Prints lines "LIMIT <name> <value> <unit>". */
 #include <cblas.h>
 #include <immintrin.h>
 #include <pthread.h>
@@ -85,6 +86,118 @@ static float *big_array(size_t n) {
     return p;
 }
 
+/* bench/ops' transposed add in C: out and a are 1000 x 10000 with strides (1, 1000) (a
+ * transposed view of a row-major 10000 x 1000 array), b is row-major 1000 x 10000, out = a + b.
+ * Along out's memory order b advances 40000 bytes an element: one operand of three is read
+ * across its rows however the loop is ordered. Each thread takes a range of the 10000 columns
+ * in strips of 16 (64 bytes of each row of b); the fastest of the loops below is the limit. */
+#define TR_ROWS 1000
+#define TR_COLS 10000
+#define TR_STRIP 16
+
+typedef struct tr_slice {
+    const float *a, *b;
+    float *out;
+    int j0, j1, kind; /* kind 0: plain strided loop; 1, 2: staged strips (2: with prefetch) */
+    pthread_barrier_t *start;
+    double t0, t1;
+} tr_slice;
+
+#ifdef __AVX512F__
+/* dst row c (stride dld floats) = column c of the 16 x 16 block at src (row stride sld) */
+static void transpose16(const float *src, long sld, float *dst, long dld) {
+    __m512 r[16], t[16];
+    for (int k = 0; k < 16; k++) r[k] = _mm512_loadu_ps(src + k * sld);
+    for (int k = 0; k < 16; k += 2) {
+        t[k] = _mm512_unpacklo_ps(r[k], r[k + 1]);
+        t[k + 1] = _mm512_unpackhi_ps(r[k], r[k + 1]);
+    }
+    for (int k = 0; k < 16; k += 4) {
+        __m512d lo0 = _mm512_castps_pd(t[k]), hi0 = _mm512_castps_pd(t[k + 1]);
+        __m512d lo1 = _mm512_castps_pd(t[k + 2]), hi1 = _mm512_castps_pd(t[k + 3]);
+        r[k] = _mm512_castpd_ps(_mm512_unpacklo_pd(lo0, lo1));
+        r[k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(lo0, lo1));
+        r[k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(hi0, hi1));
+        r[k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(hi0, hi1));
+    }
+    for (int m = 0; m < 4; m++) {
+        __m512 v0 = _mm512_shuffle_f32x4(r[m], r[4 + m], 0x88);
+        __m512 v1 = _mm512_shuffle_f32x4(r[m], r[4 + m], 0xdd);
+        __m512 w0 = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], 0x88);
+        __m512 w1 = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], 0xdd);
+        _mm512_storeu_ps(dst + m * dld, _mm512_shuffle_f32x4(v0, w0, 0x88));
+        _mm512_storeu_ps(dst + (4 + m) * dld, _mm512_shuffle_f32x4(v1, w1, 0x88));
+        _mm512_storeu_ps(dst + (8 + m) * dld, _mm512_shuffle_f32x4(v0, w0, 0xdd));
+        _mm512_storeu_ps(dst + (12 + m) * dld, _mm512_shuffle_f32x4(v1, w1, 0xdd));
+    }
+}
+#endif
+
+static void transposed_add_strip(const tr_slice *s, int jb, float *buf) {
+    const float *b = s->b;
+#ifdef __AVX512F__
+    if (s->kind > 0) {
+        /* staged: the strip of b (1000 rows x 16) transposed into buf through registers, then
+         * out's 16 columns = a's + buf's rows, every operand read along its memory */
+        int i = 0;
+        for (; i + 16 <= TR_ROWS; i += 16) {
+            if (s->kind == 2 && jb + 2 * TR_STRIP <= s->j1)
+                for (int k = 0; k < 16; k++)
+                    _mm_prefetch((const char *)(b + (long)(i + k) * TR_COLS + jb + TR_STRIP),
+                                 _MM_HINT_T0);
+            transpose16(b + (long)i * TR_COLS + jb, TR_COLS, buf + i, TR_ROWS);
+        }
+        for (; i < TR_ROWS; i++)
+            for (int c = 0; c < TR_STRIP; c++) buf[c * TR_ROWS + i] = b[(long)i * TR_COLS + jb + c];
+        for (int c = 0; c < TR_STRIP; c++) {
+            const float *a = s->a + (long)(jb + c) * TR_ROWS, *x = buf + c * TR_ROWS;
+            float *o = s->out + (long)(jb + c) * TR_ROWS;
+            for (int k = 0; k < TR_ROWS; k++) o[k] = a[k] + x[k];
+        }
+        return;
+    }
+#endif
+    (void)buf;
+    for (int c = 0; c < TR_STRIP; c++) {
+        const float *a = s->a + (long)(jb + c) * TR_ROWS, *x = b + jb + c;
+        float *o = s->out + (long)(jb + c) * TR_ROWS;
+        for (int k = 0; k < TR_ROWS; k++) o[k] = a[k] + x[(long)k * TR_COLS];
+    }
+}
+
+static void *run_transposed_slice(void *arg) {
+    tr_slice *s = arg;
+    float *buf = aligned_alloc(64, sizeof(float) * TR_ROWS * TR_STRIP);
+    if (!buf) exit(1);
+    pthread_barrier_wait(s->start);
+    s->t0 = now();
+    for (int jb = s->j0; jb < s->j1; jb += TR_STRIP) transposed_add_strip(s, jb, buf);
+    s->t1 = now();
+    free(buf);
+    return NULL;
+}
+
+static double timed_transposed(int kind, int threads, const float *a, const float *b, float *out) {
+    pthread_t tid[64];
+    tr_slice sl[64];
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, (unsigned)threads);
+    int strips = TR_COLS / TR_STRIP, per = (strips + threads - 1) / threads;
+    for (int t = 0; t < threads; t++) {
+        int lo = t * per < strips ? t * per : strips, hi = lo + per < strips ? lo + per : strips;
+        sl[t] = (tr_slice){a, b, out, lo * TR_STRIP, hi * TR_STRIP, kind, &start, 0, 0};
+        pthread_create(&tid[t], NULL, run_transposed_slice, &sl[t]);
+    }
+    double t0 = 1e300, t1 = 0;
+    for (int t = 0; t < threads; t++) {
+        pthread_join(tid[t], NULL);
+        if (sl[t].t0 < t0) t0 = sl[t].t0;
+        if (sl[t].t1 > t1) t1 = sl[t].t1;
+    }
+    pthread_barrier_destroy(&start);
+    return t1 - t0;
+}
+
 int main(int argc, char **argv) {
     int threads = argc > 1 ? atoi(argv[1]) : 1;
     if (threads < 1) threads = 1;
@@ -117,6 +230,22 @@ int main(int argc, char **argv) {
     /* bytes moved, counted as the benchmarks count them: arrays read plus the array written */
     printf("LIMIT memory_bandwidth_triad %.2f GB/s\n", 3.0 * n * 4 / best_triad / 1e9);
     printf("LIMIT memory_bandwidth_copy %.2f GB/s\n", 2.0 * n * 4 / best_copy / 1e9);
+    /* the transposed add: c = a' + b (n = TR_ROWS * TR_COLS) */
+    double best_tr = 1e9;
+    int tr_kinds = 1;
+#ifdef __AVX512F__
+    tr_kinds = 3;
+#endif
+    for (int r = 0; r < 5; r++)
+        for (int kind = 0; kind < tr_kinds; kind++) {
+            double t = timed_transposed(kind, threads, a, b, c);
+            if (t < best_tr) best_tr = t;
+        }
+    if (c[(size_t)5 * TR_ROWS + 7] != a[(size_t)5 * TR_ROWS + 7] + b[(size_t)7 * TR_COLS + 5]) {
+        fprintf(stderr, "machine: the transposed add computed a wrong value\n");
+        return 1;
+    }
+    printf("LIMIT transposed_add_10M %.2f GB/s\n", 3.0 * n * 4 / best_tr / 1e9);
     int m = 1024;
     float *x = malloc((size_t)m * m * 4), *y = malloc((size_t)m * m * 4),
           *z = malloc((size_t)m * m * 4);
