@@ -330,28 +330,62 @@ static int c_triangular_solve(mt_call *c, mt_value *a, mt_value *r) {
 
 /* ---- matrix_power ------------------------------------------------------------------------- */
 
+/* Binary powering with references held by hand, not a scope: only the running product and the
+ * current square stay alive (a scope would keep every one: an exponent of 2^63 - 1 made 125 of
+ * them, past a scope's room, and as many large matrices in memory). */
 static int c_matrix_power(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *A = a[0].t;
     int64_t n = a[1].i;
     if (mt_la_check_square(A, "linalg.matrix_power", "A")) return -1;
-    SCOPE;
     if (n == 0) {
+        SCOPE;
         mt_tensor *I = T(mto_eye(last(A, 1), A->dtype, A->device, false, false));
         mt_tensor *Ie = T(mto_expand(I, (mt_ilist){A->sizes, A->ndim}, false));
         return la_ret1(&S, r, T(mto_clone(Ie, "contiguous_format")));
     }
-    mt_tensor *base = n < 0 ? T(mto_linalg_inv(A)) : A;
+    mt_tensor *base = n < 0 ? mto_linalg_inv(A) : A;
+    if (!base) return -1;
+    if (base == A) mt_tensor_incref(A);
     uint64_t e = n < 0 ? (uint64_t)(-(n + 1)) + 1 : (uint64_t)n;
     mt_tensor *acc = NULL;
-    while (!S.failed) { /* binary powering: base^(2^i) for each set bit of e */
-        if (e & 1) acc = acc ? T(mto_matmul(acc, base)) : base;
+    bool failed = false;
+    for (;;) { /* base is A's 2^i-th power; acc the product of those of e's set bits so far */
+        if (e & 1) {
+            mt_tensor *p = acc ? mto_matmul(acc, base) : base;
+            if (!p) {
+                failed = true;
+                break;
+            }
+            if (acc)
+                mt_tensor_decref(acc);
+            else
+                mt_tensor_incref(p);
+            acc = p;
+        }
         e >>= 1;
         if (!e) break;
-        base = T(mto_matmul(base, base));
+        mt_tensor *sq = mto_matmul(base, base);
+        if (!sq) {
+            failed = true;
+            break;
+        }
+        mt_tensor_decref(base);
+        base = sq;
     }
-    if (acc == A) acc = T(mto_clone(A, "contiguous_format"));
-    return la_ret1(&S, r, acc);
+    mt_tensor_decref(base);
+    if (!failed && acc == A) { /* the first power: a copy, never A itself */
+        mt_tensor *copy = mto_clone(A, "contiguous_format");
+        mt_tensor_decref(acc);
+        acc = copy;
+        failed = !copy;
+    }
+    if (failed) {
+        if (acc) mt_tensor_decref(acc);
+        return -1;
+    }
+    r[0] = mt_vtensor(acc);
+    return 0;
 }
 
 /* ---- multi_dot: the product of a chain of matrices in the cheapest order ------------------- */

@@ -67,6 +67,7 @@ int mt_la_pivot_permutation(const int32_t *pv, int64_t m, int64_t k, int64_t *pe
         perm[i] = perm[j];
         perm[j] = t;
     }
+    if (m == 0) return 0; /* no rows: P is empty, and may have no storage to clear */
     memset(P, 0, (size_t)(m * m) * es);
     for (int64_t i = 0; i < m; i++) {
         char *e = P + (size_t)(perm[i] * m + i) * es;

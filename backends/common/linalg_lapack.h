@@ -71,7 +71,13 @@ typedef struct la_scope {
 
 static inline mt_tensor *la_keep(la_scope *s, mt_tensor *t) {
     if (!t || s->n == (int)MT_ARRAY_LEN(s->t)) {
-        if (t) mt_tensor_decref(t);
+        if (t) { /* a body with more steps than the scope holds: a bug here, said as one */
+            mt_tensor_decref(t);
+            mt_error(MT_ERR_RUNTIME,
+                     "internal error: more than %d intermediate results in one "
+                     "linear algebra function",
+                     (int)MT_ARRAY_LEN(s->t));
+        }
         s->failed = true;
         return NULL;
     }

@@ -643,10 +643,24 @@ static int c_matrix_exp(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *V = T(mto_add_Tensor(a6v1, v2, mt_vint(1)));
     mt_tensor *P = T(mto_add_Tensor(V, U, mt_vint(1))), *Q = T(mto_sub_Tensor(V, U, mt_vint(1)));
     mt_tensor *X = T(mto_linalg_solve(Q, P, true));
-    for (int i = 0; i < sq && !S.failed; i++) X = T(mto_matmul(X, X));
-    if (!S.failed && X && X->ndim >= 2 && !mt_tensor_is_contiguous(X))
-        X = T(mto_contiguous(X)); /* PyTorch's result is row-major */
-    return la_ret1(&S, r, X);
+    if (S.failed) return la_ret1(&S, r, NULL);
+    /* the squarings (up to 1000) outside the scope, which holds 64: only the latest is kept */
+    mt_tensor_incref(X);
+    la_release(&S);
+    for (int i = 0; i < sq; i++) {
+        mt_tensor *X2 = mto_matmul(X, X);
+        mt_tensor_decref(X);
+        if (!X2) return -1;
+        X = X2;
+    }
+    if (X->ndim >= 2 && !mt_tensor_is_contiguous(X)) { /* PyTorch's result is row-major */
+        mt_tensor *Xc = mto_contiguous(X);
+        mt_tensor_decref(X);
+        if (!Xc) return -1;
+        X = Xc;
+    }
+    r[0] = mt_vtensor(X);
+    return 0;
 }
 
 /* ---- tensorinv, tensorsolve ----------------------------------------------------------------- */
