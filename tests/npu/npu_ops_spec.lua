@@ -397,6 +397,10 @@ describe("NPU operators and streams", function()
   it("keep memory used on another stream until that work is done (record_stream)", function()
     local s = npu.Stream()
     local function race(record)
+      -- no cached or pending blocks from earlier work: a block another free returned in the
+      -- meantime (a recorded one whose event completed) could otherwise be the one z is given
+      npu.synchronize()
+      npu.empty_cache()
       local x = torch.ones(4096):npu()
       npu.synchronize()
       local addr, y = x:untyped_storage():data_ptr(), nil
