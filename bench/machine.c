@@ -17,75 +17,6 @@ static double now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* the copy and the triad, each thread on its slice of the arrays (the thread count of the run:
- * the element-wise benchmarks they are the limit for run on as many threads) */
-typedef struct slice {
-    float *a, *b, *c;
-    size_t n;
-    int what; /* 0: triad, 1: memcpy, 2: a copy loop, 3: a copy loop with streaming stores */
-    pthread_barrier_t *start;
-    double t0, t1;
-} slice;
-
-static void *run_slice(void *arg) {
-    slice *s = arg;
-    pthread_barrier_wait(s->start);
-    s->t0 = now();
-    if (s->what == 0)
-        for (size_t i = 0; i < s->n; i++) s->c[i] = s->a[i] + 2.0f * s->b[i];
-    else if (s->what == 1)
-        memcpy(s->a, s->c, s->n * 4);
-    else if (s->what == 2) /* built with -fno-tree-loop-distribute-patterns: not a memcpy call */
-        for (size_t i = 0; i < s->n; i++) s->a[i] = s->c[i];
-    else {
-#ifdef __AVX512F__
-        /* whole 64-byte lines written without reading them first (the slices start on lines:
-         * aligned arrays, slice lengths a multiple of 16 floats) */
-        size_t i = 0;
-        for (; i + 16 <= s->n; i += 16) _mm512_stream_ps(s->a + i, _mm512_load_ps(s->c + i));
-        for (; i < s->n; i++) s->a[i] = s->c[i];
-        _mm_sfence();
-#endif
-    }
-    s->t1 = now();
-    return NULL;
-}
-
-static double timed(int what, int threads, float *a, float *b, float *c, size_t n) {
-    pthread_t tid[64];
-    slice sl[64];
-    pthread_barrier_t start;
-    pthread_barrier_init(&start, NULL, (unsigned)threads);
-    /* slices of whole 64-byte lines (the streaming copy needs them aligned) */
-    size_t per = ((n + (size_t)threads - 1) / (size_t)threads + 15) & ~(size_t)15;
-    for (int t = 0; t < threads; t++) {
-        size_t lo = (size_t)t * per < n ? (size_t)t * per : n, hi = lo + per < n ? lo + per : n;
-        sl[t] = (slice){a + lo, b + lo, c + lo, hi - lo, what, &start, 0, 0};
-        pthread_create(&tid[t], NULL, run_slice, &sl[t]);
-    }
-    /* from the first thread's start to the last one's end (this thread may not be running) */
-    double t0 = 1e300, t1 = 0;
-    for (int t = 0; t < threads; t++) {
-        pthread_join(tid[t], NULL);
-        if (sl[t].t0 < t0) t0 = sl[t].t0;
-        if (sl[t].t1 > t1) t1 = sl[t].t1;
-    }
-    pthread_barrier_destroy(&start);
-    return t1 - t0;
-}
-
-/* n floats on transparent huge pages where the kernel offers them (as mindtorch's allocator
- * asks for large blocks: with 4 KiB pages a stream needs a TLB walk every 4 KiB) */
-static float *big_array(size_t n) {
-    size_t huge = (size_t)2 << 20, bytes = (n * 4 + huge - 1) & ~(huge - 1);
-    float *p = aligned_alloc(huge, bytes);
-    if (!p) exit(1);
-#ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-    return p;
-}
-
 /* bench/ops' transposed add in C: out and a are 1000 x 10000 with strides (1, 1000) (a
  * transposed view of a row-major 10000 x 1000 array), b is row-major 1000 x 10000, out = a + b.
  * Along out's memory order b advances 40000 bytes an element: one operand of three is read
@@ -94,14 +25,6 @@ static float *big_array(size_t n) {
 #define TR_ROWS 1000
 #define TR_COLS 10000
 #define TR_STRIP 16
-
-typedef struct tr_slice {
-    const float *a, *b;
-    float *out;
-    int j0, j1, kind; /* kind 0: plain strided loop; 1, 2: staged strips (2: with prefetch) */
-    pthread_barrier_t *start;
-    double t0, t1;
-} tr_slice;
 
 #ifdef __AVX512F__
 /* dst row c (stride dld floats) = column c of the 16 x 16 block at src (row stride sld) */
@@ -133,15 +56,17 @@ static void transpose16(const float *src, long sld, float *dst, long dld) {
 }
 #endif
 
-static void transposed_add_strip(const tr_slice *s, int jb, float *buf) {
-    const float *b = s->b;
+/* out's columns [jb, jb + 16) = a's + b's rows there, read as `kind` says (0: a plain strided
+ * loop; 1, 2: staged strips, 2 with a prefetch of each row's next strip before j1) */
+static void transposed_add_strip(const float *a_all, const float *b, float *out_all, int kind,
+                                 int jb, int j1, float *buf) {
 #ifdef __AVX512F__
-    if (s->kind > 0) {
+    if (kind > 0) {
         /* staged: the strip of b (1000 rows x 16) transposed into buf through registers, then
          * out's 16 columns = a's + buf's rows, every operand read along its memory */
         int i = 0;
         for (; i + 16 <= TR_ROWS; i += 16) {
-            if (s->kind == 2 && jb + 2 * TR_STRIP <= s->j1)
+            if (kind == 2 && jb + 2 * TR_STRIP <= j1)
                 for (int k = 0; k < 16; k++)
                     _mm_prefetch((const char *)(b + (long)(i + k) * TR_COLS + jb + TR_STRIP),
                                  _MM_HINT_T0);
@@ -150,44 +75,87 @@ static void transposed_add_strip(const tr_slice *s, int jb, float *buf) {
         for (; i < TR_ROWS; i++)
             for (int c = 0; c < TR_STRIP; c++) buf[c * TR_ROWS + i] = b[(long)i * TR_COLS + jb + c];
         for (int c = 0; c < TR_STRIP; c++) {
-            const float *a = s->a + (long)(jb + c) * TR_ROWS, *x = buf + c * TR_ROWS;
-            float *o = s->out + (long)(jb + c) * TR_ROWS;
+            const float *a = a_all + (long)(jb + c) * TR_ROWS, *x = buf + c * TR_ROWS;
+            float *o = out_all + (long)(jb + c) * TR_ROWS;
             for (int k = 0; k < TR_ROWS; k++) o[k] = a[k] + x[k];
         }
         return;
     }
 #endif
-    (void)buf;
+    (void)buf, (void)kind, (void)j1; /* the staged loops need AVX-512 */
     for (int c = 0; c < TR_STRIP; c++) {
-        const float *a = s->a + (long)(jb + c) * TR_ROWS, *x = b + jb + c;
-        float *o = s->out + (long)(jb + c) * TR_ROWS;
+        const float *a = a_all + (long)(jb + c) * TR_ROWS, *x = b + jb + c;
+        float *o = out_all + (long)(jb + c) * TR_ROWS;
         for (int k = 0; k < TR_ROWS; k++) o[k] = a[k] + x[(long)k * TR_COLS];
     }
 }
 
-static void *run_transposed_slice(void *arg) {
-    tr_slice *s = arg;
-    float *buf = aligned_alloc(64, sizeof(float) * TR_ROWS * TR_STRIP);
-    if (!buf) exit(1);
+/* the copy, the triad and the transposed add, each thread on its slice of the arrays (the thread
+ * count of the run: the element-wise benchmarks they are the limit for run on as many threads) */
+enum { TRIAD, MEMCPY, COPY_LOOP, COPY_STREAM, TRANSPOSED_ADD /* + the kind of loop: 0, 1, 2 */ };
+
+typedef struct slice {
+    float *a, *b, *c;
+    size_t n;   /* the elements of a, b and c from the slice's start */
+    int j0, j1; /* the transposed add's columns */
+    int what;
+    pthread_barrier_t *start;
+    double t0, t1;
+} slice;
+
+static void *run_slice(void *arg) {
+    slice *s = arg;
+    float *buf = NULL;
+    if (s->what >= TRANSPOSED_ADD && !(buf = aligned_alloc(64, sizeof(float) * TR_ROWS * TR_STRIP)))
+        exit(1);
     pthread_barrier_wait(s->start);
     s->t0 = now();
-    for (int jb = s->j0; jb < s->j1; jb += TR_STRIP) transposed_add_strip(s, jb, buf);
+    if (s->what >= TRANSPOSED_ADD)
+        for (int jb = s->j0; jb < s->j1; jb += TR_STRIP)
+            transposed_add_strip(s->a, s->b, s->c, s->what - TRANSPOSED_ADD, jb, s->j1, buf);
+    else if (s->what == TRIAD)
+        for (size_t i = 0; i < s->n; i++) s->c[i] = s->a[i] + 2.0f * s->b[i];
+    else if (s->what == MEMCPY)
+        memcpy(s->a, s->c, s->n * 4);
+    else if (s->what ==
+             COPY_LOOP) /* built with -fno-tree-loop-distribute-patterns: not a memcpy call */
+        for (size_t i = 0; i < s->n; i++) s->a[i] = s->c[i];
+    else {
+#ifdef __AVX512F__
+        /* whole 64-byte lines written without reading them first (the slices start on lines:
+         * aligned arrays, slice lengths a multiple of 16 floats) */
+        size_t i = 0;
+        for (; i + 16 <= s->n; i += 16) _mm512_stream_ps(s->a + i, _mm512_load_ps(s->c + i));
+        for (; i < s->n; i++) s->a[i] = s->c[i];
+        _mm_sfence();
+#endif
+    }
     s->t1 = now();
     free(buf);
     return NULL;
 }
 
-static double timed_transposed(int kind, int threads, const float *a, const float *b, float *out) {
+static double timed(int what, int threads, float *a, float *b, float *c, size_t n) {
     pthread_t tid[64];
-    tr_slice sl[64];
+    slice sl[64];
     pthread_barrier_t start;
     pthread_barrier_init(&start, NULL, (unsigned)threads);
-    int strips = TR_COLS / TR_STRIP, per = (strips + threads - 1) / threads;
+    /* slices of whole 64-byte lines (the streaming copy needs them aligned) */
+    size_t per = ((n + (size_t)threads - 1) / (size_t)threads + 15) & ~(size_t)15;
+    int strips = TR_COLS / TR_STRIP, per_t = (strips + threads - 1) / threads;
     for (int t = 0; t < threads; t++) {
-        int lo = t * per < strips ? t * per : strips, hi = lo + per < strips ? lo + per : strips;
-        sl[t] = (tr_slice){a, b, out, lo * TR_STRIP, hi * TR_STRIP, kind, &start, 0, 0};
-        pthread_create(&tid[t], NULL, run_transposed_slice, &sl[t]);
+        if (what >= TRANSPOSED_ADD) { /* whole strips of columns; the arrays whole */
+            int lo = t * per_t < strips ? t * per_t : strips;
+            int hi = lo + per_t < strips ? lo + per_t : strips;
+            sl[t] = (slice){a, b, c, n, lo * TR_STRIP, hi * TR_STRIP, what, &start, 0, 0};
+        } else {
+            size_t lo = (size_t)t * per < n ? (size_t)t * per : n;
+            size_t hi = lo + per < n ? lo + per : n;
+            sl[t] = (slice){a + lo, b + lo, c + lo, hi - lo, 0, 0, what, &start, 0, 0};
+        }
+        pthread_create(&tid[t], NULL, run_slice, &sl[t]);
     }
+    /* from the first thread's start to the last one's end (this thread may not be running) */
     double t0 = 1e300, t1 = 0;
     for (int t = 0; t < threads; t++) {
         pthread_join(tid[t], NULL);
@@ -196,6 +164,18 @@ static double timed_transposed(int kind, int threads, const float *a, const floa
     }
     pthread_barrier_destroy(&start);
     return t1 - t0;
+}
+
+/* n floats on transparent huge pages where the kernel offers them (as mindtorch's allocator
+ * asks for large blocks: with 4 KiB pages a stream needs a TLB walk every 4 KiB) */
+static float *big_array(size_t n) {
+    size_t huge = (size_t)2 << 20, bytes = (n * 4 + huge - 1) & ~(huge - 1);
+    float *p = aligned_alloc(huge, bytes);
+    if (!p) exit(1);
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return p;
 }
 
 int main(int argc, char **argv) {
@@ -212,17 +192,17 @@ int main(int argc, char **argv) {
     }
     double best_triad = 1e9, best_copy = 1e9;
     for (int r = 0; r < 10; r++) {
-        double t = timed(0, threads, a, b, c, n);
+        double t = timed(TRIAD, threads, a, b, c, n);
         if (t < best_triad) best_triad = t;
         /* the copy limit is the fastest of the C library's memcpy, a plain loop and (on CPUs
          * with AVX-512) a loop of streaming stores: glibc's memcpy streams only past a
          * threshold it derives from the cache sizes the CPU reports, which these virtual
          * machines may not; streamed stores skip the read of each line a plain store does */
-        int kinds = 2;
+        int last = COPY_LOOP;
 #ifdef __AVX512F__
-        kinds = 3;
+        last = COPY_STREAM;
 #endif
-        for (int what = 1; what <= kinds; what++) {
+        for (int what = MEMCPY; what <= last; what++) {
             t = timed(what, threads, a, b, c, n);
             if (t < best_copy) best_copy = t;
         }
@@ -238,7 +218,7 @@ int main(int argc, char **argv) {
 #endif
     for (int r = 0; r < 5; r++)
         for (int kind = 0; kind < tr_kinds; kind++) {
-            double t = timed_transposed(kind, threads, a, b, c);
+            double t = timed(TRANSPOSED_ADD + kind, threads, a, b, c, n);
             if (t < best_tr) best_tr = t;
         }
     if (c[(size_t)5 * TR_ROWS + 7] != a[(size_t)5 * TR_ROWS + 7] + b[(size_t)7 * TR_COLS + 5]) {
