@@ -27,40 +27,62 @@ static double now(void) {
 #define TR_STRIP 16
 
 #ifdef __AVX512F__
-/* dst row c (stride dld floats) = column c of the 16 x 16 block at src (row stride sld) */
-static void transpose16(const float *src, long sld, float *dst, long dld) {
-    __m512 r[16], t[16];
-    for (int k = 0; k < 16; k++) r[k] = _mm512_loadu_ps(src + k * sld);
-    for (int k = 0; k < 16; k += 2) {
-        t[k] = _mm512_unpacklo_ps(r[k], r[k + 1]);
-        t[k + 1] = _mm512_unpackhi_ps(r[k], r[k + 1]);
-    }
-    for (int k = 0; k < 16; k += 4) {
-        __m512d lo0 = _mm512_castps_pd(t[k]), hi0 = _mm512_castps_pd(t[k + 1]);
-        __m512d lo1 = _mm512_castps_pd(t[k + 2]), hi1 = _mm512_castps_pd(t[k + 3]);
-        r[k] = _mm512_castpd_ps(_mm512_unpacklo_pd(lo0, lo1));
-        r[k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(lo0, lo1));
-        r[k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(hi0, hi1));
-        r[k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(hi0, hi1));
-    }
-    for (int m = 0; m < 4; m++) {
-        __m512 v0 = _mm512_shuffle_f32x4(r[m], r[4 + m], 0x88);
-        __m512 v1 = _mm512_shuffle_f32x4(r[m], r[4 + m], 0xdd);
-        __m512 w0 = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], 0x88);
-        __m512 w1 = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], 0xdd);
-        _mm512_storeu_ps(dst + m * dld, _mm512_shuffle_f32x4(v0, w0, 0x88));
-        _mm512_storeu_ps(dst + (4 + m) * dld, _mm512_shuffle_f32x4(v1, w1, 0x88));
-        _mm512_storeu_ps(dst + (8 + m) * dld, _mm512_shuffle_f32x4(v0, w0, 0xdd));
-        _mm512_storeu_ps(dst + (12 + m) * dld, _mm512_shuffle_f32x4(v1, w1, 0xdd));
+#include "cpu_transpose16_avx512.h" /* the library's 16 x 16 transpose through registers */
+#endif
+
+#ifdef __AVX512F__
+/* out's columns [jb, jb + 16) = a's + b's rows there, b's 16 x 16 blocks transposed in registers
+ * straight into the add, b asked for 64 rows ahead and a 32, every whole line of out streamed: a
+ * column of 1000 floats starts on a line (even columns) or half-way into one (odd ones), so odd
+ * columns take rows [i - 8, i + 8) of two consecutive blocks */
+static void transposed_add_fused(const float *a_all, const float *b, float *out_all, int jb) {
+    __m512 prev[16], r[16];
+    for (int c = 0; c < 16; c++) r[c] = _mm512_setzero_ps();
+    for (int i = 0; i < TR_ROWS + 8; i += 16) {
+        int rows = TR_ROWS - i < 16 ? TR_ROWS - i : 16;
+        if (i + 64 + 16 <= TR_ROWS)
+            for (int k = 0; k < 16; k++)
+                _mm_prefetch((const char *)(b + (long)(i + 64 + k) * TR_COLS + jb), _MM_HINT_T0);
+        if (i + 32 + 16 <= TR_ROWS)
+            for (int c = 0; c < 16; c++)
+                _mm_prefetch((const char *)(a_all + (long)(jb + c) * TR_ROWS + i + 32),
+                             _MM_HINT_T0);
+        for (int k = 0; k < 16; k++) {
+            prev[k] = r[k];
+            r[k] =
+                k < rows ? _mm512_loadu_ps(b + (long)(i + k) * TR_COLS + jb) : _mm512_setzero_ps();
+        }
+        mt_tr16_regs(r);
+        for (int c = 0; c < 16; c++) {
+            const float *a = a_all + (long)(jb + c) * TR_ROWS;
+            float *o = out_all + (long)(jb + c) * TR_ROWS;
+            if (c % 2 == 0 && rows == 16)
+                _mm512_stream_ps(o + i, _mm512_add_ps(_mm512_load_ps(a + i), r[c]));
+            else if (c % 2 == 0) /* the last 8 rows: half a line, shared with the next column */
+                _mm512_mask_storeu_ps(o + i, 0xFF,
+                                      _mm512_add_ps(_mm512_maskz_loadu_ps(0xFF, a + i), r[c]));
+            else if (i == 0) /* the first 8 rows: the other half of that line */
+                _mm512_mask_storeu_ps(o, 0xFF, _mm512_add_ps(_mm512_maskz_loadu_ps(0xFF, a), r[c]));
+            else {
+                __m512 v = _mm512_castsi512_ps(_mm512_alignr_epi32(
+                    _mm512_castps_si512(r[c]), _mm512_castps_si512(prev[c]), 8));
+                _mm512_stream_ps(o + i - 8, _mm512_add_ps(_mm512_load_ps(a + i - 8), v));
+            }
+        }
     }
 }
 #endif
 
 /* out's columns [jb, jb + 16) = a's + b's rows there, read as `kind` says (0: a plain strided
- * loop; 1, 2: staged strips, 2 with a prefetch of each row's next strip before j1) */
+ * loop; 1, 2: staged strips, 2 with a prefetch of each row's next strip before j1; 3: fused,
+ * streamed, with prefetches) */
 static void transposed_add_strip(const float *a_all, const float *b, float *out_all, int kind,
                                  int jb, int j1, float *buf) {
 #ifdef __AVX512F__
+    if (kind == 3) {
+        transposed_add_fused(a_all, b, out_all, jb);
+        return;
+    }
     if (kind > 0) {
         /* staged: the strip of b (1000 rows x 16) transposed into buf through registers, then
          * out's 16 columns = a's + buf's rows, every operand read along its memory */
@@ -70,7 +92,7 @@ static void transposed_add_strip(const float *a_all, const float *b, float *out_
                 for (int k = 0; k < 16; k++)
                     _mm_prefetch((const char *)(b + (long)(i + k) * TR_COLS + jb + TR_STRIP),
                                  _MM_HINT_T0);
-            transpose16(b + (long)i * TR_COLS + jb, TR_COLS, buf + i, TR_ROWS);
+            mt_tr16(b + (long)i * TR_COLS + jb, TR_COLS, 16, 0xFFFF, buf + i, TR_ROWS, 16, 0xFFFF);
         }
         for (; i < TR_ROWS; i++)
             for (int c = 0; c < TR_STRIP; c++) buf[c * TR_ROWS + i] = b[(long)i * TR_COLS + jb + c];
@@ -92,7 +114,7 @@ static void transposed_add_strip(const float *a_all, const float *b, float *out_
 
 /* the copy, the triad and the transposed add, each thread on its slice of the arrays (the thread
  * count of the run: the element-wise benchmarks they are the limit for run on as many threads) */
-enum { TRIAD, MEMCPY, COPY_LOOP, COPY_STREAM, TRANSPOSED_ADD /* + the kind of loop: 0, 1, 2 */ };
+enum { TRIAD, MEMCPY, COPY_LOOP, COPY_STREAM, TRANSPOSED_ADD /* + the kind of loop: 0 to 3 */ };
 
 typedef struct slice {
     float *a, *b, *c;
@@ -113,6 +135,9 @@ static void *run_slice(void *arg) {
     if (s->what >= TRANSPOSED_ADD)
         for (int jb = s->j0; jb < s->j1; jb += TR_STRIP)
             transposed_add_strip(s->a, s->b, s->c, s->what - TRANSPOSED_ADD, jb, s->j1, buf);
+#ifdef __AVX512F__
+    if (s->what >= TRANSPOSED_ADD) _mm_sfence(); /* the fused loop's streaming stores */
+#endif
     else if (s->what == TRIAD)
         for (size_t i = 0; i < s->n; i++) s->c[i] = s->a[i] + 2.0f * s->b[i];
     else if (s->what == MEMCPY)
@@ -214,16 +239,24 @@ int main(int argc, char **argv) {
     double best_tr = 1e9;
     int tr_kinds = 1;
 #ifdef __AVX512F__
-    tr_kinds = 3;
+    tr_kinds = 4;
 #endif
     for (int r = 0; r < 5; r++)
         for (int kind = 0; kind < tr_kinds; kind++) {
             double t = timed(TRANSPOSED_ADD + kind, threads, a, b, c, n);
             if (t < best_tr) best_tr = t;
         }
-    if (c[(size_t)5 * TR_ROWS + 7] != a[(size_t)5 * TR_ROWS + 7] + b[(size_t)7 * TR_COLS + 5]) {
-        fprintf(stderr, "machine: the transposed add computed a wrong value\n");
-        return 1;
+    /* the last kind's values (the fused loop where it runs), from a cleared result: both halves
+     * of a line two columns share, an even and an odd column's streamed lines */
+    memset(c, 0, n * 4);
+    timed(TRANSPOSED_ADD + tr_kinds - 1, threads, a, b, c, n);
+    static const int probe[][2] = {{5, 7}, {5, 999}, {6, 0}, {6, 995}, {4, 500}, {9999, 999}};
+    for (int k = 0; k < (int)(sizeof probe / sizeof probe[0]); k++) {
+        size_t j = (size_t)probe[k][0], i = (size_t)probe[k][1];
+        if (c[j * TR_ROWS + i] != a[j * TR_ROWS + i] + b[i * TR_COLS + j]) {
+            fprintf(stderr, "machine: the transposed add computed a wrong value\n");
+            return 1;
+        }
     }
     printf("LIMIT transposed_add_10M %.2f GB/s\n", 3.0 * n * 4 / best_tr / 1e9);
     int m = 1024;

@@ -12,7 +12,7 @@ export BUILD
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-cc -O3 -march=native -o "$out/machine" bench/machine.c -fno-tree-loop-distribute-patterns -lopenblas -pthread || exit 1
+cc -O3 -march=native -Ibackends/cpu -o "$out/machine" bench/machine.c -fno-tree-loop-distribute-patterns -lopenblas -pthread || exit 1
 # The limits are measured at the start and again beside each round of bench/ops (whose
 # element-wise figures are judged against the copy bandwidth), and each keeps its highest
 # value: on these shared machines one measurement read 41 GB/s for a copy that ran at 104 in

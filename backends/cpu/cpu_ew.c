@@ -164,6 +164,7 @@ int mt_cpu_ew_impl(mt_call *c, mt_value *args, mt_value *rets) {
     }
     mt_iter it;
     mt_iter_init(&it, nops, ops, out->ndim, out->sizes);
+    mt_tile_fn tile = NULL;
     if (ops[0] == out && ty.compute == MT_FLOAT32 && stream_avx512) {
         mt_loop_fn streaming = mt_cpu_ew_stream_f32(fam);
         /* not in place, nor into a view of an input: a streaming loop must not find its inputs
@@ -171,8 +172,12 @@ int mt_cpu_ew_impl(mt_call *c, mt_value *args, mt_value *rets) {
         bool apart = true;
         for (int i = 1; i < nops; i++) apart = apart && !mt_tensors_overlap(out, ops[i]);
         if (streaming && apart && mt_iter_output_streamable(&it)) fn = streaming;
+        if (apart && mt_iter_tiles_streamable(&it)) tile = mt_cpu_ew_stream_tile_f32(fam, &it);
     }
-    mt_iter_run(&it, fn, &ctx);
+    if (tile)
+        mt_iter_run_tiles(&it, tile, &ctx);
+    else
+        mt_iter_run(&it, fn, &ctx);
     if (atomic_load(&ctx.zerodiv)) {
         mt_error(MT_ERR_RUNTIME, "ZeroDivisionError");
         goto done;

@@ -14,6 +14,11 @@
 #define MT_ITER_MAXOPS 6
 
 typedef void (*mt_loop_fn)(char **data, const int64_t *strides, int64_t n, void *ctx);
+/* A kernel for one tile of a tiled iteration (mt_iter_run_tiles): n_inner elements along dim 0 by
+ * n_outer along dim 1 from `data`, strides in bytes per operand. It may write with streaming
+ * stores and leave them unfenced: the iterator fences each thread's stores after its tiles. */
+typedef void (*mt_tile_fn)(char **data, const int64_t *inner_strides, const int64_t *outer_strides,
+                           int64_t n_inner, int64_t n_outer, void *ctx);
 
 typedef struct mt_iter {
     int ndim, nops;
@@ -30,6 +35,14 @@ void mt_iter_init(mt_iter *it, int nops, mt_tensor *const *ops, int ndim, const 
  * (mt_stream_wanted), contiguous along the inner dim, walked in rows rather than tiles. The
  * caller checks that it overlaps no input (mt_tensors_overlap). */
 bool mt_iter_output_streamable(const mt_iter *it);
+/* Whether the iteration runs in tiles (two dims, an input running along the outer one in memory:
+ * a transposed operand) and its result, contiguous along the inner dim and large
+ * (mt_stream_wanted), can be written by a tile kernel with streaming stores. The caller checks
+ * that it overlaps no input. */
+bool mt_iter_tiles_streamable(const mt_iter *it);
+/* Run fn over every tile of such an iteration, whole rows of tiles per thread; parallel when
+ * large. */
+void mt_iter_run_tiles(const mt_iter *it, mt_tile_fn fn, void *ctx);
 /* Run fn over every element (in chunks along the innermost dim); parallel when large. */
 void mt_iter_run(const mt_iter *it, mt_loop_fn fn, void *ctx);
 /* Run fn over the flattened element range [begin, end) only. */

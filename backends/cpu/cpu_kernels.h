@@ -46,6 +46,10 @@ void mt_cpu_exp_f32_avx512(char **data, const int64_t *strides, int64_t n, void 
 /* the float32 loop of a family (MT_F_ADD, _SUB, _MUL, _DIV and the alpha variants) that writes
  * its result with streaming stores, or NULL (cpu_ew_stream_avx512.c; AVX-512F CPUs only) */
 mt_loop_fn mt_cpu_ew_stream_f32(int fam);
+/* the float32 tile kernel of a family (MT_F_ADD, _SUB, _MUL, _DIV and the alpha variants) for a
+ * tiled iteration with a transposed input, writing with streaming stores, or NULL where the
+ * family or the operands' layout has none (cpu_ew_tile_avx512.c; AVX-512F CPUs only) */
+mt_tile_fn mt_cpu_ew_stream_tile_f32(int fam, const mt_iter *it);
 /* A conversion loop that writes with streaming stores (cpu_cast_stream_avx512.c) for the pair
  * (dst, src), or NULL; AVX-512F CPUs only. Its ctx names the ordinary loop of the pair, which
  * it leaves strided rows, edges and values out of range to. */

@@ -2,7 +2,9 @@
 -- (backends/cpu/cpu_ew_stream_avx512.c, results of 32 MiB and more that overlap no input). Each
 -- result is checked, bit for bit, against the same op over slices small enough for the generic
 -- loops, in layouts that reach every path of the streaming loop: both operands rows, a scalar
--- operand on either side, a broadcast row, a result at an unaligned offset, strided inputs.
+-- operand on either side, a broadcast row, a result at an unaligned offset, strided inputs; and
+-- the tiles of a transposed input (cpu_ew_tile_avx512.c: the transpose fused into the loop) for
+-- result columns that start anywhere in a line, ragged edges, either or both inputs transposed.
 local torch = require "mindtorch"
 
 local N = 9 * 1000 * 1000 -- 36 MB of float32: past the streaming threshold
@@ -110,5 +112,52 @@ describe("streamed element-wise results", function()
     local y = a:clone()
     torch.add(y, b, { out = y })
     assert.is_true(torch.equal(y, want))
+  end)
+
+  -- R x C results whose columns are contiguous (the inner dim R), an input read across them
+  local function transposed(R, C) return torch.randn(C, R):t() end
+
+  it("fuses a transposed input's tiles with the op, result columns at every offset in a line", function()
+    torch.manual_seed(5)
+    -- 1000: columns start on a line or half-way; 1001: at every offset; 3000: square tiles
+    for _, sh in ipairs({ { 1000, 9000 }, { 1001, 8995 }, { 3000, 3004 } }) do
+      local R, C = sh[1], sh[2]
+      local at, b = transposed(R, C), torch.randn(R, C) + 0.5
+      local ac = at:contiguous()
+      for _, threads in ipairs({ 1, 2 }) do
+        torch.set_num_threads(threads)
+        for name, f in pairs(ops) do
+          local what = ("%s %dx%d, %d thread(s)"):format(name, R, C, threads)
+          assert.is_true(torch.equal(f(at, b), f(ac, b)), what)
+          assert.is_true(torch.equal(f(b, at), f(b, ac)), what .. ", reversed")
+        end
+      end
+    end
+  end)
+
+  it("fuses both inputs transposed, a broadcast column beside one, and an out= view off a line", function()
+    torch.manual_seed(6)
+    torch.set_num_threads(2)
+    local R, C = 1001, 8995
+    local at, bt = transposed(R, C), transposed(R, C)
+    local ac, bc = at:contiguous(), bt:contiguous()
+    -- a row-major result: both inputs run across its rows
+    local rows = torch.empty(R, C)
+    torch.sub(at, bt, { out = rows, alpha = -1.7 })
+    assert.is_true(torch.equal(rows, torch.sub(ac, bc, { alpha = -1.7 })))
+    -- a column-major result: a column of R values broadcast along it, a row-major input across it
+    local col, b = torch.randn(R, 1), torch.randn(R, C)
+    local cols = torch.empty(C, R):t()
+    torch.mul(col:expand(R, C), b, { out = cols })
+    assert.is_true(torch.equal(cols, torch.mul(col:expand(R, C):contiguous(), b)))
+    -- out= a column-major view at an unaligned offset; nothing beside it written
+    for _, off in ipairs({ 1, 3, 16 }) do
+      local z = torch.full({ R * C + 32 }, 7, { dtype = torch.float32 })
+      local view = z[{ { 1 + off, R * C + off } }]:view(C, R):t()
+      torch.add(at, b, { out = view, alpha = 0.3 })
+      assert.is_true(torch.equal(view, torch.add(ac, b, { alpha = 0.3 })))
+      assert.are.equal(7 * off, z[{ { 1, off } }]:sum():item())
+      assert.are.equal(7 * (32 - off), z[{ { R * C + off + 1, -1 } }]:sum():item())
+    end
   end)
 end)
