@@ -1,12 +1,14 @@
 /* test_parallel.c: the thread pool behind the CPU kernels' parallel loops (mt_parallel.c):
- * every index runs exactly once whatever the split, loops inside loops run inline, and several
- * host threads may start loops at the same time. */
+ * every index runs exactly once whatever the split, loops inside loops run inline, several
+ * host threads may start loops at the same time, and a worker leaves its caller's CPU. */
+#define _GNU_SOURCE /* sched_getcpu, pthread_setaffinity_np */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -130,6 +132,41 @@ static void thread_count_follows_the_setting(void **state) {
     assert_int_equal(mt_set_num_threads(saved), 0);
 }
 
+/* the CPU each part of a 2-part loop ran on */
+static void cpu_body(void *ctx, int64_t begin, int64_t end) {
+    atomic_int *cpu = ctx;
+    for (int64_t i = begin; i < end; i++) atomic_store(&cpu[i], sched_getcpu());
+}
+
+/* The caller moved onto its worker's CPU (Linux left such pairs together, each loop then ran
+ * at one thread's speed): the worker moves off it after one loop and the loops that follow
+ * run on two CPUs. */
+static void a_worker_leaves_its_callers_cpu(void **state) {
+    (void)state;
+    cpu_set_t all;
+    assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof all, &all), 0);
+    if (CPU_COUNT(&all) < 2) {
+        print_message("one CPU allowed: nothing to spread over\n");
+        return;
+    }
+    int saved = mt_get_num_threads();
+    assert_int_equal(mt_set_num_threads(2), 0);
+    atomic_int cpu[2];
+    mt_parallel_range(2, 2, cpu_body, cpu);
+    cpu_set_t worker_cpu;
+    CPU_ZERO(&worker_cpu);
+    CPU_SET(atomic_load(&cpu[1]), &worker_cpu);
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof worker_cpu, &worker_cpu), 0);
+    int apart = 0;
+    for (int k = 0; k < 50; k++) {
+        mt_parallel_range(2, 2, cpu_body, cpu);
+        apart += k >= 10 && atomic_load(&cpu[0]) != atomic_load(&cpu[1]);
+    }
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof all, &all), 0);
+    assert_int_equal(mt_set_num_threads(saved), 0);
+    assert_true(apart >= 35); /* of 40 */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_index_runs_once),
@@ -137,6 +174,7 @@ int main(void) {
         cmocka_unit_test(loops_inside_loops_run_inline),
         cmocka_unit_test(concurrent_callers),
         cmocka_unit_test(thread_count_follows_the_setting),
+        cmocka_unit_test(a_worker_leaves_its_callers_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
