@@ -146,7 +146,15 @@ int mt_cpu_copy(mt_tensor *dst, mt_tensor *src) {
     mt_tensor *ops[2] = {dst, src};
     mt_iter_init(&it, 2, ops, dst->ndim, dst->sizes);
     if (dt == st) {
-        mt_iter_run(&it, move_fn(mt_dtype_size(dt)), NULL);
+        /* a large transposed source of 4-byte elements, apart from its destination: its tiles
+         * transposed in registers and streamed (cpu_ew_tile_avx512.c) */
+        mt_tile_fn tile = mt_iter_tiles_streamable(&it) && !mt_tensors_overlap(dst, src)
+                              ? mt_cpu_copy_stream_tile4(&it)
+                              : NULL;
+        if (tile)
+            mt_iter_run_tiles(&it, tile, NULL);
+        else
+            mt_iter_run(&it, move_fn(mt_dtype_size(dt)), NULL);
         return 0;
     }
     /* a large conversion into memory its source does not share: streaming stores */

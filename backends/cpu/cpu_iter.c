@@ -202,20 +202,24 @@ static void run_tiles(const mt_iter *it, int64_t j_begin, int64_t j_end, mt_loop
     for (int op = 0; op < nops; op++) mt_pool_free_aligned(buf[op], bytes);
 }
 
-/* the tiles of columns [j_begin, j_end) handed whole to a tile kernel, in the order run_tiles
- * walks them */
+/* Threads take the columns of tiles in steps of TILE_SPLIT: a share that started mid-step gave
+ * its thread strips of 16 columns starting half-way into a line of a transposed input (the
+ * threads' halves of 10000 columns: each row's piece read as two lines), and the fused
+ * transposed add (cpu_ew_tile_avx512.c) ran at half the speed on 2 threads that it had on 1
+ * (19.5 GB/s against 37, alternating in one process). */
+#define TILE_SPLIT 16
+
+/* columns [j_begin, j_end) handed to a tile kernel in strips of TILE_SPLIT columns by the whole
+ * inner dim: a kernel that transposes through registers keeps nothing for later, so the tile's
+ * height buys nothing, and short strips cost it (cpu_ew_tile_avx512.c's add, inner dim 4000 and
+ * 10000: 128 x 128 tiles 36-39 GB/s, below the staged loop's 42-44) */
 static void run_tile_kernel(const mt_iter *it, int64_t j_begin, int64_t j_end, mt_tile_fn fn,
                             void *ctx) {
-    tile_shape ts = tile_shape_of(it);
     char *ptrs[MT_ITER_MAXOPS];
-    for (int64_t jb = j_begin; jb < j_end; jb += ts.tj) {
-        int64_t nj = jb + ts.tj < j_end ? ts.tj : j_end - jb;
-        for (int64_t ib = 0; ib < it->shape[0]; ib += ts.ti) {
-            int64_t ni = ib + ts.ti < it->shape[0] ? ts.ti : it->shape[0] - ib;
-            for (int op = 0; op < it->nops; op++)
-                ptrs[op] = it->data[op] + ib * it->strides[0][op] + jb * it->strides[1][op];
-            fn(ptrs, it->strides[0], it->strides[1], ni, nj, ctx);
-        }
+    for (int64_t jb = j_begin; jb < j_end; jb += TILE_SPLIT) {
+        for (int op = 0; op < it->nops; op++) ptrs[op] = it->data[op] + jb * it->strides[1][op];
+        fn(ptrs, it->strides[0], it->strides[1], it->shape[0],
+           jb + TILE_SPLIT < j_end ? TILE_SPLIT : j_end - jb, ctx);
     }
 }
 
@@ -225,13 +229,6 @@ typedef struct {
     mt_tile_fn tile_fn; /* or, for tiles, a tile kernel */
     void *ctx;
 } iter_job;
-
-/* Threads take the columns of tiles in steps of TILE_SPLIT: a share that started mid-step gave
- * its thread strips of 16 columns starting half-way into a line of a transposed input (the
- * threads' halves of 10000 columns: each row's piece read as two lines), and the fused
- * transposed add (cpu_ew_tile_avx512.c) ran at half the speed on 2 threads that it had on 1
- * (19.5 GB/s against 37, alternating in one process). */
-#define TILE_SPLIT 16
 
 static void tiles_part(void *job, int64_t begin, int64_t end) {
     iter_job *j = job;

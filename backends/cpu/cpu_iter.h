@@ -40,8 +40,8 @@ bool mt_iter_output_streamable(const mt_iter *it);
  * (mt_stream_wanted), can be written by a tile kernel with streaming stores. The caller checks
  * that it overlaps no input. */
 bool mt_iter_tiles_streamable(const mt_iter *it);
-/* Run fn over every tile of such an iteration, whole rows of tiles per thread; parallel when
- * large. */
+/* Run fn over such an iteration in strips of 16 columns (the outer dim) by the whole inner dim,
+ * whole strips per thread; parallel when large. */
 void mt_iter_run_tiles(const mt_iter *it, mt_tile_fn fn, void *ctx);
 /* Run fn over every element (in chunks along the innermost dim); parallel when large. */
 void mt_iter_run(const mt_iter *it, mt_loop_fn fn, void *ctx);

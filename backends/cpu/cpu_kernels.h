@@ -50,6 +50,8 @@ mt_loop_fn mt_cpu_ew_stream_f32(int fam);
  * tiled iteration with a transposed input, writing with streaming stores, or NULL where the
  * family or the operands' layout has none (cpu_ew_tile_avx512.c; AVX-512F CPUs only) */
 mt_tile_fn mt_cpu_ew_stream_tile_f32(int fam, const mt_iter *it);
+/* the same for a copy of 4-byte elements from a transposed source (no ctx), or NULL */
+mt_tile_fn mt_cpu_copy_stream_tile4(const mt_iter *it);
 /* A conversion loop that writes with streaming stores (cpu_cast_stream_avx512.c) for the pair
  * (dst, src), or NULL; AVX-512F CPUs only. Its ctx names the ordinary loop of the pair, which
  * it leaves strided rows, edges and values out of range to. */

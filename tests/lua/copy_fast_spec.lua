@@ -115,4 +115,38 @@ describe("fast copies and casts", function()
       end
     end
   end)
+
+  it("copies a transposed source of 4-byte elements past 32 MiB, exactly, rows on lines or not", function()
+    -- cpu_ew_tile_avx512.c's copy (sources whose rows start on lines) and the staged tiles
+    -- otherwise; each result against copies of pieces below the streaming threshold
+    torch.manual_seed(11)
+    for _, threads in ipairs({ 1, 2 }) do
+      torch.set_num_threads(threads)
+      for _, sh in ipairs({ { 2000, 4500 }, { 1000, 9000 }, { 4496, 2003 } }) do
+        local rows, cols = sh[1], sh[2] -- the source is cols x rows, read transposed
+        for _, dt in ipairs({ torch.float32, torch.int32 }) do
+          local src = (torch.randn(cols, rows) * 1000):to(dt)
+          if dt == torch.float32 then -- values whose bits a conversion would change
+            src[{ 1, 1 }] = 0 / 0
+            src[{ 2, 3 }] = -0.0
+            src[{ cols, rows }] = 1 / 0
+          end
+          local t = src:t()
+          local got = t:contiguous()
+          local pieces = {}
+          for r = 1, rows, 500 do pieces[#pieces + 1] = t[{ { r, math.min(r + 499, rows) } }]:contiguous() end
+          local want = torch.cat(pieces)
+          local what = ("%s %dx%d, %d thread(s)"):format(tostring(dt), rows, cols, threads)
+          if dt == torch.float32 then
+            assert.is_true(torch.equal(got:isnan(), want:isnan()), what)
+            local finite = want:isnan():logical_not()
+            assert.is_true(torch.equal(got[finite], want[finite]), what)
+            assert.are.equal(-1 / 0, 1 / got[{ 3, 2 }]:item(), what .. ": -0 kept")
+          else
+            assert.is_true(torch.equal(got, want), what)
+          end
+        end
+      end
+    end
+  end)
 end)
