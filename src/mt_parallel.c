@@ -115,8 +115,7 @@ static void note_cpu(int part) {
         atomic_store_explicit(&part_cpu[part], sched_getcpu(), memory_order_relaxed);
 }
 
-static void spread(int part, int parts) {
-    int mine = sched_getcpu();
+static void spread(int mine, int part, int parts) {
     bool clash = false;
     cpu_set_t allowed, unused;
     if (mine < 0 || part >= SPREAD_PARTS || parts > SPREAD_PARTS) return;
@@ -176,12 +175,13 @@ static void *worker_main(void *arg) {
         if (part >= parts) continue;
         note_cpu(part);
         run_part(fn, ctx, n, parts, part);
-        spread(part, parts);
+        int mine = sched_getcpu(); /* where the part ran, read before the caller may go on */
         if (atomic_fetch_sub_explicit(&pool.pending, 1, memory_order_acq_rel) == 1) {
             pthread_mutex_lock(&pool.lock);
             pthread_cond_signal(&pool.done);
             pthread_mutex_unlock(&pool.lock);
         }
+        spread(mine, part, parts); /* after the caller is released: it need not wait on a move */
     }
 }
 

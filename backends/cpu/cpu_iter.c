@@ -269,7 +269,7 @@ bool mt_iter_output_streamable(const mt_iter *it) {
 
 void mt_iter_run(const mt_iter *it, mt_loop_fn fn, void *ctx) {
     iter_job job = {it, fn, NULL, ctx};
-    if (wants_tiles(it)) /* whole rows of tiles per thread */
+    if (wants_tiles(it)) /* steps of TILE_SPLIT columns of tiles per thread */
         run_in_tiles(&job);
     else /* one contiguous slice of the elements per thread */
         mt_parallel_range(it->numel, mt_threads_for(it->numel), range_part, &job);
