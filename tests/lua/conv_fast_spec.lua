@@ -45,6 +45,10 @@ local cases = {
   { 2, 3, 7, 9, 32, 3, 3, { 2, 1 }, { 1, 1 }, { 2, 1 }, 1 },
   -- more output pixels than one chunk of the forward's channel transpose (256): 38 rows of 10
   { 2, 3, 40, 12, 16, 3, 3, { 1, 1 }, { 0, 0 }, { 1, 1 }, 1 },
+  -- the forward's pairs of output rows: 5 rows (two pairs and one), vertical stride, a 5x5
+  -- kernel; 13 output columns, too many for a pair (one row at a time)
+  { 2, 4, 12, 13, 16, 5, 5, { 2, 1 }, { 1, 0 }, { 1, 1 }, 1 },
+  { 2, 3, 7, 15, 16, 3, 3, { 1, 1 }, { 0, 0 }, { 1, 1 }, 1 },
 }
 
 local function rel_err(a, b)
