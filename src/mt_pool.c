@@ -99,28 +99,69 @@ static int block_class(size_t nbytes) {
     return c;
 }
 
-/* ---- large blocks: a few recently freed ones kept for reuse -------------------------------------
+/* ---- large blocks: recently freed ones kept for reuse -------------------------------------------
  * A fresh large block costs a page fault per 4 KiB on first touch (the C library maps it anew),
- * which dominates ops on big tensors; loops free and allocate blocks of the same sizes, so a
- * number of them kept (bounded in count and bytes, shared by all threads) serves them. A block
- * freed when the cache is full evicts the longest-kept ones, so the sizes of a program's earlier
- * phases do not hold the cache against the sizes of its current loop. The bound is a training
- * step's worth: a ResNet basic block at batch 32 frees about twenty 25 MB activations and
- * gradients per step, and with 16 slots and 256 MB half of them came back as fresh pages each
- * step (its step 694 -> 284 ms with 64 slots and 1 GiB; peak RSS 566 -> 446 MiB, as blocks are
- * reused instead of mapped anew). glibc's own heap keeps freed memory much the same way. */
+ * which dominates ops on big tensors; loops free and allocate blocks of the same sizes, so the
+ * blocks freed are kept (bounded in count and bytes, shared by all threads) and serve them. A
+ * block freed when the cache is full evicts the longest-kept ones, so the sizes of a program's
+ * earlier phases do not hold the cache against the sizes of its current loop. The bounds are a
+ * training step's worth and a collector cycle's worth: a ResNet basic block at batch 32 frees
+ * about twenty 25 MB activations and gradients per step, and with 16 blocks and 256 MB half of
+ * them came back as fresh pages each step (its step 694 -> 284 ms with 64 blocks and 1 GiB; peak
+ * RSS 566 -> 446 MiB, as blocks are reused instead of mapped anew); `torch.mm` of 64 x 784 by
+ * 784 x 256 in a loop leaves about 140 results of 64 KiB for Lua's collector to free at once,
+ * and with 64 blocks 8 pages a call came back fresh (126 -> 102 us a call with no block
+ * evicted). glibc's own heap keeps freed memory much the same way.
+ *
+ * A kept block holds its own bookkeeping in its first bytes: it is in the list of its size's bin
+ * (the bins split sizes by their power of two and the next two bits, so a lookup walks blocks
+ * of about its size only) and in the list of all kept blocks by age. */
 #define LARGE_MIN (16u << 10)
-#define LARGE_SLOTS 64
+#define LARGE_MAX_COUNT 1024
 #define LARGE_MAX_BYTES ((size_t)1 << 30)
+#define LARGE_BINS 256
+
+typedef struct kept {
+    struct kept *prev, *next;   /* its bin's list, most recently kept first */
+    struct kept *older, *newer; /* every kept block, by when it was kept */
+    size_t size;
+} kept;
 
 static struct {
     pthread_mutex_t lock;
-    void *ptr[LARGE_SLOTS];
-    size_t size[LARGE_SLOTS];
-    uint64_t stamp[LARGE_SLOTS]; /* when each was kept */
+    kept *bin[LARGE_BINS];
+    kept *oldest, *newest;
     size_t bytes;
-    uint64_t clock;
-} large = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, {0}, 0, 0};
+    int count;
+} large = {PTHREAD_MUTEX_INITIALIZER, {0}, NULL, NULL, 0, 0};
+
+/* sizes are multiples of 4 KiB from LARGE_MIN: bin 4e + m for pages in [2^e, 2^(e+1)) whose two
+ * bits after the leading one are m */
+static int large_bin(size_t size) {
+    size_t pages = size >> 12;
+    int e = 63 - __builtin_clzll((unsigned long long)pages);
+    int bin = 4 * e + (int)((pages >> (e - 2)) & 3); /* e >= 2: pages >= 4 */
+    return bin < LARGE_BINS ? bin : LARGE_BINS - 1;
+}
+
+/* takes k out of both lists (the lock held) */
+static void large_unlink(kept *k) {
+    if (k->prev)
+        k->prev->next = k->next;
+    else
+        large.bin[large_bin(k->size)] = k->next;
+    if (k->next) k->next->prev = k->prev;
+    if (k->older)
+        k->older->newer = k->newer;
+    else
+        large.oldest = k->newer;
+    if (k->newer)
+        k->newer->older = k->older;
+    else
+        large.newest = k->older;
+    large.bytes -= k->size;
+    large.count--;
+}
 
 /* Blocks of HUGE_MIN bytes and more are aligned to and rounded up to a 2 MiB huge page and asked
  * to be backed by transparent huge pages: first touching a 4 KiB page costs a fault of 12 us on
@@ -160,58 +201,60 @@ static void *large_new(size_t size) {
 }
 
 static void *large_take(size_t size) {
-    void *p = NULL;
+    kept *k;
     pthread_mutex_lock(&large.lock);
-    for (int i = 0; i < LARGE_SLOTS; i++)
-        if (large.ptr[i] && large.size[i] == size) {
-            p = large.ptr[i];
-            large.ptr[i] = NULL;
-            large.bytes -= size;
-            break;
-        }
+    for (k = large.bin[large_bin(size)]; k && k->size != size; k = k->next) {
+    }
+    if (k) large_unlink(k);
     pthread_mutex_unlock(&large.lock);
-    return p;
-}
-
-/* the slot kept longest, or -1 when none is */
-static int large_oldest(void) {
-    int o = -1;
-    for (int i = 0; i < LARGE_SLOTS; i++)
-        if (large.ptr[i] && (o < 0 || large.stamp[i] < large.stamp[o])) o = i;
-    return o;
+    return k;
 }
 
 static bool large_keep(void *p, size_t size) {
     if (size > LARGE_MAX_BYTES) return false;
-    void *evicted[LARGE_SLOTS];
-    int nev = 0, slot = -1;
+    kept *k = p, *evicted = NULL;
     pthread_mutex_lock(&large.lock);
-    for (;;) {
-        slot = -1;
-        for (int i = 0; i < LARGE_SLOTS && slot < 0; i++)
-            if (!large.ptr[i]) slot = i;
-        if (slot >= 0 && large.bytes + size <= LARGE_MAX_BYTES) break;
-        int o = large_oldest(); /* full (slots or bytes): the oldest goes */
-        evicted[nev++] = large.ptr[o];
-        large.bytes -= large.size[o];
-        large.ptr[o] = NULL;
+    while (large.count >= LARGE_MAX_COUNT || large.bytes + size > LARGE_MAX_BYTES) {
+        kept *o = large.oldest; /* full (count or bytes): the oldest goes */
+        large_unlink(o);
+        o->next = evicted;
+        evicted = o;
     }
-    large.ptr[slot] = p;
-    large.size[slot] = size;
-    large.stamp[slot] = ++large.clock;
+    int b = large_bin(size);
+    *k = (kept){
+        .prev = NULL, .next = large.bin[b], .older = large.newest, .newer = NULL, .size = size};
+    if (k->next) k->next->prev = k;
+    large.bin[b] = k;
+    if (large.newest)
+        large.newest->newer = k;
+    else
+        large.oldest = k;
+    large.newest = k;
     large.bytes += size;
+    large.count++;
     pthread_mutex_unlock(&large.lock);
-    for (int i = 0; i < nev; i++) free(evicted[i]); /* outside the lock */
+    while (evicted) { /* outside the lock */
+        kept *next = evicted->next;
+        free(evicted);
+        evicted = next;
+    }
     return true;
 }
 
 void mt_pool_release_large(void) {
     pthread_mutex_lock(&large.lock);
-    for (int i = 0; i < LARGE_SLOTS; i++) {
-        free(large.ptr[i]);
-        large.ptr[i] = NULL;
+    while (large.oldest) {
+        kept *o = large.oldest;
+        large_unlink(o);
+        free(o);
     }
-    large.bytes = 0;
+    pthread_mutex_unlock(&large.lock);
+}
+
+void mt_pool_large_kept(int *count, size_t *bytes) {
+    pthread_mutex_lock(&large.lock);
+    *count = large.count;
+    *bytes = large.bytes;
     pthread_mutex_unlock(&large.lock);
 }
 

@@ -14,10 +14,12 @@ void mt_pool_free(int cls, void *p);
 
 /* 64-byte aligned blocks; sizes up to MT_POOL_MAX_BLOCK come from per-size-class lists. */
 #define MT_POOL_MAX_BLOCK 4096
-void *mt_pool_alloc_aligned(size_t nbytes);
-void mt_pool_free_aligned(void *p, size_t nbytes);
-/* Blocks of 16 KiB and more: up to 16 (256 MiB) recently freed ones are kept for reuse; this
- * gives them back to the C library. */
+MT_API void *mt_pool_alloc_aligned(size_t nbytes);
+MT_API void mt_pool_free_aligned(void *p, size_t nbytes);
+/* Blocks of 16 KiB and more: up to 1024 (1 GiB) recently freed ones are kept for reuse
+ * (mt_pool.c); this gives them back to the C library. */
 MT_API void mt_pool_release_large(void);
+/* the blocks kept now and their bytes */
+MT_API void mt_pool_large_kept(int *count, size_t *bytes);
 
 #endif
