@@ -4,6 +4,7 @@
  * wrapping int64 loops for integer types. */
 #include "cpu_kernels.h"
 #include "linalg.h"
+#include "shape.h"
 #include "mt_half.h"
 #include "mt_ops_gen.h"
 #include "mt_parallel.h"
@@ -235,6 +236,33 @@ static int load_bias(mt_tensor *out, mt_tensor *bias, mt_value beta) {
     return mt_cpu_copy(out, bias);
 }
 
+/* float32 addmm with the bias read by the product's own stores (each thread adds it to the part
+ * of the result it writes) instead of copied into the result first: one pass over the result
+ * less, and none by a thread other than the one writing it (Linear(784, 256) at batch 64, 2
+ * threads: the copy and the worker's reads of it cost 10 us of 125). 1 when done, 0 when another
+ * path must, -1 with the error set. */
+static int addmm_f32_fused(mt_tensor *out, mt_value *a) {
+    mt_tensor *self = a[0].t;
+    double beta = mt_scalar_double(a[3]);
+    if (out->dtype != MT_FLOAT32 || self->dtype != MT_FLOAT32 || !own_sgemm() || beta == 0 ||
+        a[3].tag == MT_V_BOOL || self->ndim > 2 || mt_tensors_overlap(self, out))
+        return 0;
+    mat A = mat_of(a[1].t, 0), B = mat_of(a[2].t, 0);
+    if (A.rows == 0 || B.cols == 0) return 1;
+    /* self's strides as broadcast to the result's M x N (0 where it has size 1 or no dim) */
+    int64_t st[2] = {0, 0};
+    for (int d = 0; d < self->ndim; d++) {
+        int od = 2 - self->ndim + d;
+        st[od] = self->sizes[d] == 1 ? 0 : self->strides[d];
+    }
+    return mt_cpu_sgemm_avx512_c0(A.rows, B.cols, A.cols, (float)mt_scalar_double(a[4]),
+                                  (const float *)A.p, A.rs, A.cs, (const float *)B.p, B.rs, B.cs,
+                                  (float)beta, (const float *)mt_tensor_raw(self), st[0], st[1],
+                                  (float *)mt_tensor_raw(out), B.cols)
+               ? -1
+               : 1;
+}
+
 int mt_cpu_linalg_impl(mt_call *c, mt_value *a, mt_value *rets) {
     int id = c->op->id;
     mt_tensor *out = rets[0].t;
@@ -244,6 +272,12 @@ int mt_cpu_linalg_impl(mt_call *c, mt_value *a, mt_value *rets) {
     case MT_OP_mm:
         return gemm(dt, mat_of(a[0].t, 0), mat_of(a[1].t, 0), mt_tensor_raw(out), one, zero);
     case MT_OP_addmm:
+        switch (addmm_f32_fused(out, a)) {
+        case 1:
+            return 0;
+        case -1:
+            return -1;
+        }
         if (load_bias(out, a[0].t, a[3])) return -1;
         return gemm(dt, mat_of(a[1].t, 0), mat_of(a[2].t, 0), mt_tensor_raw(out), a[4],
                     mt_scalar_double(a[3]) == 0 ? zero : a[3]);

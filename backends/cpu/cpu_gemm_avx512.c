@@ -32,8 +32,10 @@ typedef struct {
     const float *A, *B;
     float *C;
     float alpha, beta;
-    bool split_cols; /* parts are ranges of NR-column slivers, else of MR-row slivers */
-    int failed;      /* a part could not get its packing buffers */
+    const float *C0;    /* the term beta scales, when not C itself (addmm's bias) */
+    int64_t rsc0, csc0; /* its strides (0 along a broadcast dim) */
+    bool split_cols;    /* parts are ranges of NR-column slivers, else of MR-row slivers */
+    int failed;         /* a part could not get its packing buffers */
 } gemm_job;
 
 /* the lanes of a vector that hold the first `cols` columns (any number, <= 0 too) */
@@ -106,12 +108,13 @@ static void pack_a(const gemm_job *J, int64_t i0, int64_t mc, int64_t k0, int64_
     }
 }
 
-/* c[0, mr) x [columns of m] = alpha * (ap sliver x bp sliver) + cscale * c (c not read when
- * cscale is 0: beta 0 overwrites, NaN in C included, as in BLAS) */
+/* c[0, mr) x [columns of m] = alpha * (ap sliver x bp sliver) + sscale * s, s (rows srs apart,
+ * columns contiguous) being c itself or the term addmm adds (s not read when sscale is 0: beta 0
+ * overwrites, NaN in C included, as in BLAS) */
 static inline __attribute__((always_inline)) void block(int64_t kc, const float *ap,
                                                         const float *bp, float *c, int64_t ldc,
                                                         int64_t mr, const __mmask16 *m, float alpha,
-                                                        float cscale) {
+                                                        const float *s, int64_t srs, float sscale) {
     __m512 acc[MR][NV];
     for (int i = 0; i < MR; i++)
         for (int v = 0; v < NV; v++) acc[i][v] = _mm512_setzero_ps();
@@ -123,17 +126,18 @@ static inline __attribute__((always_inline)) void block(int64_t kc, const float 
             for (int v = 0; v < NV; v++) acc[i][v] = _mm512_fmadd_ps(a, b[v], acc[i][v]);
         }
     }
-    __m512 al = _mm512_set1_ps(alpha), cs = _mm512_set1_ps(cscale);
+    __m512 al = _mm512_set1_ps(alpha), ss = _mm512_set1_ps(sscale);
     for (int i = 0; i < MR; i++) {
         if (i >= mr) break;
         float *ci = c + i * ldc;
+        const float *si = s + i * srs;
         for (int v = 0; v < NV; v++) {
             __m512 r = _mm512_mul_ps(al, acc[i][v]);
-            if (cscale == 1)
-                r = _mm512_fmadd_ps(al, acc[i][v], _mm512_maskz_loadu_ps(m[v], ci + 16 * v));
-            else if (cscale != 0)
+            if (sscale == 1)
+                r = _mm512_fmadd_ps(al, acc[i][v], _mm512_maskz_loadu_ps(m[v], si + 16 * v));
+            else if (sscale != 0)
                 r = _mm512_fmadd_ps(al, acc[i][v],
-                                    _mm512_mul_ps(cs, _mm512_maskz_loadu_ps(m[v], ci + 16 * v)));
+                                    _mm512_mul_ps(ss, _mm512_maskz_loadu_ps(m[v], si + 16 * v)));
             _mm512_mask_storeu_ps(ci + 16 * v, m[v], r);
         }
     }
@@ -157,7 +161,16 @@ static void gemm_tile(gemm_job *J, int64_t i0, int64_t i1, int64_t j0, int64_t j
         int64_t nc = j1 - jc < NC ? j1 - jc : NC;
         for (int64_t pc = 0; pc < J->K; pc += KC) {
             int64_t kc = J->K - pc < KC ? J->K - pc : KC;
-            float cscale = pc > 0 ? 1 : J->beta; /* the first stretch applies beta */
+            /* the first stretch adds beta times C's term (C, or C0 when given: read in place
+             * when its columns are contiguous, else first copied into this part of C), the
+             * others what C holds so far */
+            bool first = pc == 0, c0 = first && J->C0 && J->csc0 == 1;
+            float sscale = first ? J->beta : 1;
+            int64_t srs = c0 ? J->rsc0 : J->ldc;
+            if (first && J->C0 && !c0 && J->beta != 0)
+                for (int64_t i = i0; i < i1; i++)
+                    for (int64_t j = jc; j < jc + nc; j++)
+                        J->C[i * J->ldc + j] = J->C0[i * J->rsc0 + j * J->csc0];
             pack_b(J, pc, kc, jc, nc, bp);
             for (int64_t ic = i0; ic < i1; ic += MC) {
                 int64_t mc = i1 - ic < MC ? i1 - ic : MC;
@@ -166,9 +179,12 @@ static void gemm_tile(gemm_job *J, int64_t i0, int64_t i1, int64_t j0, int64_t j
                     __mmask16 m[NV];
                     for (int v = 0; v < NV; v++) m[v] = lanes(nc - jr - 16 * v);
                     const float *bs = bp + jr * kc;
-                    for (int64_t ir = 0; ir < mc; ir += MR)
-                        block(kc, ap + ir * kc, bs, J->C + (ic + ir) * J->ldc + jc + jr, J->ldc,
-                              mc - ir, m, J->alpha, cscale);
+                    for (int64_t ir = 0; ir < mc; ir += MR) {
+                        float *c = J->C + (ic + ir) * J->ldc + jc + jr;
+                        const float *src = c0 ? J->C0 + (ic + ir) * srs + jc + jr : c;
+                        block(kc, ap + ir * kc, bs, c, J->ldc, mc - ir, m, J->alpha, src, srs,
+                              sscale);
+                    }
                 }
             }
         }
@@ -188,19 +204,30 @@ static void gemm_part(void *job, int64_t q0, int64_t q1) {
     }
 }
 
-int mt_cpu_sgemm_avx512(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t rsa,
-                        int64_t csa, const float *B, int64_t rsb, int64_t csb, float beta, float *C,
-                        int64_t ldc) {
+int mt_cpu_sgemm_avx512_c0(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                           int64_t rsa, int64_t csa, const float *B, int64_t rsb, int64_t csb,
+                           float beta, const float *C0, int64_t rsc0, int64_t csc0, float *C,
+                           int64_t ldc) {
     if (M <= 0 || N <= 0) return 0;
-    if (K <= 0 || alpha == 0) { /* no product: C = beta C, 0 overwriting (NaN included) */
-        if (beta != 1)
+    if (K <= 0 || alpha == 0) { /* no product: C = beta C0, 0 overwriting (NaN included) */
+        if (C0 || beta != 1)
             for (int64_t i = 0; i < M; i++)
                 for (int64_t j = 0; j < N; j++)
-                    C[i * ldc + j] = beta == 0 ? 0 : beta * C[i * ldc + j];
+                    C[i * ldc + j] = beta == 0 ? 0
+                                     : C0      ? beta * C0[i * rsc0 + j * csc0]
+                                               : beta * C[i * ldc + j];
         return 0;
     }
-    gemm_job J = {M, N, K, rsa, csa, rsb, csb, ldc, A, B, C, alpha, beta, N >= M, 0};
+    gemm_job J = {M, N, K,     rsa,  csa, rsb,  csb,  ldc,    A,
+                  B, C, alpha, beta, C0,  rsc0, csc0, N >= M, 0};
     int64_t parts = J.split_cols ? (N + NR - 1) / NR : (M + MR - 1) / MR;
     mt_parallel_range(parts, mt_threads_for(M * N * K / 64), gemm_part, &J);
     return J.failed ? mt_error(MT_ERR_MEMORY, "out of memory in a matrix product") : 0;
+}
+
+int mt_cpu_sgemm_avx512(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t rsa,
+                        int64_t csa, const float *B, int64_t rsb, int64_t csb, float beta, float *C,
+                        int64_t ldc) {
+    return mt_cpu_sgemm_avx512_c0(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, NULL, 0, 0, C,
+                                  ldc);
 }

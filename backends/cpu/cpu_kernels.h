@@ -77,6 +77,12 @@ void mt_cpu_sgemm_nn_avx512(int64_t M, int64_t N, int64_t K, const float *A, int
 int mt_cpu_sgemm_avx512(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t rsa,
                         int64_t csa, const float *B, int64_t rsb, int64_t csb, float beta, float *C,
                         int64_t ldc);
+/* the same with C = alpha A B + beta C0, C0 read with strides rsc0 and csc0 (0 along a dim it is
+ * broadcast on: addmm's bias) and not overlapping C */
+int mt_cpu_sgemm_avx512_c0(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                           int64_t rsa, int64_t csa, const float *B, int64_t rsb, int64_t csb,
+                           float beta, const float *C0, int64_t rsc0, int64_t csc0, float *C,
+                           int64_t ldc);
 /* dst row j (dld bytes apart) = column j of a rows x cols block of 4-byte elements at src (rows
  * s0 bytes apart, columns contiguous); CPUs with AVX-512F only (cpu_transpose_avx512.c) */
 void mt_cpu_transpose4_avx512(const char *src, int64_t s0, int64_t rows, int64_t cols, char *dst,

@@ -71,6 +71,45 @@ describe("CPU float32 matrix products", function()
     assert.is_true(torch.equal(torch.addmm(c2, torch.ones(5, 0), torch.ones(0, 6), { beta = 2 }), c2 * 2))
   end)
 
+  it("add a broadcast or strided bias in addmm's product (read by the product's stores)", function()
+    torch.manual_seed(7)
+    -- m, k, n: rows past a 12-row block, reductions of one and of three 256-step stretches (the
+    -- bias is added once), columns past a 32-column sliver
+    for _, threads in ipairs { 1, 2 } do
+      torch.set_num_threads(threads)
+      for _, mkn in ipairs { { 13, 40, 70 }, { 64, 700, 45 } } do
+        local m, k, n = table.unpack(mkn)
+        local a, b = torch.randn(m, k), torch.randn(n, k):t()
+        local biases = {
+          torch.randn(n), torch.randn(1, n), torch.randn(m, 1), torch.tensor(1.5),
+          torch.randn(n, m):t(), torch.randn(n):expand(m, n), torch.randn(m, n, 2)[{ {}, {}, 1 }],
+        }
+        for i, c in ipairs(biases) do
+          for _, ab in ipairs { { 1, 1 }, { 0.5, -2 } } do
+            local opts = { alpha = ab[1], beta = ab[2] }
+            local r = torch.addmm(c, a, b, opts)
+            local ref = torch.addmm(c:double(), a:double(), b:double(), opts)
+            assert.are.same({ m, n }, { r:size(1), r:size(2) })
+            assert.is_true(err(r, ref, k) < 1e-5, ("bias %d, %dx%dx%d, %d threads"):format(i, m, k, n, threads))
+          end
+        end
+      end
+    end
+    -- beta 0 ignores a NaN bias; k 0 leaves beta times the bias
+    local r = torch.addmm(torch.full({ 40 }, 0 / 0), torch.ones(13, 3), torch.ones(3, 40), { beta = 0 })
+    assert.is_true(torch.equal(r, torch.full({ 13, 40 }, 3)))
+    local bias = torch.randn(6)
+    assert.is_true(torch.equal(torch.addmm(bias, torch.ones(5, 0), torch.ones(0, 6), { beta = 2 }),
+      (bias * 2):expand(5, 6)))
+    -- the linear layer's bias, and its gradient
+    local x, w = torch.randn(64, 100), torch.randn(37, 100)
+    local bb = torch.randn(37, { requires_grad = true })
+    local y = torch.nn.functional.linear(x, w, bb)
+    assert.is_true(err(y, x:double():mm(w:double():t()) + bb:double(), 100) < 1e-5)
+    y:sum():backward()
+    assert.is_true(torch.equal(bb.grad, torch.full({ 37 }, 64)))
+  end)
+
   it("split batches of small products between threads, baddbmm's beta included", function()
     torch.manual_seed(4)
     for _, threads in ipairs { 1, 2 } do
