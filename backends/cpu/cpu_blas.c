@@ -4,11 +4,11 @@
  * wrapping int64 loops for integer types. */
 #include "cpu_kernels.h"
 #include "linalg.h"
-#include "shape.h"
 #include "mt_half.h"
 #include "mt_ops_gen.h"
 #include "mt_parallel.h"
 #include "mt_pool.h"
+#include "shape.h"
 
 #include <cblas.h>
 #include <dlfcn.h>

@@ -218,8 +218,23 @@ int mt_cpu_sgemm_avx512_c0(int64_t M, int64_t N, int64_t K, float alpha, const f
                                                : beta * C[i * ldc + j];
         return 0;
     }
-    gemm_job J = {M, N, K,     rsa,  csa, rsb,  csb,  ldc,    A,
-                  B, C, alpha, beta, C0,  rsc0, csc0, N >= M, 0};
+    gemm_job J = {.M = M,
+                  .N = N,
+                  .K = K,
+                  .rsa = rsa,
+                  .csa = csa,
+                  .rsb = rsb,
+                  .csb = csb,
+                  .ldc = ldc,
+                  .A = A,
+                  .B = B,
+                  .C = C,
+                  .alpha = alpha,
+                  .beta = beta,
+                  .C0 = C0,
+                  .rsc0 = rsc0,
+                  .csc0 = csc0,
+                  .split_cols = N >= M};
     int64_t parts = J.split_cols ? (N + NR - 1) / NR : (M + MR - 1) / MR;
     mt_parallel_range(parts, mt_threads_for(M * N * K / 64), gemm_part, &J);
     return J.failed ? mt_error(MT_ERR_MEMORY, "out of memory in a matrix product") : 0;
