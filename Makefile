@@ -145,6 +145,8 @@ HOT_LOOPS := backends/cpu/cpu_ew_families.c backends/cpu/cpu_ew_families_avx2.c 
 $(patsubst %.c,$(OBJ)/%.o,$(HOT_LOOPS)): override CFLAGS += -O3 -funroll-loops -fno-math-errno
 $(OBJ)/backends/cpu/cpu_ew_families_avx2.o $(OBJ)/backends/cpu/cpu_reduce_loops_avx2.o \
 $(OBJ)/backends/cpu/cpu_conv_direct_avx2.o: override CFLAGS += -mavx2 -mfma
+# every fused multiply-add of randn's transform is one doc/rng.md writes: none contracted
+$(OBJ)/backends/cpu/cpu_random_avx2.o: override CFLAGS += -mavx2 -mfma -ffp-contract=off
 $(OBJ)/backends/cpu/cpu_conv_direct_avx512.o $(OBJ)/backends/cpu/cpu_gemm_nt_avx512.o \
 $(OBJ)/backends/cpu/cpu_gemm_nn_avx512.o $(OBJ)/backends/cpu/cpu_gemm_avx512.o \
 $(OBJ)/backends/cpu/cpu_conv_cvec_avx512.o $(OBJ)/backends/cpu/cpu_transpose_avx512.o \

@@ -34,6 +34,10 @@ B.result("reduce_sum_rows_10M", gbps(4 * N, B.time_per_call(function() return r:
 B.result("reduce_sum_cols_10M", gbps(4 * N, B.time_per_call(function() return r:sum(1) end, 5)), "GB/s")
 B.result("reduce_max_dim_10M", gbps(4 * N, B.time_per_call(function() return r:max(2) end, 5)), "GB/s")
 
+-- random fills, 10M float32 (one generator stream: PyTorch's values, so serial in both)
+B.result("rand_10M", B.time_per_call(function() return torch.rand(N) end, 3) * 1e3, "ms")
+B.result("randn_10M", B.time_per_call(function() return torch.randn(N) end, 3) * 1e3, "ms")
+
 -- matmul, float32 square matrices
 for _, n in ipairs({ 256, 512, 1024, 2048 }) do
   local x, y = torch.rand(n, n), torch.rand(n, n)

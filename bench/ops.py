@@ -36,6 +36,10 @@ result("reduce_sum_rows_10M", gbps(4 * N, time_per_call(lambda: r.sum(1), 5)), "
 result("reduce_sum_cols_10M", gbps(4 * N, time_per_call(lambda: r.sum(0), 5)), "GB/s")
 result("reduce_max_dim_10M", gbps(4 * N, time_per_call(lambda: r.max(1), 5)), "GB/s")
 
+# random fills, 10M float32
+result("rand_10M", time_per_call(lambda: torch.rand(N), 3) * 1e3, "ms")
+result("randn_10M", time_per_call(lambda: torch.randn(N), 3) * 1e3, "ms")
+
 for n in (256, 512, 1024, 2048):
     x, y = torch.rand(n, n), torch.rand(n, n)
     calls = 1 if n >= 2048 else 3 if n >= 1024 else 20

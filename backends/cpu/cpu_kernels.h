@@ -77,6 +77,9 @@ void mt_cpu_sgemm_nn_avx512(int64_t M, int64_t N, int64_t K, const float *A, int
 int mt_cpu_sgemm_avx512(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t rsa,
                         int64_t csa, const float *B, int64_t rsb, int64_t csb, float beta, float *C,
                         int64_t ldc);
+/* randn's float32 Box-Muller transform of one block of 16 uniforms in place (doc/rng.md, 4A), bit
+ * for bit the lane-by-lane version's; CPUs with AVX2 and FMA only (cpu_random_avx2.c) */
+void mt_cpu_normal_block_f32_avx2(float *d, float mean, float std);
 /* the same with C = alpha A B + beta C0, C0 read with strides rsc0 and csc0 (0 along a dim it is
  * broadcast on: addmm's bias) and not overlapping C */
 int mt_cpu_sgemm_avx512_c0(int64_t M, int64_t N, int64_t K, float alpha, const float *A,

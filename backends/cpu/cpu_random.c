@@ -12,6 +12,7 @@
 #include "random_ops.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,8 +229,26 @@ static void sincosf_avx2(float t, float *s_out, float *c_out) {
     *c_out = xor_sign(C, sc);
 }
 
+/* whether randn's float32 blocks take the AVX2 transform (cpu_random_avx2.c): read once, any
+ * thread may ask first; MT_RANDN_VECTOR=0 keeps the lane-by-lane one (for comparisons) */
+static bool vector_normals(void) {
+    static atomic_int on = -1;
+    int v = atomic_load_explicit(&on, memory_order_relaxed);
+    if (v < 0) {
+        const char *env = getenv("MT_RANDN_VECTOR");
+        v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+            !(env && env[0] == '0');
+        atomic_store_explicit(&on, v, memory_order_relaxed);
+    }
+    return v;
+}
+
 /* 4A: the Box-Muller transform of one block of 16 uniforms, in place */
 static void normal_block_f32(float *d, float mean, float std) {
+    if (vector_normals()) {
+        mt_cpu_normal_block_f32_avx2(d, mean, std);
+        return;
+    }
     for (int j = 0; j < 8; j++) {
         float a = 1.0f - d[j], b = d[j + 8];
         float radius = sqrtf(logf_avx2(a) * -2.0f), theta = fb(0x40c90fdb) * b, S, C;
