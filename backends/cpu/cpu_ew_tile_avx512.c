@@ -167,7 +167,7 @@ static inline __attribute__((always_inline)) void tile(int op, char **data, cons
         int w = cols - jb < 16 ? (int)(cols - jb) : 16;
         if (xa && ya)
             strip(op, true, true, data, s0, s1, n, jb, w, p);
-        else if (xa || op == OP_COPY) /* a copy's input is read across: mt_cpu_copy_tile4 */
+        else if (xa || op == OP_COPY) /* a copy's input is read across: mt_cpu_copy_stream_tile4 */
             strip(op, true, false, data, s0, s1, n, jb, w, p);
         else
             strip(op, false, true, data, s0, s1, n, jb, w, p);
