@@ -325,6 +325,7 @@ static int c_conv_transpose(mt_call *c, mt_value *a, mt_value *r) {
 
 void mt_pool_register(void);
 void mt_batch_norm_register(void);
+void mt_nll_loss_register(void);
 
 void mt_nn_register(void) {
     mt_disp_meta(MT_OP_convolution, meta_convolution);
@@ -335,4 +336,5 @@ void mt_nn_register(void) {
     mt_disp_composite(MT_OP_conv_transpose2d, c_conv_transpose);
     mt_pool_register();
     mt_batch_norm_register();
+    mt_nll_loss_register();
 }

@@ -91,6 +91,7 @@ int mt_cpu_sgemm_avx512_c0(int64_t M, int64_t N, int64_t K, float alpha, const f
 void mt_cpu_transpose4_avx512(const char *src, int64_t s0, int64_t rows, int64_t cols, char *dst,
                               int64_t dld);
 void mt_cpu_pool_register(void);
+void mt_cpu_nll_loss_register(void);
 void mt_cpu_lapack_register(void);
 void mt_cpu_lapack_spectral_register(void);
 void mt_cpu_scatter_reduce_register(void);

@@ -1,7 +1,7 @@
 /* cpu_register.c: the CPU backend's entry point (listed in backends/builtin.c): attaches the
  * creation and copy kernels and the generic kernels of the declared op groups (reductions, ops
  * along a dim, products), and calls each CPU file's own registration for the rest (element-wise,
- * indexing, random, BLAS, convolution, pooling). */
+ * indexing, random, BLAS, convolution, pooling, losses). */
 #include "cpu_kernels.h"
 #include "mt_ops_gen.h"
 
@@ -39,6 +39,7 @@ void mt_cpu_register(void) {
     mt_cpu_conv_register();
     mt_cpu_batch_norm_register();
     mt_cpu_pool_register();
+    mt_cpu_nll_loss_register();
     mt_cpu_lapack_register();
     mt_cpu_lapack_spectral_register();
     mt_cpu_scatter_reduce_register();

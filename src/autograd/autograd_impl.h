@@ -169,7 +169,8 @@ typedef struct mt_derivative {
     /* Per differentiable argument, the saved tensors its gradient reads, by name:
      * "self: other; other: self" (mul), "self: result" (exp), "self:" (add). Arguments not
      * named before a colon get no gradient (no edge). A tensor is saved only when a gradient
-     * that reads it is needed, as PyTorch does. */
+     * that reads it is needed, as PyTorch does. A name with '!' ("!weight:") is an argument that
+     * must not require grad (PyTorch's check_no_requires_grad: a call with one fails). */
     const char *uses;
     unsigned flags;
     /* MT_D_NOT_IMPLEMENTED: the op named in the error; otherwise, when set, the error any call
@@ -181,6 +182,7 @@ typedef struct mt_derivative {
     uint32_t diff;                          /* arguments with a gradient */
     uint32_t arg_deps[MT_DERIV_MAX_ARGS];   /* per argument: arguments its formula reads */
     uint8_t result_deps[MT_DERIV_MAX_ARGS]; /* per argument: results its formula reads */
+    uint32_t refused;                       /* arguments that must not require grad */
 } mt_derivative;
 
 /* the geometry the gradient of argument `arg` must have (NULL: no edge) */

@@ -75,6 +75,29 @@ static void adaptive_bw_bw(mt_bw *b) {
     SET(0, K(mto_adaptive_avg_pool2d(G(0), (mt_ilist){m->sizes + m->ndim - 2, 2})));
 }
 
+/* nll_loss_forward and nll_loss2d_forward(self, target, weight, reduction, ignore_index) ->
+ * (output, total_weight): the gradient reaches self at the target classes only */
+static void nll_loss_bw(mt_bw *b) {
+    SET(0, K(mto_nll_loss_backward(G(0), A(0), A(1), A(2), V(3).i, V(4).i, R(1))));
+}
+
+static void nll_loss2d_bw(mt_bw *b) {
+    SET(0, K(mto_nll_loss2d_backward(G(0), A(0), A(1), A(2), V(3).i, V(4).i, R(1))));
+}
+
+/* the backwards (grad_output, self, target, weight, reduction, ignore_index, total_weight) are
+ * linear in grad_output: its gradient is the loss of the incoming gradient (the same total
+ * weight divides a mean); nll_loss2d_backward's target is the one with 3 dims */
+static void nll_loss_bw_bw(mt_bw *b) {
+    mt_tensor *out = NULL, *total = NULL;
+    int st = A(2)->ndim != 3
+                 ? mto_nll_loss_forward(G(0), A(2), A(3), V(4).i, V(5).i, &out, &total)
+                 : mto_nll_loss2d_forward(G(0), A(2), A(3), V(4).i, V(5).i, &out, &total);
+    CHECK(st);
+    K(total);
+    SET(0, K(out));
+}
+
 /* _batch_norm_with_var(input, weight, bias, running_mean, running_var, training, eps):
  * the fused backward (two passes over the data) where a kernel takes it; otherwise, and when the
  * backward is itself recorded (create_graph), the formula written with ops: in training it
@@ -157,6 +180,13 @@ static mt_derivative table[] = {
     D(adaptive_avg_pool2d, "AdaptiveAvgPool2DBackward0", adaptive_bw, "self: self"),
     D(adaptive_avg_pool2d_backward, "AdaptiveAvgPool2DBackwardBackward0", adaptive_bw_bw,
       "grad_output:"),
+    D(nll_loss_forward, "NllLossBackward0", nll_loss_bw,
+      "self: self, target, weight, result1; !weight:"),
+    D(nll_loss2d_forward, "NllLoss2DBackward0", nll_loss2d_bw,
+      "self: self, target, weight, result1; !weight:"),
+    D(nll_loss_backward, "NllLossBackwardBackward0", nll_loss_bw_bw, "grad_output: target, weight"),
+    D(nll_loss2d_backward, "NllLoss2DBackwardBackward0", nll_loss_bw_bw,
+      "grad_output: target, weight"),
 };
 
 void mt_deriv_nn_register(void) {

@@ -50,7 +50,8 @@ static void parse_uses(mt_derivative *d) {
     while (*p) {
         while (*p == ' ' || *p == ';') p++;
         if (!*p) break;
-        const char *key = p;
+        bool refused = *p == '!';
+        const char *key = p + refused;
         while (*p && *p != ':') p++;
         if (*p != ':') bad_uses(s, d->uses, "missing ':'");
         size_t klen = (size_t)(p - key);
@@ -59,6 +60,11 @@ static void parse_uses(mt_derivative *d) {
         int k = name_index(s, key, klen, &res);
         if (k < 0 || res || !is_tensor_type(s->args[k].type))
             bad_uses(s, d->uses, "not a tensor argument");
+        if (refused) {
+            d->refused |= 1u << k;
+            p++;
+            continue;
+        }
         d->diff |= 1u << k;
         p++;
         while (*p && *p != ';') {
@@ -527,6 +533,12 @@ static int autograd_run(mt_call *c, mt_value *args, mt_value *rets, bool composi
     const mt_schema *s = op->schema;
     const mt_derivative *d = op->autograd_info;
     bool inplace = s->flags & MT_S_INPLACE, any = false;
+    for (int i = 0; d && d->refused && i < s->nargs; i++)
+        if ((d->refused & (1u << i)) && requires_grad_arg(&args[i]))
+            return mt_error(MT_ERR_RUNTIME,
+                            "The function '%s' is not differentiable with respect to argument "
+                            "'%s'. This input cannot have requires_grad True.",
+                            s->name, s->args[i].name);
     if (!(s->flags & MT_S_NONDIFF))
         for (int i = 0; i < s->nargs && !any; i++)
             if (is_tensor_type(s->args[i].type) && (!d || (d->diff & (1u << i))) &&

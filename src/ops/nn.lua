@@ -43,3 +43,18 @@ op { "_native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight,
      doc = "native_batch_norm's gradients of input, weight and bias in two passes over the data (native_batch_norm_backward with every output asked for)." }
 op { "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor",
      doc = "1-D average pooling into a given output size." }
+
+-- The negative log-likelihood loss, as PyTorch's ATen ops (F.nll_loss and F.cross_entropy call
+-- nll_loss_nd). Targets are class indices, 1-based like every index in the Lua API; ignore_index
+-- is compared with them as written (the default -100, or a class to skip). reduction is
+-- PyTorch's enum: 0 none, 1 mean, 2 sum.
+op { "nll_loss_forward(Tensor self, IndexTensor target, Tensor? weight, int reduction, Index ignore_index) -> (Tensor, Tensor)",
+     doc = "The loss of (C) or (N, C) log-probabilities at the target classes (-weight[t] * self[i, t]), and the total weight a mean divides by." }
+op { "nll_loss_backward(Tensor grad_output, Tensor self, IndexTensor target, Tensor? weight, int reduction, Index ignore_index, Tensor total_weight) -> Tensor",
+     doc = "The gradient of nll_loss_forward: -weight[t] * grad_output at each target class (divided by total_weight for a mean), zero elsewhere." }
+op { "nll_loss2d_forward(Tensor self, IndexTensor target, Tensor? weight, int reduction, Index ignore_index) -> (Tensor, Tensor)",
+     doc = "nll_loss_forward over (N, C, H, W) log-probabilities and (N, H, W) targets." }
+op { "nll_loss2d_backward(Tensor grad_output, Tensor self, IndexTensor target, Tensor? weight, int reduction, Index ignore_index, Tensor total_weight) -> Tensor",
+     doc = "The gradient of nll_loss2d_forward." }
+op { "nll_loss_nd(Tensor self, IndexTensor target, Tensor? weight=None, int reduction=1, Index ignore_index=-100) -> Tensor",
+     doc = "The negative log-likelihood loss of (C), (N, C) or (N, C, d1, ...) log-probabilities (what F.nll_loss calls)." }

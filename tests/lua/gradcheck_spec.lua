@@ -252,6 +252,30 @@ case("adaptive_avg_pool2d", function(x) return torch.adaptive_avg_pool2d(x, { 3,
 case("adaptive_avg_pool2d_backward", function(g, x) return torch.adaptive_avg_pool2d_backward(g, x:detach()) end,
   function() return { r(1, 2, 3, 4), r(1, 2, 5, 6) } end)
 
+-- the negative log-likelihood loss (1-based targets, one ignored): reductions, class weights, a
+-- class given as ignore_index, maps; the backwards' own derivative through gradgradcheck
+local nll_t, nll_w = torch.tensor({ 3, 1, 4, -100, 2 }), torch.tensor({ 1.0, 2.0, 0.5, 1.5 }, { dtype = f64 })
+local nll_t4 = torch.tensor({ { { 1, 3 }, { 2, 2 } }, { { 3, 1 }, { -100, 2 } } })
+case("nll_loss_forward", function(x) return (torch.nll_loss_forward(x, nll_t, nll_w, 1, -100)) end,
+  function() return { r(5, 4) } end, true)
+case("nll_loss_forward.none", function(x) return (torch.nll_loss_forward(x, torch.tensor({ 3, 1, 4, 2, 2 }), nil, 0, 2)) end,
+  function() return { r(5, 4) } end, true, "nll_loss_forward")
+case("nll_loss_forward.1d", function(x) return (torch.nll_loss_forward(x, torch.tensor(2), nil, 2, -100)) end,
+  function() return { r(4) } end, true, "nll_loss_forward")
+case("nll_loss2d_forward", function(x) return (torch.nll_loss2d_forward(x, nll_t4, nil, 1, -100)) end,
+  function() return { r(2, 3, 2, 2) } end, true)
+case("nll_loss2d_forward.none", function(x) return (torch.nll_loss2d_forward(x, nll_t4:clamp(1, 3), nll_w:narrow(1, 1, 3), 0, 1)) end,
+  function() return { r(2, 3, 2, 2) } end, true, "nll_loss2d_forward")
+case("nll_loss_nd.3d", function(x) return torch.nll_loss_nd(x, nll_t4:view(2, 4), nil, 2, -100) end,
+  function() return { r(2, 3, 4) } end, true, "nll_loss2d_forward")
+case("nll_loss_backward", function(g, x)
+  -- total_weight as the forward gives it (the weights of the kept targets' classes)
+  return torch.nll_loss_backward(g, x:detach(), nll_t, nll_w, 1, -100, torch.tensor(5.0, { dtype = f64 }))
+end, function() return { r(), r(5, 4) } end)
+case("nll_loss2d_backward", function(g, x)
+  return torch.nll_loss2d_backward(g, x:detach(), nll_t4, nil, 0, -100, torch.tensor(0.0, { dtype = f64 }))
+end, function() return { r(2, 2, 2), r(2, 3, 2, 2) } end)
+
 -- random in-place ops and samplers: zero gradients (PyTorch's definition)
 zero_case("uniform_", function(x) return x:clone():uniform_(0, 1, fixed(1)) end, function() return { r(3) } end)
 zero_case("normal_", function(x) return x:clone():normal_(0, 1, fixed(1)) end, function() return { r(3) } end)

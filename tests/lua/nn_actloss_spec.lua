@@ -67,6 +67,31 @@ describe("losses", function()
     assert.has_error(function() F.multi_margin_loss(x, torch.tensor({ 0, 2 })) end, "target out of range")
   end)
 
+  it("nll_loss runs PyTorch's nodes, refuses a weight that requires grad, and treats ignore_index as a class", function()
+    local x = torch.randn(4, 3, { requires_grad = true, dtype = D })
+    local t = torch.tensor({ 1, 3, 2, 3 })
+    local loss = F.cross_entropy(x, t)
+    assert.are.equal("NllLossBackward0", loss.grad_fn:name())
+    assert.are.equal("LogSoftmaxBackward0", loss.grad_fn.next_functions[1][1]:name())
+    assert.are.equal("NllLoss2DBackward0", F.nll_loss(torch.randn(2, 3, 2, 2, { requires_grad = true }),
+      torch.ones(2, 2, 2, { dtype = torch.int64 })).grad_fn:name())
+    -- by hand: the mean of -x[i, t_i] over the kept rows
+    local lp = x:detach():log_softmax(2)
+    local want = -(lp[1][1] + lp[2][3] + lp[3][2] + lp[4][3]) / 4
+    assert.is_true(close(loss:detach(), want))
+    -- class 3 ignored: rows 2 and 4 drop out of the mean
+    local kept = F.nll_loss(lp, t, { ignore_index = 3 })
+    assert.is_true(close(kept, -(lp[1][1] + lp[3][2]) / 2))
+    local w = torch.ones(3, { dtype = D, requires_grad = true })
+    local ok, e = pcall(F.nll_loss, lp, t, { weight = w })
+    assert.is_false(ok)
+    assert.are.equal("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. "
+      .. "This input cannot have requires_grad True.", tostring(e))
+    assert.is_true(close(torch.no_grad(function() return F.nll_loss(lp, t, { weight = w }) end), F.nll_loss(lp, t)))
+    ok, e = pcall(F.nll_loss, lp, t, { reduction = "avg" })
+    assert.are.equal("avg is not a valid value for reduction", tostring(e))
+  end)
+
   it("ctc_loss: blank 1 by default, 1-based labels, lists or tensors of lengths", function()
     torch.manual_seed(0)
     local lp = torch.randn(8, 2, 4, { dtype = D }):log_softmax(3)

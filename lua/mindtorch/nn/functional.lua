@@ -142,18 +142,18 @@ return function(torch, nn)
   -- nll_loss(input, target, {weight=, ignore_index=-100, reduction="mean"}): input holds
   -- log-probabilities with classes on dim 2 ([N, C], [N, C, d1, ...]) or dim 1 ([C])
   local nll_loss_options = { reduction = any, weight = any, ignore_index = any }
-  function F.nll_loss(input, target, opts)
-    opts = opts_of("nll_loss", opts, nll_loss_options)
-    local ignore = opts.ignore_index or -100
-    local reduction = opts.reduction or "mean"
+  local reduction_enum = { none = 0, mean = 1, sum = 2 }
+
+  -- the loss composed of ops, for devices whose modules have no nll_loss kernel
+  local function nll_loss_composed(input, target, weight, ignore, reduction)
     local cdim = input:dim() == 1 and 1 or 2
     local C = input.shape[cdim]
     if input:dim() >= 2 and target.shape[1] ~= input.shape[1] then
-      error(("Expected input batch_size (%d) to match target batch_size (%d)."):format(input.shape[1], target.shape[1]), 2)
+      error(("Expected input batch_size (%d) to match target batch_size (%d)."):format(input.shape[1], target.shape[1]), 3)
     end
     local keep = target:ne(ignore)
     local safe = target:masked_fill(keep:logical_not(), 1)
-    -- gather checks the bounds; its error is reworded as PyTorch's loss words it (the check
+    -- gather checks the bounds; its error is reworded as the native kernel words it (the check
     -- costs nothing on the common path)
     local ok, picked = pcall(input.gather, input, cdim, safe:unsqueeze(cdim))
     if not ok then
@@ -166,12 +166,24 @@ return function(torch, nn)
     end
     picked = -picked:squeeze(cdim)
     local w = keep:to(input.dtype)
-    if opts.weight ~= nil then w = w * opts.weight:index_select(1, safe:reshape(-1)):view(safe.shape) end
+    if weight ~= nil then w = w * weight:index_select(1, safe:reshape(-1)):view(safe.shape) end
     local loss = picked * w
     if reduction == "none" then return loss end
     if reduction == "sum" then return loss:sum() end
-    if reduction == "mean" then return loss:sum() / w:sum() end
-    error(reduction .. " is not a valid value for reduction", 2)
+    return loss:sum() / w:sum()
+  end
+
+  function F.nll_loss(input, target, opts)
+    opts = opts_of("nll_loss", opts, nll_loss_options)
+    local ignore = opts.ignore_index or -100
+    local reduction = opts.reduction or "mean"
+    local enum = reduction_enum[reduction]
+    if enum == nil then error(tostring(reduction) .. " is not a valid value for reduction", 2) end
+    local dev = input.device.type
+    if dev == "cpu" or dev == "meta" then
+      return torch.nll_loss_nd(input, target, opts.weight, enum, ignore)
+    end
+    return nll_loss_composed(input, target, opts.weight, ignore, reduction)
   end
 
   -- cross_entropy(input, target, {weight=, ignore_index=-100, reduction="mean",

@@ -206,3 +206,85 @@ pool("adaptive_avg_pool1d_unbatched", "adaptive_avg_pool1d", [3, 9], 2)
 pool("adaptive_avg_pool1d_1d", "adaptive_avg_pool1d", [8], 2)
 pool("adaptive_avg_pool1d_len", "adaptive_avg_pool1d", Y, (2, 2))
 pool("adaptive_avg_pool1d_negative", "adaptive_avg_pool1d", Y, -1)
+
+# ---- the negative log-likelihood loss (targets 1-based in Lua: index=(1,); a class given as
+# ignore_index is 1-based too: dims=(4,) shifts it) ---------------------------------------------
+ND = torch._C._nn.nll_loss_nd
+NLL_TOL = dict(TOL, bfloat16=0.0)
+
+
+def I(values):
+    return V(values, "int64")
+
+
+def nll(name, x, t, w=None, reduction=1, ignore=-100, fn="nll_loss_nd", via=ND):
+    add(name, call(fn, x, t, w, reduction, ignore, index=(1,), dims=(4,), via=via, tol=NLL_TOL))
+
+
+T2 = [2, 0, 3, 3, 1]
+for dt in ("float32", "float64", "bfloat16"):
+    for red in (0, 1, 2):
+        nll("nll_loss_%s_r%d" % (dt, red), T(dt, [5, 4]), I(T2), reduction=red)
+    nll("nll_loss_%s_weight" % dt, T(dt, [5, 4]), I(T2), T(dt, [4], domain="pos"))
+nll("nll_loss_weight_sum", T("float64", [5, 4]), I(T2), T("float64", [4], domain="pos"), 2)
+nll("nll_loss_weight_none", T("float64", [5, 4]), I(T2), T("float64", [4], domain="pos"), 0)
+nll("nll_loss_ignore_default", T("float32", [5, 4]), I([2, -100, 3, -100, 1]))
+nll("nll_loss_ignore_class", T("float32", [5, 4]), I(T2), ignore=3)
+nll("nll_loss_ignore_class_weight", T("float64", [5, 4]), I(T2), T("float64", [4], domain="pos"), ignore=3)
+nll("nll_loss_ignore_all", T("float32", [3, 4]), I([1, 1, 1]), ignore=1)
+nll("nll_loss_ignore_all_sum", T("float32", [3, 4]), I([1, 1, 1]), reduction=2, ignore=1)
+nll("nll_loss_transposed", T("float32", [5, 4], "t"), I(T2))
+nll("nll_loss_sliced", T("float64", [5, 4], "sliced"), I(T2), reduction=0)
+nll("nll_loss_1d", T("float32", [4]), I(2))
+nll("nll_loss_1d_none", T("float32", [4]), I(2), reduction=0)
+nll("nll_loss_1d_target_1d", T("float32", [1]), I([0]))
+nll("nll_loss_empty_mean", T("float32", [0, 4]), I([]))
+nll("nll_loss_empty_sum", T("float32", [0, 4]), I([]), reduction=2)
+nll("nll_loss_long_batch", T("float32", [300, 3]), I([i % 3 for i in range(300)]))
+nll("nll_loss_long_batch_weight", T("float32", [300, 3]), I([(i * 7) % 3 for i in range(300)]),
+    T("float32", [3], domain="pos"), 2)
+# the cascade of partial sums, in bfloat16 where each order rounds differently (compared exactly)
+nll("nll_loss_long_batch_bf16", T("bfloat16", [300, 3]), I([(i * 5) % 3 for i in range(300)]), reduction=2)
+nll("nll_loss_4d_long_bf16", T("bfloat16", [3, 2, 10, 10]), I([[[(i + j + b) % 2 for j in range(10)] for i in range(10)]
+                                                               for b in range(3)]), T("bfloat16", [2], domain="pos"))
+T3 = [[0, 2, 1], [3, 3, 0]]
+nll("nll_loss_3d", T("float32", [2, 4, 3]), I(T3))
+nll("nll_loss_3d_none", T("float64", [2, 4, 3]), I(T3), reduction=0)
+nll("nll_loss_3d_weight_ignore", T("float64", [2, 4, 3]), I([[0, 2, -100], [3, 3, 0]]),
+    T("float64", [4], domain="pos"))
+T4 = [[[0, 1], [2, 2], [1, 0]], [[2, 0], [0, 1], [1, 1]]]
+nll("nll_loss_4d", T("float32", [2, 3, 3, 2]), I(T4))
+nll("nll_loss_4d_none", T("float32", [2, 3, 3, 2]), I(T4), reduction=0)
+nll("nll_loss_4d_sum_weight", T("float64", [2, 3, 3, 2]), I(T4), T("float64", [3], domain="pos"), 2)
+nll("nll_loss_4d_transposed", T("float32", [2, 3, 3, 2], "t"), I(T4))
+nll("nll_loss_5d_none", T("float32", [2, 3, 2, 1, 2]), I([[[[0, 1]], [[2, 2]]], [[[1, 0]], [[0, 2]]]]), reduction=0)
+nll("nll_loss_3d_empty_none", T("float32", [0, 3, 2]), V([], "int64"), reduction=0)
+nll("nll_loss_forward", T("float32", [5, 4]), I(T2), fn="nll_loss_forward", via=torch.ops.aten.nll_loss_forward)
+nll("nll_loss_forward_none", T("float32", [5, 4]), I(T2), reduction=0, fn="nll_loss_forward",
+    via=torch.ops.aten.nll_loss_forward)
+nll("nll_loss2d_forward", T("float64", [2, 3, 3, 2]), I(T4), T("float64", [3], domain="pos"),
+    fn="nll_loss2d_forward", via=torch.ops.aten.nll_loss2d_forward)
+# the backwards, called directly (what autograd calls)
+for name, go, red, w in (("mean", V(1.5), 1, None), ("sum_weight", V(-0.5), 2, T("float32", [4], domain="pos")),
+                         ("none", T("float32", [5]), 0, None)):
+    add("nll_loss_backward_%s" % name, call("nll_loss_backward", go, T("float32", [5, 4]), I([2, -100, 3, 3, 1]),
+                                            w, red, -100, V(2.5), index=(2,), via=torch.ops.aten.nll_loss_backward))
+add("nll_loss2d_backward", call("nll_loss2d_backward", V(2.0, "float64"), T("float64", [2, 3, 3, 2]), I(T4), None,
+                                1, -100, V(12.0, "float64"), index=(2,), via=torch.ops.aten.nll_loss2d_backward))
+# misuse (the meta functions' checks: every device)
+nll("nll_loss_half", T("float16", [5, 4]), I(T2))
+nll("nll_loss_int_input", T("int32", [5, 4]), I(T2))
+nll("nll_loss_int_target", T("float32", [5, 4]), V(T2, "int32"))
+nll("nll_loss_weight_size", T("float32", [5, 4]), I(T2), T("float32", [5]))
+nll("nll_loss_weight_dtype", T("float32", [5, 4]), I(T2), T("float64", [4]))
+nll("nll_loss_batch_mismatch", T("float32", [5, 4]), I([1, 2]))
+nll("nll_loss_0d_input", T("float32", []), I(1))
+nll("nll_loss_2d_target", T("float32", [1, 4]), I([[1, 2]]))
+nll("nll_loss_1d_size_mismatch", T("float32", [4]), I([1]))
+nll("nll_loss_3d_target_size", T("float32", [2, 4, 3]), I([[0, 1], [2, 3]]))
+nll("nll_loss_4d_target_size", T("float32", [2, 3, 3, 2]), I([[[0, 1]], [[2, 2]]]))
+nll("nll_loss_forward_3d", T("float32", [2, 4, 3]), I([1, 2]), fn="nll_loss_forward", via=torch.ops.aten.nll_loss_forward)
+nll("nll_loss2d_forward_target_dim", T("float32", [2, 3, 3, 2]), I([1, 2]), fn="nll_loss2d_forward",
+    via=torch.ops.aten.nll_loss2d_forward)
+nll("nll_loss2d_forward_weight", T("float32", [2, 3, 3, 2]), I(T4), T("float32", [2]), fn="nll_loss2d_forward",
+    via=torch.ops.aten.nll_loss2d_forward)
