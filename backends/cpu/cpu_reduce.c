@@ -572,16 +572,18 @@ done:
 
 /* ---- ops along a dim ------------------------------------------------------------------------- */
 
-static void dimop_row(int kind, mt_dtype ct, char *p, int64_t n) {
+/* one row of n values from src into dst (the same buffer, or another of the same layout: each
+ * value is read before its place is written) */
+static void dimop_row(int kind, mt_dtype ct, const char *src, char *dst, int64_t n) {
     if (ct == MT_FLOAT32 || ct == MT_FLOAT64) {
         bool f = ct == MT_FLOAT32;
-#define AT(i) (f ? (double)((float *)p)[i] : ((double *)p)[i])
+#define AT(i) (f ? (double)((const float *)src)[i] : ((const double *)src)[i])
 #define SET(i, v)                                                                                  \
     do {                                                                                           \
         if (f)                                                                                     \
-            ((float *)p)[i] = (float)(v);                                                          \
+            ((float *)dst)[i] = (float)(v);                                                        \
         else                                                                                       \
-            ((double *)p)[i] = (v);                                                                \
+            ((double *)dst)[i] = (v);                                                              \
     } while (0)
         if (kind == MT_D_CUMSUM || kind == MT_D_CUMPROD) {
             /* accumulate in double (PyTorch's accumulate type on the CPU), store each step */
@@ -596,51 +598,57 @@ static void dimop_row(int kind, mt_dtype ct, char *p, int64_t n) {
         for (int64_t i = 0; i < n; i++) mx = AT(i) > mx ? AT(i) : mx;
         if (f) { /* softmax in float, as PyTorch's float kernel computes it */
             float m = (float)mx, s = 0;
-            float *x = (float *)p;
+            const float *x = (const float *)src;
+            float *y = (float *)dst;
             if (kind == MT_D_SOFTMAX) {
-                for (int64_t i = 0; i < n; i++) s += x[i] = expf(x[i] - m);
-                for (int64_t i = 0; i < n; i++) x[i] /= s;
+                for (int64_t i = 0; i < n; i++) s += y[i] = expf(x[i] - m);
+                for (int64_t i = 0; i < n; i++) y[i] /= s;
             } else {
                 for (int64_t i = 0; i < n; i++) s += expf(x[i] - m);
                 float ls = logf(s);
-                for (int64_t i = 0; i < n; i++) x[i] = x[i] - m - ls;
+                for (int64_t i = 0; i < n; i++) y[i] = x[i] - m - ls;
             }
         } else {
             double s = 0;
-            double *x = (double *)p;
+            const double *x = (const double *)src;
+            double *y = (double *)dst;
             if (kind == MT_D_SOFTMAX) {
-                for (int64_t i = 0; i < n; i++) s += x[i] = exp(x[i] - mx);
-                for (int64_t i = 0; i < n; i++) x[i] /= s;
+                for (int64_t i = 0; i < n; i++) s += y[i] = exp(x[i] - mx);
+                for (int64_t i = 0; i < n; i++) y[i] /= s;
             } else {
                 for (int64_t i = 0; i < n; i++) s += exp(x[i] - mx);
                 double ls = log(s);
-                for (int64_t i = 0; i < n; i++) x[i] = x[i] - mx - ls;
+                for (int64_t i = 0; i < n; i++) y[i] = x[i] - mx - ls;
             }
         }
 #undef AT
 #undef SET
         return;
     }
-    int64_t *x = (int64_t *)p; /* integers: cumsum / cumprod in int64 (wrapping) */
+    const int64_t *x = (const int64_t *)src; /* integers: cumsum / cumprod in int64 (wrapping) */
+    int64_t *y = (int64_t *)dst;
     uint64_t acc = kind == MT_D_CUMSUM ? 0 : 1;
     for (int64_t i = 0; i < n; i++) {
         acc = kind == MT_D_CUMSUM ? acc + (uint64_t)x[i] : acc * (uint64_t)x[i];
-        x[i] = (int64_t)acc;
+        y[i] = (int64_t)acc;
     }
 }
 
 typedef struct {
     int kind;
     mt_dtype ct;
-    char *p;
+    const char *src;
+    char *dst;
     int64_t R;
     size_t isz;
 } dimop_job;
 
 static void dimop_rows(void *job, int64_t begin, int64_t end) {
     dimop_job *j = job;
-    for (int64_t k = begin; k < end; k++)
-        dimop_row(j->kind, j->ct, j->p + k * j->R * (int64_t)j->isz, j->R);
+    for (int64_t k = begin; k < end; k++) {
+        int64_t at = k * j->R * (int64_t)j->isz;
+        dimop_row(j->kind, j->ct, j->src + at, j->dst + at, j->R);
+    }
 }
 
 int mt_cpu_dimop_impl(mt_call *c, mt_value *args, mt_value *rets) {
@@ -653,7 +661,19 @@ int mt_cpu_dimop_impl(mt_call *c, mt_value *args, mt_value *rets) {
     rows rw;
     mt_dtype ct = d.compute; /* bfloat16 computes in float; the result is rounded once */
     if (arrange(self, reduce, ct, false, &rw)) return -1;
-    /* work on a private buffer: the arranged rows may be self itself */
+    int64_t K = rw.K, R = rw.R;
+    size_t isz = mt_dtype_size(ct);
+    /* rows along the result's last dim, contiguous in the compute dtype: straight from the
+     * arranged rows into it (a small softmax spent most of its time on the copies below) */
+    if (out->dtype == ct && mt_tensor_is_contiguous(out) &&
+        (out->ndim == 0 || d.dim == out->ndim - 1)) {
+        dimop_job job = {d.kind, ct, mt_tensor_raw(rw.src), mt_tensor_raw(out), R, isz};
+        mt_parallel_range(K, K > 1 ? mt_threads_for(K * R) : 1, dimop_rows, &job);
+        mt_tensor_decref(rw.src);
+        return 0;
+    }
+    /* else on a private buffer (the arranged rows may be self itself), then through a view of
+     * the result in the rows' order */
     mt_tensor *buf = rw.src;
     if (buf == self) {
         buf = mt_tensor_empty(self->ndim, self->sizes, ct, MT_CPU);
@@ -665,9 +685,7 @@ int mt_cpu_dimop_impl(mt_call *c, mt_value *args, mt_value *rets) {
         mt_tensor_decref(rw.src);
     }
     char *p = mt_tensor_raw(buf);
-    size_t isz = mt_dtype_size(ct);
-    int64_t K = rw.K, R = rw.R;
-    dimop_job job = {d.kind, ct, p, R, isz};
+    dimop_job job = {d.kind, ct, p, p, R, isz};
     mt_parallel_range(K, K > 1 ? mt_threads_for(K * R) : 1, dimop_rows, &job);
     /* buf holds [kept..., dim] in order: write it back through out seen in that order */
     mt_tensor view = *out;
