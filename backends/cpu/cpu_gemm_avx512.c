@@ -13,7 +13,8 @@
  * (MR x NR: 12 rows, 2 vectors of 16 columns) adds one sliver of A times one of B into C. Packing
  * makes every operand layout the same (transposed views cost nothing more) and keeps the B sliver
  * in L1 while the A slivers of a block stream from L2. Edges are packed with zeros, so the
- * register block always runs whole and only its stores are cut to the rows and columns that exist.
+ * register block runs whole and only its stores are cut to the rows and columns that exist; a
+ * last sliver of 4 or 8 rows or fewer runs a register block of that height.
  *
  * Threads split C into parts of whole slivers (columns when C is wider than tall, else rows);
  * each part packs what it reads into its own buffers. */
@@ -111,23 +112,23 @@ static void pack_a(const gemm_job *J, int64_t i0, int64_t mc, int64_t k0, int64_
 /* c[0, mr) x [columns of m] = alpha * (ap sliver x bp sliver) + sscale * s, s (rows srs apart,
  * columns contiguous) being c itself or the term addmm adds (s not read when sscale is 0: beta 0
  * overwrites, NaN in C included, as in BLAS) */
-static inline __attribute__((always_inline)) void block(int64_t kc, const float *ap,
+static inline __attribute__((always_inline)) void block(int rows, int64_t kc, const float *ap,
                                                         const float *bp, float *c, int64_t ldc,
                                                         int64_t mr, const __mmask16 *m, float alpha,
                                                         const float *s, int64_t srs, float sscale) {
     __m512 acc[MR][NV];
-    for (int i = 0; i < MR; i++)
+    for (int i = 0; i < rows; i++)
         for (int v = 0; v < NV; v++) acc[i][v] = _mm512_setzero_ps();
     for (int64_t k = 0; k < kc; k++, ap += MR, bp += NR) {
         __m512 b[NV];
         for (int v = 0; v < NV; v++) b[v] = _mm512_load_ps(bp + 16 * v);
-        for (int i = 0; i < MR; i++) {
+        for (int i = 0; i < rows; i++) {
             __m512 a = _mm512_set1_ps(ap[i]);
             for (int v = 0; v < NV; v++) acc[i][v] = _mm512_fmadd_ps(a, b[v], acc[i][v]);
         }
     }
     __m512 al = _mm512_set1_ps(alpha), ss = _mm512_set1_ps(sscale);
-    for (int i = 0; i < MR; i++) {
+    for (int i = 0; i < rows; i++) {
         if (i >= mr) break;
         float *ci = c + i * ldc;
         const float *si = s + i * srs;
@@ -182,8 +183,18 @@ static void gemm_tile(gemm_job *J, int64_t i0, int64_t i1, int64_t j0, int64_t j
                     for (int64_t ir = 0; ir < mc; ir += MR) {
                         float *c = J->C + (ic + ir) * J->ldc + jc + jr;
                         const float *src = c0 ? J->C0 + (ic + ir) * srs + jc + jr : c;
-                        block(kc, ap + ir * kc, bs, c, J->ldc, mc - ir, m, J->alpha, src, srs,
-                              sscale);
+                        /* the last sliver of a block, when it has 4 or 8 rows or fewer, by a
+                         * register block of that height (a product of 64 rows computed 72) */
+                        int64_t mr = mc - ir;
+                        if (mr <= 4)
+                            block(4, kc, ap + ir * kc, bs, c, J->ldc, mr, m, J->alpha, src, srs,
+                                  sscale);
+                        else if (mr <= 8)
+                            block(8, kc, ap + ir * kc, bs, c, J->ldc, mr, m, J->alpha, src, srs,
+                                  sscale);
+                        else
+                            block(MR, kc, ap + ir * kc, bs, c, J->ldc, mr, m, J->alpha, src, srs,
+                                  sscale);
                     }
                 }
             }

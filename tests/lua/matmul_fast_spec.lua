@@ -1,8 +1,8 @@
 -- The CPU's float32 matrix products (backends/cpu/cpu_gemm_avx512.c on CPUs with AVX-512, else
 -- OpenBLAS): against the same product in float64, over the shapes where the blocked loop has
--- edges (rows past a 12-row block, columns past a 32-column sliver, a reduction past a 256-step
--- stretch), every operand layout (transposed, neither stride 1), alpha and beta, batches split
--- between threads, and for one and two threads.
+-- edges (rows past a 12-row block, last slivers of up to 4 and 8 rows, columns past a 32-column
+-- sliver, a reduction past a 256-step stretch), every operand layout (transposed, neither stride
+-- 1), alpha and beta, batches split between threads, and for one and two threads.
 local torch = require "mindtorch"
 
 -- the largest error of r against the float64 reference, relative to the reduction's length
@@ -28,7 +28,7 @@ describe("CPU float32 matrix products", function()
     local worst, cases = 0, 0
     for _, threads in ipairs { 1, 2 } do
       torch.set_num_threads(threads)
-      for _, m in ipairs { 1, 11, 12, 13, 145 } do
+      for _, m in ipairs { 1, 5, 8, 11, 12, 13, 64, 145 } do
         for _, k in ipairs { 1, 255, 257 } do
           for _, n in ipairs { 1, 31, 33, 520 } do
             local la, lb = layouts[(m + n) % 3 + 1], layouts[(k + n + threads) % 3 + 1]
@@ -46,7 +46,7 @@ describe("CPU float32 matrix products", function()
         end
       end
     end
-    assert.are.equal(120, cases)
+    assert.are.equal(192, cases)
     assert.is_true(worst < 1e-5, "largest scaled error " .. worst)
   end)
 
