@@ -64,17 +64,23 @@ static inline __attribute__((always_inline)) __m512 apply(int op, __m512 a, __m5
 
 /* cur[c] = rows [i, i + 16) of column c of an input read across the result's columns (the 16
  * columns from the row at p, row step s0 bytes; those of wmask), transposed; rows from n on read
- * as zeros. The rows PREFETCH_ROWS further on are asked for. */
-static inline __attribute__((always_inline)) void
-load_block(const char *p, int64_t s0, int64_t i, int64_t n, __mmask16 wmask, __m512 cur[16]) {
+ * as zeros. The rows PREFETCH_ROWS further on are asked for, each row's second line only when
+ * rows are not on lines (on_lines). Whole blocks load without masks or row checks: with the
+ * single prefetch, 5% faster on bench/ops' transposed add (6 of 6 alternating pairs, 10M). */
+static inline __attribute__((always_inline)) void load_block(const char *p, int64_t s0, int64_t i,
+                                                             int64_t n, __mmask16 wmask,
+                                                             bool on_lines, __m512 cur[16]) {
     if (i + PREFETCH_ROWS + 16 <= n)
         for (int k = 0; k < 16; k++) {
             /* both lines of a row's 64 bytes when they straddle two (rows not on lines) */
             _mm_prefetch(p + (PREFETCH_ROWS + k) * s0, _MM_HINT_T0);
-            _mm_prefetch(p + (PREFETCH_ROWS + k) * s0 + 60, _MM_HINT_T0);
+            if (!on_lines) _mm_prefetch(p + (PREFETCH_ROWS + k) * s0 + 60, _MM_HINT_T0);
         }
-    for (int k = 0; k < 16; k++)
-        cur[k] = i + k < n ? _mm512_maskz_loadu_ps(wmask, p + k * s0) : _mm512_setzero_ps();
+    if (i + 16 <= n && wmask == 0xFFFF) /* a whole block: no lane or row cut */
+        for (int k = 0; k < 16; k++) cur[k] = _mm512_loadu_ps(p + k * s0);
+    else
+        for (int k = 0; k < 16; k++)
+            cur[k] = i + k < n ? _mm512_maskz_loadu_ps(wmask, p + k * s0) : _mm512_setzero_ps();
     mt_tr16_regs(cur);
 }
 
@@ -105,6 +111,9 @@ static inline __attribute__((always_inline)) void strip(int op, bool xa, bool ya
         idx[c] = _mm512_add_epi32(lane, _mm512_set1_epi32(shift[c]));
     }
     const char *xb = data[1] + jb * s1[1], *yb = op == OP_COPY ? NULL : data[2] + jb * s1[2];
+    /* rows whose 64 bytes lie on one line each: one prefetch per row */
+    bool x_lines = s0[1] % 64 == 0 && (uintptr_t)xb % 64 == 0;
+    bool y_lines = yb && s0[2] % 64 == 0 && (uintptr_t)yb % 64 == 0;
     __m512 xp[16], xc[16], yp[16], yc[16];
     for (int c = 0; c < 16; c++) xc[c] = yc[c] = _mm512_setzero_ps();
     /* blocks whose every chunk is whole and whose rows all exist: no masks, no branches */
@@ -112,11 +121,11 @@ static inline __attribute__((always_inline)) void strip(int op, bool xa, bool ya
     for (int64_t i = 0; i < n + 16; i += 16) {
         if (xa) {
             for (int c = 0; c < 16; c++) xp[c] = xc[c];
-            load_block(xb + i * s0[1], s0[1], i, n, wmask, xc);
+            load_block(xb + i * s0[1], s0[1], i, n, wmask, x_lines, xc);
         }
         if (ya) {
             for (int c = 0; c < 16; c++) yp[c] = yc[c];
-            load_block(yb + i * s0[2], s0[2], i, n, wmask, yc);
+            load_block(yb + i * s0[2], s0[2], i, n, wmask, y_lines, yc);
         }
         if (i >= 16 && i < steady_end) {
             /* the inputs read along the columns are asked for PREFETCH_ALONG rows ahead: the
