@@ -257,11 +257,24 @@ int mt_disp_keyset(const mt_op *op, mt_value *args, mt_keyset *ks, mt_device *de
 
 /* ---- running kernels ------------------------------------------------------------------------- */
 
+static bool key_has_kernel(const mt_op *op, int k) {
+    return op->kernels[k] || (op->meta && (op->impls[k] || k == MT_KEY_META));
+}
+
+bool mt_disp_has_kernel(int opid, int devtype) {
+    int key = device_key(devtype);
+    if (key < 0) {
+        mt_error_clear();
+        return false;
+    }
+    return key_has_kernel(&ops[opid], key);
+}
+
 static int no_kernel(const mt_op *op, int key) {
     char avail[256] = "";
     size_t at = 0;
     for (int k = 0; k < MT_NUM_KEYS; k++) {
-        bool has = op->kernels[k] || (op->meta && (op->impls[k] || k == MT_KEY_META));
+        bool has = key_has_kernel(op, k);
         if (has)
             at += (size_t)snprintf(avail + at, sizeof avail - at, "%s%s", at ? ", " : "",
                                    mt_key_name(k));

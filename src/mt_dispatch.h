@@ -110,6 +110,9 @@ MT_API int mt_redispatch(mt_call *c, mt_value *args, mt_value *rets);
 MT_API int mt_disp_keyset(const mt_op *op, mt_value *args, mt_keyset *ks, mt_device *dev);
 /* "CPU", "Meta", an accelerator's (its type in capitals: "CUDA"), "Autograd". */
 MT_API const char *mt_key_name(int key);
+/* Whether op `opid` can run on devices of type `devtype` (a derivative formula that has a fused
+ * op for some devices composes it elsewhere). */
+MT_API bool mt_disp_has_kernel(int opid, int devtype);
 /* The dispatch key of a device type, loading its module on first use; -1 (error set, as
  * mt_backend_get) when the type has no backend. */
 MT_API int mt_key_for_device(int devtype);

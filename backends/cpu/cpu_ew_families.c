@@ -354,6 +354,7 @@ EW_FLOATS(EW_DEF1, ERFINV, _Generic((a), float: mt_sp_erfinvf, default: mt_sp_er
 EW_FLOATS(EW_DEF1, SIGMOID, 1 / (1 + EW_M(exp, -a)))
 EW_FLOATS(EW_DEF1, RELU, (a != a || a > 0) ? a : 0)
 EW_INTS(EW_DEF1, RELU, a > 0 ? a : 0)
+NUMS(EW_DEF2, THRESHOLD_GRAD, a <= p0 ? 0 : b)
 EW_FLOATS(EW_DEF1, FLOOR, EW_M(floor, a))
 EW_INTS(EW_DEF1, FLOOR, a)
 EW_FLOATS(EW_DEF1, CEIL, EW_M(ceil, a))

@@ -13,6 +13,16 @@ void mt_d_add(mt_bw *b) {
     if (NEEDS(1)) SET(1, NUM(2) == 1 ? G(0) : K(mto_mul_Scalar(G(0), V(2))));
 }
 
+/* relu: the gradient where the result is above 0, in one pass (_threshold_grad, PyTorch's
+ * threshold_backward) on devices that have the op; the others compose it (a mask, then a fill) */
+void mt_d_relu(mt_bw *b) {
+    mt_tensor *r = R(0), *g = G(0);
+    if (mt_disp_has_kernel(MT_OP__threshold_grad, r->device.type))
+        SET(0, K(mto__threshold_grad(r, g, mt_vint(0))));
+    else
+        SET(0, K(mto_masked_fill_Scalar(g, K(mto_le_Scalar(r, mt_vint(0))), mt_vint(0))));
+}
+
 static void div_bw(mt_bw *b) {
     if (NEEDS(0)) SET(0, K(mto_div_Tensor(G(0), A(1))));
     if (NEEDS(1)) { /* -grad * (self / other) / other */

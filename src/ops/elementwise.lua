@@ -262,7 +262,14 @@ unary("erfinv", { "The inverse error function on [-1, 1] (NaN outside).",
   ew = ew("ERFINV", "unary", "float", "FLOATS_NOHALF", { kname = "erfinv_vml_cpu" }),
   grad = { self = "grad * (exp(result * result) * " .. SQRT_PI_OVER_TWO .. ")" } })
 unary("relu", { "max(self, 0).", ew = ew("RELU", "unary", "same", "NUMS_NOHALF", { kname = "clamp_min_cpu", check = "relu" }),
-  grad = { self = "masked_fill(grad, result <= 0, 0)" } })
+  grad = { node = "ReluBackward0", fn = "mt_d_relu", uses = "self: result" } })
+-- PyTorch's threshold_backward(grad_output, self, threshold) with self first, as its loop takes
+-- them: the result follows self's layout and a size mismatch names self first
+op { "_threshold_grad(Tensor self, Tensor grad_output, Scalar threshold) -> Tensor", variants = "function",
+     doc = "grad_output where self > threshold, else 0 (NaN passes): relu's gradient in one pass (aten::threshold_backward).",
+     ew = ew("THRESHOLD_GRAD", "binary", "same", "NUMS_NOHALF", { kname = "threshold_cpu", params = { "threshold" } }),
+     grad = { node = "ThresholdBackwardBackward0", grad_output = "_threshold_grad(self, grad, threshold)",
+              self = "zeros" } }
 for _, r in ipairs { { "floor", "Rounds down (integers unchanged)." }, { "ceil", "Rounds up (integers unchanged)." },
   { "round", "Rounds half to even (integers unchanged)." } } do
   unary(r[1], { r[2], ew = ew(r[1]:upper(), "unary", "same", "NUMS_NOHALF", { kname = r[1] .. "_vml_cpu" }),

@@ -252,6 +252,10 @@ case("adaptive_avg_pool2d", function(x) return torch.adaptive_avg_pool2d(x, { 3,
 case("adaptive_avg_pool2d_backward", function(g, x) return torch.adaptive_avg_pool2d_backward(g, x:detach()) end,
   function() return { r(1, 2, 3, 4), r(1, 2, 5, 6) } end)
 
+-- relu's gradient as one op: grad_output passes where self is above the threshold
+case("_threshold_grad", function(g) return torch._threshold_grad(torch.tensor({ -1.0, 0.5, 2.0, 0.1 }, { dtype = f64 }), g, 0.3) end,
+  function() return { r(4) } end, true)
+
 -- the negative log-likelihood loss (1-based targets, one ignored): reductions, class weights, a
 -- class given as ignore_index, maps; the backwards' own derivative through gradgradcheck
 local nll_t, nll_w = torch.tensor({ 3, 1, 4, -100, 2 }), torch.tensor({ 1.0, 2.0, 0.5, 1.5 }, { dtype = f64 })

@@ -288,3 +288,23 @@ nll("nll_loss2d_forward_target_dim", T("float32", [2, 3, 3, 2]), I([1, 2]), fn="
     via=torch.ops.aten.nll_loss2d_forward)
 nll("nll_loss2d_forward_weight", T("float32", [2, 3, 3, 2]), I(T4), T("float32", [2]), fn="nll_loss2d_forward",
     via=torch.ops.aten.nll_loss2d_forward)
+
+# ---- threshold_backward (relu's gradient in one pass), as _threshold_grad(self, grad_output) -----
+def TB(self, grad, threshold):
+    return torch.ops.aten.threshold_backward(grad, self, threshold)
+
+
+def tb(name, s, g, threshold):
+    add("threshold_backward_" + name, call("_threshold_grad", s, g, threshold, via=TB))
+
+
+for dt in ("float32", "float64", "bfloat16", "int32", "uint8", "int64"):
+    tb(dt, T(dt, [3, 4]), T(dt, [3, 4]), 0)
+tb("nan", V([-1.0, float("nan"), 0.5, 2.0]), T("float32", [4]), 0.5)
+tb("broadcast", T("float32", [4]), T("float32", [3, 4]), -0.25)
+tb("promote", V([-1.0, 0.25, 2.0]), T("int64", [3]), 0.5)
+tb("int_threshold_fraction", V([0, 1, 2], "int32"), T("int32", [3]), 0.5)
+tb("transposed_grad", T("float32", [4, 3]), T("float32", [4, 3], "t"), 0)
+tb("transposed_self", T("float32", [4, 3], "t"), T("float32", [4, 3]), 0)
+tb("half", T("float16", [3]), T("float16", [3]), 0)
+tb("bool", T("bool", [3]), T("bool", [3]), 0)
