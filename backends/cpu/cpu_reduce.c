@@ -181,13 +181,74 @@ EXT_BLOCKED_FN(double, max_f64, amax_f64, >)
 EXT_BLOCKED_FN(float, min_f32, amin_f32, <)
 EXT_BLOCKED_FN(double, min_f64, amin_f64, <)
 
+/* the variance from the sum of squared deviations of n values (PyTorch's max(n - correction, 0)
+ * divides: 0/0 is NaN, x/0 inf) */
+static double var_of(double ss, int64_t n, int64_t correction) {
+    double div = (double)(n - correction);
+    return ss / (div > 0 ? div : 0);
+}
+
+/* two passes in double: the mean, then the squared deviations from it */
 static double var_row(const double *x, int64_t n, int64_t correction, double *mean_out) {
     double m = n ? sum_f64(x, n) / (double)n : NAN;
-    double ss = 0;
-    for (int64_t i = 0; i < n; i++) ss += (x[i] - m) * (x[i] - m);
+    double ss = L->sqdev_f64(x, n, m);
     if (mean_out) *mean_out = m;
-    double div = (double)(n - correction);
-    return ss / (div > 0 ? div : 0); /* PyTorch's max(n - correction, 0): 0/0 is NaN, x/0 inf */
+    return var_of(ss, n, correction);
+}
+
+/* Variance over every dim but one (batch norm's statistics over N, H and W) of a contiguous
+ * float32 or float64 input: each kept index's values are `outer` segments of `inner` contiguous
+ * ones, read where they lie in both passes. The rows' way first copied them into rows of float64
+ * (a transposing copy of twice the input's bytes): var_mean of a 32 x 64 x 56 x 56 float32
+ * input over (1, 3, 4) took 5.4 ms, a sum over the same dims 1.2. */
+typedef struct {
+    const char *src;
+    bool f32;
+    int64_t outer, K, inner, correction;
+    bool std;
+    double *vals, *means;
+} seg_job;
+
+static void var_segments_part(void *job, int64_t k0, int64_t k1) {
+    const seg_job *j = job;
+    size_t isz = j->f32 ? sizeof(float) : sizeof(double);
+    int64_t n = j->outer * j->inner;
+    for (int64_t k = k0; k < k1; k++) {
+        const char *first = j->src + (size_t)(k * j->inner) * isz;
+        size_t step = (size_t)(j->K * j->inner) * isz;
+        double s = 0, ss = 0;
+        for (int64_t o = 0; o < j->outer; o++) {
+            const char *seg = first + o * step;
+            s += j->f32 ? L->dsum_f32((const float *)seg, j->inner)
+                        : L->sum_f64((const double *)seg, j->inner);
+        }
+        double m = n ? s / (double)n : NAN;
+        for (int64_t o = 0; o < j->outer; o++) {
+            const char *seg = first + o * step;
+            ss += j->f32 ? L->sqdev_f32((const float *)seg, j->inner, m)
+                         : L->sqdev_f64((const double *)seg, j->inner, m);
+        }
+        double v = var_of(ss, n, j->correction);
+        j->vals[k] = j->std ? sqrt(v) : v;
+        if (j->means) j->means[k] = m;
+    }
+}
+
+/* the one kept dim of a variance the segments take, or -1 */
+static int var_segments_dim(const mt_red *r, const mt_tensor *self) {
+    if ((r->kind != MT_R_VAR && r->kind != MT_R_STD) || r->compute != MT_FLOAT64 ||
+        (self->dtype != MT_FLOAT32 && self->dtype != MT_FLOAT64) || !mt_tensor_is_contiguous(self))
+        return -1;
+    int kept = -1;
+    for (int i = 0; i < self->ndim; i++)
+        if (!r->reduce[i]) {
+            if (kept >= 0) return -1;
+            kept = i;
+        }
+    int64_t inner = 1;
+    for (int i = kept + 1; i < self->ndim; i++) inner *= self->sizes[i];
+    /* segments long enough to run the vector loops (a kept last dim reads one value each) */
+    return kept >= 0 && inner >= 64 ? kept : -1;
 }
 
 static double norm_row(const double *x, int64_t n, double p) {
@@ -511,7 +572,14 @@ int mt_cpu_reduce_impl(mt_call *c, mt_value *args, mt_value *rets) {
     bool columns_ok = (r.kind == MT_R_SUM || r.kind == MT_R_MEAN || r.kind == MT_R_PROD ||
                        ((r.kind == MT_R_MAX || r.kind == MT_R_MIN) && !r.with_indices));
     rows rw;
-    if (arrange(self, r.reduce, ct, columns_ok, &rw)) return -1;
+    int seg_dim = var_segments_dim(&r, self);
+    if (seg_dim >= 0) { /* read in place (var_segments_part) */
+        rw =
+            (rows){.src = self, .K = self->sizes[seg_dim], .R = self->numel / self->sizes[seg_dim]};
+        mt_tensor_incref(self);
+    } else if (arrange(self, r.reduce, ct, columns_ok, &rw)) {
+        return -1;
+    }
     int64_t K = rw.K, R = rw.R;
     mt_dtype val_dt =
         (r.kind == MT_R_ALL || r.kind == MT_R_ANY || r.kind == MT_R_ARGMAX || r.kind == MT_R_ARGMIN)
@@ -532,6 +600,20 @@ int mt_cpu_reduce_impl(mt_call *c, mt_value *args, mt_value *rets) {
     size_t vsz = mt_dtype_size(val_dt), isz = mt_dtype_size(ct);
     if (rw.columns) {
         if (reduce_columns(&r, ct, src, K, R, vp)) goto done;
+    } else if (seg_dim >= 0 && K > 0) {
+        int64_t outer = 1, inner = 1;
+        for (int i = 0; i < self->ndim; i++)
+            if (i != seg_dim) *(i < seg_dim ? &outer : &inner) *= self->sizes[i];
+        seg_job job = {.src = src,
+                       .f32 = self->dtype == MT_FLOAT32,
+                       .outer = outer,
+                       .K = K,
+                       .inner = inner,
+                       .correction = r.correction,
+                       .std = r.kind == MT_R_STD,
+                       .vals = (double *)vp,
+                       .means = means ? (double *)mt_tensor_raw(means) : NULL};
+        mt_parallel_range(K, K > 1 ? mt_threads_for(K * R) : 1, var_segments_part, &job);
     } else if (K > 0) {
         bool arg = r.kind == MT_R_ARGMAX || r.kind == MT_R_ARGMIN;
         int64_t *ip = idx ? (int64_t *)mt_tensor_raw(idx) : NULL;

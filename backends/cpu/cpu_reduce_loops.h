@@ -23,6 +23,12 @@ typedef struct mt_reduce_loops {
      * accumulators) */
     void (*cols_sum_f32)(const float *x, int64_t K, int64_t ld, int64_t R, double *acc);
     void (*cols_sum_f64)(const double *x, int64_t K, int64_t ld, int64_t R, double *acc);
+    /* the moments variance takes, in double with 16 running partials (lane j of the partials
+     * takes the elements j, j + 16, ... of the row), the partials added in a fixed tree: the
+     * sum of a float32 row, and the sums of squared deviations from m */
+    double (*dsum_f32)(const float *x, int64_t n);
+    double (*sqdev_f32)(const float *x, int64_t n, double m);
+    double (*sqdev_f64)(const double *x, int64_t n, double m);
 } mt_reduce_loops;
 
 extern const mt_reduce_loops mt_reduce_loops_base, mt_reduce_loops_avx2;

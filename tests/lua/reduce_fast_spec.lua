@@ -1,7 +1,9 @@
 -- The CPU reductions' fast paths (backends/cpu/cpu_reduce.c): max/min with positions a block at
 -- a time (the first NaN wins, else the first extreme; a zero keeps its sign), against a scalar
 -- walk of each row; reductions over leading dims (running values over column stretches, split
--- across threads), against the same reduction of the transposed copy and for any thread count.
+-- across threads), against the same reduction of the transposed copy and for any thread count;
+-- variance over every dim but one read in place (batch norm's statistics), against the two-pass
+-- formula in float64 over the permuted copy.
 local torch = require "mindtorch"
 
 -- the first NaN of a row, else its first extreme: value and 1-based position
@@ -82,5 +84,37 @@ describe("CPU reductions", function()
       end
     end
     end
+  end)
+  it("give var, std and var_mean over every dim but one in place, as the formula over a copy", function()
+    torch.manual_seed(4)
+    for _, dt in ipairs { torch.float32, torch.float64 } do
+      for _, shape in ipairs { { 4, 6, 9, 8 }, { 3, 5, 130 }, { 2, 3, 64 }, { 7, 70 } } do
+        for _, threads in ipairs { 1, 2 } do
+          torch.set_num_threads(threads)
+          local x = (torch.randn(shape, { dtype = torch.float64 }) * 3 + 100):to(dt)
+          local kept = #shape == 2 and 1 or 2
+          local dims = {}
+          for d = 1, #shape do if d ~= kept then dims[#dims + 1] = d end end
+          -- the reference: the kept dim first, rows of float64, mean then squared deviations
+          local rows = x:transpose(1, kept):contiguous():double():reshape(shape[kept], -1)
+          local n = rows:size(2)
+          local mean = rows:sum(2, true) / n
+          local ss = ((rows - mean) ^ 2):sum(2)
+          for _, corr in ipairs { 0, 1 } do
+            local want = (ss / (n - corr)):reshape(-1)
+            local v, m = torch.var_mean(x, dims, { correction = corr })
+            local what = ("%s %s threads %d correction %d"):format(tostring(dt), table.concat(shape, "x"), threads, corr)
+            local tol = dt == torch.float32 and 1e-6 or 1e-12
+            assert.are.equal(dt, v.dtype, what)
+            assert.is_true(torch.allclose(v:double(), want, { rtol = tol, atol = 0 }), what)
+            assert.is_true(torch.allclose(m:double(), mean:reshape(-1), { rtol = tol, atol = 0 }), what)
+            assert.is_true(torch.allclose(x:std(dims, { correction = corr }):double(), want:sqrt(), { rtol = tol, atol = 0 }), what)
+          end
+        end
+      end
+    end
+    -- empty segments: NaN, as every empty variance
+    local e = torch.var(torch.zeros(0, 3, 70), { 1, 3 })
+    assert.is_true(torch.isnan(e):all():item())
   end)
 end)
