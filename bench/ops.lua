@@ -38,6 +38,22 @@ B.result("reduce_max_dim_10M", gbps(4 * N, B.time_per_call(function() return r:m
 B.result("rand_10M", B.time_per_call(function() return torch.rand(N) end, 3) * 1e3, "ms")
 B.result("randn_10M", B.time_per_call(function() return torch.randn(N) end, 3) * 1e3, "ms")
 
+-- a training step's nn hot paths: a classifier's loss with its gradient, batch norm's forward in
+-- training and ReLU's gradient on a ResNet block's 32x64x56x56 activations
+local logits, classes = torch.randn(64, 10, { requires_grad = true }), torch.randint(1, 11, { 64 })
+B.result("cross_entropy_64x10_fwd_bwd", B.time_per_call(function()
+  torch.nn.functional.cross_entropy(logits, classes):backward()
+end, 2000) * 1e6, "us")
+local act = torch.randn(32, 64, 56, 56)
+B.result("batch_norm_train_32x64x56x56", B.time_per_call(function()
+  return torch.batch_norm(act, nil, nil, nil, nil, true, 0.1, 1e-5, false)
+end, 5) * 1e3, "ms")
+local act_in = act:clone():requires_grad_()
+local act_out, act_grad = act_in:relu(), torch.randn(32, 64, 56, 56)
+B.result("relu_backward_32x64x56x56", B.time_per_call(function()
+  return torch.autograd.grad({ act_out }, { act_in }, { grad_outputs = { act_grad }, retain_graph = true })
+end, 5) * 1e3, "ms")
+
 -- matmul, float32 square matrices
 for _, n in ipairs({ 256, 512, 1024, 2048 }) do
   local x, y = torch.rand(n, n), torch.rand(n, n)

@@ -40,6 +40,17 @@ result("reduce_max_dim_10M", gbps(4 * N, time_per_call(lambda: r.max(1), 5)), "G
 result("rand_10M", time_per_call(lambda: torch.rand(N), 3) * 1e3, "ms")
 result("randn_10M", time_per_call(lambda: torch.randn(N), 3) * 1e3, "ms")
 
+logits, classes = torch.randn(64, 10, requires_grad=True), torch.randint(0, 10, (64,))
+result("cross_entropy_64x10_fwd_bwd",
+       time_per_call(lambda: torch.nn.functional.cross_entropy(logits, classes).backward(), 2000) * 1e6, "us")
+act = torch.randn(32, 64, 56, 56)
+result("batch_norm_train_32x64x56x56",
+       time_per_call(lambda: torch.batch_norm(act, None, None, None, None, True, 0.1, 1e-5, False), 5) * 1e3, "ms")
+act_in = act.clone().requires_grad_()
+act_out, act_grad = act_in.relu(), torch.randn(32, 64, 56, 56)
+result("relu_backward_32x64x56x56",
+       time_per_call(lambda: torch.autograd.grad([act_out], [act_in], [act_grad], retain_graph=True), 5) * 1e3, "ms")
+
 for n in (256, 512, 1024, 2048):
     x, y = torch.rand(n, n), torch.rand(n, n)
     calls = 1 if n >= 2048 else 3 if n >= 1024 else 20
