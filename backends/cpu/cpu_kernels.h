@@ -92,6 +92,8 @@ void mt_cpu_transpose4_avx512(const char *src, int64_t s0, int64_t rows, int64_t
                               int64_t dld);
 void mt_cpu_pool_register(void);
 void mt_cpu_nll_loss_register(void);
+/* softmax (log: log_softmax) of one float32 row, y may be x (cpu_softmax_avx512.c, AVX-512F) */
+void mt_cpu_softmax_row_f32_avx512(bool log, const float *x, float *y, int64_t n);
 void mt_cpu_lapack_register(void);
 void mt_cpu_lapack_spectral_register(void);
 void mt_cpu_scatter_reduce_register(void);

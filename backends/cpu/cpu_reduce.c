@@ -19,10 +19,13 @@
 
 /* the contiguous inner loops, in the build the CPU can run (mt_cpu_reduce_select) */
 static const mt_reduce_loops *L = &mt_reduce_loops_base;
+/* float32 softmax rows 16 lanes at a time (cpu_softmax_avx512.c) */
+static bool softmax_avx512;
 
 void mt_cpu_reduce_select(void) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) L = &mt_reduce_loops_avx2;
+    softmax_avx512 = __builtin_cpu_supports("avx512f");
 }
 
 /* A long row on several threads: each thread sums whole blocks, the blocks' sums are added in
@@ -674,6 +677,11 @@ static void dimop_row(int kind, mt_dtype ct, const char *src, char *dst, int64_t
                 acc = kind == MT_D_CUMSUM ? acc + AT(i) : acc * AT(i);
                 SET(i, acc);
             }
+            return;
+        }
+        if (f && softmax_avx512) {
+            mt_cpu_softmax_row_f32_avx512(kind == MT_D_LOG_SOFTMAX, (const float *)src,
+                                          (float *)dst, n);
             return;
         }
         double mx = -INFINITY;

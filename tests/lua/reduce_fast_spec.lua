@@ -3,7 +3,8 @@
 -- walk of each row; reductions over leading dims (running values over column stretches, split
 -- across threads), against the same reduction of the transposed copy and for any thread count;
 -- variance over every dim but one read in place (batch norm's statistics), against the two-pass
--- formula in float64 over the permuted copy.
+-- formula in float64 over the permuted copy; float32 softmax rows 16 lanes at a time, against
+-- float64.
 local torch = require "mindtorch"
 
 -- the first NaN of a row, else its first extreme: value and 1-based position
@@ -116,5 +117,28 @@ describe("CPU reductions", function()
     -- empty segments: NaN, as every empty variance
     local e = torch.var(torch.zeros(0, 3, 70), { 1, 3 })
     assert.is_true(torch.isnan(e):all():item())
+  end)
+  it("give float32 softmax and log_softmax rows of every length within float32 rounding, NaN rows NaN", function()
+    torch.manual_seed(8)
+    for _, n in ipairs { 1, 2, 15, 16, 17, 33, 100, 1000 } do
+      local x = torch.randn(5, n) * 6
+      local want_s, want_l = x:double():softmax(2), x:double():log_softmax(2)
+      -- along the last dim (straight into the result) and along the first (in place in a copy)
+      for _, pair in ipairs { { x:softmax(2), want_s }, { x:log_softmax(2), want_l },
+        { x:t():softmax(1):t(), want_s }, { x:t():log_softmax(1):t(), want_l } } do
+        local got, want = pair[1], pair[2]
+        local err = ((got:double() - want):abs() / (want:abs() + 1)):max():item()
+        assert.is_true(err < 1e-6, ("length %d: %g"):format(n, err))
+      end
+      assert.is_true(torch.allclose(x:softmax(2):sum(2), torch.ones(5), { rtol = 0, atol = 1e-5 }))
+    end
+    local inf = math.huge
+    local z = torch.tensor({ { 1, 0 / 0, 2 }, { -inf, -inf, -inf }, { inf, 1, 2 }, { -inf, 0, 1 } })
+    local s, l = z:softmax(2), z:log_softmax(2)
+    for r = 1, 3 do
+      assert.is_true(torch.isnan(s[r]):all():item() and torch.isnan(l[r]):all():item(), "row " .. r)
+    end
+    assert.are.equal(0, s[{ 4, 1 }]:item())
+    assert.are.equal(-inf, l[{ 4, 1 }]:item())
   end)
 end)
