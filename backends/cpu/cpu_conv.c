@@ -2,14 +2,15 @@
  * dtypes compute in float32 or float64 and are converted back).
  *
  * Every convolution is one of three routines over the geometry of nn_shapes.h, where the "big"
- * side is a convolution's input and the "small" side its output:
- *   big_to_small  columns of big x weight           convolution; transposed's input gradient
- *   small_to_big  weight^T x small, columns added    transposed convolution; convolution's input
- * gradient weight_grad   small x columns of big ^T          both kinds' weight gradient Samples are
- * taken in chunks whose column buffer stays under COLS_BUDGET elements, so one gemm covers many
- * samples when the planes are small. Float32 layers with few taps per output (LeNet-sized) take
- * the direct loops of cpu_conv_direct_avx2.c instead on CPUs with AVX2 and FMA: forward, the
- * weight gradient, and stride-1 small_to_big as a forward with the kernel flipped. */
+ * side is a convolution's input and the "small" side its output: big_to_small (columns of big
+ * times the weight: a convolution, and a transposed one's input gradient), small_to_big (the
+ * weight transposed times small, columns added back: a transposed convolution, and a
+ * convolution's input gradient) and weight_grad (small times the columns of big transposed:
+ * both kinds' weight gradient). Samples are taken in chunks whose column buffer stays under
+ * COLS_BUDGET elements, so one gemm covers many samples when the planes are small. Float32
+ * layers with few taps per output (LeNet-sized) take the direct loops of cpu_conv_direct_avx2.c
+ * instead on CPUs with AVX2 and FMA: forward, the weight gradient, and stride-1 small_to_big as
+ * a forward with the kernel flipped. */
 #include "cpu_conv_direct.h"
 #include "cpu_kernels.h"
 #include "mt_parallel.h"
