@@ -754,7 +754,8 @@ int mt_cpu_dimop_impl(mt_call *c, mt_value *args, mt_value *rets) {
     int64_t K = rw.K, R = rw.R;
     size_t isz = mt_dtype_size(ct);
     /* rows along the result's last dim, contiguous in the compute dtype: straight from the
-     * arranged rows into it (a small softmax spent most of its time on the copies below) */
+     * arranged rows into it, without the buffer and the copy back below (two passes over a
+     * large softmax's data) */
     if (out->dtype == ct && mt_tensor_is_contiguous(out) &&
         (out->ndim == 0 || d.dim == out->ndim - 1)) {
         dimop_job job = {d.kind, ct, mt_tensor_raw(rw.src), mt_tensor_raw(out), R, isz};

@@ -18,16 +18,13 @@ static inline __mmask16 tail_mask(int64_t left) {
 }
 
 void mt_cpu_softmax_row_f32_avx512(bool log, const float *x, float *y, int64_t n) {
+    /* the maximum may skip a NaN (vmaxps returns its second operand); the NaN then reaches the
+     * sum of exponentials, and every result is NaN, as the scalar loop gives it */
     __m512 mx = _mm512_set1_ps(-INFINITY);
-    bool nan = false;
-    for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 m = tail_mask(n - i);
-        __m512 v = _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), m, x + i);
-        nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) != 0;
-        mx = _mm512_max_ps(mx, v);
-    }
-    /* a NaN anywhere makes the row NaN, as the scalar loop's comparisons leave it */
-    float m = nan ? NAN : _mm512_reduce_max_ps(mx);
+    for (int64_t i = 0; i < n; i += 16)
+        mx = _mm512_max_ps(
+            mx, _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), tail_mask(n - i), x + i));
+    float m = _mm512_reduce_max_ps(mx);
     __m512 vm = _mm512_set1_ps(m), acc = _mm512_setzero_ps();
     for (int64_t i = 0; i < n; i += 16) {
         __mmask16 k = tail_mask(n - i);

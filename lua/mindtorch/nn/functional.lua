@@ -183,7 +183,9 @@ return function(torch, nn)
     if dev == "cpu" or dev == "meta" then
       return torch.nll_loss_nd(input, target, opts.weight, enum, ignore)
     end
-    return nll_loss_composed(input, target, opts.weight, ignore, reduction)
+    -- not a tail call: the composition's errors name the caller of F.nll_loss (level 3)
+    local loss = nll_loss_composed(input, target, opts.weight, ignore, reduction)
+    return loss
   end
 
   -- cross_entropy(input, target, {weight=, ignore_index=-100, reduction="mean",
