@@ -44,6 +44,8 @@ local logits, classes = torch.randn(64, 10, { requires_grad = true }), torch.ran
 B.result("cross_entropy_64x10_fwd_bwd", B.time_per_call(function()
   torch.nn.functional.cross_entropy(logits, classes):backward()
 end, 2000) * 1e6, "us")
+local scores = torch.randn(16, 4, 128, 128) -- a Transformer's attention, 16 x 4 heads x 128
+B.result("softmax_16x4x128x128", B.time_per_call(function() return scores:softmax(4) end, 20) * 1e3, "ms")
 local act = torch.randn(32, 64, 56, 56)
 B.result("batch_norm_train_32x64x56x56", B.time_per_call(function()
   return torch.batch_norm(act, nil, nil, nil, nil, true, 0.1, 1e-5, false)

@@ -43,6 +43,8 @@ result("randn_10M", time_per_call(lambda: torch.randn(N), 3) * 1e3, "ms")
 logits, classes = torch.randn(64, 10, requires_grad=True), torch.randint(0, 10, (64,))
 result("cross_entropy_64x10_fwd_bwd",
        time_per_call(lambda: torch.nn.functional.cross_entropy(logits, classes).backward(), 2000) * 1e6, "us")
+scores = torch.randn(16, 4, 128, 128)
+result("softmax_16x4x128x128", time_per_call(lambda: scores.softmax(3), 20) * 1e3, "ms")
 act = torch.randn(32, 64, 56, 56)
 result("batch_norm_train_32x64x56x56",
        time_per_call(lambda: torch.batch_norm(act, None, None, None, None, True, 0.1, 1e-5, False), 5) * 1e3, "ms")
