@@ -14,6 +14,9 @@
 #include "mt_storage.h"
 
 #define MT_ZERO_SENTINEL (INT64_MIN + 1)
+/* The same mark in a converted uint8 index tensor (nll_loss takes Byte targets): the user's
+ * 1-based 1..255 become 0..254, so 255 is never a converted value, and a 0 becomes 255. */
+#define MT_ZERO_SENTINEL_U8 UINT8_MAX
 
 /* Version counter shared by a tensor and all its views (autograd's in-place checks). */
 typedef struct mt_version {

@@ -5,7 +5,8 @@
  * the latter as (N, C, 1, d1 * d2 ...). The CPU kernels: backends/cpu/cpu_nll_loss.c.
  *
  * The messages are PyTorch 1.13's, its spacing included. Targets arrive 0-based (the binding
- * converts the user's 1-based classes); the kernels quote a bad one as the user wrote it. */
+ * converts the user's 1-based classes; a user's 0 arrives as MT_ZERO_SENTINEL, or as
+ * MT_ZERO_SENTINEL_U8 in a uint8 target); the kernels quote a bad one as the user wrote it. */
 #include "common_ops.h"
 #include "mt_ops_gen.h"
 #include "nn_shapes.h"
@@ -19,11 +20,11 @@ static void scalar_out(mt_outspec *o, mt_dtype dt) {
     o->dtype = (uint8_t)dt;
 }
 
-/* what the kernels take: float32, float64 or bfloat16 log-probabilities, int64 targets and a
- * weight of the input's dtype (checked in PyTorch's order: the kernel's dtype, the weight, the
- * target) */
+/* what the kernels take: float32, float64 or bfloat16 log-probabilities, int64 targets (or
+ * uint8 ones, as PyTorch's nll_loss_forward takes them; nll_loss2d does not) and a weight of the
+ * input's dtype (checked in PyTorch's order: the kernel's dtype, the weight, the target) */
 static int check_dtypes(const char *frame, const mt_tensor *self, const mt_tensor *target,
-                        const mt_tensor *weight) {
+                        const mt_tensor *weight, bool spatial) {
     mt_dtype dt = (mt_dtype)self->dtype;
     if (dt != MT_FLOAT32 && dt != MT_FLOAT64 && dt != MT_BFLOAT16)
         return mt_error(MT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", frame,
@@ -31,7 +32,7 @@ static int check_dtypes(const char *frame, const mt_tensor *self, const mt_tenso
     if (weight && weight->dtype != self->dtype)
         return mt_error(MT_ERR_RUNTIME, "expected scalar type %s but found %s",
                         mt_dtype_scalar_name(dt), mt_dtype_scalar_name((mt_dtype)weight->dtype));
-    if (target->dtype != MT_INT64)
+    if (target->dtype != MT_INT64 && (spatial || target->dtype != MT_UINT8))
         return mt_error(MT_ERR_RUNTIME, "expected scalar type Long but found %s",
                         mt_dtype_scalar_name((mt_dtype)target->dtype));
     return 0;
@@ -97,7 +98,7 @@ static int meta_forward(mt_value *a, mt_outspec *o, bool spatial) {
     int64_t reduction = a[3].i;
     if (spatial ? check_2d(self, target, weight) : check_1d_2d(self, target, weight)) return -1;
     if (check_dtypes(spatial ? "nll_loss2d_forward_out_frame" : "nll_loss_out_frame", self, target,
-                     weight))
+                     weight, spatial))
         return -1;
     mt_dtype dt = (mt_dtype)self->dtype;
     scalar_out(&o[0], dt);
@@ -127,7 +128,7 @@ static int meta_backward(mt_value *a, mt_outspec *o, bool spatial) {
     int64_t reduction = a[4].i;
     if (spatial ? check_2d(self, target, weight) : check_1d_2d(self, target, weight)) return -1;
     if (check_dtypes(spatial ? "nll_loss2d_backward_out_frame" : "nll_loss_backward_out_frame",
-                     self, target, weight))
+                     self, target, weight, spatial))
         return -1;
     char b1[160], b2[160];
     if (tw->numel != 1)

@@ -145,10 +145,27 @@ typedef struct {
     mt_tensor *x, *t, *w;
 } nll_view;
 
+/* the targets as contiguous int64: uint8 ones (nll_loss_forward takes them) widened, with the
+ * binding's mark of a user's 0 turned into the int64 one, so the kernels quote a 0 as the user
+ * wrote it */
+static mt_tensor *targets_int64(mt_tensor *target) {
+    mt_tensor *t = mto_contiguous(target);
+    if (!t || t->dtype != MT_UINT8) return t;
+    mt_tensor *wide = mt_tensor_empty(t->ndim, t->sizes, MT_INT64, MT_CPU);
+    if (wide) {
+        const uint8_t *src = (const uint8_t *)mt_tensor_raw(t);
+        int64_t *dst = (int64_t *)mt_tensor_raw(wide);
+        for (int64_t i = 0; i < t->numel; i++)
+            dst[i] = src[i] == MT_ZERO_SENTINEL_U8 ? MT_ZERO_SENTINEL : src[i];
+    }
+    mt_tensor_decref(t);
+    return wide;
+}
+
 static int view_of(nll_view *v, mt_tensor *self, mt_tensor *target, mt_tensor *weight,
                    int64_t reduction, int64_t ignore, bool spatial) {
     memset(v, 0, sizeof *v);
-    if (!(v->x = mto_contiguous(self)) || !(v->t = mto_contiguous(target)) ||
+    if (!(v->x = mto_contiguous(self)) || !(v->t = targets_int64(target)) ||
         (weight && !(v->w = mto_contiguous(weight))))
         return -1;
     int64_t N = self->ndim == 1 ? 1 : self->sizes[0], C = self->sizes[self->ndim == 1 ? 0 : 1];

@@ -157,4 +157,27 @@ function args.int(name, v, min, item_bytes, level)
   return v
 end
 
+-- PyTorch's scalar name of a dtype ("Byte", "Long"), as its dtype errors print them
+local scalar_names = {
+  bool = "Bool", uint8 = "Byte", int8 = "Char", int16 = "Short", int32 = "Int", int64 = "Long",
+  float16 = "Half", bfloat16 = "BFloat16", float32 = "Float", float64 = "Double",
+}
+function args.scalar_name(dtype) return scalar_names[dtype.name] or dtype.name end
+
+-- PyTorch's check that class targets are int64 ("expected scalar type Long but found Int"),
+-- as its loss kernels make it; level as error's
+function args.long_targets(target, level)
+  if target.dtype.name ~= "int64" then
+    error(("expected scalar type Long but found %s"):format(args.scalar_name(target.dtype)), level + 1)
+  end
+end
+
+-- PyTorch's check of an embedding's indices (Long or Int), naming the function; level as error's
+function args.embedding_indices(t, fname, level)
+  if t.dtype.name ~= "int64" and t.dtype.name ~= "int32" then
+    error(("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
+      .. "%s instead (while checking arguments for %s)"):format(t:type(), fname), level + 1)
+  end
+end
+
 return args

@@ -25,12 +25,6 @@ local function convert(t, dtype, device, copy)
   end)
 end
 
--- PyTorch's scalar names of the dtypes, as its alias errors print them
-local scalar_names = {
-  bool = "Bool", uint8 = "Byte", int8 = "Char", int16 = "Short", int32 = "Int", int64 = "Long",
-  float16 = "Half", bfloat16 = "BFloat16", float32 = "Float", float64 = "Double",
-}
-
 -- torch.as_tensor(data, {dtype, device}): data itself when it fits, a converted copy (outside
 -- the graph, as PyTorch's) when it does not, a new tensor from Lua data otherwise
 function torch.as_tensor(...)
@@ -52,8 +46,8 @@ function torch.asarray(...)
   if torch.is_tensor(obj) then
     if o.copy == false then
       if o.dtype ~= nil and o.dtype ~= obj.dtype then
-        error(("can't alias tensor with dtype '%s' into dtype '%s'."):format(scalar_names[obj.dtype.name],
-          scalar_names[o.dtype.name]), 2)
+        error(("can't alias tensor with dtype '%s' into dtype '%s'."):format(args.scalar_name(obj.dtype),
+          args.scalar_name(o.dtype)), 2)
       end
       if not same_device(obj, o.device) then
         error(("can't alias tensor from device '%s' to '%s'."):format(tostring(obj.device),

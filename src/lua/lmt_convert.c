@@ -166,6 +166,12 @@ static int conv_tensorlist(lua_State *L, int idx, mt_value *out, lmt_scratch *sc
     return 0;
 }
 
+/* The value a user's 0 becomes in a converted index tensor of dtype dt: one no other user value
+ * converts to (a uint8 has no room for INT32_MIN: its 0 would have become a valid 0) */
+static int64_t zero_sentinel(mt_dtype dt) {
+    return dt == MT_INT64 ? MT_ZERO_SENTINEL : dt == MT_UINT8 ? MT_ZERO_SENTINEL_U8 : INT32_MIN;
+}
+
 /* Index tensors arrive 1-based: the core gets a converted copy (i > 0 -> i - 1; negatives,
  * which count from the end, unchanged; 0 -> the sentinel, so errors can quote the user's 0). */
 static int conv_index_tensor(lua_State *L, mt_tensor *t, mt_value *out, lmt_scratch *sc) {
@@ -175,7 +181,7 @@ static int conv_index_tensor(lua_State *L, mt_tensor *t, mt_value *out, lmt_scra
     mt_dtype dt = (mt_dtype)t->dtype;
     if (!mt_dtype_is_floating(dt) && dt != MT_BOOL && t->device.type != MT_DEV_CPU) {
         /* on another device: the same conversion, with that device's ops */
-        int64_t sentinel = dt == MT_INT64 ? MT_ZERO_SENTINEL : INT32_MIN;
+        int64_t sentinel = zero_sentinel(dt);
         mt_tensor *pos = mto_gt_Scalar(t, mt_vint(0)),
                   *dec = pos ? mto_sub_Scalar(t, mt_vint(1), mt_vint(1)) : NULL;
         mt_tensor *shifted = dec ? mto_where_self(pos, dec, t) : NULL;
@@ -212,7 +218,7 @@ static int conv_index_tensor(lua_State *L, mt_tensor *t, mt_value *out, lmt_scra
     const char *sp = mt_tensor_raw(src);
     char *dp = mt_tensor_raw(c);
     size_t isz = mt_dtype_size(dt);
-    int64_t sentinel = dt == MT_INT64 ? MT_ZERO_SENTINEL : INT32_MIN;
+    int64_t sentinel = zero_sentinel(dt);
     for (int64_t i = 0; i < t->numel; i++) {
         int64_t v = mt_load_int64(sp + i * (int64_t)isz, dt);
         mt_store_int64(dp + i * (int64_t)isz, dt, v > 0 ? v - 1 : v == 0 ? sentinel : v);

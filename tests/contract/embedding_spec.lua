@@ -36,6 +36,10 @@ H.run("embedding", {
   repr_all = function()
     return tostring(nn.Embedding(5, 3, { max_norm = 1.0, norm_type = 3.0, scale_grad_by_freq = true, sparse = true }))
   end,
+  int32_indices = tol(function() return F.embedding(IDX:int(), weight():detach()) end),
+  error_indices_byte = function() return F.embedding(IDX:byte(), weight()) end,
+  error_indices_float = function() return F.embedding(IDX:double(), weight()) end,
+  error_module_indices_short = function() return nn.Embedding(5, 3)(IDX:short()) end,
   error_padding = function() return F.embedding(IDX, weight(), { padding_idx = 6 }) end,
   error_weight_shape = function() return nn.Embedding(5, 3, { _weight = torch.zeros(4, 3) }) end,
   error_pretrained_dims = function() return nn.Embedding.from_pretrained(torch.zeros(3)) end,

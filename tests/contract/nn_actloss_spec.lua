@@ -350,6 +350,23 @@ local more = {
   error_dropout_module_p = function() return nn.AlphaDropout(-0.5) end,
   error_margin_ranking_dims = function() return F.margin_ranking_loss(randn(3), randn(3), randn(3, 1)) end,
   error_multi_margin_p = function() return F.multi_margin_loss(randn(3, 4), MC_TARGET, { p = 3 }) end,
+  cross_entropy_byte_target_smoothing = function()
+    return F.cross_entropy(randn(3, 4, { dtype = D }), MC_TARGET:byte(), { label_smoothing = 0.1 })
+  end,
+  error_cross_entropy_byte_target_smoothing_weight = function()
+    return F.cross_entropy(randn(3, 4), MC_TARGET:byte(), { weight = torch.ones(4), label_smoothing = 0.1 })
+  end,
+  error_multi_margin_int_target = function() return F.multi_margin_loss(randn(3, 4), MC_TARGET:int()) end,
+  error_multi_margin_byte_target = function() return F.multi_margin_loss(randn(3, 4), MC_TARGET:byte()) end,
+  error_multi_margin_size_before_dtype = function()
+    return F.multi_margin_loss(randn(3, 4), MC_TARGET:narrow(1, 1, 2):int())
+  end,
+  error_multi_margin_3d = function() return F.multi_margin_loss(randn(2, 3, 4), MC_TARGET:narrow(1, 1, 2)) end,
+  error_multi_margin_empty = function() return F.multi_margin_loss(randn(3, 0), MC_TARGET) end,
+  error_multi_margin_target_2d = function() return F.multi_margin_loss(randn(4), MC_TARGET:narrow(1, 1, 1):view(1, 1)) end,
+  error_multilabel_margin_byte_target = function()
+    return F.multilabel_margin_loss(randn(3, 4), ML_TARGET:clamp(1):byte())
+  end,
   error_gaussian_var_size = function() return F.gaussian_nll_loss(randn(3, 4), randn(3, 4), torch.ones(2, 4)) end,
   error_gaussian_var_negative = function() return F.gaussian_nll_loss(randn(3, 4), randn(3, 4), -torch.ones(3, 4)) end,
   error_reduction = function() return F.soft_margin_loss(randn(3), randn(3), { reduction = "max" }) end,

@@ -90,5 +90,18 @@ describe("saved_tensors_hooks", function()
     assert.are.equal("Target 0 is out of bounds. (Class indices are 1-based: 1 to 3.)", tostring(e))
     ok, e = pcall(torch.nn.functional.nll_loss, torch.randn(2, 3), torch.tensor({ 1, 4 }))
     assert.are.equal("Target 4 is out of bounds. (Class indices are 1-based: 1 to 3.)", tostring(e))
+    -- uint8 targets (PyTorch takes Byte for (C) and (N, C) inputs): a 0 has no room for the
+    -- int64 mark of a user's 0, and is still quoted as written
+    ok, e = pcall(torch.nn.functional.nll_loss, torch.randn(2, 3), torch.tensor({ 0, 1 }, { dtype = torch.uint8 }))
+    assert.are.equal("Target 0 is out of bounds. (Class indices are 1-based: 1 to 3.)", tostring(e))
+    ok, e = pcall(torch.nn.functional.nll_loss, torch.randn(2, 3), torch.tensor({ 255, 1 }, { dtype = torch.uint8 }))
+    assert.are.equal("Target 255 is out of bounds. (Class indices are 1-based: 1 to 3.)", tostring(e))
+    local lp = torch.randn(3, 300):log_softmax(2)
+    local big = torch.tensor({ 255, 1, 254 }, { dtype = torch.uint8 })
+    assert.are.equal(torch.nn.functional.nll_loss(lp, big:long()):item(), torch.nn.functional.nll_loss(lp, big):item())
+    -- a 0 given as ignore_index skips a uint8 target's 0 as it does an int64 one's
+    local t0 = torch.tensor({ 2, 0, 3 })
+    assert.are.equal(torch.nn.functional.nll_loss(lp, t0, { ignore_index = 0 }):item(),
+      torch.nn.functional.nll_loss(lp, t0:byte(), { ignore_index = 0 }):item())
   end)
 end)

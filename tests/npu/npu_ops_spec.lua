@@ -252,6 +252,32 @@ describe("NPU reductions, products and softmax", function()
     check(function(t, i, s) return t:clone():scatter_(2, i, s) end, nil, "scatter_", torch.zeros(4, 5),
       torch.tensor({ { 1, 2, 3 }, { 3, 4, 5 }, { 5, 1, 2 }, { 2, 3, 4 } }), src)
   end)
+
+  it("nll_loss composed of ops (the module has no kernel) as the CPU's kernel computes it", function()
+    local F = torch.nn.functional
+    local lp, w = torch.randn(5, 4):log_softmax(2), torch.rand(4)
+    local t = torch.tensor({ 2, 1, 4, 4, 3 })
+    for _, target in ipairs { t, t:to(torch.uint8) } do
+      local what = "nll_loss " .. target.dtype.name
+      check(function(x, y) return F.nll_loss(x, y) end, F32, what, lp, target)
+      check(function(x, y, v) return F.nll_loss(x, y, { weight = v, reduction = "none" }) end, F32, what, lp, target, w)
+      check(function(x, y) return F.nll_loss(x, y, { ignore_index = 4, reduction = "sum" }) end, F32, what, lp, target)
+      check(function(x, y) return F.cross_entropy(x, y) end, F32, "cross_entropy " .. target.dtype.name, lp, target)
+    end
+    -- the kernel's refusals of target dtypes, in its words (a target out of bounds fails on the
+    -- device, later, as a gather's index does)
+    for _, case in ipairs {
+      { lp, t:int(), "expected scalar type Long but found Int" },
+      { lp, t:double(), "expected scalar type Long but found Double" },
+      { torch.randn(2, 4, 3), torch.ones(2, 3, { dtype = torch.uint8 }), "expected scalar type Long but found Byte" },
+    } do
+      local ok, e = pcall(F.nll_loss, case[1]:npu(), case[2]:npu())
+      assert.is_false(ok)
+      assert.truthy(tostring(e):find(case[3], 1, true), tostring(e))
+      ok, e = pcall(F.nll_loss, case[1], case[2])
+      assert.truthy(tostring(e):find(case[3], 1, true), tostring(e))
+    end
+  end)
 end)
 
 describe("NPU copies and casts", function()

@@ -11,12 +11,7 @@ return function(torch, nn)
   local MODES = { sum = 0, mean = 1, max = 2 }
   local long = torch.int64
 
-  local function check_indices(t, fname, level)
-    if t.dtype ~= long and t.dtype ~= torch.int32 then
-      error(("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
-        .. "%s instead (while checking arguments for %s)"):format(t:type(), fname), level + 1)
-    end
-  end
+  local check_indices = args.embedding_indices
 
   -- padding_idx as a positive 1-based row, or nil; n: the rows of weight
   local function padding_row(pad, n, level)

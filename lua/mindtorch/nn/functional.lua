@@ -3,7 +3,8 @@
 return function(torch, nn)
   local F = {}
 
-  local options = require("mindtorch._args").options
+  local args = require "mindtorch._args"
+  local options = args.options
   -- a function's trailing options table, checked against the names it takes (a tail call:
   -- errors point at the function's caller)
   local function opts_of(fname, t, spec) return options(fname, t, spec) end
@@ -146,6 +147,10 @@ return function(torch, nn)
 
   -- the loss composed of ops, for devices whose modules have no nll_loss kernel
   local function nll_loss_composed(input, target, weight, ignore, reduction)
+    -- int64 targets, or uint8 ones for (C) and (N, C) inputs (PyTorch's nll_loss_forward takes
+    -- Byte, its nll_loss2d does not)
+    if target.dtype ~= torch.uint8 or input:dim() > 2 then args.long_targets(target, 3) end
+    target = target:to(torch.int64)
     local cdim = input:dim() == 1 and 1 or 2
     local C = input.shape[cdim]
     if input:dim() >= 2 and target.shape[1] ~= input.shape[1] then
@@ -166,7 +171,7 @@ return function(torch, nn)
     end
     picked = -picked:squeeze(cdim)
     local w = keep:to(input.dtype)
-    if weight ~= nil then w = w * weight:index_select(1, safe:reshape(-1)):view(safe.shape) end
+    if weight ~= nil then w = w * weight:gather(1, safe:reshape(-1)):view(safe.shape) end
     local loss = picked * w
     if reduction == "none" then return loss end
     if reduction == "sum" then return loss:sum() end
@@ -228,7 +233,8 @@ return function(torch, nn)
     if reduction == "mean" then
       if opts.weight ~= nil then
         local safe = target:masked_fill(keep:logical_not(), 1)
-        local wsum = (opts.weight:index_select(1, safe:reshape(-1)):view(safe.shape) * keep:to(smooth.dtype)):sum()
+        -- gather, as PyTorch's: it refuses a uint8 target here ("gather(): Expected dtype int64")
+        local wsum = (opts.weight:gather(1, safe:reshape(-1)):view(safe.shape) * keep:to(smooth.dtype)):sum()
         smooth = smooth:sum() / wsum
       else
         smooth = smooth:sum() / keep:sum()

@@ -98,11 +98,16 @@ return function(torch, nn)
       local r = reduction_of(o, 3)
       if o.p ~= 1 and o.p ~= 2 then error("only p == 1 and p == 2 supported", 3) end
       if o.weight ~= nil and o.weight:dim() ~= 1 then error("weight must be one-dimensional", 3) end
-      local x = input:dim() <= 1 and input:reshape(1, -1) or input
-      local nframe, dim = x:size(1), x:size(2)
-      if input:dim() > 2 or target:numel() ~= nframe or (target:dim() > 1) then
-        error(("inconsistent target size, expected %d but got %s"):format(nframe, sizes(target)), 3)
+      local nd = input:dim()
+      if not ((nd == 2 and input:size(2) ~= 0) or (nd == 1 and input:size(1) ~= 0) or nd == 0) then
+        error(("Expected non-empty vector or matrix with optional 0-dim batch size, but got: %s"):format(sizes(input)), 3)
       end
+      local x = nd <= 1 and input:reshape(1, -1) or input
+      local nframe, dim = x:size(1), x:size(2)
+      if target:numel() ~= nframe or target:dim() > 1 then
+        error(("inconsistent target size, got: %s"):format(sizes(target)), 3)
+      end
+      args.long_targets(target, 3)
       local t = target:reshape(-1, 1)
       if t:numel() > 0 and (t:min():item() < 1 or t:max():item() > dim) then error("target out of range", 3) end
       local xy = x:gather(2, t)
@@ -126,6 +131,7 @@ return function(torch, nn)
     if tostring(t.shape) ~= tostring(x.shape) or input:dim() > 2 then
       error(("inconsistent target size: %s for input of size: %s"):format(sizes(target), sizes(input)), 3)
     end
+    args.long_targets(target, 3)
     -- valid: the positions before the first end marker
     local valid = t:lt(1):to(torch.int64):cumsum(2):eq(0)
     local safe = t:masked_fill(valid:logical_not(), 1)

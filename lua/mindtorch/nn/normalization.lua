@@ -37,6 +37,7 @@ return function(torch, nn)
     if o.max_norm ~= nil then
       torch.no_grad(function() torch.embedding_renorm_(weight, input:contiguous(), o.max_norm, o.norm_type) end)
     end
+    args.embedding_indices(input, "embedding", 2)
     local shape = {}
     for i = 1, input:dim() do shape[i] = input.shape[i] end
     shape[#shape + 1] = weight.shape[2]

@@ -33,6 +33,10 @@ CASES = {
     "from_pretrained_trainable": lambda: nn.Embedding.from_pretrained(weight().detach(), freeze=False)
     .weight.requires_grad,
     "repr_all": lambda: repr(nn.Embedding(5, 3, max_norm=1.0, norm_type=3.0, scale_grad_by_freq=True, sparse=True)),
+    "int32_indices": lambda: F.embedding(IDX.int(), weight().detach()),
+    "error_indices_byte": lambda: F.embedding(IDX.byte(), weight()),
+    "error_indices_float": lambda: F.embedding(IDX.double(), weight()),
+    "error_module_indices_short": lambda: nn.Embedding(5, 3)(IDX.short()),
     "error_padding": lambda: F.embedding(IDX, weight(), padding_idx=5),
     "error_weight_shape": lambda: nn.Embedding(5, 3, _weight=torch.zeros(4, 3)),
     "error_pretrained_dims": lambda: nn.Embedding.from_pretrained(torch.zeros(3)),

@@ -275,6 +275,19 @@ add("nll_loss2d_backward", call("nll_loss2d_backward", V(2.0, "float64"), T("flo
 nll("nll_loss_half", T("float16", [5, 4]), I(T2))
 nll("nll_loss_int_input", T("int32", [5, 4]), I(T2))
 nll("nll_loss_int_target", T("float32", [5, 4]), V(T2, "int32"))
+nll("nll_loss_int8_target", T("float32", [5, 4]), V(T2, "int8"))
+nll("nll_loss_float_target", T("float32", [5, 4]), V(T2, "float32"))
+# uint8 targets: nll_loss_forward (1-D and 2-D inputs) takes them, nll_loss2d refuses them
+for red in (0, 1, 2):
+    nll("nll_loss_uint8_target_r%d" % red, T("float32", [5, 4]), V(T2, "uint8"), reduction=red)
+nll("nll_loss_uint8_target_weight_ignore", T("float64", [5, 4]), V(T2, "uint8"), T("float64", [4], domain="pos"),
+    ignore=3)
+nll("nll_loss_uint8_target_1d", T("float32", [4]), V(2, "uint8"))
+nll("nll_loss_uint8_target_large", T("float32", [3, 300]), V([254, 0, 200], "uint8"), reduction=0)
+nll("nll_loss_uint8_target_3d", T("float32", [2, 4, 3]), V(T3, "uint8"))
+nll("nll_loss_uint8_target_4d", T("float32", [2, 3, 3, 2]), V(T4, "uint8"))
+add("nll_loss_backward_uint8", call("nll_loss_backward", V(1.5), T("float32", [5, 4]), V(T2, "uint8"), None, 1,
+                                    -100, V(2.5), index=(2,), via=torch.ops.aten.nll_loss_backward))
 nll("nll_loss_weight_size", T("float32", [5, 4]), I(T2), T("float32", [5]))
 nll("nll_loss_weight_dtype", T("float32", [5, 4]), I(T2), T("float64", [4]))
 nll("nll_loss_batch_mismatch", T("float32", [5, 4]), I([1, 2]))
