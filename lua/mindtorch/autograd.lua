@@ -45,32 +45,57 @@ return function(torch)
   autograd.is_anomaly_enabled = C.is_anomaly_enabled
 
   local args = require "mindtorch._args"
-  local backward_options = { retain_graph = "bool", create_graph = "bool", inputs = "any" }
   -- ---- backward and grad --------------------------------------------------------------------
-  -- torch.autograd.backward(tensors, grad_tensors, {retain_graph=, create_graph=, inputs=})
-  function autograd.backward(tensors, grad_tensors, opts)
-    if type(grad_tensors) == "table" and not torch.is_tensor(grad_tensors) and opts == nil and
-        (grad_tensors.retain_graph ~= nil or grad_tensors.create_graph ~= nil or grad_tensors.inputs ~= nil) then
-      grad_tensors, opts = nil, grad_tensors
+  -- Each takes PyTorch's arguments positionally in its order, or by name in a trailing options
+  -- table (LUA_API.md, "Arguments"); the flags must be booleans.
+  local function check_flags(fname, o, level)
+    for _, k in ipairs { "retain_graph", "create_graph", "only_inputs", "allow_unused", "is_grads_batched" } do
+      local v = o[k]
+      if v ~= nil and type(v) ~= "boolean" then
+        error(("%s(): argument '%s' must be bool, not %s"):format(fname, k, args.py_type(v)), level + 1)
+      end
     end
-    opts = args.options("backward", opts, backward_options)
-    C.backward((tensors), (grad_tensors), opts.retain_graph, opts.create_graph, (opts.inputs))
   end
 
-  -- y:backward(), y:backward(gradient), y:backward(gradient, opts), y:backward(opts)
-  function Tensor.backward(self, gradient, opts)
-    if type(gradient) == "table" and not torch.is_tensor(gradient) then gradient, opts = nil, gradient end
-    opts = args.options("backward", opts, backward_options)
-    C.backward(self, gradient, opts.retain_graph, opts.create_graph, (opts.inputs))
+  -- torch.autograd.backward(tensors, grad_tensors, retain_graph, create_graph, grad_variables,
+  -- inputs); grad_variables is PyTorch's old name of grad_tensors
+  local backward_names = { "tensors", "grad_tensors", "retain_graph", "create_graph", "grad_variables", "inputs" }
+  function autograd.backward(...)
+    local o = args.parse("backward", backward_names, nil, ...)
+    check_flags("backward", o, 2)
+    if o.grad_variables ~= nil then
+      if o.grad_tensors ~= nil then
+        error("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to backward(). "
+          .. "Please only use 'grad_tensors'.", 2)
+      end
+      o.grad_tensors = o.grad_variables
+    end
+    C.backward((o.tensors), (o.grad_tensors), o.retain_graph, o.create_graph, (o.inputs))
   end
 
-  -- torch.autograd.grad(outputs, inputs, {grad_outputs=, retain_graph=, create_graph=,
-  -- allow_unused=}): a sequence with one gradient (or nil) per input
-  local grad_options = { grad_outputs = "any", retain_graph = "bool", create_graph = "bool", allow_unused = "bool" }
-  function autograd.grad(outputs, inputs, opts)
-    opts = args.options("grad", opts, grad_options)
-    return C.grad((outputs), (inputs), (opts.grad_outputs), opts.retain_graph,
-      opts.create_graph, opts.allow_unused)
+  -- y:backward(gradient, retain_graph, create_graph, inputs)
+  local tensor_backward_names = { "gradient", "retain_graph", "create_graph", "inputs" }
+  function Tensor.backward(self, ...)
+    local o = args.parse("backward", tensor_backward_names, nil, ...)
+    check_flags("backward", o, 2)
+    C.backward(self, o.gradient, o.retain_graph, o.create_graph, (o.inputs))
+  end
+
+  -- torch.autograd.grad(outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
+  -- allow_unused, is_grads_batched): a sequence with one gradient (or nil) per input
+  local grad_names = { "outputs", "inputs", "grad_outputs", "retain_graph", "create_graph", "only_inputs",
+    "allow_unused", "is_grads_batched" }
+  function autograd.grad(...)
+    local o = args.parse("grad", grad_names, nil, ...)
+    check_flags("grad", o, 2)
+    if o.only_inputs == false then -- PyTorch ignores it too, with this warning
+      warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate gradient "
+        .. "for other parts of the graph, please use torch.autograd.backward.")
+    end
+    if o.is_grads_batched then
+      error("grad(): is_grads_batched = true (a vmap over grad_outputs) is not supported by mindtorch", 2)
+    end
+    return C.grad((o.outputs), (o.inputs), (o.grad_outputs), o.retain_graph, o.create_graph, o.allow_unused)
   end
 
   -- ---- tensor methods ----------------------------------------------------------------------------

@@ -49,8 +49,10 @@ typedef struct mt_input_meta {
 } mt_input_meta;
 
 typedef struct mt_node_kind {
-    /* compute grads for the edges (out[i], new references or NULL) from the node's input grads */
-    int (*apply)(mt_node *n, mt_tensor **grads, mt_tensor **out);
+    /* compute grads for the edges (out[i], new references or NULL) from the node's input grads;
+     * wanted (NULL: every edge that has a node) says which edges' grads the pass will use, so a
+     * formula can skip the others (PyTorch's output_mask from the engine's exec_info) */
+    int (*apply)(mt_node *n, mt_tensor **grads, mt_tensor **out, const bool *wanted);
     void (*release_saved)(mt_node *n); /* after a backward that does not retain the graph */
     void (*destroy)(mt_node *n);
 } mt_node_kind;
@@ -143,6 +145,7 @@ typedef struct mt_bw {
     mt_tensor **results;
     mt_tensor **out; /* per edge */
     const int *edge_of;
+    const bool *wanted; /* per edge, as the kind's apply got it */
     jmp_buf jump;
     mt_tensor **tmp; /* temporaries released after the formula: tmp_inline, or malloc'd */
     int ntmp, captmp;
@@ -219,7 +222,7 @@ int mt_rebase_view(mt_tensor *view, mt_node *fn);
 
 /* ---- the engine ----------------------------------------------------------------------------- */
 /* run the node's hooks around its application (engine.c) */
-int mt_node_call(mt_node *n, mt_tensor **grads, mt_tensor **out);
+int mt_node_call(mt_node *n, mt_tensor **grads, mt_tensor **out, const bool *wanted);
 extern const mt_node_kind mt_accumulate_kind;
 extern const mt_node_kind mt_formula_kind;
 

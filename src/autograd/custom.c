@@ -11,7 +11,9 @@ typedef struct custom_data {
     int nsaved;
 } custom_data;
 
-static int custom_apply(mt_node *n, mt_tensor **grads, mt_tensor **out) {
+/* wanted is not used: a Function's ctx.needs_input_grad is fixed at its forward, as PyTorch's */
+static int custom_apply(mt_node *n, mt_tensor **grads, mt_tensor **out, const bool *wanted) {
+    MT_UNUSED(wanted);
     mt_custom_backward_fn fn = (mt_custom_backward_fn)n->custom.fn;
     return fn(n->custom.ctx, n, n->ninputs, grads, n->nnext, out);
 }

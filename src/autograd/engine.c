@@ -216,7 +216,7 @@ static int run_tensor_hooks(mt_hook_entry *hooks, int nhooks, int slot, mt_tenso
     return 0;
 }
 
-int mt_node_call(mt_node *n, mt_tensor **grads, mt_tensor **out) {
+int mt_node_call(mt_node *n, mt_tensor **grads, mt_tensor **out, const bool *wanted) {
     /* PyTorch's order: the outputs' tensor hooks, then retain_grad, then node pre-hooks */
     for (int k = 0; k < n->ninputs; k++) {
         if (run_tensor_hooks(n->hooks, n->nhooks, k, &grads[k], false)) return -1;
@@ -226,7 +226,7 @@ int mt_node_call(mt_node *n, mt_tensor **grads, mt_tensor **out) {
         if (n->hooks[h].pre && n->hooks[h].slot < 0 &&
             ((mt_node_hook_fn)n->hooks[h].cb.fn)(n->hooks[h].cb.ctx, n, n->ninputs, grads, 0, NULL))
             return -1;
-    if (n->kind->apply(n, grads, out)) return -1;
+    if (n->kind->apply(n, grads, out, wanted)) return -1;
     for (int h = 0; h < n->nhooks; h++) /* post-hooks see both */
         if (!n->hooks[h].pre && ((mt_node_hook_fn)n->hooks[h].cb.fn)(
                                     n->hooks[h].cb.ctx, n, n->ninputs, grads, n->nnext, out))
@@ -400,7 +400,23 @@ static int run(node_map *map, heap *ready, const mt_backward_opts *o, capture *c
             **out = n->nnext <= 16 ? stack_out : calloc((size_t)n->nnext, sizeof *out);
         if (!out) return mt_error(MT_ERR_MEMORY, "out of memory in backward");
         memset(out, 0, sizeof *out * (size_t)(n->nnext <= 16 ? 16 : n->nnext));
-        int st = mt_node_call(n, grads, out);
+        /* a pass for some inputs only: the edges towards them, so the node computes no other
+         * gradient (autograd.grad(y, {x}) through a convolution skips its weight's) */
+        bool stack_wanted[16], *wanted = NULL;
+        if (restrict_to_needed) {
+            wanted = n->nnext <= 16 ? stack_wanted : malloc((size_t)n->nnext);
+            if (!wanted) {
+                if (out != stack_out) free(out);
+                return mt_error(MT_ERR_MEMORY, "out of memory in backward");
+            }
+            for (int e = 0; e < n->nnext; e++) {
+                mt_node *c = n->next[e].fn;
+                task_node *ct = c ? map_find(map, c, false) : NULL;
+                wanted[e] = ct && (ct->needed || is_capture(c, caps, ncaps));
+            }
+        }
+        int st = mt_node_call(n, grads, out, wanted);
+        if (wanted != stack_wanted) free(wanted);
         if (st == 0 && !o->retain_graph && n->kind->release_saved) n->kind->release_saved(n);
         if (st == 0 && mt_anomaly_enabled() && mt_anomaly_check_nan())
             for (int e = 0; e < n->nnext; e++)

@@ -23,6 +23,9 @@
 mt_tensor *mt_bw_keep(mt_bw *b, mt_tensor *t);
 void mt_bw_check(mt_bw *b, int status);
 void mt_bw_set(mt_bw *b, int arg, mt_tensor *grad);
+/* whether argument i's gradient is wanted: it (an entry of it, for a list) has an edge to a node
+ * that this pass runs */
+bool mt_bw_needs(const mt_bw *b, int i);
 void mt_bw_set_entry(mt_bw *b, int arg, int k, mt_tensor *grad);
 _Noreturn void mt_bw_fail(mt_bw *b);
 mt_tensor *mt_bw_zeros(mt_bw *b, int arg);
@@ -36,7 +39,7 @@ void mt_bw_pass(mt_bw *b);
 #define A(i) (b->args[i].t)
 #define V(i) (b->args[i])
 #define R(i) (b->results[i])
-#define NEEDS(i) (b->edge_of[i] >= 0 && b->node->next[b->edge_of[i]].fn)
+#define NEEDS(i) mt_bw_needs(b, (i))
 #define K(x) mt_bw_keep(b, (x))
 #define CHECK(st) mt_bw_check(b, (st))
 #define SET(i, x) mt_bw_set(b, (i), (x))

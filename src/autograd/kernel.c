@@ -157,6 +157,15 @@ void mt_bw_set_entry(mt_bw *b, int arg, int k, mt_tensor *grad) {
     *slot = grad;
 }
 
+bool mt_bw_needs(const mt_bw *b, int i) {
+    int e = b->edge_of[i];
+    if (e < 0) return false;
+    int count = b->args[i].tag == MT_V_TENSORLIST ? b->args[i].n : 1;
+    for (int k = 0; k < count; k++)
+        if (b->node->next[e + k].fn && (!b->wanted || b->wanted[e + k])) return true;
+    return false;
+}
+
 void mt_bw_set(mt_bw *b, int arg, mt_tensor *grad) {
     mt_bw_set_entry(b, arg, 0, grad);
 }
@@ -210,7 +219,7 @@ mt_tensor *mt_sum_to(mt_tensor *grad, const int64_t *sizes, int ndim) {
 
 /* ---- formula nodes --------------------------------------------------------------------------- */
 
-static int formula_apply(mt_node *n, mt_tensor **grads, mt_tensor **out) {
+static int formula_apply(mt_node *n, mt_tensor **grads, mt_tensor **out, const bool *wanted) {
     const mt_schema *s = n->op->schema;
     const mt_derivative *d = n->d;
     bool any = false;
@@ -233,7 +242,12 @@ static int formula_apply(mt_node *n, mt_tensor **grads, mt_tensor **out) {
         **g = n->ninputs <= MAX_RETS ? stack_grads : calloc((size_t)n->ninputs, sizeof *g);
     bool unpacked[MAX_ARGS] = {0};
     int st = -1;
-    mt_bw b = {.node = n, .args = args, .results = results, .out = out, .edge_of = n->edge_of};
+    mt_bw b = {.node = n,
+               .args = args,
+               .results = results,
+               .out = out,
+               .edge_of = n->edge_of,
+               .wanted = wanted};
     memcpy(args, n->args, sizeof(mt_value) * (size_t)s->nargs);
     if (!g) return mt_error(MT_ERR_MEMORY, "out of memory in backward");
     /* undefined gradients of a node with several outputs arrive as zeros */

@@ -324,7 +324,8 @@ static mt_tensor *clone_for(mt_tensor *g, mt_tensor *v) {
 }
 
 /* leaf.grad = grad, or leaf.grad + grad (PyTorch's AccumulateGrad) */
-static int accumulate_apply(mt_node *n, mt_tensor **grads, mt_tensor **out) {
+static int accumulate_apply(mt_node *n, mt_tensor **grads, mt_tensor **out, const bool *wanted) {
+    MT_UNUSED(wanted);
     MT_UNUSED(out);
     mt_tensor *v = n->variable, *g = grads[0];
     if (!g) return 0;

@@ -83,7 +83,9 @@ typedef struct copy_slices {
 } copy_slices;
 
 /* the base's gradient, with the slice the view covers replaced by what flows through fn */
-static int copy_slices_apply(mt_node *n, mt_tensor **grads, mt_tensor **out) {
+/* wanted is not passed on: the view's node has edges of its own */
+static int copy_slices_apply(mt_node *n, mt_tensor **grads, mt_tensor **out, const bool *wanted) {
+    MT_UNUSED(wanted);
     copy_slices *cs = n->extra;
     mt_tensor *grad = grads[0];
     if (!grad) return 0;
@@ -101,7 +103,7 @@ static int copy_slices_apply(mt_node *n, mt_tensor **grads, mt_tensor **out) {
                            (mt_ilist){cs->view_strides, cs->view_ndim},
                            mt_vint(cs->view_offset - cs->offset));
     if (!slice || !(slice_grad = mto_clone(slice, NULL))) goto done;
-    if (fn->kind->apply(fn, &slice_grad, res)) goto done;
+    if (fn->kind->apply(fn, &slice_grad, res, NULL)) goto done;
     w = res[0] ? mto_copy_(slice, res[0], false) : mto_zero_(slice);
     if (!w) goto done;
     mt_tensor_decref(w);

@@ -86,6 +86,68 @@ describe("backward and grad", function()
     assert.are.equal(1, #y.grad_fn.next_functions)
   end)
 
+  it("takes PyTorch's arguments positionally or in an options table", function()
+    local a = x()
+    local y = a * a
+    local g = torch.full({ 2, 2 }, 0.5, { dtype = D })
+    -- grad(outputs, inputs, grad_outputs, retain_graph, ...): the graph kept for a second pass
+    local g1 = torch.autograd.grad(y, a, g, true)[1]
+    local g2 = torch.autograd.grad({ y }, { a }, { grad_outputs = { g } })[1]
+    assert.is_true(same(g1, a:detach() * 2 * 0.5))
+    assert.is_true(same(g1, g2))
+    -- backward(gradient, retain_graph), then torch.autograd.backward(tensors, grad_tensors, ...)
+    local z = (a * 3):sum()
+    z:backward(nil, true)
+    z:backward()
+    assert.is_true(same(a.grad, torch.full({ 2, 2 }, 6.0, { dtype = D })))
+    local w = a * 2
+    torch.autograd.backward(w, g, true)
+    torch.autograd.backward({ w }, nil, nil, nil, { g }) -- grad_variables: grad_tensors' old name
+    assert.is_true(same(a.grad, torch.full({ 2, 2 }, 8.0, { dtype = D })))
+    assert.has_error(function() torch.autograd.grad(y, a, g, 1) end, "grad(): argument 'retain_graph' must be bool, not int")
+    assert.has_error(function() (a * 1):sum():backward(nil, "yes") end,
+      "backward(): argument 'retain_graph' must be bool, not str")
+    assert.has_error(function() torch.autograd.grad(y, a, g, true, false, true, false, false, 1) end,
+      "grad() takes 8 positional arguments but 9 were given")
+    assert.has_error(function() torch.autograd.grad(y, a, { grad_outputs = g, retain = true }) end,
+      "grad() got an unexpected keyword argument 'retain'")
+    assert.has_error(function() torch.autograd.grad(y, a, g, { grad_outputs = g }) end,
+      "grad() got multiple values for argument 'grad_outputs'")
+    assert.has_error(function() torch.autograd.grad(y, a, g, { is_grads_batched = true }) end,
+      "grad(): is_grads_batched = true (a vmap over grad_outputs) is not supported by mindtorch")
+  end)
+
+  it("computes only the gradients a pass uses (grad and backward's inputs), as PyTorch's output_mask", function()
+    -- a node's post-hook sees which gradients it computed: PyTorch gives None for the others
+    local function computed(node, run)
+      local seen
+      local h = node:register_hook(function(gi) seen = { gi[1] ~= nil, gi[2] ~= nil } end)
+      run()
+      h:remove()
+      return seen
+    end
+    local F = torch.nn.functional
+    local cx, cw = torch.randn(1, 1, 4, 4):requires_grad_(), torch.randn(1, 1, 3, 3):requires_grad_()
+    local y = F.conv2d(cx, cw):sum()
+    local conv = y.grad_fn.next_functions[1][1]
+    local gx = torch.autograd.grad({ y }, { cx }, { retain_graph = true })[1]
+    assert.are.same({ true, false }, computed(conv, function() torch.autograd.grad({ y }, { cx }, { retain_graph = true }) end))
+    assert.are.same({ false, true }, computed(conv, function() torch.autograd.grad({ y }, { cw }, { retain_graph = true }) end))
+    assert.are.same({ true, true }, computed(conv, function() y:backward({ retain_graph = true }) end))
+    assert.is_true(same(gx, cx.grad))
+    local a, b = x(), x()
+    local z = (a * b):sum()
+    local mul = z.grad_fn.next_functions[1][1]
+    assert.are.same({ true, false }, computed(mul, function() z:backward({ inputs = { a }, retain_graph = true }) end))
+    assert.is_nil(b.grad)
+    -- a gradient that reaches the input through another node is still computed
+    local c = x()
+    local w = (c * c:exp()):sum()
+    assert.are.same({ true, true }, computed(w.grad_fn.next_functions[1][1], function()
+      torch.autograd.grad({ w }, { c }, { retain_graph = true })
+    end))
+  end)
+
   it("records gradients through pipeline mode", function()
     local a = x()
     torch.pipeline(function()
