@@ -34,3 +34,13 @@ for round = 1, 300 do
 end
 B.result("autograd_mlp_backward_64x784", total / n * 1e6, "us")
 B.result("autograd_mlp_fwd_bwd_64x784", B.time_per_call(function() loss_of():backward() end, 300) * 1e6, "us")
+
+-- the gradient of one input only (a gradient penalty, an input's saliency): the pass computes
+-- no other gradient, so a convolution's weight gradient is skipped
+local cx = torch.randn(32, 64, 56, 56, { requires_grad = true })
+local cw = (torch.randn(64, 64, 3, 3) * 0.05):requires_grad_()
+local cy = torch.nn.functional.conv2d(cx, cw, nil, 1, 1)
+local cg = torch.randn(32, 64, 56, 56)
+B.result("autograd_grad_input_only_conv_32x64x56x56", B.time_per_call(function()
+  return torch.autograd.grad(cy, cx, cg, true)
+end, 3) * 1e3, "ms")

@@ -41,3 +41,11 @@ for rnd in range(300):
         total, n = total + dt, n + 1
 result("autograd_mlp_backward_64x784", total / n * 1e6, "us")
 result("autograd_mlp_fwd_bwd_64x784", time_per_call(lambda: loss_of().backward(), 300) * 1e6, "us")
+
+# the gradient of one input only: the pass computes no other gradient
+cx = torch.randn(32, 64, 56, 56, requires_grad=True)
+cw = (torch.randn(64, 64, 3, 3) * 0.05).requires_grad_()
+cy = torch.nn.functional.conv2d(cx, cw, None, 1, 1)
+cg = torch.randn(32, 64, 56, 56)
+result("autograd_grad_input_only_conv_32x64x56x56",
+       time_per_call(lambda: torch.autograd.grad(cy, cx, cg, True), 3) * 1e3, "ms")
