@@ -91,6 +91,12 @@ int mt_cpu_sgemm_avx512_c0(int64_t M, int64_t N, int64_t K, float alpha, const f
 void mt_cpu_transpose4_avx512(const char *src, int64_t s0, int64_t rows, int64_t cols, char *dst,
                               int64_t dld);
 void mt_cpu_pool_register(void);
+/* float32 max pooling of planes [p0, p1) with 2 x 2 windows at stride 2, where
+ * mt_cpu_max_pool_2x2_fits (cpu_pool_avx512.c, AVX-512F) */
+struct mt_pool_geom;
+bool mt_cpu_max_pool_2x2_fits(const struct mt_pool_geom *g);
+void mt_cpu_max_pool_2x2_f32(const struct mt_pool_geom *g, const float *in, float *out,
+                             int64_t *idx, int64_t p0, int64_t p1);
 void mt_cpu_nll_loss_register(void);
 /* softmax (log: log_softmax) of one float32 row, y may be x (cpu_softmax_avx512.c, AVX-512F) */
 void mt_cpu_softmax_row_f32_avx512(bool log, const float *x, float *y, int64_t n);

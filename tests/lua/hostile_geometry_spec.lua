@@ -179,6 +179,25 @@ describe("index_copy_ and index_add_", function()
   end)
 end)
 
+describe("max_pool2d_with_indices_backward", function()
+  it("refuses indices outside their plane, quoting them as written, with every plane on a thread", function()
+    local x = torch.randn(8, 3, 4, 4)
+    local v, i = torch.max_pool2d_with_indices(x, { 2, 2 })
+    local g = torch.ones(v:size())
+    for _, case in ipairs { { 17, "index 17" }, { 0, "index 0" }, { -20, "index -20" } } do
+      local bad = i:clone()
+      bad[8][3][2][2] = case[1] -- the last plane's last output: another thread's part
+      assert.has_error(function()
+        torch.max_pool2d_with_indices_backward(g, x, { 2, 2 }, { 2, 2 }, { 0, 0 }, { 1, 1 }, false, bad)
+      end, "max_pool2d_with_indices_backward: " .. case[2] .. " is out of bounds for a plane of 16 elements")
+    end
+    -- the gradient of every maximum, each plane's in its own plane
+    local gin = torch.max_pool2d_with_indices_backward(g, x, { 2, 2 }, { 2, 2 }, { 0, 0 }, { 1, 1 }, false, i)
+    assert.are.equal(8 * 3 * 4, gin:sum():item())
+    assert.is_true(torch.equal(gin:view(24, 16):sum(2), torch.full({ 24 }, 4.0)))
+  end)
+end)
+
 describe("random_ bounds", function()
   it("terminates at the ends of int64's range", function()
     assert_error("random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to dtype",

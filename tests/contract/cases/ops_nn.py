@@ -138,6 +138,16 @@ add("max_pool2d_with_indices_nan", call("max_pool2d_with_indices", V([[[[float("
                                         2, via=F.max_pool2d_with_indices, index_out=[1]))
 add("max_pool2d_with_indices_ties", call("max_pool2d_with_indices", V([[[[1.0, 1.0], [1.0, 1.0]]]]), 2,
                                          via=F.max_pool2d_with_indices, index_out=[1]))
+# 2 x 2 windows at stride 2 on float32 (16 windows at a time on AVX-512): rows of several steps with
+# a part step, odd sizes, ties and NaNs among the taps, indices included
+pool("max_pool2d_2x2_wide", "max_pool2d", [2, 3, 9, 70], 2)
+pool("max_pool2d_2x2_odd_width", "max_pool2d", [1, 2, 5, 33], 2)
+pool("max_pool2d_2x2_transposed", "max_pool2d", [2, 3, 40, 36], 2, lay="t")
+TIES = [[[[float((3 * i + 7 * j) % 4) for j in range(37)] for i in range(6)]]]
+TIES[0][0][0][5] = TIES[0][0][1][4] = TIES[0][0][1][20] = float("nan")
+TIES[0][0][2][9] = TIES[0][0][3][9] = -float("inf")
+add("max_pool2d_with_indices_2x2_ties_nan", call("max_pool2d_with_indices", V(TIES), 2, via=F.max_pool2d_with_indices,
+                                                 index_out=[1]))
 for name, args, kw in (("kernel_len", [(2, 2, 2)], {}), ("stride_len", [2, (1, 1, 1)], {}),
                        ("padding_len", [2], {"padding": (1, 1, 1)}), ("dilation_len", [2], {"dilation": (1, 1, 1)}),
                        ("kernel_zero", [0], {}), ("kernel_negative", [-1], {}), ("stride_zero", [3], {"stride": 0}),
