@@ -88,6 +88,14 @@ return function(torch)
   function autograd.grad(...)
     local o = args.parse("grad", grad_names, nil, ...)
     check_flags("grad", o, 2)
+    -- an empty table in inputs' place reads as an options table: either way, no inputs
+    local inputs = o.inputs
+    if inputs == nil and select("#", ...) < 2 then
+      error("grad() missing 1 required positional argument: 'inputs'", 2)
+    end
+    if inputs == nil or (type(inputs) == "table" and not torch.is_tensor(inputs) and #inputs == 0) then
+      error("grad requires non-empty inputs.", 2)
+    end
     if o.only_inputs == false then -- PyTorch ignores it too, with this warning
       warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate gradient "
         .. "for other parts of the graph, please use torch.autograd.backward.")

@@ -113,6 +113,9 @@ describe("backward and grad", function()
       "grad() got an unexpected keyword argument 'retain'")
     assert.has_error(function() torch.autograd.grad(y, a, g, { grad_outputs = g }) end,
       "grad() got multiple values for argument 'grad_outputs'")
+    assert.has_error(function() torch.autograd.grad(y, {}) end, "grad requires non-empty inputs.")
+    assert.has_error(function() torch.autograd.grad(y, {}, { retain_graph = true }) end, "grad requires non-empty inputs.")
+    assert.has_error(function() torch.autograd.grad(y) end, "grad() missing 1 required positional argument: 'inputs'")
     assert.has_error(function() torch.autograd.grad(y, a, g, { is_grads_batched = true }) end,
       "grad(): is_grads_batched = true (a vmap over grad_outputs) is not supported by mindtorch")
   end)
