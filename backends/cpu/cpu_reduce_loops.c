@@ -17,13 +17,24 @@ typedef double v4d __attribute__((vector_size(32), aligned(8)));
 typedef int32_t v8i __attribute__((vector_size(32)));
 typedef int64_t v4l __attribute__((vector_size(32)));
 
-/* float sums: 32 running partials over blocks of 4096, blocks added in double */
-static double sum_f32(const float *x, int64_t n) {
+/* float sums: 32 running partials over blocks of 4096, blocks added in double. Past the caches
+ * (prefetch) the values 16 KiB ahead are asked for: a 10M float32 sum on 2 threads went from
+ * 99-125 to 116-144 GB/s alternating (PyTorch's 116-141 in the same minutes); in cache the two
+ * prefetches cost 3% (64K values, 1 thread), so smaller sums go without. */
+#define SUM_PREFETCH_FLOATS 4096
+#define SUM_PREFETCH_MIN ((int64_t)1 << 18)
+
+static inline __attribute__((always_inline)) double sum_f32_run(const float *x, int64_t n,
+                                                                bool prefetch) {
     double total = 0;
     for (int64_t b = 0; b < n; b += 4096) {
         int64_t e = b + 4096 < n ? b + 4096 : n, i = b;
         v8f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
         for (; i + 32 <= e; i += 32) {
+            if (prefetch) { /* the two lines of values SUM_PREFETCH_FLOATS on */
+                __builtin_prefetch(x + i + SUM_PREFETCH_FLOATS);
+                __builtin_prefetch(x + i + SUM_PREFETCH_FLOATS + 16);
+            }
             a0 += *(const v8f *)(x + i);
             a1 += *(const v8f *)(x + i + 8);
             a2 += *(const v8f *)(x + i + 16);
@@ -36,6 +47,10 @@ static double sum_f32(const float *x, int64_t n) {
         total += s;
     }
     return total;
+}
+
+static double sum_f32(const float *x, int64_t n) {
+    return n >= SUM_PREFETCH_MIN ? sum_f32_run(x, n, true) : sum_f32_run(x, n, false);
 }
 
 /* double sums: 16 running partials over blocks of 4096, blocks added in order */
