@@ -32,6 +32,12 @@ local a2, p1 = torch.randn(64, 6, 14, 14), torch.randn(64, 6, 28, 28)
 B.result("conv2d_64x1x28x28_k5", B.time_per_call(function() return torch.conv2d(img, c1, nil, 1, 2) end, 50) * 1e6, "us")
 B.result("conv2d_64x6x14x14_k5", B.time_per_call(function() return torch.conv2d(a2, c2) end, 50) * 1e6, "us")
 B.result("max_pool2d_64x6x28x28", B.time_per_call(function() return torch.max_pool2d(p1, 2) end, 50) * 1e6, "us")
+-- a ResNet's average poolings: a 2x2 one over a block's activations, the global one before its classifier
+local act, last = torch.randn(32, 64, 56, 56), torch.randn(32, 512, 7, 7)
+B.result("avg_pool2d_32x64x56x56", B.time_per_call(function() return torch.avg_pool2d(act, 2) end, 5) * 1e3, "ms")
+B.result("adaptive_avg_pool2d_32x512x7x7", B.time_per_call(function()
+  return torch.adaptive_avg_pool2d(last, 1)
+end, 50) * 1e6, "us")
 
 local data = torch.utils.data
 local ok, train = pcall(data.datasets.FashionMNIST, { train = true })

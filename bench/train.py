@@ -43,6 +43,9 @@ a2, p1 = torch.randn(64, 6, 14, 14), torch.randn(64, 6, 28, 28)
 result("conv2d_64x1x28x28_k5", time_per_call(lambda: torch.conv2d(img, c1, None, 1, 2), 50) * 1e6, "us")
 result("conv2d_64x6x14x14_k5", time_per_call(lambda: torch.conv2d(a2, c2), 50) * 1e6, "us")
 result("max_pool2d_64x6x28x28", time_per_call(lambda: torch.max_pool2d(p1, 2), 50) * 1e6, "us")
+act, last = torch.randn(32, 64, 56, 56), torch.randn(32, 512, 7, 7)
+result("avg_pool2d_32x64x56x56", time_per_call(lambda: torch.nn.functional.avg_pool2d(act, 2), 5) * 1e3, "ms")
+result("adaptive_avg_pool2d_32x512x7x7", time_per_call(lambda: torch.nn.functional.adaptive_avg_pool2d(last, 1), 50) * 1e6, "us")
 
 root = "/usr/share/datasets/fashion-mnist"
 if os.path.exists(root + "/train-images-idx3-ubyte.gz"):

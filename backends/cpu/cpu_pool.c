@@ -1,7 +1,8 @@
 /* cpu_pool.c: max, average and adaptive average 2-D pooling on the CPU and their gradients,
  * plane by plane over contiguous copies, in float32/float64 (bfloat16 computes in float32,
- * integer average pooling in int64 with truncating division, as PyTorch). Max pooling runs its
- * planes on the pool's threads, forward and backward; float32 2 x 2 windows at stride 2 take
+ * integer average pooling in int64 with truncating division, as PyTorch). Every kernel runs its
+ * planes on the pool's threads, forward and backward (average pooling of 32 x 64 x 56 x 56,
+ * 2 x 2: 7.4 -> 3.7 ms on 2 threads); float32 max pooling with 2 x 2 windows at stride 2 takes
  * cpu_pool_avx512.c's loop (LeNet's MaxPool2d(2) on 64 x 6 x 28 x 28: 406 -> 26 us forward,
  * 60 -> 33 us backward, 2 threads). */
 #include "cpu_kernels.h"
@@ -93,10 +94,10 @@ PICK(double, uint64_t, f64)
             }                                                                                      \
     }                                                                                              \
     static void avg_bwd_##SFX(const mt_pool_geom *g, const T *go, T *gin, bool include_pad,        \
-                              int64_t divisor) {                                                   \
+                              int64_t divisor, int64_t p0, int64_t p1) {                           \
         int64_t HW = g->H * g->W;                                                                  \
-        memset(gin, 0, sizeof(T) * (size_t)(g->planes * HW));                                      \
-        for (int64_t p = 0; p < g->planes; p++)                                                    \
+        memset(gin + p0 * HW, 0, sizeof(T) * (size_t)((p1 - p0) * HW));                            \
+        for (int64_t p = p0; p < p1; p++)                                                          \
             for (int64_t oh = 0; oh < g->Ho; oh++)                                                 \
                 for (int64_t ow = 0; ow < g->Wo; ow++) {                                           \
                     avg_win a = avg_window(g, oh, ow, include_pad, divisor);                       \
@@ -107,8 +108,9 @@ PICK(double, uint64_t, f64)
                             gin[p * HW + ih * g->W + iw] += v;                                     \
                 }                                                                                  \
     }                                                                                              \
-    static void adaptive_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out) {                   \
-        for (int64_t p = 0; p < g->planes; p++) {                                                  \
+    static void adaptive_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out, int64_t p0,         \
+                                   int64_t p1) {                                                   \
+        for (int64_t p = p0; p < p1; p++) {                                                        \
             const T *x = in + p * g->H * g->W;                                                     \
             for (int64_t oh = 0; oh < g->Ho; oh++) {                                               \
                 int64_t h0 = mt_adaptive_start(oh, g->Ho, g->H),                                   \
@@ -124,10 +126,11 @@ PICK(double, uint64_t, f64)
             }                                                                                      \
         }                                                                                          \
     }                                                                                              \
-    static void adaptive_bwd_##SFX(const mt_pool_geom *g, const T *go, T *gin) {                   \
+    static void adaptive_bwd_##SFX(const mt_pool_geom *g, const T *go, T *gin, int64_t p0,         \
+                                   int64_t p1) {                                                   \
         int64_t HW = g->H * g->W;                                                                  \
-        memset(gin, 0, sizeof(T) * (size_t)(g->planes * HW));                                      \
-        for (int64_t p = 0; p < g->planes; p++)                                                    \
+        memset(gin + p0 * HW, 0, sizeof(T) * (size_t)((p1 - p0) * HW));                            \
+        for (int64_t p = p0; p < p1; p++)                                                          \
             for (int64_t oh = 0; oh < g->Ho; oh++) {                                               \
                 int64_t h0 = mt_adaptive_start(oh, g->Ho, g->H),                                   \
                         h1 = mt_adaptive_end(oh, g->Ho, g->H);                                     \
@@ -206,8 +209,8 @@ static int max_bwd(const mt_pool_geom *g, const void *go, const int64_t *idx, vo
 /* average pooling forward; ACC accumulates (int64 for integer inputs, truncating on division) */
 #define AVG_FWD(T, SFX)                                                                            \
     static void avg_fwd_##SFX(const mt_pool_geom *g, const T *in, T *out, bool include_pad,        \
-                              int64_t divisor) {                                                   \
-        for (int64_t p = 0; p < g->planes; p++) {                                                  \
+                              int64_t divisor, int64_t p0, int64_t p1) {                           \
+        for (int64_t p = p0; p < p1; p++) {                                                        \
             const T *x = in + p * g->H * g->W;                                                     \
             for (int64_t oh = 0; oh < g->Ho; oh++)                                                 \
                 for (int64_t ow = 0; ow < g->Wo; ow++) {                                           \
@@ -230,6 +233,44 @@ static mt_dtype compute_dtype(mt_dtype dt) {
 }
 
 enum { MAX_FWD, MAX_BWD, AVG_FWD_K, AVG_BWD, ADAPTIVE_FWD, ADAPTIVE_BWD };
+
+/* the average and adaptive average kernels, planes split across threads (each part writes its
+ * own planes of the result) */
+typedef struct {
+    int kind;
+    mt_dtype dt; /* the compute dtype: int64 reaches only the average forward */
+    const mt_pool_geom *g;
+    const void *in;
+    void *out;
+    bool include_pad;
+    int64_t divisor;
+} planes_job;
+
+static void planes_part(void *ctx, int64_t p0, int64_t p1) {
+    const planes_job *j = ctx;
+#define PLANES(SFX, T)                                                                             \
+    switch (j->kind) {                                                                             \
+    case AVG_FWD_K:                                                                                \
+        avg_fwd_##SFX(j->g, j->in, j->out, j->include_pad, j->divisor, p0, p1);                    \
+        break;                                                                                     \
+    case AVG_BWD:                                                                                  \
+        avg_bwd_##SFX(j->g, j->in, j->out, j->include_pad, j->divisor, p0, p1);                    \
+        break;                                                                                     \
+    case ADAPTIVE_FWD:                                                                             \
+        adaptive_fwd_##SFX(j->g, j->in, j->out, p0, p1);                                           \
+        break;                                                                                     \
+    default:                                                                                       \
+        adaptive_bwd_##SFX(j->g, j->in, j->out, p0, p1);                                           \
+        break;                                                                                     \
+    }
+    if (j->dt == MT_FLOAT32)
+        PLANES(f32, float)
+    else if (j->dt == MT_FLOAT64)
+        PLANES(f64, double)
+    else
+        avg_fwd_i64(j->g, j->in, j->out, j->include_pad, j->divisor, p0, p1);
+#undef PLANES
+}
 
 /* run a kernel over dense compute-dtype copies: x is the input (or grad_output), out the result;
  * idx the indices (max pooling) */
@@ -259,26 +300,22 @@ static int run(int kind, const mt_pool_geom *g, mt_tensor *x, mt_tensor *out, mt
     case MAX_BWD:                                                                                  \
         st = max_bwd(g, xi, ix, o, dt == MT_FLOAT64);                                              \
         break;                                                                                     \
-    case AVG_FWD_K:                                                                                \
-        avg_fwd_##SFX(g, xi, o, include_pad, divisor);                                             \
+    default: {                                                                                     \
+        planes_job j = {kind, dt, g, xi, o, include_pad, divisor};                                 \
+        mt_parallel_range(g->planes, mt_threads_for(g->planes *(g->H * g->W + g->Ho * g->Wo)),     \
+                          planes_part, &j);                                                        \
         break;                                                                                     \
-    case AVG_BWD:                                                                                  \
-        avg_bwd_##SFX(g, xi, o, include_pad, divisor);                                             \
-        break;                                                                                     \
-    case ADAPTIVE_FWD:                                                                             \
-        adaptive_fwd_##SFX(g, xi, o);                                                              \
-        break;                                                                                     \
-    default:                                                                                       \
-        adaptive_bwd_##SFX(g, xi, o);                                                              \
-        break;                                                                                     \
+    }                                                                                              \
     }
         if (dt == MT_FLOAT32)
             DISPATCH(f32)
         else if (dt == MT_FLOAT64)
             DISPATCH(f64)
-        else
-            avg_fwd_i64(g, xi, o, include_pad,
-                        divisor); /* integers reach only the average forward */
+        else { /* integers reach only the average forward */
+            planes_job j = {kind, dt, g, xi, o, include_pad, divisor};
+            mt_parallel_range(g->planes, mt_threads_for(g->planes * (g->H * g->W + g->Ho * g->Wo)),
+                              planes_part, &j);
+        }
 #undef DISPATCH
         if (!st && res != out) st = mt_cpu_copy(out, res);
     }

@@ -30,4 +30,30 @@ describe("threads", function()
     local many = work()
     for i = 1, #one do assert.is_true(torch.equal(one[i], many[i]), "result " .. i) end
   end)
+
+  it("pools planes on several threads as on one, forward and backward", function()
+    torch.manual_seed(2)
+    local F = torch.nn.functional
+    local x = torch.randn(8, 32, 30, 30)
+    local xi = torch.randint(-9, 10, { 8, 32, 30, 30 })
+    local function work()
+      local out = {}
+      for _, dt in ipairs { torch.float32, torch.float64 } do
+        local xr = x:to(dt):requires_grad_()
+        local results = { F.max_pool2d(xr, 2), F.max_pool2d(xr, 3, 2, 1), F.avg_pool2d(xr, 3, 2, 1),
+          F.adaptive_avg_pool2d(xr, 4), F.adaptive_avg_pool2d(xr, 1) }
+        for k, r in ipairs(results) do
+          out[#out + 1] = r:detach()
+          out[#out + 1] = torch.autograd.grad(r, xr, torch.ones_like(r) * k)[1]
+        end
+      end
+      out[#out + 1] = F.avg_pool2d(xi, 2) -- integers: the average forward only
+      return out
+    end
+    torch.set_num_threads(1)
+    local one = work()
+    torch.set_num_threads(4)
+    local many = work()
+    for i = 1, #one do assert.is_true(torch.equal(one[i], many[i]), "result " .. i) end
+  end)
 end)
