@@ -7,6 +7,15 @@ describe("threads", function()
   before_each(function() saved = torch.get_num_threads() end)
   after_each(function() torch.set_num_threads(saved) end)
 
+  -- work() on one thread and on four: every result the same
+  local function same_on_threads(work)
+    torch.set_num_threads(1)
+    local one = work()
+    torch.set_num_threads(4)
+    local many = work()
+    for i = 1, #one do assert.is_true(torch.equal(one[i], many[i]), "result " .. i) end
+  end
+
   it("sets and reports the intra-op thread count", function()
     torch.set_num_threads(1)
     assert.are.equal(1, torch.get_num_threads())
@@ -24,11 +33,7 @@ describe("threads", function()
       return { a * b + 1, (a:t() - 2):exp(), a:sum(2), a:amax(1), a:softmax(2), m1:matmul(m2), a:to(torch.float64),
         a:sum(), a:mean(), a:amax(), a:to(torch.float64):sum(), a:t():sum(1) }
     end
-    torch.set_num_threads(1)
-    local one = work()
-    torch.set_num_threads(4)
-    local many = work()
-    for i = 1, #one do assert.is_true(torch.equal(one[i], many[i]), "result " .. i) end
+    same_on_threads(work)
   end)
 
   it("pools planes on several threads as on one, forward and backward", function()
@@ -50,10 +55,6 @@ describe("threads", function()
       out[#out + 1] = F.avg_pool2d(xi, 2) -- integers: the average forward only
       return out
     end
-    torch.set_num_threads(1)
-    local one = work()
-    torch.set_num_threads(4)
-    local many = work()
-    for i = 1, #one do assert.is_true(torch.equal(one[i], many[i]), "result " .. i) end
+    same_on_threads(work)
   end)
 end)
