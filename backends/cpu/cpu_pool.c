@@ -287,36 +287,25 @@ static int run(int kind, const mt_pool_geom *g, mt_tensor *x, mt_tensor *out, mt
         void *xi = mt_tensor_data(cx), *o = mt_tensor_data(res);
         int64_t *ix = kind == MAX_FWD ? mt_tensor_data(idx) : ci ? mt_tensor_data(ci) : NULL;
         st = 0;
-#define DISPATCH(SFX)                                                                              \
-    switch (kind) {                                                                                \
-    case MAX_FWD: {                                                                                \
-        max_job j = {g, xi, o, ix, max_fwd_##SFX##_planes};                                        \
-        if (dt == MT_FLOAT32 && mt_cpu_max_pool_2x2_fits(g) && __builtin_cpu_supports("avx512f"))  \
-            j.fn = max_fwd_f32_2x2_planes;                                                         \
-        mt_parallel_range(g->planes, mt_threads_for(g->planes * g->Ho * g->Wo * g->kh * g->kw),    \
-                          max_fwd_part, &j);                                                       \
-        break;                                                                                     \
-    }                                                                                              \
-    case MAX_BWD:                                                                                  \
-        st = max_bwd(g, xi, ix, o, dt == MT_FLOAT64);                                              \
-        break;                                                                                     \
-    default: {                                                                                     \
-        planes_job j = {kind, dt, g, xi, o, include_pad, divisor};                                 \
-        mt_parallel_range(g->planes, mt_threads_for(g->planes *(g->H * g->W + g->Ho * g->Wo)),     \
-                          planes_part, &j);                                                        \
-        break;                                                                                     \
-    }                                                                                              \
-    }
-        if (dt == MT_FLOAT32)
-            DISPATCH(f32)
-        else if (dt == MT_FLOAT64)
-            DISPATCH(f64)
-        else { /* integers reach only the average forward */
+        switch (kind) {
+        case MAX_FWD: {
+            max_job j = {g, xi, o, ix, dt == MT_FLOAT64 ? max_fwd_f64_planes : max_fwd_f32_planes};
+            if (dt == MT_FLOAT32 && mt_cpu_max_pool_2x2_fits(g) &&
+                __builtin_cpu_supports("avx512f"))
+                j.fn = max_fwd_f32_2x2_planes;
+            mt_parallel_range(g->planes, mt_threads_for(g->planes * g->Ho * g->Wo * g->kh * g->kw),
+                              max_fwd_part, &j);
+            break;
+        }
+        case MAX_BWD:
+            st = max_bwd(g, xi, ix, o, dt == MT_FLOAT64);
+            break;
+        default: { /* the averages, every compute dtype (integers reach only the forward) */
             planes_job j = {kind, dt, g, xi, o, include_pad, divisor};
             mt_parallel_range(g->planes, mt_threads_for(g->planes * (g->H * g->W + g->Ho * g->Wo)),
                               planes_part, &j);
         }
-#undef DISPATCH
+        }
         if (!st && res != out) st = mt_cpu_copy(out, res);
     }
     mt_tensor_decref(cx);
