@@ -97,9 +97,7 @@ local function result_type(a, b)
   return (probe(a) + probe(b)).dtype
 end
 
-local SCALAR_NAMES = { bool = "Bool", uint8 = "Byte", int8 = "Char", int16 = "Short", int32 = "Int", int64 = "Long" }
-local SCALAR_TYPE = { float16 = "Half", bfloat16 = "BFloat16", float32 = "Float", float64 = "Double" }
-local function type_name(dt) return SCALAR_TYPE[dt.name] or SCALAR_NAMES[dt.name] end
+local type_name = args.scalar_name
 
 -- ---- distances ------------------------------------------------------------------------------
 -- cosine_similarity: each input divided by its norm (clamped to eps outside autograd) first, as
@@ -107,7 +105,7 @@ local function type_name(dt) return SCALAR_TYPE[dt.name] or SCALAR_NAMES[dt.name
 def("cosine_similarity", "Tensor x1, Tensor x2, int dim=2, float eps=1e-8", function(x1, x2, dim, eps)
   local dt = result_type(x1, x2)
   if not dt.is_floating_point then
-    error("expected common dtype to be floating point, yet common dtype is " .. SCALAR_NAMES[dt.name], 2)
+    error("expected common dtype to be floating point, yet common dtype is " .. type_name(dt), 2)
   end
   if not x1.dtype.is_floating_point then x1 = x1:to(dt) end
   if not x2.dtype.is_floating_point then x2 = x2:to(dt) end

@@ -10,9 +10,7 @@ local Tensor = torch.Tensor
 local function is_options(v) return args.is_options(v) end
 
 -- PyTorch's C++ names of the dtypes, as its "not implemented for" errors print them
-local cpp_names = { bool = "Bool", uint8 = "Byte", int8 = "Char", int16 = "Short", int32 = "Int", int64 = "Long",
-  float16 = "Half", bfloat16 = "BFloat16", float32 = "Float", float64 = "Double" }
-local function cpp_name(dt) return cpp_names[dt.name] or dt.name end
+local cpp_name = args.scalar_name
 -- and as C++ spells the types themselves ("long int")
 local cpp_long_names = { bool = "bool", uint8 = "unsigned char", int8 = "signed char", int16 = "short int",
   int32 = "int", int64 = "long int", float16 = "c10::Half", bfloat16 = "c10::BFloat16", float32 = "float",
