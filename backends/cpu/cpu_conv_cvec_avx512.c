@@ -188,10 +188,13 @@ static void scatter_channels(const float *pix, int64_t np, const float *bias, fl
         __m512 r[VW];
         for (int i = 0; i < VW; i++) r[i] = _mm512_loadu_ps(pix + (q0 + i) * VW);
         transpose16(r);
-        __mmask16 m = np - q0 >= VW ? (__mmask16)0xFFFF : (__mmask16)((1u << (np - q0)) - 1);
-        for (int o = 0; o < VW; o++) {
-            __m512 v = bias ? _mm512_add_ps(r[o], _mm512_set1_ps(bias[o])) : r[o];
-            _mm512_mask_storeu_ps(y + o * L + q0, m, v);
+        if (bias)
+            for (int o = 0; o < VW; o++) r[o] = _mm512_add_ps(r[o], _mm512_set1_ps(bias[o]));
+        if (np - q0 >= VW) /* plain stores: a masked one costs several times more here */
+            for (int o = 0; o < VW; o++) _mm512_storeu_ps(y + o * L + q0, r[o]);
+        else {
+            __mmask16 m = (__mmask16)((1u << (np - q0)) - 1);
+            for (int o = 0; o < VW; o++) _mm512_mask_storeu_ps(y + o * L + q0, m, r[o]);
         }
     }
 }
@@ -206,18 +209,24 @@ static void cvec_samples(void *job, int64_t n0, int64_t n1) {
     /* a chunk's pixels, 16 channels each, and one vector of slack the last transpose reads */
     _Alignas(64) float pix[(CHUNK_PIX + VW) * VW];
     memset(pix, 0, sizeof pix);
-    float *xp = mt_conv_alloc64(sizeof(float) * (size_t)j->buf_len); /* this part's padded sample */
-    if (!xp) {
+    /* this part's padded sample; without padding the sample itself is read in place */
+    bool padded = g->ph > 0 || g->pw > 0;
+    float *buf = padded ? mt_conv_alloc64(sizeof(float) * (size_t)j->buf_len) : NULL;
+    if (padded && !buf) {
         atomic_store(&j->failed, 1);
         return;
     }
     int64_t HW = g->H * g->W, L = g->Ho * g->Wo, plane = j->Hp * j->Wp;
-    memset(xp, 0, sizeof(float) * (size_t)j->buf_len); /* the border stays zero */
+    if (padded) memset(buf, 0, sizeof(float) * (size_t)j->buf_len); /* the border stays zero */
     for (int64_t n = n0; n < n1; n++) {
-        for (int64_t c = 0; c < g->Cb; c++)
-            for (int64_t h = 0; h < g->H; h++)
-                memcpy(xp + c * plane + (h + g->ph) * j->Wp + g->pw,
-                       j->x + (n * g->Cb + c) * HW + h * g->W, sizeof(float) * (size_t)g->W);
+        const float *xp = buf;
+        if (padded)
+            for (int64_t c = 0; c < g->Cb; c++)
+                for (int64_t h = 0; h < g->H; h++)
+                    memcpy(buf + c * plane + (h + g->ph) * j->Wp + g->pw,
+                           j->x + (n * g->Cb + c) * HW + h * g->W, sizeof(float) * (size_t)g->W);
+        else
+            xp = j->x + n * g->Cb * HW;
         int64_t rows = CHUNK_PIX / g->Wo; /* Wo < 16: at least 16 rows */
         for (int64_t ob = 0; ob < g->Cs; ob += VW) {
             float *yo = j->y + (n * g->Cs + ob) * L;
@@ -238,7 +247,7 @@ static void cvec_samples(void *job, int64_t n0, int64_t n1) {
             }
         }
     }
-    free(xp);
+    free(buf);
 }
 
 bool mt_cpu_conv_cvec_fits(const mt_conv_geom *g) {

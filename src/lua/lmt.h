@@ -53,6 +53,7 @@ const char *lmt_released_message(lua_State *L, int idx); /* why it was: <close> 
 /* Tell Lua's collector about tensor memory allocated since the last call. */
 void lmt_gc_hint(lua_State *L);
 int lmt_gc_mode(lua_State *L);
+int lmt_gc_collections(lua_State *L);
 /* ---- autograd (lmt_autograd.c) --------------------------------------------------------------- */
 int lmt_set_requires_grad(lua_State *L, mt_tensor *t, bool on);
 int lmt_set_grad(lua_State *L, mt_tensor *t, int idx);

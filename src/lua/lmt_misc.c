@@ -117,6 +117,7 @@ void lmt_open_misc(lua_State *L) {
         {"set_num_threads", set_num_threads},
         {"_cpu_allocated_bytes", cpu_allocated_bytes},
         {"_gc_mode", lmt_gc_mode},
+        {"_gc_collections", lmt_gc_collections},
         {"_monotonic", monotonic},
         {"_isatty", is_atty},
         {"_blas_config", blas_config},

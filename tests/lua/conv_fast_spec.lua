@@ -49,6 +49,9 @@ local cases = {
   -- kernel; 13 output columns, too many for a pair (one row at a time)
   { 2, 4, 12, 13, 16, 5, 5, { 2, 1 }, { 1, 0 }, { 1, 1 }, 1 },
   { 2, 3, 7, 15, 16, 3, 3, { 1, 1 }, { 0, 0 }, { 1, 1 }, 1 },
+  -- without padding the forward reads each sample in place: strides and dilation up to the
+  -- input's last row and column
+  { 3, 2, 11, 13, 16, 3, 3, { 2, 2 }, { 0, 0 }, { 2, 1 }, 1 },
 }
 
 local function rel_err(a, b)
