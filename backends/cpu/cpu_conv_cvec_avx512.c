@@ -6,7 +6,8 @@
  * output channels of one output pixel instead: for every tap (input channel, kernel row, kernel
  * column) one load of the 16 channels' weights serves every pixel of an output row, each pixel's
  * input value broadcast, so every lane does useful work whatever the width. Threads take whole
- * samples; a sample's input is first copied into a zero-padded buffer of the thread's own. */
+ * samples; a padded layer's sample is first copied into a zero-padded buffer of the thread's
+ * own, an unpadded one is read in place (LeNet's 6 -> 16 layer: the copies were 4% of it). */
 #include "cpu_conv_direct.h"
 #include "mt_parallel.h"
 
