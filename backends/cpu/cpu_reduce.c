@@ -8,6 +8,7 @@
  * copy permutes and converts it. */
 #include "cpu_kernels.h"
 #include "cpu_reduce_loops.h"
+#include "mt_half.h"
 #include "mt_parallel.h"
 #include "reduce.h"
 
@@ -567,9 +568,27 @@ static void run_rows(void *job, int64_t begin, int64_t end) {
     }
 }
 
+/* a float rounded to float16 or bfloat16 */
+static float round_to(mt_dtype dt, float f) {
+    return dt == MT_FLOAT16 ? mt_f16_to_f32(mt_f32_to_f16(f)) : mt_bf16_to_f32(mt_f32_to_bf16(f));
+}
+
+/* PyTorch's mean of float16 and bfloat16 is their sum rounded to the dtype, divided by the count
+ * rounded to the dtype too (1386 is 1384 in bfloat16), the quotient rounded once more; the float
+ * sum divided and rounded once was a unit off in the last place for a quarter of bfloat16 means
+ * of 1386 values. The sums, computed in float, become those means. */
+static void reduced_precision_means(mt_dtype out, int64_t R, float *v, int64_t K) {
+    float count = round_to(out, (float)R);
+    for (int64_t k = 0; k < K; k++) v[k] = round_to(out, v[k]) / count;
+}
+
 int mt_cpu_reduce_impl(mt_call *c, mt_value *args, mt_value *rets) {
     mt_red r;
     if (mt_red_decode(c, args, &r)) return -1;
+    /* the sums first (below) */
+    bool half_mean = r.kind == MT_R_MEAN && r.compute == MT_FLOAT32 &&
+                     (r.out == MT_FLOAT16 || r.out == MT_BFLOAT16);
+    if (half_mean) r.kind = MT_R_SUM;
     mt_tensor *self = args[0].t;
     mt_dtype ct = r.compute;
     bool columns_ok = (r.kind == MT_R_SUM || r.kind == MT_R_MEAN || r.kind == MT_R_PROD ||
@@ -624,6 +643,7 @@ int mt_cpu_reduce_impl(mt_call *c, mt_value *args, mt_value *rets) {
         row_job job = {&r, ct, val_dt, src, R, isz, vp, vsz, arg, ip, mp};
         mt_parallel_range(K, K > 1 ? mt_threads_for(K * R) : 1, run_rows, &job);
     }
+    if (half_mean && R > 0) reduced_precision_means(r.out, R, (float *)vp, K);
     /* results: written (and converted) into the allocated outputs */
     if (!direct) {
         mt_tensor flat = *out; /* the contiguous result seen as K values */

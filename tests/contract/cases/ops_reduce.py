@@ -111,6 +111,18 @@ add("sum_dim_range", call("sum", T("float32", SHAPE), 3, dims=(1,), expect=["ran
 add("sum_0d_dim", call("sum", T("float32", []), 0, dims=(1,)))
 add("max_0d_dim", call("max", T("float32", []), 0, dims=(1,), index_out=(1,)))
 add("mean_int", call("mean", T("int64", SHAPE)))
+# float16 and bfloat16 means are PyTorch's to the bit: the sum rounded to the dtype, divided by
+# the count rounded to it (sums over dims that are not next to each other, [0, 2], add in another
+# order than PyTorch's: not here)
+for dt in ("float16", "bfloat16"):
+    add("mean_exact_%s" % dt, call("mean", T(dt, [6, 7, 33])))
+    for tag, d in (("0", 0), ("m1", -1), ("l1_2", [-1, -2])):
+        add("mean_exact_dim%s_%s" % (tag, dt), call("mean", T(dt, [6, 7, 33]), d, True, dims=(1,)))
+    add("mean_exact_t_%s" % dt, call("mean", T(dt, [6, 7, 33], "t"), 0, dims=(1,)))
+    add("mean_exact_long_%s" % dt, call("mean", T(dt, [3, 2500]), 1, dims=(1,)))
+    add("sum_exact_%s" % dt, call("sum", T(dt, [6, 7, 33])))
+    add("sum_exact_small_%s" % dt, call("sum", T(dt, [40])))
+    add("sum_exact_dimm1_%s" % dt, call("sum", T(dt, [6, 7, 33]), -1, True, dims=(1,)))
 add("mean_int_dtype", call("mean", T("float32", SHAPE), kw={"dtype": torch.int64}))
 add("std_int", call("std", T("int64", SHAPE)))
 add("norm_int", call("norm", T("int64", SHAPE)))
