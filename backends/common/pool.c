@@ -369,6 +369,24 @@ static int c_avg_pool1d(mt_call *c, mt_value *a, mt_value *r) {
     return ret_squeezed(r, out);
 }
 
+/* PyTorch's adaptive_avg_pool2d: to 1x1, the mean over the last two dimensions (whatever the
+ * input's dims and dtype, so long as mean takes them: a 2-D or 5-D input, an empty plane's NaN),
+ * faster than the windows' loop and with mean's order of additions, so its values are PyTorch's;
+ * otherwise the pooling kernel, _adaptive_avg_pool2d */
+static int c_adaptive_avg_pool2d(mt_call *c, mt_value *a, mt_value *r) {
+    MT_UNUSED(c);
+    const mt_value *os = &a[1];
+    if (os->n != 2) return mt_error(MT_ERR_RUNTIME, "adaptive_avg_pool2d: output_size must be 2");
+    if (os->il[0] < 0 || os->il[1] < 0)
+        return mt_error(MT_ERR_RUNTIME,
+                        "adaptive_avg_pool2d: elements of output_size must be greater than or "
+                        "equal to 0 but received {%lld, %lld}",
+                        (long long)os->il[0], (long long)os->il[1]);
+    if (os->il[0] == 1 && os->il[1] == 1)
+        return mt_ret_tensor(r, mto_mean_dim(a[0].t, MT_ILIST(-1, -2), true, -1));
+    return mt_ret_tensor(r, mto__adaptive_avg_pool2d(a[0].t, (mt_ilist){os->il, 2}));
+}
+
 static int c_adaptive_avg_pool1d(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     if (dims_2_or_3(a[0].t, "adaptive_avg_pool1d")) return -1;
@@ -388,8 +406,9 @@ void mt_pool_register(void) {
     mt_disp_meta(MT_OP_max_pool2d_with_indices_backward, meta_max_pool_bw);
     mt_disp_meta(MT_OP_avg_pool2d, meta_avg_pool);
     mt_disp_meta(MT_OP_avg_pool2d_backward, meta_avg_pool_bw);
-    mt_disp_meta(MT_OP_adaptive_avg_pool2d, meta_adaptive);
-    mt_disp_meta(MT_OP_adaptive_avg_pool2d_backward, meta_adaptive_bw);
+    mt_disp_meta(MT_OP__adaptive_avg_pool2d, meta_adaptive);
+    mt_disp_meta(MT_OP__adaptive_avg_pool2d_backward, meta_adaptive_bw);
+    mt_disp_composite(MT_OP_adaptive_avg_pool2d, c_adaptive_avg_pool2d);
     mt_disp_composite(MT_OP_max_pool2d, c_max_pool2d);
     mt_disp_composite(MT_OP_max_pool1d, c_max_pool1d);
     mt_disp_composite(MT_OP_avg_pool1d, c_avg_pool1d);

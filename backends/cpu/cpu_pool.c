@@ -370,6 +370,6 @@ void mt_cpu_pool_register(void) {
     mt_disp_impl(MT_OP_max_pool2d_with_indices_backward, MT_KEY_CPU, max_pool_bw_impl);
     mt_disp_impl(MT_OP_avg_pool2d, MT_KEY_CPU, avg_pool_impl);
     mt_disp_impl(MT_OP_avg_pool2d_backward, MT_KEY_CPU, avg_pool_bw_impl);
-    mt_disp_impl(MT_OP_adaptive_avg_pool2d, MT_KEY_CPU, adaptive_impl);
-    mt_disp_impl(MT_OP_adaptive_avg_pool2d_backward, MT_KEY_CPU, adaptive_bw_impl);
+    mt_disp_impl(MT_OP__adaptive_avg_pool2d, MT_KEY_CPU, adaptive_impl);
+    mt_disp_impl(MT_OP__adaptive_avg_pool2d_backward, MT_KEY_CPU, adaptive_bw_impl);
 }

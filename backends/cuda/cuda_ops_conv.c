@@ -287,7 +287,7 @@ static int k_avg_pool_backward(mt_call *c, mt_value *a, mt_value *r) {
     return pool_backward(&j, &g);
 }
 
-/* adaptive_avg_pool2d(self, output_size) and its backward (grad_output, self) */
+/* _adaptive_avg_pool2d(self, output_size) and its backward (grad_output, self) */
 static int k_adaptive(mt_call *c, mt_value *a, mt_value *r) {
     (void)c;
     mt_pool_geom g;
@@ -339,8 +339,8 @@ const mt_kernel_entry cuda_conv_kernels[] = {
     {"max_pool2d_with_indices_backward", k_max_pool_backward},
     {"avg_pool2d", k_avg_pool},
     {"avg_pool2d_backward", k_avg_pool_backward},
-    {"adaptive_avg_pool2d", k_adaptive},
-    {"adaptive_avg_pool2d_backward", k_adaptive_backward},
+    {"_adaptive_avg_pool2d", k_adaptive},
+    {"_adaptive_avg_pool2d_backward", k_adaptive_backward},
     {"tril", k_tril},
     {"triu", k_triu},
     {"tril_", k_tril},

@@ -67,12 +67,12 @@ static void avg_pool_bw_bw(mt_bw *b) {
 }
 
 static void adaptive_bw(mt_bw *b) {
-    SET(0, K(mto_adaptive_avg_pool2d_backward(G(0), A(0))));
+    SET(0, K(mto__adaptive_avg_pool2d_backward(G(0), A(0))));
 }
 
 static void adaptive_bw_bw(mt_bw *b) {
     const mt_input_meta *m = META(0);
-    SET(0, K(mto_adaptive_avg_pool2d(G(0), (mt_ilist){m->sizes + m->ndim - 2, 2})));
+    SET(0, K(mto__adaptive_avg_pool2d(G(0), (mt_ilist){m->sizes + m->ndim - 2, 2})));
 }
 
 /* nll_loss_forward and nll_loss2d_forward(self, target, weight, reduction, ignore_index) ->
@@ -177,8 +177,8 @@ static mt_derivative table[] = {
       "grad_output: indices"),
     D(avg_pool2d, "AvgPool2DBackward0", avg_pool_bw, "self: self"),
     D(avg_pool2d_backward, "AvgPool2DBackwardBackward0", avg_pool_bw_bw, "grad_output:"),
-    D(adaptive_avg_pool2d, "AdaptiveAvgPool2DBackward0", adaptive_bw, "self: self"),
-    D(adaptive_avg_pool2d_backward, "AdaptiveAvgPool2DBackwardBackward0", adaptive_bw_bw,
+    D(_adaptive_avg_pool2d, "AdaptiveAvgPool2DBackward0", adaptive_bw, "self: self"),
+    D(_adaptive_avg_pool2d_backward, "AdaptiveAvgPool2DBackwardBackward0", adaptive_bw_bw,
       "grad_output:"),
     D(nll_loss_forward, "NllLossBackward0", nll_loss_bw,
       "self: self, target, weight, result1; !weight:"),

@@ -30,9 +30,11 @@ op { "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, i
 op { "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor",
      doc = "1-D average pooling." }
 op { "adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor",
-     doc = "2-D average pooling into a given output size (windows from floor(i*H/oH) to ceil((i+1)*H/oH))." }
-op { "adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor",
-     doc = "The gradient of adaptive_avg_pool2d." }
+     doc = "2-D average pooling into a given output size (windows from floor(i*H/oH) to ceil((i+1)*H/oH)); to 1x1 it is the mean over the last two dimensions, as in PyTorch (any dims and dtypes mean takes), otherwise _adaptive_avg_pool2d." }
+op { "_adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor",
+     doc = "adaptive_avg_pool2d's kernel, for (C, H, W) or (N, C, H, W) input." }
+op { "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor",
+     doc = "The gradient of _adaptive_avg_pool2d." }
 op { "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
      doc = "Batch normalization of (N, C, *) input per channel: the result, and in training the batch's mean and 1/sqrt(var + eps) (empty in evaluation); training moves the running statistics, when given, towards the batch's mean and unbiased variance." }
 op { "_batch_norm_with_var(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float eps) -> (Tensor, Tensor, Tensor, Tensor)",

@@ -187,6 +187,12 @@ local cases = {
   end,
   names_ops = function() return names(function(a) return (a:exp() * 2 + 1):sigmoid():max() end, x()) end,
   names_inplace = function() return names(function(a) return (a * 1):mul_(2):add_(1):sum() end, x()) end,
+  names_adaptive_pool_one = function()
+    return names(function(a) return torch.nn.functional.adaptive_avg_pool2d(a:view(1, 2, 3), 1):sum() end, x())
+  end,
+  names_adaptive_pool = function()
+    return names(function(a) return torch.nn.functional.adaptive_avg_pool2d(a:view(1, 2, 3), { 2, 2 }):sum() end, x())
+  end,
 
   error_backward_twice = function()
     local y = x():exp():sum()

@@ -247,9 +247,14 @@ case("avg_pool2d", function(x) return torch.avg_pool2d(x, 3, 2, 1, true, false) 
 case("avg_pool2d_backward", function(g, x)
   return torch.avg_pool2d_backward(g, x:detach(), 3, 2, 1, false, true, 5)
 end, function() return { r(1, 2, 3, 3), r(1, 2, 5, 6) } end)
-case("adaptive_avg_pool2d", function(x) return torch.adaptive_avg_pool2d(x, { 3, 4 }) end,
+case("_adaptive_avg_pool2d", function(x) return torch.adaptive_avg_pool2d(x, { 3, 4 }) end,
   function() return { r(2, 2, 5, 6) } end, true)
-case("adaptive_avg_pool2d_backward", function(g, x) return torch.adaptive_avg_pool2d_backward(g, x:detach()) end,
+case("_adaptive_avg_pool2d.one", function(x) return torch._adaptive_avg_pool2d(x, { 1, 1 }) end,
+  function() return { r(2, 2, 5, 6) } end, true)
+-- adaptive_avg_pool2d to 1x1 is a mean, as in PyTorch
+case("mean.dim.adaptive_pool", function(x) return torch.adaptive_avg_pool2d(x, { 1, 1 }) end,
+  function() return { r(2, 2, 5, 6) } end, true)
+case("_adaptive_avg_pool2d_backward", function(g, x) return torch._adaptive_avg_pool2d_backward(g, x:detach()) end,
   function() return { r(1, 2, 3, 4), r(1, 2, 5, 6) } end)
 
 -- relu's gradient as one op: grad_output passes where self is above the threshold

@@ -401,6 +401,11 @@ CASES = {
     "names_views": lambda: names(lambda a: a.reshape(6).view(3, 2).t().contiguous().expand(2, 2, 3).sum(), x()),
     "names_ops": lambda: names(lambda a: (a.exp() * 2 + 1).sigmoid().max(), x()),
     "names_inplace": lambda: names(lambda a: (a * 1).mul_(2).add_(1).sum(), x()),
+    # adaptive average pooling to 1x1 is a mean; to other sizes, the pooling's own node
+    "names_adaptive_pool_one": lambda: names(
+        lambda a: torch.nn.functional.adaptive_avg_pool2d(a.view(1, 2, 3), 1).sum(), x()),
+    "names_adaptive_pool": lambda: names(
+        lambda a: torch.nn.functional.adaptive_avg_pool2d(a.view(1, 2, 3), (2, 2)).sum(), x()),
     "error_backward_twice": backward_twice,
     "error_saved_modified": saved_modified,
     "error_leaf_inplace": leaf_inplace,

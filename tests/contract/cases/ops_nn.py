@@ -188,6 +188,15 @@ pool("adaptive_avg_pool2d_1d", "adaptive_avg_pool2d", [8], 2, via=AD)
 pool("adaptive_avg_pool2d_5d", "adaptive_avg_pool2d", [2, 3, 4, 4, 4], 2, via=AD)
 pool("adaptive_avg_pool2d_empty_plane", "adaptive_avg_pool2d", [2, 3, 0, 4], 2, via=AD)
 pool("adaptive_avg_pool2d_empty_batch", "adaptive_avg_pool2d", [0, 3, 4, 4], 2, via=AD)
+# to 1x1, PyTorch takes the mean over the last two dims: whatever dims and dtypes mean takes
+for dt in ("float32", "float16", "bfloat16", "int64"):
+    pool("adaptive_avg_pool2d_one_%s" % dt, "adaptive_avg_pool2d", [2, 5, 9, 11], 1, dt=dt, via=AD)
+pool("adaptive_avg_pool2d_one_t", "adaptive_avg_pool2d", X, (1, 1), lay="t", via=AD)
+pool("adaptive_avg_pool2d_one_2d", "adaptive_avg_pool2d", [3, 4], 1, via=AD)
+pool("adaptive_avg_pool2d_one_5d", "adaptive_avg_pool2d", [2, 3, 4, 4, 4], 1, via=AD)
+add("adaptive_avg_pool2d_one_1d", call("adaptive_avg_pool2d", T("float32", [8]), 1, via=AD, expect=["range"]))
+pool("adaptive_avg_pool2d_one_empty_plane", "adaptive_avg_pool2d", [2, 3, 0, 4], 1, via=AD)
+pool("adaptive_avg_pool2d_one_empty_batch", "adaptive_avg_pool2d", [0, 3, 4, 4], 1, via=AD)
 
 Y = [2, 3, 9]
 pool("max_pool1d", "max_pool1d", Y, 3, 2, 1, dt="float64")
