@@ -24,3 +24,16 @@ for _, c in ipairs(cases) do
     return torch.convolution_backward_weight(g, x, c[3], { 1 }, { pad }, { 1 }, false, 1)
   end, n) * 1e6, "us")
 end
+
+-- a decoder's upsampling layer: ConvTranspose2d 64 -> 32 channels, 4x4, stride 2, padding 1
+-- (28x28 -> 56x56), batch 16; forward, and the backward pass (input and weight gradients)
+local xt, wt = torch.randn(16, 64, 28, 28), torch.randn(64, 32, 4, 4)
+B.result("conv_transpose2d_16x64x28x28_k4s2p1", B.time_per_call(function()
+  return torch.conv_transpose2d(xt, wt, nil, 2, 1)
+end, 5) * 1e6, "us")
+local xtg, wtg = xt:clone():requires_grad_(), wt:clone():requires_grad_()
+local yt = torch.conv_transpose2d(xtg, wtg, nil, 2, 1)
+local gt = torch.randn(yt:size())
+B.result("conv_transpose2d_16x64x28x28_k4s2p1_bw", B.time_per_call(function()
+  return torch.autograd.grad({ yt }, { xtg, wtg }, { grad_outputs = { gt }, retain_graph = true })
+end, 5) * 1e6, "us")

@@ -20,3 +20,12 @@ for name, xs, ws, pad, n in cases:
         lambda: bw(g, x, w, None, [1, 1], [pad, pad], [1, 1], False, [0, 0], 1, [True, False, False]), n) * 1e6, "us")
     result(name + "_bw_weight", time_per_call(
         lambda: bw(g, x, w, None, [1, 1], [pad, pad], [1, 1], False, [0, 0], 1, [False, True, False]), n) * 1e6, "us")
+
+xt, wt = torch.randn(16, 64, 28, 28), torch.randn(64, 32, 4, 4)
+result("conv_transpose2d_16x64x28x28_k4s2p1",
+       time_per_call(lambda: torch.conv_transpose2d(xt, wt, None, 2, 1), 5) * 1e6, "us")
+xtg, wtg = xt.clone().requires_grad_(), wt.clone().requires_grad_()
+yt = torch.conv_transpose2d(xtg, wtg, None, 2, 1)
+gt = torch.randn(yt.shape)
+result("conv_transpose2d_16x64x28x28_k4s2p1_bw",
+       time_per_call(lambda: torch.autograd.grad([yt], [xtg, wtg], [gt], retain_graph=True), 5) * 1e6, "us")

@@ -39,7 +39,7 @@ B.result("rand_10M", B.time_per_call(function() return torch.rand(N) end, 3) * 1
 B.result("randn_10M", B.time_per_call(function() return torch.randn(N) end, 3) * 1e3, "ms")
 
 -- a training step's nn hot paths: a classifier's loss with its gradient, batch norm's forward in
--- training and ReLU's gradient on a ResNet block's 32x64x56x56 activations
+-- training and its gradient, and ReLU's gradient on a ResNet block's 32x64x56x56 activations
 local logits, classes = torch.randn(64, 10, { requires_grad = true }), torch.randint(1, 11, { 64 })
 B.result("cross_entropy_64x10_fwd_bwd", B.time_per_call(function()
   torch.nn.functional.cross_entropy(logits, classes):backward()
@@ -49,6 +49,11 @@ B.result("softmax_16x4x128x128", B.time_per_call(function() return scores:softma
 local act = torch.randn(32, 64, 56, 56)
 B.result("batch_norm_train_32x64x56x56", B.time_per_call(function()
   return torch.batch_norm(act, nil, nil, nil, nil, true, 0.1, 1e-5, false)
+end, 5) * 1e3, "ms")
+local bn_in, bn_w, bn_b = act:clone():requires_grad_(), torch.rand(64):requires_grad_(), torch.rand(64):requires_grad_()
+local bn_out, bn_grad = torch.batch_norm(bn_in, bn_w, bn_b, nil, nil, true, 0.1, 1e-5, false), torch.randn(32, 64, 56, 56)
+B.result("batch_norm_train_backward_32x64x56x56", B.time_per_call(function()
+  return torch.autograd.grad({ bn_out }, { bn_in, bn_w, bn_b }, { grad_outputs = { bn_grad }, retain_graph = true })
 end, 5) * 1e3, "ms")
 local act_in = act:clone():requires_grad_()
 local act_out, act_grad = act_in:relu(), torch.randn(32, 64, 56, 56)

@@ -48,6 +48,11 @@ result("softmax_16x4x128x128", time_per_call(lambda: scores.softmax(3), 20) * 1e
 act = torch.randn(32, 64, 56, 56)
 result("batch_norm_train_32x64x56x56",
        time_per_call(lambda: torch.batch_norm(act, None, None, None, None, True, 0.1, 1e-5, False), 5) * 1e3, "ms")
+bn_in, bn_w, bn_b = act.clone().requires_grad_(), torch.rand(64).requires_grad_(), torch.rand(64).requires_grad_()
+bn_out, bn_grad = torch.batch_norm(bn_in, bn_w, bn_b, None, None, True, 0.1, 1e-5, False), torch.randn(32, 64, 56, 56)
+result("batch_norm_train_backward_32x64x56x56",
+       time_per_call(lambda: torch.autograd.grad([bn_out], [bn_in, bn_w, bn_b], [bn_grad], retain_graph=True), 5) * 1e3,
+       "ms")
 act_in = act.clone().requires_grad_()
 act_out, act_grad = act_in.relu(), torch.randn(32, 64, 56, 56)
 result("relu_backward_32x64x56x56",
