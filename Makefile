@@ -141,7 +141,8 @@ HOT_LOOPS := backends/cpu/cpu_ew_families.c backends/cpu/cpu_ew_families_avx2.c 
              backends/cpu/cpu_conv_cvec_weight_avx512.c backends/cpu/cpu_exp_avx512.c \
              backends/cpu/cpu_ew_stream_avx512.c backends/cpu/cpu_ew_tile_avx512.c \
              backends/cpu/cpu_cast_stream_avx512.c backends/cpu/cpu_softmax_avx512.c \
-             backends/cpu/cpu_pool_avx512.c backends/cpu/cpu_pool.c backends/cpu/cpu_copy.c backends/cpu/cpu_batch_norm.c
+             backends/cpu/cpu_pool_avx512.c backends/cpu/cpu_pool.c backends/cpu/cpu_copy.c backends/cpu/cpu_batch_norm.c \
+             backends/cpu/cpu_reduce_rows_avx512.c
 $(patsubst %.c,$(OBJ)/%.o,$(HOT_LOOPS)): override CFLAGS += -O3 -funroll-loops -fno-math-errno
 $(OBJ)/backends/cpu/cpu_ew_families_avx2.o $(OBJ)/backends/cpu/cpu_reduce_loops_avx2.o \
 $(OBJ)/backends/cpu/cpu_conv_direct_avx2.o: override CFLAGS += -mavx2 -mfma
@@ -153,7 +154,8 @@ $(OBJ)/backends/cpu/cpu_conv_cvec_avx512.o $(OBJ)/backends/cpu/cpu_transpose_avx
 $(OBJ)/backends/cpu/cpu_conv_cvec_weight_avx512.o $(OBJ)/backends/cpu/cpu_exp_avx512.o \
 $(OBJ)/backends/cpu/cpu_ew_stream_avx512.o $(OBJ)/backends/cpu/cpu_ew_tile_avx512.o \
 $(OBJ)/backends/cpu/cpu_cast_stream_avx512.o $(OBJ)/backends/cpu/cpu_pool_avx512.o \
-$(OBJ)/backends/cpu/cpu_softmax_avx512.o: override CFLAGS += -mavx512f -mavx2 -mfma
+$(OBJ)/backends/cpu/cpu_softmax_avx512.o $(OBJ)/backends/cpu/cpu_reduce_rows_avx512.o: \
+    override CFLAGS += -mavx512f -mavx2 -mfma
 
 # the element-wise and reduction tables belong to the backends' shared layer (backends/common)
 $(OBJ)/gen/mt_ew_gen.o $(OBJ)/gen/mt_red_gen.o: override CFLAGS += $(BACKEND_INCLUDES)

@@ -91,6 +91,10 @@ int mt_cpu_sgemm_avx512_c0(int64_t M, int64_t N, int64_t K, float alpha, const f
 void mt_cpu_transpose4_avx512(const char *src, int64_t s0, int64_t rows, int64_t cols, char *dst,
                               int64_t dld);
 void mt_cpu_pool_register(void);
+/* out[r] = the sum (or, when mean, the mean) of row r of 16 float32 rows of n <= MT_SUM_BLOCK
+ * values, ld floats apart, as one row at a time would give it; CPUs with AVX-512F only
+ * (cpu_reduce_rows_avx512.c) */
+void mt_cpu_sum_rows16_f32(const float *x, int64_t ld, int64_t n, bool mean, float *out);
 /* float32 max pooling of planes [p0, p1) with 2 x 2 windows at stride 2, where
  * mt_cpu_max_pool_2x2_fits (cpu_pool_avx512.c, AVX-512F) */
 struct mt_pool_geom;

@@ -3,8 +3,8 @@
 -- walk of each row; reductions over leading dims (running values over column stretches, split
 -- across threads), against the same reduction of the transposed copy and for any thread count;
 -- variance over every dim but one read in place (batch norm's statistics), against the two-pass
--- formula in float64 over the permuted copy; float32 softmax rows 16 lanes at a time, against
--- float64.
+-- formula in float64 over the permuted copy; short float32 rows summed 16 at a time, against
+-- one row at a time; float32 softmax rows 16 lanes at a time, against float64.
 local torch = require "mindtorch"
 
 -- the first NaN of a row, else its first extreme: value and 1-based position
@@ -118,6 +118,30 @@ describe("CPU reductions", function()
     local e = torch.var(torch.zeros(0, 3, 70), { 1, 3 })
     assert.is_true(torch.isnan(e):all():item())
   end)
+  -- cpu_reduce_rows_avx512.c: 16 rows at a time where the CPU has AVX-512F (the last rows of a
+  -- part one at a time); every row's value must be the one-row sum's to the bit, whatever the
+  -- order of additions a change would bring
+  it("sum and average short float32 rows 16 at a time to the bit of one row at a time", function()
+    torch.manual_seed(2)
+    local bad = {}
+    for n = 1, 140 do
+      local x = torch.randn(37, n) * torch.rand(37, 1) * 1000
+      if n % 7 == 0 then
+        x[{ 3, 1 }] = 0 / 0
+        x[{ 5, n }] = math.huge
+        x[6]:fill_(-0.0)
+      end
+      local sums, means = x:sum(2), x:mean(2)
+      for i = 1, 37 do
+        local a, b = sums[i]:item(), x[i]:sum():item()
+        local c, d = means[i]:item(), x[i]:mean():item()
+        local same = (a == b or (a ~= a and b ~= b)) and (c == d or (c ~= c and d ~= d))
+        if not same and #bad < 5 then bad[#bad + 1] = ("n %d row %d: %s %s, %s %s"):format(n, i, a, b, c, d) end
+      end
+    end
+    assert.are.same({}, bad)
+  end)
+
   it("give float32 softmax and log_softmax rows of every length within float32 rounding, NaN rows NaN", function()
     torch.manual_seed(8)
     for _, n in ipairs { 1, 2, 15, 16, 17, 33, 100, 1000 } do
