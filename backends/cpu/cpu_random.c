@@ -481,6 +481,7 @@ static double stirling_tail(double k) { /* log k! - its Stirling approximation *
     static T binomial_##SFX(mt_generator *g, T count, T prob) {                                    \
         if (count <= 0.0 || prob <= 0.0) return 0;                                                 \
         if (prob >= 1.0) return count;                                                             \
+        if (count != count) return count; /* NaN: the samplers' loops would never end */           \
         if (prob <= 0.5)                                                                           \
             return count * prob >= 10.0 ? btrs_##SFX(g, count, prob)                               \
                                         : inversion_##SFX(g, count, prob);                         \

@@ -1879,6 +1879,10 @@ describe("the other random distributions on cuda", function()
     assert.are.equal(0, torch.poisson(rates):cpu()[1][1]:item())
     local edge = torch.binomial(torch.tensor({ 5, 0, 7 }, { device = "cuda" }):float(), torch.tensor({ 1, 0.5, 0 }, { device = "cuda" }))
     assert.are.same({ 5, 0, 0 }, edge:cpu():tolist())
+    -- a NaN count: NaN past the prob checks (the samplers' loops would never end), as on the CPU
+    local nan_count = torch.binomial(torch.full({ 4 }, 0 / 0, { device = "cuda" }),
+      torch.tensor({ 0.3, 0.7, 0, 1 }, { device = "cuda" })):cpu()
+    assert.are.same({ true, true, false, true }, nan_count:isnan():tolist())
     assert.are.equal(err(torch.poisson, torch.tensor({ 1, -1.0 })), err(torch.poisson, torch.tensor({ 1, -1.0 }, { device = "cuda" })))
     assert.are.equal(err(torch.poisson, torch.tensor({ 1, 0 / 0 })), err(torch.poisson, torch.tensor({ 1, 0 / 0 }, { device = "cuda" })))
   end)

@@ -403,3 +403,26 @@ describe("sizes from the API fuzzer", function()
       "linalg.solve: The input tensor B must have at least 2 dimensions.")
   end)
 end)
+
+-- found by the API fuzzer (seed 157 on the asan build): a NaN count made binomial's samplers loop
+-- forever (PyTorch 1.13's hang too); a NaN count samples NaN now, and no count or probability,
+-- however extreme, keeps a sampler from returning
+describe("samplers on values that are not finite", function()
+  it("return for every count and probability binomial takes, and poisson for every rate", function()
+    local counts = { 0 / 0, math.huge, -math.huge, 1e30, 2 ^ 53, 0, 3 }
+    local probs = { 0 / 0, math.huge, -math.huge, 0, 1, 1e-30, 1e-7, 0.5, 0.999999 }
+    for _, dt in ipairs { torch.float32, torch.float64 } do
+      local c, p = torch.tensor(counts, { dtype = dt }):view(-1, 1), torch.tensor(probs, { dtype = dt })
+      local s = torch.binomial(c:expand(#counts, #probs):contiguous(), p:expand(#counts, #probs):contiguous())
+      assert.are.same({ #counts, #probs }, { s.shape[1], s.shape[2] })
+      -- a NaN count samples 0 where prob <= 0 (as PyTorch), NaN otherwise; no sample is negative
+      for j = 1, #probs do
+        local want_zero = probs[j] <= 0
+        assert.is_true(want_zero and s[{ 1, j }]:item() == 0 or s[{ 1, j }]:isnan():item(), dt.name .. " NaN count")
+      end
+      assert.is_true(s:isfinite():logical_not():logical_or(s:ge(0)):all():item())
+      local r = torch.poisson(torch.tensor({ math.huge, 1e30, 2 ^ 53, 0, 3 }, { dtype = dt }))
+      assert.are.equal(5, r.shape[1])
+    end
+  end)
+end)

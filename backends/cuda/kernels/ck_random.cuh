@@ -123,6 +123,7 @@ __device__ static inline double binomial_draw(const ck_random_args &a, uint64_t 
                                               double prob) {
     if (count <= 0.0 || prob <= 0.0) return 0;
     if (prob >= 1.0) return count;
+    if (count != count) return count; // NaN: the samplers' loops would never end (cpu_random.c)
     if (prob <= 0.5) return binomial_half(a, c, count, prob);
     if (prob > 0.5) return count - binomial_half(a, c, count, 1.0 - prob);
     return prob; // NaN
