@@ -136,6 +136,15 @@ int mt_avg_pool_geom(mt_value *a, mt_pool_geom *g) {
     return float_only("avg_pool2d", in, true);
 }
 
+/* PyTorch's refusal of a negative output size, for the kernel and the composite alike */
+static int negative_output_size(const mt_value *os) {
+    if (os->il[0] >= 0 && os->il[1] >= 0) return 0;
+    return mt_error(MT_ERR_RUNTIME,
+                    "adaptive_avg_pool2d: elements of output_size must be greater than or equal "
+                    "to 0 but received {%lld, %lld}",
+                    (long long)os->il[0], (long long)os->il[1]);
+}
+
 int mt_adaptive_pool_geom(const mt_tensor *in, const mt_value *os, mt_pool_geom *g) {
     char b[160];
     if (os->n != 2) return mt_error(MT_ERR_RUNTIME, "adaptive_avg_pool2d: output_size must be 2");
@@ -150,12 +159,7 @@ int mt_adaptive_pool_geom(const mt_tensor *in, const mt_value *os, mt_pool_geom 
                             "non-batch dimensions, but "
                             "input has sizes %s with dimension %d being empty",
                             mt_sizes_str(in->ndim, in->sizes, b, sizeof b), i);
-    if (os->il[0] < 0 || os->il[1] < 0)
-        return mt_error(MT_ERR_RUNTIME,
-                        "adaptive_avg_pool2d: elements of output_size must be greater than or "
-                        "equal to 0 but received "
-                        "{%lld, %lld}",
-                        (long long)os->il[0], (long long)os->il[1]);
+    if (negative_output_size(os)) return -1;
     int n = in->ndim;
     *g = (mt_pool_geom){.planes = (n == 4 ? in->sizes[0] : 1) * in->sizes[n - 3],
                         .H = in->sizes[n - 2],
@@ -377,11 +381,7 @@ static int c_adaptive_avg_pool2d(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     const mt_value *os = &a[1];
     if (os->n != 2) return mt_error(MT_ERR_RUNTIME, "adaptive_avg_pool2d: output_size must be 2");
-    if (os->il[0] < 0 || os->il[1] < 0)
-        return mt_error(MT_ERR_RUNTIME,
-                        "adaptive_avg_pool2d: elements of output_size must be greater than or "
-                        "equal to 0 but received {%lld, %lld}",
-                        (long long)os->il[0], (long long)os->il[1]);
+    if (negative_output_size(os)) return -1;
     if (os->il[0] == 1 && os->il[1] == 1)
         return mt_ret_tensor(r, mto_mean_dim(a[0].t, MT_ILIST(-1, -2), true, -1));
     return mt_ret_tensor(r, mto__adaptive_avg_pool2d(a[0].t, (mt_ilist){os->il, 2}));
