@@ -181,22 +181,25 @@ local lazy = { nn = "mindtorch.nn", optim = "mindtorch.optim", utils = "mindtorc
 -- torch.* that mindtorch.nn defines (ATen's forms of its losses and layers): loading nn makes them
 local nn_defined = { ctc_loss = true, embedding_bag = true }
 
--- torch.<dev> for an accelerator type the device registry knows (src/mt_device.c): the
--- device module's own Lua file when it ships one (mindtorch.npu), else the shared shape
--- (mindtorch._accelerator) over its C module (mindtorch.<dev>_backend), else a table that
+-- torch.<dev> for an accelerator type the device registry knows (src/mt_device.c): where its C
+-- module (mindtorch.<dev>_backend) is found, the device's own Lua file when it ships one
+-- (mindtorch.npu), else the shared shape (mindtorch._accelerator) over the module; else a table that
 -- answers as PyTorch's build without that backend (mindtorch._no_accelerator: is_available()
 -- false, so that `if torch.cuda.is_available() then` scripts run; the rest say it is missing).
 local function device_table(k)
   if k == "cpu" or k == "meta" then return nil end
   local ok, dev = pcall(torch.device, k)
   if not ok or dev.type ~= k then return nil end
+  -- the C module decides: a Lua file (mindtorch.npu) without its module (an install that left
+  -- the module out, a host that embeds the core alone) answers as a build without the backend
+  local backend = "mindtorch." .. k .. "_backend"
+  if not (package.loaded[backend] or package.preload[backend] or package.searchpath(backend, package.cpath)) then
+    return require("mindtorch._no_accelerator")(k)
+  end
   if package.searchpath("mindtorch." .. k, package.path) then return require("mindtorch." .. k) end
   local NAME = k:upper()
-  if package.searchpath("mindtorch." .. k .. "_backend", package.cpath) then
-    return require "mindtorch._accelerator"(require("mindtorch." .. k .. "_backend"),
-      { type = k, name = NAME, props = "_" .. NAME .. "DeviceProperties" })
-  end
-  return require("mindtorch._no_accelerator")(k)
+  return require "mindtorch._accelerator"(require(backend),
+    { type = k, name = NAME, props = "_" .. NAME .. "DeviceProperties" })
 end
 
 setmetatable(torch, {

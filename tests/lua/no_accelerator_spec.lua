@@ -48,3 +48,38 @@ describe("torch.xpu without its backend", function()
     assert.are.equal(msg, err(function() return torch.ones(2):to("xpu:0") end))
   end)
 end)
+
+-- torch.npu's Lua file ships with the Lua files; its C module may not (an install without it, a
+-- host embedding the core alone, the fuzz targets): the module decides (found by the libFuzzer
+-- smoke: a checkpoint saved on "npu" made torch.load raise require's "module not found")
+describe("torch.npu whose C module is not found", function()
+  local function without_backend(f)
+    local cpath, loaded, npu = package.cpath, package.loaded["mindtorch.npu_backend"], rawget(torch, "npu")
+    package.cpath, package.loaded["mindtorch.npu_backend"] = "/nonexistent/?.so", nil
+    rawset(torch, "npu", nil)
+    local ok, e = pcall(f)
+    package.cpath, package.loaded["mindtorch.npu_backend"] = cpath, loaded
+    rawset(torch, "npu", npu)
+    assert(ok, e)
+  end
+
+  it("answers as a build without the NPU", function()
+    without_backend(function()
+      assert.is_false(torch.npu.is_available())
+      assert.are.equal(0, torch.npu.device_count())
+      assert.are.equal("Torch not compiled with NPU enabled", torch.npu.unavailable_reason())
+      assert.are.equal("Torch not compiled with NPU enabled", err(torch.npu.current_device))
+    end)
+  end)
+
+  it("lets torch.load refuse a checkpoint saved on the NPU in PyTorch's words", function()
+    without_backend(function()
+      -- written by PyTorch 1.13: torch.arange(4.) with its storage's location set to "npu"
+      local path = "tests/fuzz/corpus/ptload/location_npu.pt"
+      assert.are.equal(path .. ": Attempting to deserialize object on a NPU device but torch.npu.is_available() "
+        .. "is False. If you are running on a CPU-only machine, please use torch.load with map_location='cpu' "
+        .. "to map your storages to the CPU.", err(torch.load, path))
+      assert.are.same({ 0, 1, 2, 3 }, torch.load(path, { map_location = "cpu" }):tolist())
+    end)
+  end)
+end)
