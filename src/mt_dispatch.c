@@ -370,7 +370,7 @@ static int dispatch_cpu_scalars(const mt_op *op, mt_keyset ks, mt_device dev, mt
             return mt_error(MT_ERR_RUNTIME,
                             "Trying to pass too many CPU scalars to non-CPU kernel!");
         }
-        if (!(made = mto_to_device(t, dev, -1, false, false))) return -1;
+        if (!(made = mto_to_device(t, dev, -1, false, false, NULL))) return -1;
         moved[a] = mt_vtensor(made);
     }
     int rc = dispatch(op, ks & ~(1u << MT_KEY_CPU), dev, moved, rets);

@@ -255,6 +255,60 @@ int64_t mt_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) 
     return n;
 }
 
+/* PyTorch's memory formats: the order of the dims from the innermost out, channels innermost
+ * for channels_last (N, C, H, W) and channels_last_3d (N, C, D, H, W); rank 0 for the formats
+ * any rank has (contiguous_format, preserve_format), -1 for a name that is none of them */
+static int memory_format_order(const char *fmt, const int **order) {
+    static const int cl2d[] = {1, 3, 2, 0}, cl3d[] = {1, 4, 3, 2, 0};
+    *order = NULL;
+    if (!fmt || strcmp(fmt, "contiguous_format") == 0 || strcmp(fmt, "preserve_format") == 0)
+        return 0;
+    if (strcmp(fmt, "channels_last") == 0) return *order = cl2d, 4;
+    if (strcmp(fmt, "channels_last_3d") == 0) return *order = cl3d, 5;
+    return -1;
+}
+
+bool mt_memory_format_known(const char *fmt) {
+    const int *order;
+    return fmt && memory_format_order(fmt, &order) >= 0;
+}
+
+bool mt_tensor_is_contiguous_as(const mt_tensor *t, const char *fmt) {
+    const int *order;
+    int rank = memory_format_order(fmt, &order);
+    if (rank == 0) return mt_tensor_is_contiguous(t);
+    if (rank != t->ndim) return false;
+    /* as PyTorch's check: no exception for empty tensors, size-1 dims take any stride */
+    int64_t expected = 1;
+    for (int k = 0; k < rank; k++) {
+        int d = order[k];
+        if (t->sizes[d] == 1) continue;
+        if (t->strides[d] != expected) return false;
+        expected *= t->sizes[d];
+    }
+    return true;
+}
+
+int mt_memory_format_strides(const char *fmt, int ndim, const int64_t *sizes, int64_t *strides) {
+    const int *order;
+    int rank = memory_format_order(fmt, &order);
+    if (rank < 0 || (fmt && strcmp(fmt, "preserve_format") == 0))
+        return mt_error(MT_ERR_RUNTIME, "unsupported memory format '%s'", fmt);
+    if (rank == 0)
+        return mt_contiguous_strides(ndim, sizes, strides) < 0
+                   ? mt_error(MT_ERR_RUNTIME, "tensor size overflows")
+                   : 0;
+    if (ndim != rank)
+        return mt_error(MT_ERR_RUNTIME, "required rank %d tensor to use %s format", rank, fmt);
+    int64_t acc = 1; /* PyTorch's products of the sizes: a 0 size gives the outer dims stride 0 */
+    for (int k = 0; k < rank; k++) {
+        strides[order[k]] = acc;
+        if (mt_mul_overflow(acc, sizes[order[k]], &acc))
+            return mt_error(MT_ERR_RUNTIME, "tensor size overflows");
+    }
+    return 0;
+}
+
 int64_t mt_check_sizes(int ndim, const int64_t *sizes) {
     int64_t n = 1;
     for (int i = 0; i < ndim; i++) {

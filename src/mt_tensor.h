@@ -109,6 +109,15 @@ static inline bool mt_tensor_requires_grad(const mt_tensor *t) {
 
 /* Strides of a contiguous layout; returns the element count (or -1 on overflow). */
 MT_API int64_t mt_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
+/* PyTorch's memory formats by name ("contiguous_format", "channels_last", "channels_last_3d",
+ * "preserve_format"): whether t is laid out densely in that order (is_contiguous(memory_format):
+ * preserve_format and contiguous_format ask for the contiguous layout; a tensor of another rank
+ * is not channels-last), and the strides of that layout for new sizes (-1 with PyTorch's error
+ * for a rank the format does not fit, preserve_format, a name that is none). */
+MT_API bool mt_memory_format_known(const char *fmt);
+MT_API bool mt_tensor_is_contiguous_as(const mt_tensor *t, const char *fmt);
+MT_API int mt_memory_format_strides(const char *fmt, int ndim, const int64_t *sizes,
+                                    int64_t *strides);
 /* Number of elements, erroring on negative sizes with PyTorch's text. -1 on error. */
 MT_API int64_t mt_check_sizes(int ndim, const int64_t *sizes);
 /* The checked geometry arithmetic every path uses (creation, views, resize_, storages, loaders,

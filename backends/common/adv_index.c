@@ -22,7 +22,7 @@ static mt_tensor *on_device(mt_tensor *t, mt_device dev) {
         mt_tensor_incref(t);
         return t;
     }
-    return mto_to_device(t, dev, -1, false, false);
+    return mto_to_device(t, dev, -1, false, false, NULL);
 }
 
 /* The entries of `list` for *self with every mask replaced by the index tensors of its true
@@ -64,8 +64,8 @@ static int expand_indices(mt_tensor **self, mt_value list, mt_tensor **out, int 
             pos++;
             continue;
         }
-        mt_tensor *mask =
-            dt == MT_BOOL ? (mt_tensor_incref(ix), ix) : mto_to_dtype(ix, MT_BOOL, false, false);
+        mt_tensor *mask = dt == MT_BOOL ? (mt_tensor_incref(ix), ix)
+                                        : mto_to_dtype(ix, MT_BOOL, false, false, NULL);
         if (!mask) {
             st = -1;
             break;
@@ -153,7 +153,7 @@ static int c_index_put_(mt_call *c, mt_value *a, mt_value *r) {
      * torch.tensor(1.0) on cuda) */
     bool move = values->ndim == 0 && !mt_device_eq(values->device, self->device);
     bool copy = !move && values->storage == self->storage && mt_tensors_overlap(values, self);
-    mt_tensor *v = move   ? mto_to_device(values, self->device, -1, false, false)
+    mt_tensor *v = move   ? mto_to_device(values, self->device, -1, false, false, NULL)
                    : copy ? mto_clone(values, NULL)
                           : values;
     mt_tensor *w = v ? mto__index_put_int_(target, ix, n, v, a[3].b) : NULL;

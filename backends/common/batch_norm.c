@@ -71,7 +71,7 @@ static int c_batch_norm_with_var(mt_call *c, mt_value *a, mt_value *r) {
         mean = rmean;
         mt_tensor_incref(mean);
         t = mto_add_Scalar(rvar, mt_vdouble(eps), mt_vint(1));
-        var = mto_empty(none, x->dtype, x->device, false, false);
+        var = mto_empty(none, x->dtype, x->device, false, false, NULL);
     }
     if (!t || !var || !(invstd = mto_rsqrt(t))) goto done;
     mt_tensor_decref(t);
@@ -80,8 +80,8 @@ static int c_batch_norm_with_var(mt_call *c, mt_value *a, mt_value *r) {
         save_mean = mean, save_invstd = invstd;
         mt_tensor_incref(save_mean);
         mt_tensor_incref(save_invstd);
-    } else if (!(save_mean = mto_empty(none, x->dtype, x->device, false, false)) ||
-               !(save_invstd = mto_empty(none, x->dtype, x->device, false, false))) {
+    } else if (!(save_mean = mto_empty(none, x->dtype, x->device, false, false, NULL)) ||
+               !(save_invstd = mto_empty(none, x->dtype, x->device, false, false, NULL))) {
         goto done;
     }
     /* out = input * scale + shift per channel: scale = weight * invstd, shift = bias - mean *

@@ -42,8 +42,8 @@ static mt_tensor *isclose(mt_tensor *self, mt_tensor *other, double rtol, double
     /* integers compare in the default dtype */
     mt_tensor *x = self, *y = other;
     if (!mt_dtype_is_floating(dt)) {
-        x = mto_to_dtype(self, mt_default_dtype(), false, false);
-        y = x ? mto_to_dtype(other, mt_default_dtype(), false, false) : NULL;
+        x = mto_to_dtype(self, mt_default_dtype(), false, false, NULL);
+        y = x ? mto_to_dtype(other, mt_default_dtype(), false, false, NULL) : NULL;
     } else {
         mt_tensor_incref(x);
         mt_tensor_incref(y);
@@ -72,7 +72,7 @@ static int all_true(mt_tensor *t, mt_value *r) {
     mt_tensor *all = mto_all(t);
     mt_tensor_decref(t);
     if (!all) return -1;
-    mt_tensor *cpu = mto_to_device(all, MT_CPU, -1, false, false);
+    mt_tensor *cpu = mto_to_device(all, MT_CPU, -1, false, false, NULL);
     mt_tensor_decref(all);
     if (!cpu) return -1;
     r[0] = mt_vbool(*(const uint8_t *)mt_tensor_data(cpu) != 0);

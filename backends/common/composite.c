@@ -106,16 +106,30 @@ static int c_unflatten(mt_call *c, mt_value *a, mt_value *r) {
     return mt_ret_tensor(r, mto_view(s, (mt_ilist){shape, n}));
 }
 
+/* contiguous(memory_format): PyTorch's default is contiguous_format; preserve_format asks for
+ * the contiguous layout too and copies as clone preserves */
 static int c_contiguous(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    if (mt_tensor_is_contiguous(a[0].t)) return mt_ret_self(r, a[0].t);
-    return mt_ret_tensor(r, mto_clone(a[0].t, "contiguous_format"));
+    const char *fmt = a[1].tag == MT_V_STR ? a[1].s : "contiguous_format";
+    if (mt_tensor_is_contiguous_as(a[0].t, fmt)) return mt_ret_self(r, a[0].t);
+    return mt_ret_tensor(r, mto_clone(a[0].t, fmt));
 }
 
-/* empty_like/zeros_like/ones_like/full_like: (self, [fill_value,] *, dtype, device, rg) */
-static mt_tensor *empty_like(mt_tensor *s, mt_value dtype, mt_value device) {
+/* the strides of a new tensor shaped like s in memory format fmt (NULL: preserve_format, the
+ * default of the *_like factories and of to(): s's own when dense, else PyTorch's suggestion) */
+static int strides_as(const mt_tensor *s, const char *fmt, int64_t *strides) {
+    if (!fmt || strcmp(fmt, "preserve_format") == 0) {
+        mt_preserve_strides(s, strides);
+        return 0;
+    }
+    return mt_memory_format_strides(fmt, s->ndim, s->sizes, strides);
+}
+
+/* empty_like/zeros_like/ones_like/full_like: (self, [fill_value,] *, dtype, device, rg,
+ * memory_format) */
+static mt_tensor *empty_like(mt_tensor *s, mt_value dtype, mt_value device, mt_value format) {
     int64_t strides[MT_MAX_DIM];
-    mt_preserve_strides(s, strides);
+    if (strides_as(s, format.tag == MT_V_STR ? format.s : NULL, strides)) return NULL;
     mt_device dev = device.tag == MT_V_DEVICE ? device.dev : s->device;
     int dt = dtype.tag == MT_V_DTYPE ? dtype.dtype : s->dtype;
     return mto_empty_strided(sizes_of(s), (mt_ilist){strides, s->ndim}, dt, dev, false, false);
@@ -123,7 +137,7 @@ static mt_tensor *empty_like(mt_tensor *s, mt_value dtype, mt_value device) {
 
 static int c_like(mt_call *c, mt_value *a, mt_value *r) {
     int id = c->op->id, at = id == MT_OP_full_like ? 2 : 1;
-    mt_tensor *t = empty_like(a[0].t, a[at], a[at + 1]);
+    mt_tensor *t = empty_like(a[0].t, a[at], a[at + 1], a[at + 3]);
     if (!t) return -1;
     if (id == MT_OP_empty_like) return mt_ret_tensor(r, t);
     mt_tensor *f = id == MT_OP_zeros_like  ? mto_zero_(t)
@@ -138,30 +152,35 @@ static int c_zero_(mt_call *c, mt_value *a, mt_value *r) {
     return mt_ret_tensor(r, mto_fill__Scalar(a[0].t, mt_vint(0)));
 }
 
-/* to(): self itself when neither device nor dtype changes (and copy=false) */
+/* to(): self itself when neither device nor dtype changes, self is laid out as memory_format
+ * asks (preserve_format, the default, asks nothing) and copy=false */
 static int to_common(mt_tensor *s, mt_value device, mt_value dtype, bool non_blocking, bool copy,
-                     mt_value *r) {
+                     mt_value format, mt_value *r) {
     mt_device dev = device.tag == MT_V_DEVICE ? mt_device_resolve(device.dev) : s->device;
     if (dev.type == MT_DEV_CPU) dev.index = -1;
     int dt = dtype.tag == MT_V_DTYPE ? dtype.dtype : s->dtype;
-    if (!copy && mt_device_eq(dev, s->device) && dt == s->dtype) return mt_ret_self(r, s);
-    return mt_ret_tensor(r, mto__to_copy(s, dt, dev, non_blocking));
+    const char *fmt = format.tag == MT_V_STR ? format.s : NULL;
+    bool laid_out =
+        !fmt || strcmp(fmt, "preserve_format") == 0 || mt_tensor_is_contiguous_as(s, fmt);
+    if (!copy && mt_device_eq(dev, s->device) && dt == s->dtype && laid_out)
+        return mt_ret_self(r, s);
+    return mt_ret_tensor(r, mto__to_copy(s, dt, dev, non_blocking, fmt));
 }
 
 static int c_to_device(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return to_common(a[0].t, a[1], a[2], a[3].b, a[4].b, r);
+    return to_common(a[0].t, a[1], a[2], a[3].b, a[4].b, a[5], r);
 }
 
 static int c_to_dtype(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return to_common(a[0].t, MT_NONE, a[1], a[2].b, a[3].b, r);
+    return to_common(a[0].t, MT_NONE, a[1], a[2].b, a[3].b, a[4], r);
 }
 
 static int c_to_other(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
     mt_tensor *o = a[1].t;
-    return to_common(a[0].t, mt_vdevice(o->device), mt_vdtype(o->dtype), a[2].b, a[3].b, r);
+    return to_common(a[0].t, mt_vdevice(o->device), mt_vdtype(o->dtype), a[2].b, a[3].b, a[4], r);
 }
 
 /* A non_blocking copy from an accelerator to the CPU lands in the accelerator's pinned host
@@ -193,7 +212,7 @@ static int c_to_copy(mt_call *c, mt_value *a, mt_value *r) {
     if (s->device.type == MT_DEV_META && dev.type != MT_DEV_META)
         return mt_error(MT_ERR_NOT_IMPLEMENTED, "Cannot copy out of meta tensor; no data!");
     int64_t strides[MT_MAX_DIM];
-    mt_preserve_strides(s, strides);
+    if (strides_as(s, a[4].tag == MT_V_STR ? a[4].s : NULL, strides)) return -1;
     mt_tensor *out = NULL;
     if (a[3].b && dev.type == MT_DEV_CPU && pinned_like(s, strides, dt, &out)) return -1;
     if (!out)
@@ -264,7 +283,7 @@ static int c_logsumexp(mt_call *c, mt_value *a, mt_value *r) {
     bool keep = a[2].b;
     xf = mt_dtype_is_floating((mt_dtype)x->dtype)
              ? (mt_tensor_incref(x), x)
-             : mto_to_dtype(x, mt_default_dtype(), false, false);
+             : mto_to_dtype(x, mt_default_dtype(), false, false, NULL);
     if (!xf) goto done;
     if (xf->numel == 0) { /* no maximum to subtract: log(sum(exp(x))) */
         if ((e = mto_exp(xf)) && (s = mto_sum_dim_IntList(e, dims, keep, -1))) out = mto_log(s);

@@ -69,7 +69,7 @@ static int c_scatter_view(mt_call *c, mt_value *a, mt_value *r) {
 /* a 1-D copy of index with negative positions counted from the end, checked against size */
 static mt_tensor *wrap_indices(mt_tensor *ix, int64_t size, int d) {
     if (ix->device.type == MT_DEV_META) return mto_reshape(ix, MT_ILIST(-1));
-    mt_tensor *flat = mto__to_copy(ix, MT_INT64, MT_CPU, false);
+    mt_tensor *flat = mto__to_copy(ix, MT_INT64, MT_CPU, false, NULL);
     mt_tensor *c1 = flat ? mto_reshape(flat, MT_ILIST(-1)) : NULL;
     mt_tensor *out = c1 ? mto_clone(c1, "contiguous_format") : NULL;
     mt_tensor_decref(flat);
@@ -91,7 +91,7 @@ static mt_tensor *wrap_indices(mt_tensor *ix, int64_t size, int d) {
         if (p[i] < 0) p[i] += size;
     }
     if (ix->device.type == MT_DEV_CPU) return out;
-    mt_tensor *o = mto__to_copy(out, MT_INT64, ix->device, false);
+    mt_tensor *o = mto__to_copy(out, MT_INT64, ix->device, false, NULL);
     mt_tensor_decref(out);
     return o;
 }
@@ -119,7 +119,7 @@ static int c_index_fill_(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *v = NULL, *src = NULL, *w = NULL;
     if (ix1) {
         if (tv) {
-            v = mto__to_copy(a[3].t, s->dtype, s->device, false);
+            v = mto__to_copy(a[3].t, s->dtype, s->device, false, NULL);
         } else {
             v = mto_full(MT_ILIST(1), a[3], s->dtype, s->device, false, false);
         }
@@ -163,7 +163,7 @@ static int c_put_(mt_call *c, mt_value *a, mt_value *r) {
         return mt_error(MT_ERR_INDEX, "put_(): Expected a long tensor for index, but got %s",
                         mt_dtype_scalar_name((mt_dtype)ix->dtype));
     if (ix->device.type == MT_DEV_CPU && ix->numel) { /* PyTorch's range check and text */
-        mt_tensor *ci = mto_contiguous(ix);
+        mt_tensor *ci = mto_contiguous(ix, NULL);
         if (!ci || mt_tensor_sync(ci)) {
             mt_tensor_decref(ci);
             return -1;
@@ -227,7 +227,8 @@ static mt_tensor *count_below(mt_tensor *seq, mt_tensor *v, bool right, bool int
     if (!su || !(vu = mto_unsqueeze(v, v->ndim))) goto done;
     if (!(cmp = right ? mto_le_Tensor(su, vu) : mto_lt_Tensor(su, vu))) goto done;
     if (!(cnt = mto_sum_dim_IntList(cmp, MT_ILIST(-1), false, MT_INT64))) goto done;
-    out = int32 ? mto__to_copy(cnt, MT_INT32, cnt->device, false) : (mt_tensor_incref(cnt), cnt);
+    out = int32 ? mto__to_copy(cnt, MT_INT32, cnt->device, false, NULL)
+                : (mt_tensor_incref(cnt), cnt);
 done:
     mt_tensor_decref(su);
     mt_tensor_decref(vu);
@@ -478,7 +479,7 @@ static int c_resize_as_(mt_call *c, mt_value *a, mt_value *r) {
 
 static int c_type_as(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    return mt_ret_tensor(r, mto_to_dtype(a[0].t, (mt_dtype)a[1].t->dtype, false, false));
+    return mt_ret_tensor(r, mto_to_dtype(a[0].t, (mt_dtype)a[1].t->dtype, false, false, NULL));
 }
 
 static int c_new(mt_call *c, mt_value *a, mt_value *r) {
@@ -492,7 +493,7 @@ static int c_new(mt_call *c, mt_value *a, mt_value *r) {
     mt_ilist size = {a[1].il, a[1].n};
     switch (id) {
     case MT_OP_new_empty:
-        return mt_ret_tensor(r, mto_empty(size, dt, dev, false, pin));
+        return mt_ret_tensor(r, mto_empty(size, dt, dev, false, pin, NULL));
     case MT_OP_new_zeros:
         return mt_ret_tensor(r, mto_zeros(size, dt, dev, false, pin));
     case MT_OP_new_ones:

@@ -13,8 +13,8 @@
 /* LAPACK's infos read on the host (none to read on the meta device) */
 int mt_la_check_info_tensor(mt_tensor *info, mt_la_failure kind, const char *fname) {
     if (info->device.type == MT_DEV_META || info->numel == 0) return 0;
-    mt_tensor *h = mto_to_device(info, (mt_device){MT_DEV_CPU, 0}, MT_INT32, false, false);
-    mt_tensor *hc = h ? mto_contiguous(h) : NULL;
+    mt_tensor *h = mto_to_device(info, (mt_device){MT_DEV_CPU, 0}, MT_INT32, false, false, NULL);
+    mt_tensor *hc = h ? mto_contiguous(h, NULL) : NULL;
     int st = hc && !mt_tensor_sync(hc)
                  ? mt_la_check_infos(mt_tensor_data(hc), hc->numel, info->ndim > 0, kind, fname)
                  : -1;
@@ -93,7 +93,7 @@ static mt_tensor *permutation_sign(la_scope *s, mt_tensor *piv, mt_dtype dt) {
     mt_tensor *odd = TS(s, mto_remainder_Scalar(swaps, mt_vint(2)));
     mt_tensor *twice = TS(s, mto_mul_Scalar(odd, mt_vint(-2)));
     mt_tensor *sign = TS(s, mto_add_Scalar(twice, mt_vint(1), mt_vint(1)));
-    return TS(s, mto_to_dtype(sign, dt, false, false));
+    return TS(s, mto_to_dtype(sign, dt, false, false, NULL));
 }
 
 static int c_det(mt_call *c, mt_value *a, mt_value *r) {

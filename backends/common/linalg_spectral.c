@@ -23,7 +23,7 @@ static double eps_of(mt_dtype dt) {
 static int host_double(mt_tensor *t, double *out) {
     *out = 0;
     if (t->device.type == MT_DEV_META) return 0;
-    mt_tensor *h = mto_to_device(t, (mt_device){MT_DEV_CPU, 0}, MT_FLOAT64, false, true);
+    mt_tensor *h = mto_to_device(t, (mt_device){MT_DEV_CPU, 0}, MT_FLOAT64, false, true, NULL);
     int st = h && !mt_tensor_sync(h) ? 0 : -1;
     if (!st) *out = *(const double *)mt_tensor_data(h);
     mt_tensor_decref(h);
@@ -66,7 +66,7 @@ static int c_symeig(mt_call *c, mt_value *a, mt_value *r) {
     if (mto_linalg_eigh(A, a[2].b ? "U" : "L", &L, &V)) return -1;
     if (!a[1].b) { /* no eigenvectors asked: an empty tensor in their place */
         mt_tensor_decref(V);
-        V = mto_empty(MT_ILIST(0), A->dtype, A->device, false, false);
+        V = mto_empty(MT_ILIST(0), A->dtype, A->device, false, false, NULL);
         if (!V) {
             mt_tensor_decref(L);
             return -1;
@@ -210,7 +210,7 @@ static int c_lstsq(mt_call *c, mt_value *a, mt_value *r) {
         res = T(mto_sum_dim_IntList(sq, MT_ILIST(-2), false, -1));
         if (vec) res = T(mto_squeeze_dim(res, -1));
     } else {
-        res = T(mto_empty(MT_ILIST(0), A->dtype, A->device, false, false));
+        res = T(mto_empty(MT_ILIST(0), A->dtype, A->device, false, false, NULL));
     }
     mt_tensor *outs[4] = {sol, res, rank, sv};
     return la_ret(&S, r, 4, outs);
@@ -429,7 +429,8 @@ static mt_tensor *vector_norm(mt_tensor *x, mt_value ord, const int64_t *dims, i
                              "got %s",
                              mt_dtype_scalar_name((mt_dtype)dtype));
     SCOPE;
-    mt_tensor *in = dtype >= 0 && dtype != x->dtype ? T(mto_to_dtype(x, dtype, false, false)) : x;
+    mt_tensor *in =
+        dtype >= 0 && dtype != x->dtype ? T(mto_to_dtype(x, dtype, false, false, NULL)) : x;
     mt_tensor *out;
     if (!dims) { /* every element: the norm of the flattened tensor, reshaped for keepdim */
         mt_tensor *flat = T(mto_reshape(in, MT_ILIST(-1)));
@@ -478,7 +479,8 @@ static mt_tensor *matrix_norm(mt_tensor *A, mt_value ord, const char *sord, int6
     if (sord && strcmp(sord, "fro") == 0)
         return vector_norm(A, mt_vint(2), dims, 2, keepdim, dtype);
     SCOPE;
-    mt_tensor *in = dtype >= 0 && dtype != A->dtype ? T(mto_to_dtype(A, dtype, false, false)) : A;
+    mt_tensor *in =
+        dtype >= 0 && dtype != A->dtype ? T(mto_to_dtype(A, dtype, false, false, NULL)) : A;
     mt_tensor *out;
     if (sord || fabs(v) == 2) { /* the singular values of the matrices moved last */
         int64_t dst[2] = {-2, -1};
@@ -654,7 +656,7 @@ static int c_matrix_exp(mt_call *c, mt_value *a, mt_value *r) {
         X = X2;
     }
     if (X->ndim >= 2 && !mt_tensor_is_contiguous(X)) { /* PyTorch's result is row-major */
-        mt_tensor *Xc = mto_contiguous(X);
+        mt_tensor *Xc = mto_contiguous(X, NULL);
         mt_tensor_decref(X);
         if (!Xc) return -1;
         X = Xc;

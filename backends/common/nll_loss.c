@@ -202,7 +202,7 @@ static int c_nll_loss_nd(mt_call *c, mt_value *a, mt_value *r) {
         bool some_in = self->numel > 0, some_t = target->numel > 0;
         int64_t in4[4] = {n, cl, some_in ? 1 : 0, some_in ? -1 : 0};
         int64_t t3[3] = {n, some_t ? 1 : 0, some_t ? -1 : 0};
-        mt_tensor *ic = mto_contiguous(self), *tc = ic ? mto_contiguous(target) : NULL;
+        mt_tensor *ic = mto_contiguous(self, NULL), *tc = ic ? mto_contiguous(target, NULL) : NULL;
         mt_tensor *iv = tc ? mto_view(ic, (mt_ilist){in4, 4}) : NULL;
         mt_tensor *tv = iv ? mto_view(tc, (mt_ilist){t3, 3}) : NULL;
         st = tv ? mto_nll_loss2d_forward(iv, tv, weight, reduction, ignore, &out, &tw) : -1;

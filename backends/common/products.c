@@ -248,7 +248,7 @@ static int c_addr(mt_call *c, mt_value *a, mt_value *r) {
     }
     if (!(e = mto_expand(self, (mt_ilist){o->sizes, o->ndim}, false))) goto done;
     if (scalar_is(a[3], 0)) { /* beta = 0: self is ignored (its NaN included) */
-        out = mto__to_copy(o, dt, o->device, false);
+        out = mto__to_copy(o, dt, o->device, false, NULL);
         goto done;
     }
     if (scalar_is(a[3], 1)) {
@@ -287,10 +287,11 @@ static int c_vander(mt_call *c, mt_value *a, mt_value *r) {
     mt_dtype dt = mt_promote_types((mt_dtype)x->dtype, MT_INT64);
     if (dt == MT_FLOAT16)
         return mt_error(MT_ERR_RUNTIME, "\"cumprod_out_cpu\" not implemented for 'Half'");
-    if (N == 0) return mt_ret_tensor(r, mto_empty(MT_ILIST(n, 0), dt, x->device, false, false));
+    if (N == 0)
+        return mt_ret_tensor(r, mto_empty(MT_ILIST(n, 0), dt, x->device, false, false, NULL));
     /* PyTorch's way: ones, then the running products of x (so the values match exactly) */
     mt_tensor *ones = mto_ones(MT_ILIST(n, 1), dt, x->device, false, false);
-    mt_tensor *xc = ones ? mto__to_copy(x, dt, x->device, false) : NULL;
+    mt_tensor *xc = ones ? mto__to_copy(x, dt, x->device, false, NULL) : NULL;
     mt_tensor *u = xc ? mto_unsqueeze(xc, 1) : NULL;
     mt_tensor *e = u ? mto_expand(u, MT_ILIST(n, N - 1), false) : NULL;
     mt_tensor *cp = e ? mto_cumprod(e, 1, -1) : NULL;

@@ -443,12 +443,13 @@ static int meta_multinomial(mt_call *c, mt_value *a, mt_outspec *o) {
 
 /* empty(size, dtype, device) for a factory's boxed arguments */
 static mt_tensor *new_empty(mt_value size, mt_value dtype, mt_value device) {
-    mt_value args[5] = {size, dtype, device, mt_vbool(false), mt_vbool(false)}, r[1];
+    mt_value args[6] = {size, dtype, device, mt_vbool(false), mt_vbool(false), MT_NONE}, r[1];
     return mt_call_op(MT_OP_empty, args, r) ? NULL : r[0].t;
 }
 
-static mt_tensor *new_empty_like(mt_tensor *self, mt_value dtype, mt_value device) {
-    mt_value args[4] = {mt_vtensor(self), dtype, device, mt_vbool(false)}, r[1];
+static mt_tensor *new_empty_like(mt_tensor *self, mt_value dtype, mt_value device,
+                                 mt_value format) {
+    mt_value args[5] = {mt_vtensor(self), dtype, device, mt_vbool(false), format}, r[1];
     return mt_call_op(MT_OP_empty_like, args, r) ? NULL : r[0].t;
 }
 
@@ -487,7 +488,7 @@ static int c_normal_float_float(mt_call *c, mt_value *a, mt_value *r) {
 static int c_rand_like(mt_call *c, mt_value *a, mt_value *r) {
     int id = c->op->id;
     int at = id == MT_OP_randint_like ? 2 : id == MT_OP_randint_like_low_dtype ? 3 : 1;
-    mt_tensor *t = new_empty_like(a[0].t, a[at], a[at + 1]);
+    mt_tensor *t = new_empty_like(a[0].t, a[at], a[at + 1], a[at + 3]);
     if (!t) return -1;
     if (id == MT_OP_rand_like) return filled(r, t, mto_uniform_(t, 0, 1, NULL));
     if (id == MT_OP_randn_like) return filled(r, t, mto_normal_(t, 0, 1, NULL));
@@ -520,9 +521,9 @@ static int c_normal_tensors(mt_call *c, mt_value *a, mt_value *r) {
         int64_t shape[MT_MAX_DIM];
         if (mt_broadcast_shapes(mean->ndim, mean->sizes, std->ndim, std->sizes, &nd, shape))
             return -1;
-        t = mto_empty((mt_ilist){shape, nd}, mean->dtype, mean->device, false, false);
+        t = mto_empty((mt_ilist){shape, nd}, mean->dtype, mean->device, false, false, NULL);
     } else {
-        t = new_empty_like(shape_of, MT_NONE, MT_NONE);
+        t = new_empty_like(shape_of, MT_NONE, MT_NONE, MT_NONE);
     }
     mt_tensor *z = t ? mto_normal_(t, 0, std ? 1 : a[1].d, gen_of(a[2])) : NULL;
     mt_tensor_decref(t);
@@ -539,7 +540,7 @@ static int c_bernoulli(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *self = a[0].t;
     if (c->op->id == MT_OP_bernoulli && !mt_dtype_is_floating((mt_dtype)self->dtype))
         return not_implemented("bernoulli_tensor_cpu_p_", self);
-    mt_tensor *t = new_empty_like(self, MT_NONE, MT_NONE);
+    mt_tensor *t = new_empty_like(self, MT_NONE, MT_NONE, MT_NONE);
     if (!t) return -1;
     if (c->op->id == MT_OP_bernoulli)
         return filled(r, t, mto_bernoulli__Tensor(t, self, gen_of(a[1])));
@@ -549,7 +550,7 @@ static int c_bernoulli(mt_call *c, mt_value *a, mt_value *r) {
 /* dropout (doc/rng.md 8): input * (bernoulli(1 - p) mask / (1 - p)) */
 static mt_tensor *dropout_noise(mt_tensor *input, double p) {
     double q = 1 - p;
-    mt_tensor *mask = new_empty_like(input, MT_NONE, MT_NONE);
+    mt_tensor *mask = new_empty_like(input, MT_NONE, MT_NONE, MT_NONE);
     mt_tensor *m = mask ? mto_bernoulli__float(mask, q, NULL) : NULL;
     mt_tensor_decref(mask);
     if (!m) return NULL;

@@ -58,7 +58,7 @@ static int c_scatter_legacy_(mt_call *c, mt_value *a, mt_value *r) {
 
 /* one value of a tensor read on the host */
 static int host_int(mt_tensor *t, int64_t *v) {
-    mt_tensor *h = mto_to_device(t, (mt_device){MT_DEV_CPU, 0}, MT_INT64, false, true);
+    mt_tensor *h = mto_to_device(t, (mt_device){MT_DEV_CPU, 0}, MT_INT64, false, true, NULL);
     int st = h && !mt_tensor_sync(h) ? 0 : -1;
     if (!st) *v = *(const int64_t *)mt_tensor_data(h);
     mt_tensor_decref(h);

@@ -266,7 +266,8 @@ static int c_combinations(mt_call *c, mt_value *a, mt_value *r) {
     if (k < 0)
         return mt_error(MT_ERR_RUNTIME, "Expect a non-negative number, but got %lld", (long long)k);
     if (k == 0)
-        return mt_ret_tensor(r, mto_empty(MT_ILIST(0), self->dtype, self->device, false, false));
+        return mt_ret_tensor(r,
+                             mto_empty(MT_ILIST(0), self->dtype, self->device, false, false, NULL));
     if (k > MT_MAX_DIM)
         return mt_error(MT_ERR_RUNTIME,
                         "mindtorch supports tensors of at most %d dimensions, got %lld", MT_MAX_DIM,
@@ -378,7 +379,7 @@ static int c_tensor_split(mt_call *c, mt_value *a, mt_value *r) {
                         "tensor_split expected tensor_indices_or_sections to be a zero-dimensional "
                         "or one-dimensional tensor, but got a tensor with %d dims",
                         t->ndim);
-    mt_tensor *ct = mto_contiguous(t);
+    mt_tensor *ct = mto_contiguous(t, NULL);
     if (!ct) return -1;
     int st = mt_tensor_sync(ct);
     const int64_t *vals = st ? NULL : (const int64_t *)mt_tensor_raw(ct);
@@ -502,7 +503,7 @@ static int c_rot90(mt_call *c, mt_value *a, mt_value *r) {
 
 static int c_ravel(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    mt_tensor *ct = mto_contiguous(a[0].t);
+    mt_tensor *ct = mto_contiguous(a[0].t, NULL);
     mt_tensor *out = ct ? mto_view(ct, MT_ILIST(-1)) : NULL;
     mt_tensor_decref(ct);
     return mt_ret_tensor(r, out);
@@ -575,7 +576,7 @@ static int64_t *repeat_counts(mt_tensor *rep, int64_t *n, int64_t *total) {
         return mt_error_null(MT_ERR_NOT_IMPLEMENTED,
                              "Could not run 'aten::repeat_interleave' with arguments from "
                              "the 'Meta' backend.");
-    mt_tensor *ct = mto__to_copy(rep, MT_INT64, MT_CPU, false);
+    mt_tensor *ct = mto__to_copy(rep, MT_INT64, MT_CPU, false, NULL);
     if (!ct || mt_tensor_sync(ct)) {
         mt_tensor_decref(ct);
         return NULL;
@@ -601,13 +602,13 @@ static int64_t *repeat_counts(mt_tensor *rep, int64_t *n, int64_t *total) {
 
 /* positions 0..n-1, position i repeated v[i] times, as an int64 tensor on dev */
 static mt_tensor *repeat_positions(const int64_t *v, int64_t n, int64_t total, mt_device dev) {
-    mt_tensor *t = mto_empty(MT_ILIST(total), MT_INT64, MT_CPU, false, false);
+    mt_tensor *t = mto_empty(MT_ILIST(total), MT_INT64, MT_CPU, false, false, NULL);
     if (!t) return NULL;
     int64_t *p = mt_tensor_data(t), k = 0;
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < v[i]; j++) p[k++] = i;
     if (dev.type == MT_DEV_CPU) return t;
-    mt_tensor *o = mto__to_copy(t, MT_INT64, dev, false);
+    mt_tensor *o = mto__to_copy(t, MT_INT64, dev, false, NULL);
     mt_tensor_decref(t);
     return o;
 }
@@ -788,7 +789,7 @@ static int c_tri_indices(mt_call *c, mt_value *a, mt_value *r) {
         if (total > INT64_MAX) return mt_error(MT_ERR_RUNTIME, "%s: result too large", name);
         n = (int64_t)total;
     }
-    mt_tensor *t = mto_empty(MT_ILIST(2, n), MT_INT64, MT_CPU, false, false);
+    mt_tensor *t = mto_empty(MT_ILIST(2, n), MT_INT64, MT_CPU, false, false, NULL);
     if (!t) return -1;
     int64_t *p = mt_tensor_data(t), k = 0;
     /* only the rows that hold some element: n bounds the loop (with no columns no row holds
@@ -805,7 +806,7 @@ static int c_tri_indices(mt_call *c, mt_value *a, mt_value *r) {
         }
     }
     if (dt == MT_INT64 && dev.type == MT_DEV_CPU) return mt_ret_tensor(r, t);
-    mt_tensor *o = mto__to_copy(t, dt, dev, false);
+    mt_tensor *o = mto__to_copy(t, dt, dev, false, NULL);
     mt_tensor_decref(t);
     return mt_ret_tensor(r, o);
 }

@@ -246,13 +246,16 @@ static int c_mode(mt_call *c, mt_value *a, mt_value *r) {
     /* run ids along d: 0 at the start of a row, +1 where the value changes */
     mt_tensor *head = K(mto_narrow(sorted, d, 1, n - 1)),
               *prev = K(mto_narrow(sorted, d, 0, n - 1));
-    mt_tensor *changed = K(mto_to_dtype(K(mto_ne_Tensor(head, prev)), MT_INT64, false, false));
-    mt_tensor *first = K(mto_zeros_like(K(mto_narrow(sorted, d, 0, 1)), MT_INT64, NODEV, false));
+    mt_tensor *changed =
+        K(mto_to_dtype(K(mto_ne_Tensor(head, prev)), MT_INT64, false, false, NULL));
+    mt_tensor *first =
+        K(mto_zeros_like(K(mto_narrow(sorted, d, 0, 1)), MT_INT64, NODEV, false, NULL));
     mt_tensor *parts[2] = {first, changed};
     mt_tensor *run = K(mto_cumsum(K(mto_cat(parts, 2, d)), d, -1));
     /* each element's run length: ones added per run id, read back per element */
-    mt_tensor *ones = K(mto_ones_like(run, -1, NODEV, false));
-    mt_tensor *len = K(mto_scatter_add(K(mto_zeros_like(run, -1, NODEV, false)), d, run, ones));
+    mt_tensor *ones = K(mto_ones_like(run, -1, NODEV, false, NULL));
+    mt_tensor *len =
+        K(mto_scatter_add(K(mto_zeros_like(run, -1, NODEV, false, NULL)), d, run, ones));
     mt_tensor *count = K(mto_gather(len, d, run, false));
     mt_tensor *j = K(mto_argmax(count, mt_vint(d), true)); /* the first longest run's start */
     mt_tensor *end =
@@ -378,13 +381,13 @@ static int c_quantile(mt_call *c, mt_value *a, mt_value *r) {
     if (mode == Q_LOWER) ranks = K(mto_floor(ranks));
     if (mode == Q_HIGHER) ranks = K(mto_ceil(ranks));
     if (mode == Q_NEAREST) ranks = K(mto_round(ranks));
-    mt_tensor *below = K(mto_to_dtype(ranks, MT_INT64, false, false));
+    mt_tensor *below = K(mto_to_dtype(ranks, MT_INT64, false, false, NULL));
     mt_tensor *v = K(mto_gather(sorted, last, below, false));
     if (mode == Q_LINEAR || mode == Q_MIDPOINT) {
         mt_tensor *w = mode == Q_MIDPOINT
-                           ? K(mto_full_like(ranks, mt_vdouble(0.5), -1, NODEV, false))
+                           ? K(mto_full_like(ranks, mt_vdouble(0.5), -1, NODEV, false, NULL))
                            : K(mto_sub_Tensor(ranks, below, mt_vint(1)));
-        mt_tensor *above = K(mto_to_dtype(K(mto_ceil(ranks)), MT_INT64, false, false));
+        mt_tensor *above = K(mto_to_dtype(K(mto_ceil(ranks)), MT_INT64, false, false, NULL));
         v = K(mto_lerp_Tensor(v, K(mto_gather(sorted, last, above, false)), w));
     }
     if (scalar_q || q->ndim == 0)
@@ -463,18 +466,19 @@ static mt_tensor *renorm(scope *S, mt_tensor *x, mt_value p, int64_t dim, mt_val
              "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s",
              mt_dtype_scalar_name((mt_dtype)x->dtype));
     bool narrow16 = x->dtype == MT_FLOAT16 || x->dtype == MT_BFLOAT16;
-    mt_tensor *xf = narrow16 ? K(mto_to_dtype(x, MT_FLOAT32, false, false)) : x;
+    mt_tensor *xf = narrow16 ? K(mto_to_dtype(x, MT_FLOAT32, false, false, NULL)) : x;
     int64_t dims[MT_MAX_DIM];
     int nd = 0;
     for (int k = 0; k < x->ndim; k++)
         if (k != d) dims[nd++] = k;
     mt_tensor *norm = K(mto_norm_ScalarOpt_dim(xf, p, (mt_ilist){dims, nd}, true));
     mt_tensor *den = K(mto_add_Scalar(norm, mt_vdouble(1e-7), mt_vint(1)));
-    mt_tensor *scale = K(mto_div_Tensor(K(mto_full_like(den, maxnorm, -1, NODEV, false)), den));
+    mt_tensor *scale =
+        K(mto_div_Tensor(K(mto_full_like(den, maxnorm, -1, NODEV, false, NULL)), den));
     mt_tensor *factor =
         K(mto_where_ScalarOther(K(mto_gt_Scalar(norm, maxnorm)), scale, mt_vint(1)));
-    mt_tensor *out = K(mto_contiguous(K(mto_mul_Tensor(xf, factor)))); /* PyTorch's layout */
-    return narrow16 ? K(mto_to_dtype(out, (mt_dtype)x->dtype, false, false)) : out;
+    mt_tensor *out = K(mto_contiguous(K(mto_mul_Tensor(xf, factor)), NULL)); /* PyTorch's layout */
+    return narrow16 ? K(mto_to_dtype(out, (mt_dtype)x->dtype, false, false, NULL)) : out;
 }
 
 static int c_renorm(mt_call *c, mt_value *a, mt_value *r) {
@@ -502,8 +506,8 @@ static mt_tensor *euclidean_mm(scope *S, mt_tensor *x1, mt_tensor *x2) {
     mt_tensor *n2 =
         K(mto_sum_dim_IntList(K(mto_pow_Tensor_Scalar(x2, mt_vint(2))), MT_ILIST(-1), true, -1));
     mt_tensor *p1[3] = {K(mto_mul_Scalar(x1, mt_vint(-2))), n1,
-                        K(mto_ones_like(n1, -1, NODEV, false))};
-    mt_tensor *p2[3] = {x2, K(mto_ones_like(n2, -1, NODEV, false)), n2};
+                        K(mto_ones_like(n1, -1, NODEV, false, NULL))};
+    mt_tensor *p2[3] = {x2, K(mto_ones_like(n2, -1, NODEV, false, NULL)), n2};
     mt_tensor *a1 = K(mto_cat(p1, 3, -1)), *a2 = K(mto_cat(p2, 3, -1));
     mt_tensor *m = K(mto_matmul(a1, K(mto_transpose_int(a2, -2, -1))));
     return K(mto_sqrt(K(mto_clamp(m, mt_vdouble(1e-30), MT_NONE))));
@@ -570,7 +574,8 @@ static int c_pdist(mt_call *c, mt_value *a, mt_value *r) {
     if (!(p >= 0)) FAIL(MT_ERR_RUNTIME, "pdist only supports non-negative p values");
     int64_t n = x->sizes[0];
     if (n <= 1)
-        return done(S, r, 1, K(mto_empty(MT_ILIST(0), x->dtype, x->device, false, false)), NULL);
+        return done(S, r, 1, K(mto_empty(MT_ILIST(0), x->dtype, x->device, false, false, NULL)),
+                    NULL);
     mt_tensor *ij = K(mto_triu_indices(n, n, 1, MT_INT64, x->device, false, false));
     mt_tensor *xi = K(mto_index_select(x, 0, K(mto_select_int(ij, 0, 0))));
     mt_tensor *xj = K(mto_index_select(x, 0, K(mto_select_int(ij, 0, 1))));
@@ -582,7 +587,7 @@ static int c_pdist(mt_call *c, mt_value *a, mt_value *r) {
 
 /* a 0-d or 1-element tensor's value, read on the host (after pending work) */
 static double host_value(scope *S, mt_tensor *t) {
-    mt_tensor *h = K(mto__to_copy(t, MT_FLOAT64, MT_CPU, false));
+    mt_tensor *h = K(mto__to_copy(t, MT_FLOAT64, MT_CPU, false, NULL));
     check(S, mt_tensor_sync(h));
     return *(double *)mt_tensor_raw(h);
 }
@@ -642,7 +647,7 @@ static mt_tensor *cov(scope *S, mt_tensor *x, int64_t correction, mt_value fw, m
     }
     /* no degrees of freedom left: PyTorch warns and divides by zero */
     if (nf->device.type != MT_DEV_META && host_value(S, nf) <= 0)
-        nf = K(mto_zeros_like(nf, -1, NODEV, false));
+        nf = K(mto_zeros_like(nf, -1, NODEV, false, NULL));
     mt_tensor *centred = K(mto_sub_Tensor(in, K(mto_unsqueeze(avg, 1)), mt_vint(1)));
     mt_tensor *cm = K(mto_mm(centred, K(mto_t(w ? K(mto_mul_Tensor(centred, w)) : centred))));
     return K(mto_squeeze(K(mto_div_Tensor(cm, nf))));
@@ -770,11 +775,11 @@ static mt_tensor *bin_positions(scope *S, mt_tensor *x, mt_tensor *edges, int64_
         mt_tensor *xin = K(mto_where_self(inside, x, lo)); /* no NaN or infinity in the map */
         mt_tensor *t = K(mto_mul_Scalar(K(mto_sub_Tensor(xin, lo, mt_vint(1))), mt_vint(nb)));
         pos = K(mto_to_dtype(K(mto_div_Tensor(t, K(mto_sub_Tensor(hi, lo, mt_vint(1))))), MT_INT64,
-                             false, false));
+                             false, false, NULL));
         if (local_search) { /* upper_bound among edges pos-1 .. pos+1, less one */
             mt_tensor *start =
                 K(mto_clamp(K(mto_sub_Scalar(pos, mt_vint(1), mt_vint(1))), mt_vint(0), MT_NONE));
-            mt_tensor *n = K(mto_zeros_like(pos, -1, NODEV, false));
+            mt_tensor *n = K(mto_zeros_like(pos, -1, NODEV, false, NULL));
             for (int o = -1; o <= 1; o++) {
                 mt_tensor *k = K(mto_add_Scalar(pos, mt_vint(o), mt_vint(1)));
                 mt_tensor *valid = K(mto_logical_and(K(mto_ge_Scalar(k, mt_vint(0))),
@@ -792,7 +797,7 @@ static mt_tensor *bin_positions(scope *S, mt_tensor *x, mt_tensor *edges, int64_
                                mt_vint(1), mt_vint(1)));
     }
     pos = K(mto_clamp(pos, mt_vint(0), mt_vint(nb > 0 ? nb - 1 : 0))); /* the last bin is closed */
-    if (nb == 0) inside = K(mto_zeros_like(inside, -1, NODEV, false));
+    if (nb == 0) inside = K(mto_zeros_like(inside, -1, NODEV, false, NULL));
     *inside_out = inside;
     return pos;
 }
@@ -821,7 +826,7 @@ static mt_tensor *count_bins_nd(scope *S, mt_tensor *pts, mt_tensor **edges, con
         inside = inside ? K(mto_logical_and(inside, in_j)) : in_j;
     }
     slot = K(mto_where_ScalarOther(inside, slot, mt_vint(total))); /* total: left out */
-    mt_tensor *src = w ? w : K(mto_ones_like(K(mto_select_int(pts, 1, 0)), -1, NODEV, false));
+    mt_tensor *src = w ? w : K(mto_ones_like(K(mto_select_int(pts, 1, 0)), -1, NODEV, false, NULL));
     mt_tensor *hist = K(mto_zeros(MT_ILIST(total + 1), src->dtype, pts->device, false, false));
     hist = K(mto_scatter_add(hist, 0, slot, src));
     return K(mto_reshape(K(mto_clone(K(mto_narrow(hist, 0, 0, total)), NULL)), (mt_ilist){nb, nd}));
@@ -880,17 +885,17 @@ static int c_bincount(mt_call *c, mt_value *a, mt_value *r) {
     if (w && (w->ndim != 1 || w->sizes[0] != x->sizes[0]))
         FAIL(MT_ERR_RUNTIME, "weights should be 1-d and have the same length as input");
     mt_tensor *top =
-        K(mto__to_copy(K(mto_amax(x, (mt_ilist){NULL, 0}, false)), MT_INT64, MT_CPU, false));
+        K(mto__to_copy(K(mto_amax(x, (mt_ilist){NULL, 0}, false)), MT_INT64, MT_CPU, false, NULL));
     check(S, mt_tensor_sync(top));
     int64_t n = *(int64_t *)mt_tensor_raw(top);
     if (n == INT64_MAX) FAIL(MT_ERR_RUNTIME, "Storage size calculation overflowed");
     n += 1;
     if (n < minlength) n = minlength;
     mt_dtype out = !w ? MT_INT64 : w->dtype == MT_FLOAT32 ? MT_FLOAT32 : MT_FLOAT64;
-    mt_tensor *src =
-        w ? K(mto_to_dtype(w, out, false, false)) : K(mto_ones_like(x, MT_INT64, NODEV, false));
+    mt_tensor *src = w ? K(mto_to_dtype(w, out, false, false, NULL))
+                       : K(mto_ones_like(x, MT_INT64, NODEV, false, NULL));
     mt_tensor *hist = K(mto_zeros(MT_ILIST(n), out, x->device, false, false));
-    mt_tensor *idx = K(mto_to_dtype(x, MT_INT64, false, false));
+    mt_tensor *idx = K(mto_to_dtype(x, MT_INT64, false, false, NULL));
     return done(S, r, 1, K(mto_scatter_add(hist, 0, idx, src)), NULL);
 }
 
@@ -956,7 +961,7 @@ static int c_histogram(mt_call *c, mt_value *a, mt_value *r) {
                                  "but got 0 elements in "
                                  "the bins tensor for dimension 1");
         nb = b->numel - 1;
-        edges = K(mto_contiguous(b));
+        edges = K(mto_contiguous(b, NULL));
     }
     if (w) {
         if (w->dtype != x->dtype)
@@ -1035,7 +1040,7 @@ static int c_histogramdd(mt_call *c, mt_value *a, mt_value *r) {
                      "dimensions "
                      "in the bins tensor for dimension %d",
                      b->ndim, j + 1);
-            edges[j] = K(mto_contiguous(b));
+            edges[j] = K(mto_contiguous(b, NULL));
         }
     } else {
         if (rg.tag == MT_V_DOUBLELIST && rg.n != 2 * nd)
@@ -1045,10 +1050,10 @@ static int c_histogramdd(mt_call *c, mt_value *a, mt_value *r) {
                  nd, 2 * nd, rg.n);
         const double *lo_d = NULL, *hi_d = NULL;
         if (rg.tag != MT_V_DOUBLELIST && pts->numel > 0) { /* each dim's data range */
-            mt_tensor *lo =
-                K(mto__to_copy(K(mto_amin(pts, MT_ILIST(0), false)), MT_FLOAT64, MT_CPU, false));
-            mt_tensor *hi =
-                K(mto__to_copy(K(mto_amax(pts, MT_ILIST(0), false)), MT_FLOAT64, MT_CPU, false));
+            mt_tensor *lo = K(mto__to_copy(K(mto_amin(pts, MT_ILIST(0), false)), MT_FLOAT64, MT_CPU,
+                                           false, NULL));
+            mt_tensor *hi = K(mto__to_copy(K(mto_amax(pts, MT_ILIST(0), false)), MT_FLOAT64, MT_CPU,
+                                           false, NULL));
             check(S, mt_tensor_sync(lo));
             check(S, mt_tensor_sync(hi));
             lo_d = (const double *)mt_tensor_raw(lo);

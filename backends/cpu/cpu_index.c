@@ -370,7 +370,7 @@ static int k_masked_scatter_(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(r);
     mt_tensor *self = a[0].t, *mask = a[1].t;
     mt_tensor *m = dense(mask, self->ndim, self->sizes);
-    mt_tensor *src = m ? mto_contiguous(a[2].t) : NULL;
+    mt_tensor *src = m ? mto_contiguous(a[2].t, NULL) : NULL;
     int status = -1;
     if (!src) goto done;
     const uint8_t *mp = (const uint8_t *)mt_tensor_raw(m);
@@ -397,7 +397,7 @@ done:
 /* nonzero: coordinates of the nonzero elements in C order, laid out column-major like PyTorch */
 static int k_nonzero(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    mt_tensor *self = mto_contiguous(a[0].t);
+    mt_tensor *self = mto_contiguous(a[0].t, NULL);
     if (!self) return -1;
     mt_dtype dt = (mt_dtype)self->dtype;
     size_t isz = mt_dtype_size(dt);
@@ -583,10 +583,10 @@ static int k_unique(mt_call *c, mt_value *a, mt_value *r) {
     /* rows to compare: elements (flattened), or slices along dim (moved to the front) */
     if (by_dim) {
         mt_tensor *m = mto_transpose_int(self, 0, d);
-        src = m ? mto_contiguous(m) : NULL;
+        src = m ? mto_contiguous(m, NULL) : NULL;
         mt_tensor_decref(m);
     } else {
-        src = mto_contiguous(self);
+        src = mto_contiguous(self, NULL);
     }
     if (!src) return -1;
     mt_dtype dt = (mt_dtype)self->dtype;

@@ -149,7 +149,7 @@ typedef struct {
  * binding's mark of a user's 0 turned into the int64 one, so the kernels quote a 0 as the user
  * wrote it */
 static mt_tensor *targets_int64(mt_tensor *target) {
-    mt_tensor *t = mto_contiguous(target);
+    mt_tensor *t = mto_contiguous(target, NULL);
     if (!t || t->dtype != MT_UINT8) return t;
     mt_tensor *wide = mt_tensor_empty(t->ndim, t->sizes, MT_INT64, MT_CPU);
     if (wide) {
@@ -165,8 +165,8 @@ static mt_tensor *targets_int64(mt_tensor *target) {
 static int view_of(nll_view *v, mt_tensor *self, mt_tensor *target, mt_tensor *weight,
                    int64_t reduction, int64_t ignore, bool spatial) {
     memset(v, 0, sizeof *v);
-    if (!(v->x = mto_contiguous(self)) || !(v->t = targets_int64(target)) ||
-        (weight && !(v->w = mto_contiguous(weight))))
+    if (!(v->x = mto_contiguous(self, NULL)) || !(v->t = targets_int64(target)) ||
+        (weight && !(v->w = mto_contiguous(weight, NULL))))
         return -1;
     int64_t N = self->ndim == 1 ? 1 : self->sizes[0], C = self->sizes[self->ndim == 1 ? 0 : 1];
     v->a = (nll_args){.N = N,
@@ -218,7 +218,8 @@ static int backward_impl(mt_call *c, mt_value *a, mt_value *r) {
     nll_view v;
     mt_tensor *go = NULL, *tw = NULL;
     int st = view_of(&v, a[1].t, a[2].t, mt_vopt_tensor(a[3]), a[4].i, a[5].i, spatial);
-    if (!st && (!(go = mto_contiguous(a[0].t)) || !(tw = mto_contiguous(a[6].t)))) st = -1;
+    if (!st && (!(go = mto_contiguous(a[0].t, NULL)) || !(tw = mto_contiguous(a[6].t, NULL))))
+        st = -1;
     if (!st) {
         const char *g = mt_tensor_raw(go), *total = mt_tensor_raw(tw);
         switch (gi->dtype) {

@@ -499,7 +499,7 @@ BINOMIAL_FNS(double, f64, sqrt, log1p)
  * read broadcast to it, in its (row-major) order */
 static mt_tensor *broadcast_contiguous(mt_tensor *t, const mt_tensor *out) {
     mt_tensor *e = mto_expand(t, (mt_ilist){out->sizes, out->ndim}, false);
-    mt_tensor *c = e ? mto_contiguous(e) : NULL;
+    mt_tensor *c = e ? mto_contiguous(e, NULL) : NULL;
     mt_tensor_decref(e);
     return c;
 }
@@ -735,8 +735,8 @@ static int k_randperm(mt_call *call, mt_value *a, mt_value *r) {
 
 /* without replacement: p / q with q ~ Exp(1), then argmax or topk per row */
 static mt_tensor *gumbel_scores(mt_tensor *probs, mt_generator *g) {
-    mt_tensor *q =
-        mto_empty_like(probs, -1, MT_NO_DEVICE, false); /* probs' layout, filled in memory order */
+    mt_tensor *q = mto_empty_like(probs, -1, MT_NO_DEVICE, false,
+                                  NULL); /* probs' layout, filled in memory order */
     if (!q) return NULL;
     draw_ctx c = {.g = g, .dt = (mt_dtype)q->dtype, .a = 1.0};
     visit(q, NULL, exponential_elem, &c);
@@ -845,7 +845,7 @@ static int k_multinomial(mt_call *call, mt_value *a, mt_value *r) {
     if (replacement) {
         mt_generator *g = lock_generator(a[3], self);
         if (!g) return -1;
-        mt_tensor *c = mto_contiguous(self);
+        mt_tensor *c = mto_contiguous(self, NULL);
         int st = c ? with_replacement(c, out, g) : -1;
         mt_tensor_decref(c);
         unlock(g);

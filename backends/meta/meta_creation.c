@@ -24,6 +24,17 @@ int mt_meta_sized_factory(mt_call *c, mt_value *args, mt_outspec *o) {
     return set_sizes(o, args[0], mt_factory_dtype(args[1], mt_default_dtype()));
 }
 
+/* empty(size, *, dtype, device, requires_grad, pin_memory, memory_format) */
+int mt_meta_empty(mt_call *c, mt_value *args, mt_outspec *o) {
+    if (mt_meta_sized_factory(c, args, o)) return -1;
+    if (args[5].tag != MT_V_STR || strcmp(args[5].s, "contiguous_format") == 0) return 0;
+    if (strcmp(args[5].s, "preserve_format") == 0) /* no tensor to preserve: PyTorch's text */
+        return mt_error(MT_ERR_RUNTIME, "unsupported memory format Preserve");
+    if (mt_memory_format_strides(args[5].s, o->ndim, o->sizes, o->strides)) return -1;
+    o->has_strides = 1;
+    return 0;
+}
+
 int mt_meta_full(mt_call *c, mt_value *args, mt_outspec *o) {
     MT_UNUSED(c);
     return set_sizes(o, args[0], mt_factory_dtype(args[2], mt_scalar_dtype(args[1])));

@@ -7,6 +7,7 @@
 #include "mt_dispatch.h"
 
 int mt_meta_sized_factory(mt_call *c, mt_value *args, mt_outspec *o);
+int mt_meta_empty(mt_call *c, mt_value *args, mt_outspec *o);
 int mt_meta_full(mt_call *c, mt_value *args, mt_outspec *o);
 int mt_meta_empty_strided(mt_call *c, mt_value *args, mt_outspec *o);
 int mt_meta_scalar_tensor(mt_call *c, mt_value *args, mt_outspec *o);

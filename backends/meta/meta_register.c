@@ -4,7 +4,7 @@
 #include "mt_ops_gen.h"
 
 void mt_meta_register(void) {
-    mt_disp_meta(MT_OP_empty, mt_meta_sized_factory);
+    mt_disp_meta(MT_OP_empty, mt_meta_empty);
     mt_disp_meta(MT_OP_zeros, mt_meta_sized_factory);
     mt_disp_meta(MT_OP_ones, mt_meta_sized_factory);
     mt_disp_meta(MT_OP_full, mt_meta_full);

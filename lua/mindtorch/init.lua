@@ -26,9 +26,12 @@ torch.set_printoptions = tensor_str.set_printoptions
 debug.getregistry()["mindtorch.UntypedStorage"].__tostring = function(s) return tensor_str.storage_repr(s, false) end
 debug.getregistry()["mindtorch.TypedStorage"].__tostring = function(s) return tensor_str.storage_repr(s, true) end
 
--- Memory formats (clone{memory_format=...}).
+-- Memory formats (clone, contiguous, to, empty and the *_like factories take memory_format=,
+-- is_contiguous asks about one): the order of the dims in memory, by name.
 torch.contiguous_format = "contiguous_format"
 torch.preserve_format = "preserve_format"
+torch.channels_last = "channels_last"
+torch.channels_last_3d = "channels_last_3d"
 torch.strided = "torch.strided"
 
 -- ---- dtype and device conversions ----------------------------------------------------------

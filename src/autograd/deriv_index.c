@@ -68,7 +68,7 @@ static void masked_fill_tensor_bw(mt_bw *b) {
 static void masked_select_bw(mt_bw *b) {
     /* zeros of the shape self and mask broadcast to (the engine sums back to self's) */
     mt_tensor *zm =
-        K(mto_mul_Scalar(K(mto_to_dtype(A(1), (mt_dtype)G(0)->dtype, false, false)), SI(0)));
+        K(mto_mul_Scalar(K(mto_to_dtype(A(1), (mt_dtype)G(0)->dtype, false, false, NULL)), SI(0)));
     mt_tensor *z = K(mto_add_Tensor(zm, mt_bw_grad_zeros(b, 0), SI(1)));
     SET(0, K(mto_masked_scatter(z, A(1), G(0))));
 }
@@ -176,15 +176,15 @@ void mt_d_scatter_reduce(mt_bw *b) {
     int64_t dim = V(1).i;
     const char *red = V(4).s;
     bool incl = V(5).b;
-    mt_tensor *zs = K(mto_zeros_like(self, -1, NODEV, false));
-    mt_tensor *ones_src = K(mto_ones_like(src, -1, NODEV, false));
+    mt_tensor *zs = K(mto_zeros_like(self, -1, NODEV, false, NULL));
+    mt_tensor *ones_src = K(mto_ones_like(src, -1, NODEV, false, NULL));
     mt_tensor *touched = K(mto_ne_Scalar(K(mto_scatter_add(zs, dim, index, ones_src)), SI(0)));
     mt_tensor *self_in = incl ? NULL : K(mto_logical_not(touched)); /* self counts here only */
     mt_tensor *gsrc = NULL, *gself = NULL;
     if (strcmp(red, "sum") == 0 || strcmp(red, "mean") == 0) {
         mt_tensor *gg = g;
         if (red[0] == 'm') { /* the count of contributions per position */
-            mt_tensor *base = incl ? K(mto_ones_like(self, -1, NODEV, false)) : zs;
+            mt_tensor *base = incl ? K(mto_ones_like(self, -1, NODEV, false, NULL)) : zs;
             mt_tensor *n = K(mto_scatter_add(base, dim, index, ones_src));
             gg = K(mto_div_Tensor(g, K(mto_clamp(n, SD(1), MT_NONE))));
         }
@@ -195,8 +195,8 @@ void mt_d_scatter_reduce(mt_bw *b) {
         mt_tensor *self_hit = K(mto_eq_Tensor(self, res));
         if (!incl) self_hit = K(mto_logical_and(self_hit, self_in));
         mt_tensor *src_hit = K(mto_eq_Tensor(src, K(mto_gather(res, dim, index, false))));
-        mt_tensor *src_f = K(mto_to_dtype(src_hit, (mt_dtype)g->dtype, false, false));
-        mt_tensor *self_f = K(mto_to_dtype(self_hit, (mt_dtype)g->dtype, false, false));
+        mt_tensor *src_f = K(mto_to_dtype(src_hit, (mt_dtype)g->dtype, false, false, NULL));
+        mt_tensor *self_f = K(mto_to_dtype(self_hit, (mt_dtype)g->dtype, false, false, NULL));
         mt_tensor *n = K(mto_scatter_add(self_f, dim, index, src_f));
         mt_tensor *share = K(mto_div_Tensor(g, K(mto_clamp(n, SD(1), MT_NONE))));
         gself = keep_where(b, self_hit, share);
@@ -204,9 +204,9 @@ void mt_d_scatter_reduce(mt_bw *b) {
     } else { /* prod: the product of the other contributions, exact where some are zero */
         mt_tensor *src0 = K(mto_eq_Scalar(src, SI(0))), *self0 = K(mto_eq_Scalar(self, SI(0)));
         if (!incl) self0 = K(mto_logical_and(self0, self_in));
-        mt_tensor *zeros_n =
-            K(mto_scatter_add(K(mto_to_dtype(self0, (mt_dtype)g->dtype, false, false)), dim, index,
-                              K(mto_to_dtype(src0, (mt_dtype)g->dtype, false, false))));
+        mt_tensor *zeros_n = K(
+            mto_scatter_add(K(mto_to_dtype(self0, (mt_dtype)g->dtype, false, false, NULL)), dim,
+                            index, K(mto_to_dtype(src0, (mt_dtype)g->dtype, false, false, NULL))));
         mt_tensor *src1 = K(mto_where_ScalarSelf(src0, SI(1), src));
         mt_tensor *self1 = K(mto_where_ScalarSelf(self0, SI(1), self));
         mt_tensor *res1 = K(mto_scatter_reduce_two(self1, dim, index, src1, "prod", incl));
@@ -215,7 +215,7 @@ void mt_d_scatter_reduce(mt_bw *b) {
         mt_tensor *alt = keep_where(b, one_zero, res1);
         mt_tensor *oth_self = K(mto_where_self(self0, alt, K(mto_div_Tensor(res, self))));
         gself = incl ? K(mto_mul_Tensor(g, oth_self))
-                     : K(mto_where_self(self_in, g, K(mto_zeros_like(g, -1, NODEV, false))));
+                     : K(mto_where_self(self_in, g, K(mto_zeros_like(g, -1, NODEV, false, NULL))));
         mt_tensor *alt_s = K(mto_gather(alt, dim, index, false));
         mt_tensor *res_s = K(mto_gather(res, dim, index, false));
         mt_tensor *oth_src = K(mto_where_self(src0, alt_s, K(mto_div_Tensor(res_s, src))));

@@ -35,7 +35,7 @@ static mt_tensor *inv_t(mt_bw *b, mt_tensor *A) {
 static bool some_zero(mt_bw *b, mt_tensor *det) {
     if (det->device.type == MT_DEV_META || det->numel == 0) return false;
     mt_tensor *any = K(mto_any(K(mto_eq_Scalar(det, SI(0)))));
-    mt_tensor *h = K(mto_to_device(any, (mt_device){MT_DEV_CPU, 0}, MT_BOOL, false, true));
+    mt_tensor *h = K(mto_to_device(any, (mt_device){MT_DEV_CPU, 0}, MT_BOOL, false, true, NULL));
     CHECK(mt_tensor_sync(h));
     return *(const bool *)mt_tensor_data(h);
 }

@@ -65,7 +65,7 @@ static void triu_bw(mt_bw *b) {
 /* the diagonal's gradient written into zeros of the input's shape */
 static void diagonal_bw(mt_bw *b) {
     mt_tensor *z = mt_bw_zeros(b, 0);
-    if (z->dtype != G(0)->dtype) z = K(mto_to_dtype(z, (mt_dtype)G(0)->dtype, false, false));
+    if (z->dtype != G(0)->dtype) z = K(mto_to_dtype(z, (mt_dtype)G(0)->dtype, false, false, NULL));
     mt_tensor *d = K(mto_diagonal(z, V(1).i, V(2).i, V(3).i));
     CHECK(!K(mto_copy_(d, G(0), false)));
     SET(0, z);

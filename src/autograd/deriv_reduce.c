@@ -69,8 +69,8 @@ void mt_d_mean_dim(mt_bw *b) {
  * ends multiplied */
 static mt_tensor *prod_of_others(mt_bw *b, mt_tensor *x, int64_t dim) {
     int64_t n = x->sizes[dim];
-    if (n <= 1) return K(mto_ones_like(x, -1, NODEV, false));
-    mt_tensor *one = K(mto_ones_like(K(mto_narrow(x, dim, 0, 1)), -1, NODEV, false));
+    if (n <= 1) return K(mto_ones_like(x, -1, NODEV, false, NULL));
+    mt_tensor *one = K(mto_ones_like(K(mto_narrow(x, dim, 0, 1)), -1, NODEV, false, NULL));
     mt_tensor *l[2] = {one, K(mto_narrow(x, dim, 0, n - 1))};
     mt_tensor *left = K(mto_cumprod(K(mto_cat(l, 2, dim)), dim, -1));
     mt_tensor *r[2] = {K(mto_narrow(x, dim, 1, n - 1)), one};
@@ -111,7 +111,7 @@ void mt_d_extreme_all(mt_bw *b) {
                                        K(mto_logical_and(K(mto_isnan(x)), K(mto_isnan(r))))));
     mt_tensor *count = K(mto_sum(mask, -1));
     mt_tensor *share = K(mto_div_Tensor(G(0), count));
-    SET(0, K(mto_mul_Tensor(K(mto_to_dtype(mask, (mt_dtype)x->dtype, false, false)), share)));
+    SET(0, K(mto_mul_Tensor(K(mto_to_dtype(mask, (mt_dtype)x->dtype, false, false, NULL)), share)));
 }
 
 /* values picked by indices along dim (max.dim, kthvalue): the gradient scattered back */
@@ -124,7 +124,7 @@ static mt_tensor *scatter_back(mt_bw *b, mt_tensor *g, mt_tensor *idx, int64_t d
         idx = K(mto_unsqueeze(idx, dim));
     }
     mt_tensor *z = K(mt_zeros_meta(m));
-    if (z->dtype != g->dtype) z = K(mto_to_dtype(z, (mt_dtype)g->dtype, false, false));
+    if (z->dtype != g->dtype) z = K(mto_to_dtype(z, (mt_dtype)g->dtype, false, false, NULL));
     return K(mto_scatter_src(z, dim, idx, g));
 }
 
@@ -143,7 +143,8 @@ void mt_d_amax(mt_bw *b) { /* evenly among the extremes of each slice */
     bool keep = V(2).b;
     mt_tensor *r = unreduce(b, R(0), red, x->ndim, keep),
               *g = unreduce(b, G(0), red, x->ndim, keep);
-    mt_tensor *mask = K(mto_to_dtype(K(mto_eq_Tensor(x, r)), (mt_dtype)x->dtype, false, false));
+    mt_tensor *mask =
+        K(mto_to_dtype(K(mto_eq_Tensor(x, r)), (mt_dtype)x->dtype, false, false, NULL));
     mt_tensor *count = K(mto_sum_dim_IntList(mask, dim_list(red, x->ndim, buf), true, -1));
     SET(0, K(mto_mul_Tensor(K(mto_div_Tensor(g, count)), mask)));
 }
@@ -245,8 +246,8 @@ static void norm_common(mt_bw *b, double p, mt_value dims, bool keepdim) {
     }
     mt_tensor *r = unreduce(b, R(0), red, x->ndim, keepdim);
     if (isinf(p)) { /* shared evenly by the elements whose magnitude is the norm */
-        mt_tensor *mask =
-            K(mto_to_dtype(K(mto_eq_Tensor(K(mto_abs(x)), r)), (mt_dtype)x->dtype, false, false));
+        mt_tensor *mask = K(mto_to_dtype(K(mto_eq_Tensor(K(mto_abs(x)), r)), (mt_dtype)x->dtype,
+                                         false, false, NULL));
         mt_tensor *count = K(mto_sum_dim_IntList(mask, dim_list(red, x->ndim, buf), true, -1));
         SET(0, K(mto_mul_Tensor(K(mto_mul_Tensor(K(mto_sign(x)), mask)),
                                 K(mto_div_Tensor(g, count)))));
@@ -324,7 +325,8 @@ void mt_d_cumprod(mt_bw *b) {
                                                       K(mto_lt_Scalar(pos, SI(k))), SD(0)));
         mt_tensor *sum = K(mto_sum_dim_IntList(contrib, (mt_ilist){&dim, 1}, true, -1));
         g = K(mto_add_Tensor(
-            g, K(mto_mul_Tensor(sum, K(mto_to_dtype(at_k, (mt_dtype)sum->dtype, false, false)))),
+            g,
+            K(mto_mul_Tensor(sum, K(mto_to_dtype(at_k, (mt_dtype)sum->dtype, false, false, NULL)))),
             SI(1)));
     }
     SET(0, g);

@@ -129,8 +129,8 @@ static void as_strided_bw(mt_bw *b) {
             K(mto_zeros((mt_ilist){&span, 1}, G(0)->dtype, G(0)->device, false, false));
         mt_tensor *in_idx[1] = {
             storage_positions(b, in->sizes, in->strides, in->ndim, in->offset - base)};
-        count = K(mto_index_put(count, in_idx, 1,
-                                K(mto_ones_like(in_idx[0], G(0)->dtype, NODEV, false)), true));
+        count = K(mto_index_put(
+            count, in_idx, 1, K(mto_ones_like(in_idx[0], G(0)->dtype, NODEV, false, NULL)), true));
         flat = K(mto_div_Tensor(flat, K(mto_clamp(count, SI(1), MT_NONE))));
     }
     SET(0, K(mto_as_strided(flat, (mt_ilist){in->sizes, in->ndim},
@@ -138,12 +138,12 @@ static void as_strided_bw(mt_bw *b) {
 }
 
 static void copy_bw(mt_bw *b) {
-    if (NEEDS(0)) SET(0, K(mto_zeros_like(G(0), -1, NODEV, false)));
+    if (NEEDS(0)) SET(0, K(mto_zeros_like(G(0), -1, NODEV, false, NULL)));
     if (NEEDS(1)) SET(1, G(0));
 }
 
 static void fill_tensor_bw(mt_bw *b) {
-    if (NEEDS(0)) SET(0, K(mto_zeros_like(G(0), -1, NODEV, false)));
+    if (NEEDS(0)) SET(0, K(mto_zeros_like(G(0), -1, NODEV, false, NULL)));
     if (NEEDS(1)) SET(1, K(mto_sum(G(0), -1)));
 }
 

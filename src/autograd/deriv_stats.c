@@ -14,7 +14,7 @@ void mt_d_cummaxmin(mt_bw *b) {
         return;
     }
     mt_tensor *z = K(mt_zeros_meta(META(0)));
-    if (z->dtype != G(0)->dtype) z = K(mto_to_dtype(z, (mt_dtype)G(0)->dtype, false, false));
+    if (z->dtype != G(0)->dtype) z = K(mto_to_dtype(z, (mt_dtype)G(0)->dtype, false, false, NULL));
     SET(0, K(mto_scatter_add(z, mt_wrap(V(1).i, x->ndim), R(1), G(0))));
 }
 

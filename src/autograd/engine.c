@@ -175,7 +175,7 @@ static mt_tensor *fit(mt_node *n, int i, mt_tensor *g) {
         if (!(g = s)) return NULL;
     }
     if (g->dtype != m->dtype || !mt_device_eq(g->device, m->device)) {
-        mt_tensor *c = mto__to_copy(g, m->dtype, m->device, false);
+        mt_tensor *c = mto__to_copy(g, m->dtype, m->device, false, NULL);
         mt_tensor_decref(g);
         g = c;
     }
@@ -188,7 +188,7 @@ static bool has_nan(mt_tensor *g) {
     mt_tensor *nan = mto_isnan(g), *any = nan ? mto_any(nan) : NULL;
     mt_tensor_decref(nan);
     if (any && any->device.type != MT_DEV_CPU) { /* read the flag on the host */
-        mt_tensor *host = mto__to_copy(any, any->dtype, MT_CPU, false);
+        mt_tensor *host = mto__to_copy(any, any->dtype, MT_CPU, false, NULL);
         mt_tensor_decref(any);
         any = host;
     }
@@ -504,7 +504,7 @@ int mt_backward(mt_tensor **roots, mt_tensor **grads, int n, const mt_backward_o
                 mt_error(MT_ERR_RUNTIME, "grad can be implicitly created only for scalar outputs");
                 goto done;
             }
-            g = mto_ones_like(r, -1, MT_NO_DEVICE, false);
+            g = mto_ones_like(r, -1, MT_NO_DEVICE, false, NULL);
             if (!g) goto done;
         } else {
             if (g->ndim != r->ndim ||

@@ -185,7 +185,8 @@ mt_tensor *mt_bw_zeros(mt_bw *b, int arg) {
 
 mt_tensor *mt_bw_grad_zeros(mt_bw *b, int arg) {
     mt_tensor *z = mt_bw_zeros(b, arg);
-    return z->dtype == G(0)->dtype ? z : K(mto_to_dtype(z, (mt_dtype)G(0)->dtype, false, false));
+    return z->dtype == G(0)->dtype ? z
+                                   : K(mto_to_dtype(z, (mt_dtype)G(0)->dtype, false, false, NULL));
 }
 
 void mt_bw_zero_grads(mt_bw *b) {

@@ -34,8 +34,8 @@ static const char *expected_type(const mt_arg *a) {
         return "torch.dtype";
     case MT_A_DEVICE:
         return "torch.device";
-    case MT_A_STR:
-        return "str";
+    case MT_A_STR: /* memory formats are strings here, torch.memory_format objects in PyTorch */
+        return strcmp(a->name, "memory_format") == 0 ? "torch.memory_format" : "str";
     case MT_A_GENERATOR:
         return "torch.Generator";
     default:

@@ -205,7 +205,7 @@ static int conv_index_tensor(lua_State *L, mt_tensor *t, mt_value *out, lmt_scra
     }
     mt_tensor *c = mt_tensor_empty(t->ndim, t->sizes, dt, MT_CPU);
     if (!c) return -1;
-    mt_tensor *src = mto_contiguous(t);
+    mt_tensor *src = mto_contiguous(t, NULL);
     if (!src) {
         mt_tensor_decref(c);
         return -1;

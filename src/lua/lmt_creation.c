@@ -95,7 +95,7 @@ static int store(lua_State *L, int idx, mt_dtype dt, char *p) {
     else { /* a one-element tensor */
         mt_tensor *x = lmt_to_tensor(L, idx);
         mt_tensor *c = x->device.type == MT_DEV_CPU ? (mt_tensor_incref(x), x)
-                                                    : mto__to_copy(x, -1, MT_CPU, false);
+                                                    : mto__to_copy(x, -1, MT_CPU, false, NULL);
         if (!c) return -1;
         const void *q = mt_tensor_data(c);
         mt_dtype xd = (mt_dtype)c->dtype;
@@ -147,7 +147,7 @@ static int l_tensor(lua_State *L) {
     mt_tensor *src = lmt_to_tensor(L, 1);
     mt_tensor *t;
     if (src) { /* torch.tensor(tensor): a detached copy */
-        t = mto__to_copy(src, dt_given, MT_NO_DEVICE, false);
+        t = mto__to_copy(src, dt_given, MT_NO_DEVICE, false, NULL);
         if (!t) return lmt_error(L);
     } else {
         nest_info ni = {0};
@@ -167,7 +167,7 @@ static int l_tensor(lua_State *L) {
         }
     }
     if (dev.type != MT_DEV_CPU) {
-        mt_tensor *moved = mto__to_copy(t, -1, dev, false);
+        mt_tensor *moved = mto__to_copy(t, -1, dev, false, NULL);
         mt_tensor_decref(t);
         if (!moved) return lmt_error(L);
         t = moved;
@@ -197,7 +197,7 @@ static int l_wrap_number(lua_State *L) {
     if (!t) return lmt_error(L);
     mt_tensor *other = lmt_to_tensor(L, 2);
     if (other && other->device.type != MT_DEV_CPU) {
-        mt_tensor *moved = mto_to_device(t, other->device, -1, false, false);
+        mt_tensor *moved = mto_to_device(t, other->device, -1, false, false, NULL);
         mt_tensor_decref(t);
         if (!moved) return lmt_error(L);
         t = moved;

@@ -111,7 +111,7 @@ static void set_state(lua_State *L, mt_generator *g, int idx) {
     mt_tensor *t = lmt_to_tensor(L, idx);
     if (!t || t->dtype != MT_UINT8 || t->device.type != MT_DEV_CPU)
         lmt_errorf(L, "RNG state must be a torch.ByteTensor");
-    mt_tensor *c = mto_contiguous(t);
+    mt_tensor *c = mto_contiguous(t, NULL);
     if (!c) lmt_error(L);
     int st = mt_generator_set_state(g, mt_tensor_data(c), (size_t)c->numel);
     mt_tensor_decref(c);

@@ -149,7 +149,7 @@ static int fsync_of(lua_State *L) {
 static int tensor_bytes(lua_State *L) {
     mt_tensor *t = lmt_check_tensor(L, 1);
     if (t->device.type != MT_DEV_CPU) return io_errorf(L, "_tensor_bytes: expected a CPU tensor");
-    mt_tensor *c = mto_contiguous(t);
+    mt_tensor *c = mto_contiguous(t, NULL);
     if (!c) return lmt_error(L);
     if (mt_tensor_sync(c)) {
         mt_tensor_decref(c);

@@ -1,5 +1,6 @@
 /* lmt_tensor.c: the Tensor userdata: identity, lifetime, fields, plain methods, x[i]. */
 #include "lmt.h"
+#include "lmt_call.h"
 #include "mt_ops_gen.h"
 
 #include <stdarg.h>
@@ -232,7 +233,7 @@ static mt_tensor *cpu_values(lua_State *L, mt_tensor *t, const char *what) {
         mt_tensor_incref(t);
         return t;
     }
-    mt_tensor *c = mto__to_copy(t, -1, MT_CPU, false);
+    mt_tensor *c = mto__to_copy(t, -1, MT_CPU, false, NULL);
     if (!c) lmt_error(L);
     if (mt_storage_sync(c->storage)) { /* the copy may itself be deferred (pipeline mode) */
         mt_tensor_decref(c);
@@ -344,8 +345,31 @@ static int t_storage_offset(lua_State *L) {
     return 1;
 }
 
+/* is_contiguous({memory_format = torch.channels_last}): keyword-only, as PyTorch's */
 static int t_is_contiguous(lua_State *L) {
-    lua_pushboolean(L, mt_tensor_is_contiguous(lmt_check_tensor(L, 1)));
+    mt_tensor *t = lmt_check_tensor(L, 1);
+    const char *fmt = NULL;
+    int given = lua_gettop(L) - 1;
+    if (given > 1 || (given == 1 && !lua_istable(L, 2)))
+        return lmt_errorf(L, "is_contiguous() takes 0 positional arguments but %d %s given", given,
+                          given == 1 ? "was" : "were");
+    if (given == 1) {
+        lua_pushnil(L);
+        while (lua_next(L, 2)) {
+            const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+            if (strcmp(key, "memory_format") != 0)
+                return lmt_errorf(L, "is_contiguous() got an unexpected keyword argument '%s'",
+                                  key);
+            if (lua_type(L, -1) != LUA_TSTRING || !mt_memory_format_known(lua_tostring(L, -1)))
+                return lmt_errorf(L,
+                                  "is_contiguous(): argument 'memory_format' must be "
+                                  "torch.memory_format, not %s",
+                                  lmt_value_type(L, -1));
+            fmt = lua_tostring(L, -1);
+            lua_pop(L, 1);
+        }
+    }
+    lua_pushboolean(L, mt_tensor_is_contiguous_as(t, fmt));
     return 1;
 }
 
@@ -373,7 +397,7 @@ static int t_type(lua_State *L) {
         return 1;
     }
     mt_dtype dt = lmt_check_dtype(L, 2);
-    mt_tensor *r = mto_to_dtype(t, dt, false, false);
+    mt_tensor *r = mto_to_dtype(t, dt, false, false, NULL);
     if (!r) return lmt_error(L);
     lmt_push_tensor(L, r);
     return 1;

@@ -305,7 +305,7 @@ static int slot_put(lua_State *L) {
     size_t off = 0;
     for (lua_Integer i = 1; i <= n; i++) {
         mt_tensor *t = slot_tensor(L, 2, i);
-        mt_tensor *c = mto_contiguous(t);
+        mt_tensor *c = mto_contiguous(t, NULL);
         if (!c || mt_tensor_sync(c)) {
             if (c) mt_tensor_decref(c);
             return lmt_error(L);

@@ -1,9 +1,10 @@
 -- Creation (factory) operators. The binding applies requires_grad= and pin_memory= to the
 -- result of any op that declares them, so kernels never see those two.
 local fac = "*, ScalarType? dtype=None, Device? device=None, bool requires_grad=False, bool pin_memory=False"
-local like = "*, ScalarType? dtype=None, Device? device=None, bool requires_grad=False"
+local like = "*, ScalarType? dtype=None, Device? device=None, bool requires_grad=False, str? memory_format=None"
 
-op { "empty(SymInt[] size, " .. fac .. ") -> Tensor", doc = "An uninitialised tensor." }
+op { "empty(SymInt[] size, " .. fac .. ", str? memory_format=None) -> Tensor",
+     doc = "An uninitialised tensor (laid out as memory_format says: contiguous_format, channels_last, channels_last_3d)." }
 op { "zeros(SymInt[] size, " .. fac .. ") -> Tensor", doc = "A tensor filled with 0." }
 op { "ones(SymInt[] size, " .. fac .. ") -> Tensor", doc = "A tensor filled with 1." }
 op { "full(SymInt[] size, Scalar fill_value, " .. fac .. ") -> Tensor",

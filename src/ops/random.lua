@@ -1,7 +1,7 @@
 -- Random sampling. The CPU generator reproduces PyTorch's streams (doc/rng.md); every op takes
 -- an optional generator (the device's default generator otherwise).
 local fac = "*, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False, bool pin_memory=False"
-local like = "*, ScalarType? dtype=None, Device? device=None, bool requires_grad=False"
+local like = "*, ScalarType? dtype=None, Device? device=None, bool requires_grad=False, str? memory_format=None"
 local gen = "*, Generator? generator=None"
 
 -- in place (random_.to comes before random_.from: x:random_(n) is [0, n), as in PyTorch)

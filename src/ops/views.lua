@@ -33,8 +33,8 @@ op { "unflatten.int(Tensor(a) self, Dim dim, SymInt[] sizes) -> Tensor(a)",
      variants = "function, method", doc = "Splits dim into sizes." }
 op { "as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)",
      variants = "function, method", doc = "A view with explicit sizes, strides and offset." }
-op { "contiguous(Tensor(a) self) -> Tensor(a)", variants = "method",
-     doc = "self when contiguous, else a contiguous copy." }
+op { "contiguous(Tensor(a) self, *, str? memory_format=None) -> Tensor(a)", variants = "method",
+     doc = "self when laid out as memory_format says (contiguous_format, channels_last, channels_last_3d), else such a copy." }
 op { "detach(Tensor(a) self) -> Tensor(a)", variants = "function, method",
      doc = "The same data, cut from the autograd graph (not a view: writes to it stay out of the graph).",
      nondiff = true }

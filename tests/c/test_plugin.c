@@ -89,7 +89,7 @@ static void loaded_backend_serves_its_device(void **state) {
     assert_int_equal(plugin_counter("plugin_live_blocks"), 1);
     mt_tensor *v = mto_view(z, MT_ILIST(1, 3)); /* views work on any device */
     assert_non_null(v);
-    mt_tensor *h = mto__to_copy(v, -1, MT_CPU, false);
+    mt_tensor *h = mto__to_copy(v, -1, MT_CPU, false, NULL);
     assert_non_null(h);
     assert_int_equal(h->device.type, MT_DEV_CPU);
     assert_float_equal(((float *)mt_tensor_data(h))[2], 0.0f, 0);

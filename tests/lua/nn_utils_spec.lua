@@ -216,10 +216,19 @@ describe("what is not a module or a sequence", function()
 end)
 
 describe("nn.utils", function()
-  it("convert_conv2d_weight_memory_format accepts mindtorch's one dense layout", function()
-    local m = nn.Sequential(nn.Conv2d(1, 2, 3))
-    assert.are.equal(m, nn.utils.convert_conv2d_weight_memory_format(m, torch.contiguous_format))
-    assert.has_error(function() nn.utils.convert_conv2d_weight_memory_format(m, "channels_last") end)
+  it("convert_conv2d_weight_memory_format lays out the convolutions' weights, in place", function()
+    local m = nn.Sequential(nn.Conv2d(1, 2, 3), nn.Linear(3, 4), nn.ConvTranspose2d(2, 5, 2))
+    local w, v = m[1].weight, m[3].weight
+    local before = w:clone()
+    assert.are.equal(m, nn.utils.convert_conv2d_weight_memory_format(m, torch.channels_last))
+    assert.are.equal(w, m[1].weight) -- the same parameter
+    assert.are.same({ 9, 1, 3, 1 }, w:stride()) -- PyTorch 1.13's strides for (2, 1, 3, 3)
+    assert.are.same({ 20, 1, 10, 5 }, v:stride()) -- and for (2, 5, 2, 2)
+    assert.is_true(torch.equal(before, w))
+    assert.are.same({ 3, 1 }, m[2].weight:stride())
+    nn.utils.convert_conv2d_weight_memory_format(m, torch.contiguous_format)
+    assert.are.same({ 9, 9, 3, 1 }, w:stride())
+    assert.is_true(torch.equal(before, w))
   end)
 
   it("skip_init refuses what is not a Module class, and modules without a device argument", function()

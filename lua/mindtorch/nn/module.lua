@@ -346,9 +346,21 @@ return function(torch, nn)
   function Module:to(...)
     local args = table.pack(...)
     local only_float = getmetatable(args[1]) == dtype_mt
+    -- memory_format= lays out the 4-D and 5-D tensors only, as PyTorch's; the others get the rest
+    local plain, opts = args, args[args.n]
+    if type(opts) == "table" and not getmetatable(opts) and opts.memory_format ~= nil then
+      local rest = {}
+      for k, v in pairs(opts) do if k ~= "memory_format" then rest[k] = v end end
+      plain = table.pack(table.unpack(args, 1, args.n - 1))
+      if next(rest) ~= nil then
+        plain.n = plain.n + 1
+        plain[plain.n] = rest
+      end
+    end
     return self:_apply(function(t)
       if only_float and not t:is_floating_point() then return t end
-      return t:to(table.unpack(args, 1, args.n))
+      local a = (t:dim() == 4 or t:dim() == 5) and args or plain
+      return t:to(table.unpack(a, 1, a.n))
     end)
   end
   function Module:float() return self:_apply(function(t) return t:is_floating_point() and t:float() or t end) end

@@ -150,19 +150,14 @@ return function(torch, nn)
   end
 
   -- convert_conv2d_weight_memory_format(module, memory_format): the weights of every Conv2d and
-  -- ConvTranspose2d in `memory_format`. mindtorch's tensors have one dense layout
-  -- (torch.contiguous_format), so that is the format this accepts.
+  -- ConvTranspose2d laid out in `memory_format` (torch.channels_last, torch.contiguous_format), in
+  -- place: the parameters stay the same objects
   function utils.convert_conv2d_weight_memory_format(module, memory_format)
-    if memory_format ~= torch.contiguous_format then
-      error(("convert_conv2d_weight_memory_format: mindtorch supports memory_format=torch.contiguous_format only, "
-        .. "not %s"):format(tostring(memory_format)), 2)
-    end
     local name = class.typename(module)
     if name == "nn.Conv2d" or name == "nn.ConvTranspose2d" then
       local w = module.weight
-      if not w:is_contiguous() then
-        torch.no_grad(function() w:set_(w:detach():clone({ memory_format = memory_format })) end)
-      end
+      -- always restrided, as PyTorch's (a weight with one input channel is both layouts at once)
+      torch.no_grad(function() w:set_(w:detach():clone({ memory_format = memory_format })) end)
     end
     for _, child in ipairs(module:children()) do utils.convert_conv2d_weight_memory_format(child, memory_format) end
     return module
