@@ -24,7 +24,7 @@ static mt_tensor *device_like(const accel_copier *c, const mt_tensor *t, int dev
 }
 
 static mt_tensor *contiguous(const accel_copier *c, mt_tensor *t) {
-    mt_value a[1] = {mt_vtensor(t)}, r[1];
+    mt_value a[2] = {mt_vtensor(t), MT_NONE /* memory_format: contiguous_format */}, r[1];
     return mt_call_op((*c->contiguous)->id, a, r) ? NULL : r[0].t;
 }
 

@@ -94,7 +94,8 @@ local ints = { 0, 1, -1, 2, 3, 7, -5, huge, math.mininteger, 1 << 31, 1 << 40, -
 local dims = { 1, 2, -1, 0, 3, 7, -9, huge, math.mininteger }
 local scalars = { 0, 1, -1, 2.5, 0 / 0, math.huge, -math.huge, true, false, huge, math.mininteger, 1e308 }
 local floats = { 0.0, 1.0, -1.0, 0.5, 0 / 0, math.huge, -math.huge, 1e-320, 1e308 }
-local strs = { "", "mean", "sum", "none", "floor", "trunc", "x", "reflect", ("a"):rep(300) }
+local strs = { "", "mean", "sum", "none", "floor", "trunc", "x", "reflect", ("a"):rep(300),
+  "channels_last", "channels_last_3d", "contiguous_format", "preserve_format" }
 local dtypes = { torch.float32, torch.float64, torch.float16, torch.int64, torch.int8, torch.uint8, torch.bool }
 local devices = { "cpu", "meta", "cpu:0", "bogus", "meta:7" }
 local int_lists = {
