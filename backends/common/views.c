@@ -311,10 +311,16 @@ int mt_k_resize_(mt_call *c, mt_value *a, mt_value *r) {
     if (n > MT_MAX_DIM) return too_many_dims(n);
     int64_t numel = mt_numel_checked(n, a[1].il);
     if (numel < 0) return mt_error(MT_ERR_RUNTIME, "numel: integer multiplication overflow");
+    /* a memory format restrides even to the same sizes, as PyTorch's (checked before anything
+     * changes); without one, new sizes get contiguous strides */
+    const char *fmt = a[2].tag == MT_V_STR ? a[2].s : NULL;
+    if (fmt && strcmp(fmt, "preserve_format") == 0)
+        return mt_error(MT_ERR_RUNTIME, "Unsupported memory formatPreserve"); /* sic, PyTorch's */
+    int64_t strides[MT_MAX_DIM];
+    if (fmt && mt_memory_format_strides(fmt, n, a[1].il, strides)) return -1;
     bool same = n == t->ndim && memcmp(a[1].il, t->sizes, sizeof(int64_t) * (size_t)n) == 0;
-    if (!same) {
-        int64_t strides[MT_MAX_DIM];
-        mt_contiguous_strides(n, a[1].il, strides);
+    if (!same || fmt) {
+        if (!fmt) mt_contiguous_strides(n, a[1].il, strides);
         int64_t need =
             mt_required_nbytes(n, a[1].il, strides, t->offset, mt_dtype_size((mt_dtype)t->dtype));
         if (need < 0) {

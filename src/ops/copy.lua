@@ -17,4 +17,4 @@ op { "to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool c
 op { "to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, *, str? memory_format=None) -> Tensor(a)",
      variants = "method", doc = "self on other's device with other's dtype." }
 op { "resize_(Tensor(a!) self, SymInt[] size, *, str? memory_format=None) -> Tensor(a!)", variants = "method",
-     doc = "Gives self a new shape (contiguous strides unless the shape is unchanged), growing its storage when needed; new elements are uninitialised." }
+     doc = "Gives self a new shape (contiguous strides unless the shape is unchanged; memory_format's strides when given, even for the same shape), growing its storage when needed; new elements are uninitialised." }

@@ -106,6 +106,26 @@ describe("memory formats", function()
       err(x.clone, x, { memory_format = 1 }))
   end)
 
+  it("restrides with resize_ and resize_as_ when a format is given, even to the same sizes", function()
+    assert.are.same({ 60, 1, 15, 3 }, torch.randn(2, 3, 4, 5):resize_({ 2, 3, 4, 5 }, { memory_format = cl }):stride())
+    assert.are.same({ 60, 1, 15, 3 }, torch.randn(3):resize_({ 2, 3, 4, 5 }, { memory_format = cl }):stride())
+    assert.are.same({ 0, 1, 0, 0 }, torch.empty(0):resize_({ 2, 0, 4, 5 }, { memory_format = cl }):stride())
+    local y = torch.randn(2, 3, 4, 5):contiguous({ memory_format = cl })
+    assert.are.same({ 60, 1, 15, 3 }, y:resize_({ 2, 3, 4, 5 }):stride()) -- same sizes, no format: kept
+    assert.are.same({ 72, 24, 6, 1 }, y:resize_({ 2, 3, 4, 6 }):stride())
+    assert.are.same({ 60, 20, 5, 1 }, y:resize_({ 2, 3, 4, 5 }, { memory_format = torch.contiguous_format }):stride())
+    local template = torch.empty(2, 3, 4, 5, { memory_format = cl })
+    assert.are.same({ 60, 20, 5, 1 }, torch.randn(2, 3, 4, 5):resize_as_(template):stride())
+    assert.are.same({ 60, 1, 15, 3 },
+      torch.randn(2, 3, 4, 5):resize_as_(torch.empty(2, 3, 4, 5), { memory_format = cl }):stride())
+    local t = torch.randn(3)
+    assert.are.equal("required rank 4 tensor to use channels_last format",
+      err(function() return t:resize_({ 2, 3 }, { memory_format = cl }) end))
+    assert.are.same({ 3 }, t.shape) -- refused before anything changed
+    assert.are.equal("Unsupported memory formatPreserve",
+      err(function() return t:resize_({ 3 }, { memory_format = torch.preserve_format }) end))
+  end)
+
   it("lays out a module's 4-D and 5-D tensors with Module:to, the rest as they were", function()
     local m = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.Linear(3, 4))
     m:to({ memory_format = cl })
