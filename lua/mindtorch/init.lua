@@ -26,7 +26,7 @@ torch.set_printoptions = tensor_str.set_printoptions
 debug.getregistry()["mindtorch.UntypedStorage"].__tostring = function(s) return tensor_str.storage_repr(s, false) end
 debug.getregistry()["mindtorch.TypedStorage"].__tostring = function(s) return tensor_str.storage_repr(s, true) end
 
--- Memory formats (clone, contiguous, to, empty and the *_like factories take memory_format=,
+-- Memory formats (clone, contiguous, to, empty, resize_ and the *_like factories take memory_format=,
 -- is_contiguous asks about one): the order of the dims in memory, by name.
 torch.contiguous_format = "contiguous_format"
 torch.preserve_format = "preserve_format"
