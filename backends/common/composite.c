@@ -110,26 +110,16 @@ static int c_unflatten(mt_call *c, mt_value *a, mt_value *r) {
  * the contiguous layout too and copies as clone preserves */
 static int c_contiguous(mt_call *c, mt_value *a, mt_value *r) {
     MT_UNUSED(c);
-    const char *fmt = a[1].tag == MT_V_STR ? a[1].s : "contiguous_format";
+    const char *fmt = a[1].tag == MT_V_STR ? a[1].s : NULL; /* NULL: contiguous_format */
     if (mt_tensor_is_contiguous_as(a[0].t, fmt)) return mt_ret_self(r, a[0].t);
-    return mt_ret_tensor(r, mto_clone(a[0].t, fmt));
-}
-
-/* the strides of a new tensor shaped like s in memory format fmt (NULL: preserve_format, the
- * default of the *_like factories and of to(): s's own when dense, else PyTorch's suggestion) */
-static int strides_as(const mt_tensor *s, const char *fmt, int64_t *strides) {
-    if (!fmt || strcmp(fmt, "preserve_format") == 0) {
-        mt_preserve_strides(s, strides);
-        return 0;
-    }
-    return mt_memory_format_strides(fmt, s->ndim, s->sizes, strides);
+    return mt_ret_tensor(r, mto_clone(a[0].t, fmt ? fmt : "contiguous_format"));
 }
 
 /* empty_like/zeros_like/ones_like/full_like: (self, [fill_value,] *, dtype, device, rg,
  * memory_format) */
 static mt_tensor *empty_like(mt_tensor *s, mt_value dtype, mt_value device, mt_value format) {
     int64_t strides[MT_MAX_DIM];
-    if (strides_as(s, format.tag == MT_V_STR ? format.s : NULL, strides)) return NULL;
+    if (mt_strides_like(s, format.tag == MT_V_STR ? format.s : NULL, strides)) return NULL;
     mt_device dev = device.tag == MT_V_DEVICE ? device.dev : s->device;
     int dt = dtype.tag == MT_V_DTYPE ? dtype.dtype : s->dtype;
     return mto_empty_strided(sizes_of(s), (mt_ilist){strides, s->ndim}, dt, dev, false, false);
@@ -212,7 +202,7 @@ static int c_to_copy(mt_call *c, mt_value *a, mt_value *r) {
     if (s->device.type == MT_DEV_META && dev.type != MT_DEV_META)
         return mt_error(MT_ERR_NOT_IMPLEMENTED, "Cannot copy out of meta tensor; no data!");
     int64_t strides[MT_MAX_DIM];
-    if (strides_as(s, a[4].tag == MT_V_STR ? a[4].s : NULL, strides)) return -1;
+    if (mt_strides_like(s, a[4].tag == MT_V_STR ? a[4].s : NULL, strides)) return -1;
     mt_tensor *out = NULL;
     if (a[3].b && dev.type == MT_DEV_CPU && pinned_like(s, strides, dt, &out)) return -1;
     if (!out)

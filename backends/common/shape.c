@@ -108,3 +108,11 @@ void mt_preserve_strides(const mt_tensor *t, int64_t *strides) {
     else
         mt_contiguous_strides(t->ndim, t->sizes, strides);
 }
+
+int mt_strides_like(const mt_tensor *t, const char *fmt, int64_t *strides) {
+    if (!fmt || strcmp(fmt, "preserve_format") == 0) {
+        mt_preserve_strides(t, strides);
+        return 0;
+    }
+    return mt_memory_format_strides(fmt, t->ndim, t->sizes, strides);
+}

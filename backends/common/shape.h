@@ -23,5 +23,8 @@ int mt_check_no_overlap(const mt_tensor *out, const mt_tensor *in);
 /* Strides a new tensor gets when it copies t's layout (clone/empty_like's preserve_format):
  * t's own strides when it is dense and non-overlapping, else contiguous. */
 void mt_preserve_strides(const mt_tensor *t, int64_t *strides);
+/* Strides of a new tensor shaped like t in memory format fmt (NULL or "preserve_format":
+ * mt_preserve_strides; otherwise that format's, -1 with PyTorch's error where it does not fit). */
+int mt_strides_like(const mt_tensor *t, const char *fmt, int64_t *strides);
 
 #endif

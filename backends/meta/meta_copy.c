@@ -38,11 +38,7 @@ int mt_meta_clone(mt_call *c, mt_value *args, mt_outspec *o) {
     o->ndim = self->ndim;
     o->dtype = self->dtype;
     memcpy(o->sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim);
-    const char *fmt = args[1].tag == MT_V_STR ? args[1].s : "preserve_format";
-    if (strcmp(fmt, "preserve_format") == 0)
-        mt_preserve_strides(self, o->strides);
-    else if (mt_memory_format_strides(fmt, self->ndim, self->sizes, o->strides))
-        return -1;
+    if (mt_strides_like(self, args[1].tag == MT_V_STR ? args[1].s : NULL, o->strides)) return -1;
     o->has_strides = 1;
     return 0;
 }
