@@ -289,6 +289,33 @@ bool mt_tensor_is_contiguous_as(const mt_tensor *t, const char *fmt) {
     return true;
 }
 
+/* PyTorch's test of whether strides look like a format's order (its is_channels_last_strides_2d
+ * and _3d): the strides grow along the order, size-1 dims taking any stride that keeps them
+ * growing; a stride-0 channel dim, an empty dim and a batch stride equal to the channel stride
+ * (a N111 tensor, or N11W sliced) are read as the default layout */
+static bool strides_follow(const mt_tensor *t, const int *order, int rank) {
+    if (t->strides[1] == 0) return false;
+    int64_t min = 0;
+    for (int k = 0; k < rank; k++) {
+        int d = order[k];
+        if (t->sizes[d] == 0 || t->strides[d] < min) return false;
+        if (d == 0 && min == t->strides[1]) return false;
+        min = t->strides[d];
+        if (t->sizes[d] > 1 && mt_mul_overflow(min, t->sizes[d], &min)) return false;
+    }
+    return true;
+}
+
+const char *mt_suggest_memory_format(const mt_tensor *t) {
+    static const char *const formats[] = {"channels_last", "channels_last_3d"};
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        const int *order;
+        int rank = memory_format_order(formats[i], &order);
+        if (rank == t->ndim && strides_follow(t, order, rank)) return formats[i];
+    }
+    return "contiguous_format";
+}
+
 int mt_memory_format_strides(const char *fmt, int ndim, const int64_t *sizes, int64_t *strides) {
     const int *order;
     int rank = memory_format_order(fmt, &order);

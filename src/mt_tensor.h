@@ -118,6 +118,10 @@ MT_API bool mt_memory_format_known(const char *fmt);
 MT_API bool mt_tensor_is_contiguous_as(const mt_tensor *t, const char *fmt);
 MT_API int mt_memory_format_strides(const char *fmt, int ndim, const int64_t *sizes,
                                     int64_t *strides);
+/* The format t's strides suggest, as PyTorch's suggest_memory_format: "channels_last" or
+ * "channels_last_3d" where they run in that order (its rank only), else "contiguous_format".
+ * Ops whose results follow their input's layout (convolution, pooling) ask it. */
+MT_API const char *mt_suggest_memory_format(const mt_tensor *t);
 /* Number of elements, erroring on negative sizes with PyTorch's text. -1 on error. */
 MT_API int64_t mt_check_sizes(int ndim, const int64_t *sizes);
 /* The checked geometry arithmetic every path uses (creation, views, resize_, storages, loaders,

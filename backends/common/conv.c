@@ -3,6 +3,7 @@
  * an unbatched input and call convolution. */
 #include "mt_ops_gen.h"
 #include "nn_shapes.h"
+#include "shape.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -265,7 +266,11 @@ static int meta_convolution(mt_call *c, mt_value *a, mt_outspec *o) {
     o->ndim = (int8_t)a[0].t->ndim;
     memcpy(o->sizes, sizes, sizeof(int64_t) * (size_t)o->ndim);
     o->dtype = a[0].t->dtype;
-    return 0;
+    /* channels-last when the input or the weight is (PyTorch 1.13's CPU convolutions; its
+     * transposed ones give contiguous results) */
+    const char *fmt = mt_suggest_memory_format(a[0].t);
+    if (strcmp(fmt, "channels_last") != 0) fmt = mt_suggest_memory_format(a[1].t);
+    return a[6].b ? 0 : mt_outspec_layout(o, fmt);
 }
 
 static int meta_conv_weight(mt_call *c, mt_value *a, mt_outspec *o) {

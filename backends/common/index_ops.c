@@ -63,7 +63,12 @@ int mt_cat_shape(mt_value *a, int *dim_out, mt_outspec *o) {
     out_like(o, r, dt);
     o->sizes[d] = total;
     *dim_out = d;
-    return 0;
+    /* PyTorch's layout: the memory format every input suggests (skipped empty ones included),
+     * contiguous as soon as one suggests that or two differ */
+    const char *fmt = mt_suggest_memory_format(ts[0]);
+    for (int i = 1; i < n && strcmp(fmt, "contiguous_format") != 0; i++)
+        if (strcmp(mt_suggest_memory_format(ts[i]), fmt) != 0) fmt = "contiguous_format";
+    return mt_outspec_layout(o, fmt);
 }
 
 static int meta_cat(mt_call *c, mt_value *a, mt_outspec *o) {
@@ -92,6 +97,17 @@ static int c_stack(mt_call *c, mt_value *a, mt_value *r) {
         }
     int d;
     if (mt_wrap_dim(a[1].i, ts[0]->ndim + 1, &d)) return -1;
+    if (d < ts[0]->ndim && ts[0]->ndim < MT_MAX_DIM) {
+        /* as PyTorch's: cat along d, then d split, so the result keeps cat's layout
+         * (channels-last inputs give a channels-last slice each) */
+        int64_t sizes[MT_MAX_DIM];
+        for (int k = 0, j = 0; k <= ts[0]->ndim; k++) sizes[k] = k == d ? n : ts[0]->sizes[j++];
+        mt_tensor *cat = mto_cat(ts, n, d);
+        if (!cat) return -1;
+        mt_tensor *out = mto_view(cat, (mt_ilist){sizes, ts[0]->ndim + 1});
+        mt_tensor_decref(cat);
+        return mt_ret_tensor(r, out);
+    }
     mt_tensor **us = mt_calloc((size_t)n, sizeof *us);
     if (!us) return -1;
     int st = 0;

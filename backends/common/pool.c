@@ -3,6 +3,7 @@
 #include "common_ops.h"
 #include "mt_ops_gen.h"
 #include "nn_shapes.h"
+#include "shape.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -169,8 +170,8 @@ int mt_adaptive_pool_geom(const mt_tensor *in, const mt_value *os, mt_pool_geom 
     return float_only("adaptive_avg_pool2d", in, false);
 }
 
-/* the pooled result's sizes: the input's with the last two replaced */
-static void pooled_out(mt_outspec *o, const mt_tensor *in, int64_t ho, int64_t wo, mt_dtype dt) {
+/* a contiguous result with the input's sizes but the last two */
+static void pooled_sizes(mt_outspec *o, const mt_tensor *in, int64_t ho, int64_t wo, mt_dtype dt) {
     o->ndim = (int8_t)in->ndim;
     memcpy(o->sizes, in->sizes, sizeof(int64_t) * (size_t)in->ndim);
     o->sizes[in->ndim - 2] = ho;
@@ -178,29 +179,33 @@ static void pooled_out(mt_outspec *o, const mt_tensor *in, int64_t ho, int64_t w
     o->dtype = (uint8_t)dt;
 }
 
+/* a pooling's result: in the layout its input suggests (the backwards' stay contiguous: the
+ * device kernels write them as fresh dense tensors) */
+static int pooled_out(mt_outspec *o, const mt_tensor *in, int64_t ho, int64_t wo, mt_dtype dt) {
+    pooled_sizes(o, in, ho, wo, dt);
+    return mt_outspec_layout(o, mt_suggest_memory_format(in));
+}
+
 static int meta_max_pool(mt_call *c, mt_value *a, mt_outspec *o) {
     MT_UNUSED(c);
     mt_pool_geom g;
     if (mt_max_pool_geom(a, &g)) return -1;
-    pooled_out(&o[0], a[0].t, g.Ho, g.Wo, (mt_dtype)a[0].t->dtype);
-    pooled_out(&o[1], a[0].t, g.Ho, g.Wo, MT_INT64);
-    return 0;
+    if (pooled_out(&o[0], a[0].t, g.Ho, g.Wo, (mt_dtype)a[0].t->dtype)) return -1;
+    return pooled_out(&o[1], a[0].t, g.Ho, g.Wo, MT_INT64); /* the indices: the same layout */
 }
 
 static int meta_avg_pool(mt_call *c, mt_value *a, mt_outspec *o) {
     MT_UNUSED(c);
     mt_pool_geom g;
     if (mt_avg_pool_geom(a, &g)) return -1;
-    pooled_out(o, a[0].t, g.Ho, g.Wo, (mt_dtype)a[0].t->dtype);
-    return 0;
+    return pooled_out(o, a[0].t, g.Ho, g.Wo, (mt_dtype)a[0].t->dtype);
 }
 
 static int meta_adaptive(mt_call *c, mt_value *a, mt_outspec *o) {
     MT_UNUSED(c);
     mt_pool_geom g;
     if (mt_adaptive_pool_geom(a[0].t, &a[1], &g)) return -1;
-    pooled_out(o, a[0].t, g.Ho, g.Wo, (mt_dtype)a[0].t->dtype);
-    return 0;
+    return pooled_out(o, a[0].t, g.Ho, g.Wo, (mt_dtype)a[0].t->dtype);
 }
 
 /* a backward's grad_output must have the pooled shape; the result has self's */
@@ -220,8 +225,8 @@ static int grad_fits(const mt_tensor *go, const mt_tensor *self, int64_t ho, int
                         mt_sizes_str(go->ndim, go->sizes, b2, sizeof b2),
                         mt_dtype_scalar_name((mt_dtype)go->dtype));
     }
-    pooled_out(o, self, self->sizes[self->ndim - 2], self->sizes[self->ndim - 1],
-               (mt_dtype)self->dtype);
+    pooled_sizes(o, self, self->sizes[self->ndim - 2], self->sizes[self->ndim - 1],
+                 (mt_dtype)self->dtype);
     return 0;
 }
 
@@ -382,8 +387,18 @@ static int c_adaptive_avg_pool2d(mt_call *c, mt_value *a, mt_value *r) {
     const mt_value *os = &a[1];
     if (os->n != 2) return mt_error(MT_ERR_RUNTIME, "adaptive_avg_pool2d: output_size must be 2");
     if (negative_output_size(os)) return -1;
-    if (os->il[0] == 1 && os->il[1] == 1)
-        return mt_ret_tensor(r, mto_mean_dim(a[0].t, MT_ILIST(-1, -2), true, -1));
+    if (os->il[0] == 1 && os->il[1] == 1) {
+        mt_tensor *out = mto_mean_dim(a[0].t, MT_ILIST(-1, -2), true, -1);
+        /* a channels-last input's: the strides of that format, (C, 1, C, C), as PyTorch gives
+         * them; only size-1 dims' strides change, so no element moves */
+        if (out && out->ndim == 4 &&
+            strcmp(mt_suggest_memory_format(a[0].t), "channels_last") == 0 &&
+            mt_memory_format_strides("channels_last", 4, out->sizes, out->strides)) {
+            mt_tensor_decref(out);
+            return -1;
+        }
+        return mt_ret_tensor(r, out);
+    }
     return mt_ret_tensor(r, mto__adaptive_avg_pool2d(a[0].t, (mt_ilist){os->il, 2}));
 }
 

@@ -116,3 +116,11 @@ int mt_strides_like(const mt_tensor *t, const char *fmt, int64_t *strides) {
     }
     return mt_memory_format_strides(fmt, t->ndim, t->sizes, strides);
 }
+
+int mt_outspec_layout(mt_outspec *o, const char *fmt) {
+    bool cl2d = strcmp(fmt, "channels_last") == 0, cl3d = strcmp(fmt, "channels_last_3d") == 0;
+    if (!(cl2d && o->ndim == 4) && !(cl3d && o->ndim == 5)) return 0;
+    if (mt_memory_format_strides(fmt, o->ndim, o->sizes, o->strides)) return -1;
+    o->has_strides = 1;
+    return 0;
+}

@@ -3,6 +3,7 @@
 #ifndef MT_SHAPE_H
 #define MT_SHAPE_H
 
+#include "mt_dispatch.h"
 #include "mt_tensor.h"
 
 /* Broadcast two shapes (PyTorch's rules; the error quotes the user's 1-based dim). */
@@ -26,5 +27,11 @@ void mt_preserve_strides(const mt_tensor *t, int64_t *strides);
 /* Strides of a new tensor shaped like t in memory format fmt (NULL or "preserve_format":
  * mt_preserve_strides; otherwise that format's, -1 with PyTorch's error where it does not fit). */
 int mt_strides_like(const mt_tensor *t, const char *fmt, int64_t *strides);
+/* A meta function's result o (its sizes set) in memory format fmt, a name
+ * mt_suggest_memory_format gives: strides filled for a channels-last format of o's rank, o left
+ * contiguous otherwise; -1 with the error where the strides overflow. The ops whose results
+ * follow their inputs' layout, as PyTorch's (convolution, pooling, cat), so a channels-last
+ * network stays channels-last. */
+int mt_outspec_layout(mt_outspec *o, const char *fmt);
 
 #endif

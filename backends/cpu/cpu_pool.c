@@ -283,9 +283,14 @@ static int run(int kind, const mt_pool_geom *g, mt_tensor *x, mt_tensor *out, mt
                          : mt_tensor_empty(out->ndim, out->sizes, dt, MT_CPU);
     int st = -1;
     if (kind == MAX_BWD) ci = mt_cpu_as_dense(idx, MT_INT64);
-    if (cx && res && (ci || kind != MAX_BWD)) {
+    /* the forward's indices go through a contiguous tensor where theirs is not (a channels-last
+     * input's) */
+    if (kind == MAX_FWD && !mt_tensor_is_contiguous(idx))
+        ci = mt_tensor_empty(idx->ndim, idx->sizes, MT_INT64, MT_CPU);
+    bool idx_copy = kind == MAX_FWD && !mt_tensor_is_contiguous(idx);
+    if (cx && res && (ci || (kind != MAX_BWD && !idx_copy))) {
         void *xi = mt_tensor_data(cx), *o = mt_tensor_data(res);
-        int64_t *ix = kind == MAX_FWD ? mt_tensor_data(idx) : ci ? mt_tensor_data(ci) : NULL;
+        int64_t *ix = ci ? mt_tensor_data(ci) : kind == MAX_FWD ? mt_tensor_data(idx) : NULL;
         st = 0;
         switch (kind) {
         case MAX_FWD: {
@@ -307,6 +312,7 @@ static int run(int kind, const mt_pool_geom *g, mt_tensor *x, mt_tensor *out, mt
         }
         }
         if (!st && res != out) st = mt_cpu_copy(out, res);
+        if (!st && idx_copy) st = mt_cpu_copy(idx, ci);
     }
     mt_tensor_decref(cx);
     mt_tensor_decref(ci);

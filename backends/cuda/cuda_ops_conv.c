@@ -100,6 +100,16 @@ static int run(int routine, const mt_conv_geom *g, mt_tensor *a_in, mt_tensor *w
                mt_tensor *bias, mt_tensor *out) {
     if (out->numel == 0) return 0;
     mt_dtype dt = (mt_dtype)out->dtype;
+    /* a result in another layout (a channels-last convolution's): computed dense, copied in */
+    if (routine != WEIGHT_GRAD && !mt_tensor_is_contiguous(out)) {
+        mt_tensor *dense = mt_tensor_empty(out->ndim, out->sizes, dt, out->device);
+        if (!dense) return -1;
+        int rc = run(routine, g, a_in, w_in, bias, dense);
+        mt_tensor *in[1] = {dense};
+        if (!rc) rc = cuda_ew(out, CK_COPY, 1, in, NULL, NULL, dt);
+        mt_tensor_decref(dense);
+        return rc;
+    }
     int device = cuda_device_of(out);
     size_t isz = mt_dtype_size(dt);
     int64_t Cbg = g->Cb / g->G, Csg = g->Cs / g->G, K = Cbg * g->kh * g->kw, L = g->Ho * g->Wo;

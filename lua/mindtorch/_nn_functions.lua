@@ -7,6 +7,7 @@
 -- forms of methods. Gradients come from the ops they are made of.
 local torch = require "mindtorch"
 local args = require "mindtorch._args"
+local layout = require "mindtorch._layout"
 local Tensor = torch.Tensor
 
 -- Arguments as the Python binding reads them: a signature "Tensor x1, Tensor x2, int dim=2, ...",
@@ -216,7 +217,7 @@ def("pixel_shuffle", "Tensor input, int upscale_factor", function(self, r)
   local perm = {}
   for i = 1, nd do perm[i] = i end
   for _, d in ipairs { 1, 4, 2, 5, 3 } do perm[#perm + 1] = nd + d end
-  return dense(x:permute(perm)):view(append(lead, c // (r * r), h * r, w * r))
+  return layout.follow(self, dense(x:permute(perm)):view(append(lead, c // (r * r), h * r, w * r)))
 end)
 
 -- (*, C, H r, W r) -> (*, C r^2, H, W)
@@ -240,7 +241,7 @@ def("pixel_unshuffle", "Tensor input, int downscale_factor", function(self, r)
   local perm = {}
   for i = 1, nd do perm[i] = i end
   for _, d in ipairs { 1, 3, 5, 2, 4 } do perm[#perm + 1] = nd + d end
-  return dense(x:permute(perm)):view(append(lead, c * r * r, h // r, w // r))
+  return layout.follow(self, dense(x:permute(perm)):view(append(lead, c * r * r, h // r, w // r)))
 end)
 
 -- (N, C, *) with C = g k -> the channels taken k-major: (N, g, k, *) transposed to (N, k, g, *)
@@ -257,7 +258,7 @@ def("channel_shuffle", "Tensor input, int groups", function(self, groups)
   end
   local shape = self:size()
   local split = { shape[1], groups, c // groups, table.unpack(shape, 3) }
-  return dense(self:reshape(split):transpose(2, 3)):view(shape)
+  return layout.follow(self, dense(self:reshape(split):transpose(2, 3)):view(shape))
 end)
 
 torch.native_channel_shuffle = torch.channel_shuffle
@@ -295,7 +296,8 @@ def("constant_pad_nd", "Tensor input, int[] pad, Scalar value=0", function(self,
         .. "invalid. Check dimension %d of your input."):format(self:size(d), pad[2 * i - 1], pad[2 * i], d), 2)
     end
   end
-  local out = torch.full(shape, value, { dtype = self.dtype, device = self.device })
+  local out = torch.empty(shape, { dtype = self.dtype, device = self.device, memory_format = layout.format_of(self) })
+    :fill_(value)
   local dst = out
   for d = self:dim() - n // 2 + 1, self:dim() do
     local i = self:dim() - d + 1

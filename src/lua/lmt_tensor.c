@@ -373,6 +373,13 @@ static int t_is_contiguous(lua_State *L) {
     return 1;
 }
 
+/* the memory format t's strides suggest (PyTorch's suggest_memory_format): for the Lua ops whose
+ * results follow their input's layout (lua/mindtorch/_layout.lua) */
+static int t_suggest_memory_format(lua_State *L) {
+    lua_pushstring(L, mt_suggest_memory_format(lmt_check_tensor(L, 1)));
+    return 1;
+}
+
 static int t_is_floating_point(lua_State *L) {
     lua_pushboolean(L, mt_dtype_is_floating((mt_dtype)lmt_check_tensor(L, 1)->dtype));
     return 1;
@@ -675,6 +682,7 @@ void lmt_open_tensor(lua_State *L) {
         {"element_size", t_element_size},
         {"storage_offset", t_storage_offset},
         {"is_contiguous", t_is_contiguous},
+        {"_suggest_memory_format", t_suggest_memory_format},
         {"is_floating_point", t_is_floating_point},
         {"data_ptr", t_data_ptr},
         {"type", t_type},

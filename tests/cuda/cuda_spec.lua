@@ -561,6 +561,22 @@ describe("convolution and pooling on cuda", function()
       { x, torch.randn(2, 4, 3, 3) }, 1e-5)
   end)
 
+  it("keeps a channels-last input's layout, as the CPU does", function()
+    local xc = x:contiguous({ memory_format = torch.channels_last })
+    for name, op in pairs {
+      conv2d = function(i) return torch.conv2d(i, torch.ones(5, 4, 3, 3):to(i.device), nil, 1, 1) end,
+      max_pool2d = function(i) return torch.max_pool2d(i, 2) end,
+      avg_pool2d = function(i) return torch.avg_pool2d(i, 2) end,
+      adaptive_avg_pool2d = function(i) return torch.adaptive_avg_pool2d(i, { 2, 3 }) end,
+      cat = function(i) return torch.cat({ i, i }, 2) end,
+    } do
+      local want, got = op(xc), op(xc:cuda())
+      assert.are.same(want:stride(), got:stride(), name)
+      assert.are.same(want:stride(), want:contiguous({ memory_format = torch.channels_last }):stride(), name)
+      same(want, got:cpu(), 1e-5)
+    end
+  end)
+
   it("gives the CPU's input and weight gradients", function()
     local w = torch.randn(6, 2, 3, 3)
     local function grads(device)

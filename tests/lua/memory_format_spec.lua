@@ -139,3 +139,136 @@ describe("memory formats", function()
     assert.are.same({ 2, 4, 3, 3 }, out.shape)
   end)
 end)
+
+-- The ops whose results follow their input's layout, as PyTorch 1.13's CPU kernels give them (the
+-- strides below are PyTorch's for the same calls), so a channels-last network stays channels-last.
+describe("results in their input's memory format", function()
+  local F = torch.nn.functional
+  local x = torch.randn(2, 3, 5, 6)
+  local xc = x:contiguous({ memory_format = cl })
+  local function strides(t) return t:stride() end
+
+  it("convolves channels-last input or weight into a channels-last result, the same values", function()
+    local w = torch.randn(4, 3, 3, 3)
+    local want = F.conv2d(x, w, nil, 1, 1)
+    local y = F.conv2d(xc, w, nil, 1, 1)
+    assert.are.same({ 120, 1, 24, 4 }, strides(y))
+    assert.is_true(torch.equal(want, y))
+    assert.are.same({ 120, 1, 24, 4 }, strides(F.conv2d(x, w:contiguous({ memory_format = cl }), nil, 1, 1)))
+    assert.are.same({ 16, 1, 8, 4 }, strides(F.conv2d(xc, w, torch.randn(4), 2)))
+    assert.are.same({ 48, 1, 16, 4 }, strides(F.conv2d(torch.randn(2, 4, 5, 6):contiguous({ memory_format = cl }),
+      torch.randn(4, 1, 3, 3), nil, 1, 0, 1, 4)))
+    -- PyTorch's transposed convolutions and one-channel inputs (either layout at once) stay contiguous
+    assert.are.same({ 224, 56, 8, 1 }, strides(F.conv_transpose2d(xc, torch.randn(3, 4, 3, 3))))
+    assert.are.same({ 48, 12, 4, 1 },
+      strides(F.conv2d(torch.randn(2, 1, 5, 6):contiguous({ memory_format = cl }), torch.randn(4, 1, 3, 3))))
+  end)
+
+  it("reads the format from the strides as PyTorch's suggest_memory_format does", function()
+    -- weights over one storage with the given strides; the result's layout says what was read
+    local cases = { -- sizes, strides, the convolution's result's strides in PyTorch
+      { { 4, 1, 3, 3 }, { 9, 1, 3, 1 }, { 36, 1, 12, 4 } },
+      { { 4, 1, 3, 3 }, { 9, 1, 1, 3 }, { 36, 9, 3, 1 } },
+      { { 4, 1, 3, 3 }, { 9, 9, 3, 1 }, { 36, 9, 3, 1 } },
+      { { 4, 3, 1, 1 }, { 3, 1, 3, 3 }, { 100, 1, 20, 4 } },
+      { { 4, 3, 1, 1 }, { 3, 1, 1, 1 }, { 100, 25, 5, 1 } },
+      { { 2, 3, 1, 3 }, { 9, 1, 9, 3 }, { 30, 1, 6, 2 } },
+      { { 4, 3, 3, 3 }, { 1, 36, 12, 4 }, { 36, 9, 3, 1 } },
+    }
+    for _, c in ipairs(cases) do
+      local w = torch.randn(120):as_strided(c[1], c[2])
+      local y = F.conv2d(torch.randn(1, c[1][2], 5, 5), w)
+      assert.are.same(c[3], strides(y), table.concat(c[2], ","))
+    end
+  end)
+
+  it("pools into the input's layout, indices too", function()
+    local v, i = F.max_pool2d(xc, 2, nil, 0, 1, false, true)
+    local v0, i0 = F.max_pool2d(x, 2, nil, 0, 1, false, true)
+    assert.are.same({ 18, 1, 9, 3 }, strides(v))
+    assert.are.same({ 18, 1, 9, 3 }, strides(i))
+    assert.is_true(torch.equal(v0, v) and torch.equal(i0, i))
+    assert.are.same({ 27, 1, 9, 3 }, strides(F.max_pool2d(xc, 2, nil, 0, 1, true)))
+    assert.are.same({ 18, 1, 9, 3 }, strides(F.avg_pool2d(xc, 2)))
+    assert.are.same({ 90, 1, 18, 3 }, strides(F.avg_pool2d(xc, 3, 1, 1)))
+    assert.are.same({ 12, 1, 6, 3 }, strides(F.adaptive_avg_pool2d(xc, { 2, 2 })))
+    assert.are.same({ 3, 1, 3, 3 }, strides(F.adaptive_avg_pool2d(xc, 1)))
+    assert.are.same({ 3, 1, 1, 1 }, strides(F.adaptive_avg_pool2d(x, 1)))
+    local av, ai = F.adaptive_max_pool2d(xc, { 2, 2 }, true)
+    assert.are.same({ 12, 1, 6, 3 }, strides(av))
+    assert.are.same({ 12, 1, 6, 3 }, strides(ai))
+    local av0, ai0 = F.adaptive_max_pool2d(x, { 2, 2 }, true)
+    assert.is_true(torch.equal(av0, av) and torch.equal(ai0, ai))
+  end)
+
+  it("concatenates channels-last tensors into one, mixed layouts into a contiguous one", function()
+    assert.are.same({ 180, 1, 36, 6 }, strides(torch.cat({ xc, xc }, 2)))
+    assert.are.same({ 90, 1, 18, 3 }, strides(torch.cat({ xc, xc }, 1)))
+    assert.are.same({ 180, 30, 6, 1 }, strides(torch.cat({ xc, x }, 2)))
+    assert.are.same({ 90, 30, 6, 1 }, strides(torch.cat({ torch.empty(0), xc }, 2)))
+    assert.is_true(torch.equal(torch.cat({ x, x }, 2), torch.cat({ xc, xc }, 2)))
+    assert.are.same({ 180, 90, 1, 18, 3 }, strides(torch.stack({ xc, xc })))
+    assert.are.same({ 9, 3, 1 }, strides(torch.stack({ torch.randn(2, 3), torch.randn(2, 3), torch.randn(2, 3) }, 2)))
+    assert.is_true(torch.equal(torch.stack({ x, x }), torch.stack({ xc, xc })))
+  end)
+
+  it("interpolates, normalizes, pads and shuffles in PyTorch's layouts", function()
+    assert.are.same({ 360, 1, 36, 3 }, strides(F.interpolate(xc, { scale_factor = 2 })))
+    assert.are.same({ 360, 1, 36, 3 },
+      strides(F.interpolate(xc, { scale_factor = 2, mode = "bilinear", align_corners = false })))
+    assert.are.same({ 189, 1, 27, 3 }, strides(F.interpolate(xc, { size = { 7, 9 } })))
+    assert.are.same({ 360, 120, 12, 1 },
+      strides(F.interpolate(xc, { scale_factor = 2, mode = "bicubic", align_corners = false })))
+    assert.is_true(torch.equal(F.interpolate(x, { scale_factor = 2, mode = "bilinear", align_corners = false }),
+      F.interpolate(xc, { scale_factor = 2, mode = "bilinear", align_corners = false })))
+    assert.are.same({ 90, 1, 18, 3 }, strides(F.group_norm(xc, 1)))
+    assert.are.same({ 90, 30, 6, 1 }, strides(F.layer_norm(xc, { 6 })))
+    assert.are.same({ 168, 1, 24, 3 }, strides(F.pad(xc, { 1, 1, 1, 1 })))
+    assert.are.same({ 224, 1, 32, 4 }, strides(F.pad(torch.randn(2, 4, 5, 6):contiguous({ memory_format = cl }),
+      { 1, 1, 1, 1 }, "constant", 2.0)))
+    assert.is_true(torch.equal(F.pad(x, { 1, 1, -1, 2 }, "constant", 3), F.pad(xc, { 1, 1, -1, 2 }, "constant", 3)))
+    assert.are.same({ 168, 56, 8, 1 }, strides(F.pad(xc, { 1, 1, 1, 1 }, "reflect")))
+    local p = torch.randn(1, 4, 2, 2)
+    assert.are.same({ 16, 1, 4, 1 }, strides(F.pixel_shuffle(p:contiguous({ memory_format = cl }), 2)))
+    assert.is_true(torch.equal(F.pixel_shuffle(p, 2), F.pixel_shuffle(p:contiguous({ memory_format = cl }), 2)))
+    assert.are.same({ 32, 1, 16, 8 },
+      strides(F.pixel_unshuffle(torch.randn(2, 2, 4, 4):contiguous({ memory_format = cl }), 2)))
+    assert.are.same({ 36, 1, 12, 4 },
+      strides(F.channel_shuffle(torch.randn(2, 4, 3, 3):contiguous({ memory_format = cl }), 2)))
+  end)
+
+  it("trains a channels-last network to the contiguous one's values", function()
+    local function net()
+      torch.manual_seed(3)
+      return torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, { padding = 1 }), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+        torch.nn.MaxPool2d(2), torch.nn.Conv2d(8, 4, 1), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+        torch.nn.Linear(4, 2))
+    end
+    local input, target = torch.randn(4, 3, 8, 8), torch.tensor({ 1, 2, 2, 1 })
+    local function step(m, xin)
+      local out = m(xin)
+      local loss = F.cross_entropy(out, target)
+      loss:backward()
+      return loss, m[1].weight.grad
+    end
+    local plain, last = net(), net():to({ memory_format = cl })
+    local feat = input:contiguous({ memory_format = cl })
+    for i = 1, 4 do feat = last[i](feat) end
+    assert.are.same({ 128, 1, 32, 8 }, strides(feat)) -- every layer kept the layout
+    local l1, g1 = step(plain, input)
+    local l2, g2 = step(last, input:contiguous({ memory_format = cl }))
+    assert.is_true(torch.allclose(l1, l2, 1e-6, 1e-6))
+    assert.is_true(torch.allclose(g1, g2, 1e-5, 1e-6))
+    assert.are.same({ 27, 1, 9, 3 }, strides(g2)) -- the weight's gradient in the weight's layout
+  end)
+
+  it("is differentiable through channels-last convolution and pooling (gradcheck)", function()
+    local xd = torch.randn(1, 2, 4, 4, { dtype = torch.float64 }):contiguous({ memory_format = cl }):requires_grad_()
+    local wd = torch.randn(3, 2, 3, 3, { dtype = torch.float64 }):requires_grad_()
+    assert.is_true(torch.autograd.gradcheck(function(a, b)
+      return F.max_pool2d(F.conv2d(a, b, nil, 1, 1), 2)
+    end, { xd, wd }))
+    assert.is_true(torch.autograd.gradcheck(function(a) return F.adaptive_avg_pool2d(a, 1) end, { xd }))
+    assert.is_true(torch.autograd.gradcheck(function(a) return torch.cat({ a, a * 2 }, 2) end, { xd }))
+  end)
+end)

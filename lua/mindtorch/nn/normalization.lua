@@ -4,6 +4,7 @@
 return function(torch, nn)
   local Module, F, init, py = nn.Module, nn.functional, nn.init, nn._py
   local args = require "mindtorch._args"
+  local layout = require "mindtorch._layout"
 
   -- the arguments after the sizes: PyTorch's positional order, or an options table
   local function options(names, ...)
@@ -68,7 +69,7 @@ return function(torch, nn)
     local out = (input - mean) / (var + eps):sqrt()
     if weight ~= nil then out = out * weight end
     if bias ~= nil then out = out + bias end
-    return out
+    return out:contiguous() -- PyTorch's is contiguous whatever the input's layout
   end
 
   local group_norm_names = { "num_groups", "weight", "bias", "eps" }
@@ -97,7 +98,7 @@ return function(torch, nn)
     for _ = 3, input:dim() do shape[#shape + 1] = 1 end
     if weight ~= nil then out = out * weight:view(shape) end
     if bias ~= nil then out = out + bias:view(shape) end
-    return out
+    return layout.follow(input, out)
   end
 
   -- batch_norm(input, running_mean, running_var, {weight=, bias=, training=, momentum=, eps=}):

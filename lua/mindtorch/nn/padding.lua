@@ -5,6 +5,7 @@
 return function(torch, nn)
   local Module, F, py = nn.Module, nn.functional, nn._py
   local args = require "mindtorch._args"
+  local layout = require "mindtorch._layout"
 
   local LEGACY = { float32 = "Float", float64 = "Double", float16 = "Half", bfloat16 = "BFloat16", int64 = "Long",
     int32 = "Int", int16 = "Short", int8 = "Char", uint8 = "Byte", bool = "Bool" }
@@ -106,7 +107,9 @@ return function(torch, nn)
             .. "invalid. Check dimension %d of your input."):format(input.shape[d], pad[2 * i - 1], pad[2 * i], d), 2)
         end
       end
-      local out = torch.full(shape, value or 0, { dtype = input.dtype, device = input.device })
+      -- in the layout the input suggests, as PyTorch's constant_pad_nd
+      local out = torch.empty(shape, { dtype = input.dtype, device = input.device,
+        memory_format = layout.format_of(input) }):fill_(value or 0)
       local src, dst = input, out
       for i = 1, nd do
         local d, l, r = input:dim() - i + 1, pad[2 * i - 1], pad[2 * i]

@@ -7,6 +7,7 @@
 return function(torch, nn)
   local Module, F, py = nn.Module, nn.functional, nn._py
   local args = require "mindtorch._args"
+  local layout = require "mindtorch._layout"
   local TYPE = { float16 = "Half", bfloat16 = "BFloat16", float32 = "Float", float64 = "Double", int8 = "Char",
     int16 = "Short", int32 = "Int", int64 = "Long", uint8 = "Byte", bool = "Bool" }
 
@@ -314,7 +315,9 @@ return function(torch, nn)
     local W = self:size(-1)
     local v2, row = adaptive_max_dim(v, -2, out[n - 1])
     col = col:gather(-2, row + 1)
-    if n == 2 then return v2, (row * W + col + 1):to(torch.int64) end
+    if n == 2 then -- values and indices in the input's layout, as PyTorch's (its 3-d ones are contiguous)
+      return layout.follow(self, v2), layout.follow(self, (row * W + col + 1):to(torch.int64))
+    end
     local H = self:size(-2)
     local v3, dep = adaptive_max_dim(v2, -3, out[1])
     row, col = row:gather(-3, dep + 1), col:gather(-3, dep + 1)

@@ -10,6 +10,7 @@
 return function(torch, nn)
   local Module, F, py = nn.Module, nn.functional, nn._py
   local args = require "mindtorch._args"
+  local layout = require "mindtorch._layout"
 
   local function f32(v) return (string.unpack("f", string.pack("f", v))) end
   local function same(v) return v end
@@ -393,7 +394,9 @@ return function(torch, nn)
       end
       return area(input, output_size)
     end
-    return resample(input, mode, output_size, scale_factors, align_corners, antialias)
+    local out = resample(input, mode, output_size, scale_factors, align_corners, antialias)
+    -- in the input's layout, as PyTorch's kernels give it (its bicubic one: contiguous)
+    return mode == "bicubic" and out or layout.follow(input, out)
   end
 
   -- interpolate(input, size, scale_factor, mode = "nearest", align_corners, recompute_scale_factor,
