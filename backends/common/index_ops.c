@@ -393,8 +393,9 @@ static int c_clone_then(mt_call *c, mt_value *a, mt_value *r) {
         mt_tensor *e = mto_expand(self, (mt_ilist){shape, n}, false);
         copy = e ? mto_clone(e, "contiguous_format") : NULL;
         mt_tensor_decref(e);
-    } else {
-        copy = mto_clone(a[0].t, NULL);
+    } else { /* PyTorch's scatter, scatter_add, index_add and index_copy give contiguous results,
+              * its index_put keeps self's layout */
+        copy = mto_clone(a[0].t, id == MT_OP_index_put ? NULL : "contiguous_format");
     }
     if (!copy) return -1;
     mt_value args[8];
@@ -738,6 +739,11 @@ static int meta_sortlike(mt_call *c, mt_value *a, mt_outspec *o) {
                 o[0].ndim--;
             }
         }
+    }
+    /* sort's values and indices keep a dense self's layout, as PyTorch's */
+    if ((id == MT_OP_sort || id == MT_OP_sort_stable) && self->ndim) {
+        mt_preserve_strides(self, o[0].strides);
+        o[0].has_strides = 1;
     }
     o[1] = o[0];
     o[1].dtype = MT_INT64;

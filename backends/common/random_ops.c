@@ -540,7 +540,8 @@ static int c_bernoulli(mt_call *c, mt_value *a, mt_value *r) {
     mt_tensor *self = a[0].t;
     if (c->op->id == MT_OP_bernoulli && !mt_dtype_is_floating((mt_dtype)self->dtype))
         return not_implemented("bernoulli_tensor_cpu_p_", self);
-    mt_tensor *t = new_empty_like(self, MT_NONE, MT_NONE, MT_NONE);
+    /* contiguous, as PyTorch's, whatever self's layout */
+    mt_tensor *t = new_empty_like(self, MT_NONE, MT_NONE, mt_vstr("contiguous_format"));
     if (!t) return -1;
     if (c->op->id == MT_OP_bernoulli)
         return filled(r, t, mto_bernoulli__Tensor(t, self, gen_of(a[1])));

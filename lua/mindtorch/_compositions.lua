@@ -111,12 +111,11 @@ function Tensor:square_() return self:pow_(2) end
 local function nan_to_num(self, nan, posinf, neginf, inplace)
   if not self.dtype.is_floating_point then return inplace and self or self:clone() end
   local info = torch.finfo(self.dtype)
-  local fill = inplace and self.masked_fill_ or self.masked_fill
-  local r = fill(self, self:isnan(), nan or 0.0)
-  fill = inplace and r.masked_fill_ or r.masked_fill
-  r = fill(r, r:isposinf(), posinf or info.max)
-  fill = inplace and r.masked_fill_ or r.masked_fill
-  return fill(r, r:isneginf(), neginf or info.min)
+  -- out of place: filled in a copy in self's layout (PyTorch's result keeps it)
+  local r = inplace and self or self:clone()
+  r:masked_fill_(r:isnan(), nan or 0.0)
+  r:masked_fill_(r:isposinf(), posinf or info.max)
+  return r:masked_fill_(r:isneginf(), neginf or info.min)
 end
 function torch.nan_to_num(self, nan, posinf, neginf)
   if type(nan) == "table" then nan, posinf, neginf = nan.nan, nan.posinf, nan.neginf end

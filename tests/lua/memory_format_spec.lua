@@ -237,6 +237,32 @@ describe("results in their input's memory format", function()
       strides(F.channel_shuffle(torch.randn(2, 4, 3, 3):contiguous({ memory_format = cl }), 2)))
   end)
 
+  it("keeps or drops a permuted input's layout as PyTorch's ops do", function()
+    local p = torch.randn(3, 4, 5):permute(3, 1, 2) -- (5, 3, 4), strides (1, 20, 5)
+    local i1 = torch.ones(5, 1, 4, { dtype = torch.int64 })
+    local one = torch.tensor({ 1 }, { dtype = torch.int64 })
+    local v, i = p:sort(2)
+    assert.are.same({ 1, 20, 5 }, strides(v))
+    assert.are.same({ 1, 20, 5 }, strides(i))
+    assert.is_true(torch.equal(v, (p:contiguous():sort(2))))
+    assert.are.same({ 1, 20, 5 }, strides(p:argsort(2)))
+    assert.are.same({ 3, 1 }, strides((torch.randn(5, 6)[{ {}, { 1, -1, 2 } }]:sort(2)))) -- not dense: contiguous
+    assert.are.same({ 1, 20, 5 }, strides(p:nan_to_num()))
+    assert.are.same({ 1, 20, 5 }, strides(p:index_put({ one }, torch.tensor(1.0))))
+    for name, r in pairs {
+      scatter = p:scatter(2, i1, 1.0),
+      scatter_add = p:scatter_add(2, i1, torch.ones(5, 1, 4)),
+      index_add = p:index_add(2, one, torch.ones(5, 1, 4)),
+      index_copy = p:index_copy(2, one, torch.ones(5, 1, 4)),
+      bernoulli = torch.bernoulli(p:sigmoid()),
+      bernoulli_p = p:bernoulli(0.5),
+      masked_fill = p:masked_fill(p:gt(0), 0),
+    } do
+      assert.are.same({ 12, 4, 1 }, strides(r), name)
+    end
+    assert.is_true(torch.equal(p:scatter(2, i1, 1.0), p:contiguous():scatter(2, i1, 1.0)))
+  end)
+
   it("trains a channels-last network to the contiguous one's values", function()
     local function net()
       torch.manual_seed(3)
