@@ -179,8 +179,8 @@ static void pooled_sizes(mt_outspec *o, const mt_tensor *in, int64_t ho, int64_t
     o->dtype = (uint8_t)dt;
 }
 
-/* a pooling's result: in the layout its input suggests (the backwards' stay contiguous: the
- * device kernels write them as fresh dense tensors) */
+/* a pooling's result, and its backward's (the input's gradient): in the layout the input
+ * suggests, as PyTorch's */
 static int pooled_out(mt_outspec *o, const mt_tensor *in, int64_t ho, int64_t wo, mt_dtype dt) {
     pooled_sizes(o, in, ho, wo, dt);
     return mt_outspec_layout(o, mt_suggest_memory_format(in));
@@ -225,9 +225,8 @@ static int grad_fits(const mt_tensor *go, const mt_tensor *self, int64_t ho, int
                         mt_sizes_str(go->ndim, go->sizes, b2, sizeof b2),
                         mt_dtype_scalar_name((mt_dtype)go->dtype));
     }
-    pooled_sizes(o, self, self->sizes[self->ndim - 2], self->sizes[self->ndim - 1],
-                 (mt_dtype)self->dtype);
-    return 0;
+    return pooled_out(o, self, self->sizes[self->ndim - 2], self->sizes[self->ndim - 1],
+                      (mt_dtype)self->dtype);
 }
 
 static int meta_max_pool_bw(mt_call *c, mt_value *a, mt_outspec *o) {

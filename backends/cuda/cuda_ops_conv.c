@@ -235,21 +235,24 @@ static int pool(const pool_job *j, const mt_pool_geom *g) {
     return rc;
 }
 
-/* A pooling's backward (j->big: grad_input, fresh and contiguous): zeroed, then the gradients
- * added. For float16 and bfloat16 they are added into a float copy, rounded once at the end, as
- * PyTorch's kernels accumulate in float (an element that several windows share would otherwise be
- * rounded at each addition). */
+/* A pooling's backward (j->big: grad_input, fresh): zeroed, then the gradients added, in a dense
+ * tensor copied in where grad_input is laid out otherwise (a channels-last input's). For float16
+ * and bfloat16 they are added into a float copy, rounded once at the end, as PyTorch's kernels
+ * accumulate in float (an element that several windows share would otherwise be rounded at each
+ * addition). */
 static int pool_backward(pool_job *j, const mt_pool_geom *g) {
     mt_tensor *gi = j->big;
     if (gi->numel == 0) return 0;
     bool half = gi->dtype == MT_FLOAT16 || gi->dtype == MT_BFLOAT16;
-    mt_tensor *acc = half ? mt_tensor_empty(gi->ndim, gi->sizes, MT_FLOAT32, gi->device) : gi;
+    bool apart = half || !mt_tensor_is_contiguous(gi);
+    mt_dtype adt = half ? MT_FLOAT32 : (mt_dtype)gi->dtype;
+    mt_tensor *acc = apart ? mt_tensor_empty(gi->ndim, gi->sizes, adt, gi->device) : gi;
     if (!acc) return -1;
     j->big = acc;
     int rc = cuda_zero(acc) ? -1 : pool(j, g);
-    if (half) {
+    if (apart) {
         mt_tensor *in[1] = {acc};
-        if (!rc) rc = cuda_ew(gi, CK_COPY, 1, in, NULL, NULL, MT_FLOAT32);
+        if (!rc) rc = cuda_ew(gi, CK_COPY, 1, in, NULL, NULL, adt);
         mt_tensor_decref(acc);
     }
     j->big = gi;

@@ -3,6 +3,8 @@
  * differentiable; the weight gradient is its own op. */
 #include "formula.h"
 
+#include <string.h>
+
 /* entry i of a stride/padding/... list of one value or one per spatial dim */
 static int64_t at(mt_value v, int i) {
     return v.il[v.n == 1 ? 0 : i];
@@ -23,8 +25,17 @@ static void convolution_bw(mt_bw *b) {
             int64_t s = at(V(3), i), p = at(V(4), i), d = at(V(5), i), k = w->sizes[2 + i];
             opad[i] = mi->sizes[2 + i] - ((G(0)->sizes[2 + i] - 1) * s - 2 * p + d * (k - 1) + 1);
         }
-        SET(0, K(mto_convolution(G(0), w, NULL, mt_vlist(V(3)), mt_vlist(V(4)), mt_vlist(V(5)),
-                                 !transposed, (mt_ilist){opad, sp}, V(8).i)));
+        mt_tensor *gi =
+            K(mto_convolution(G(0), w, NULL, mt_vlist(V(3)), mt_vlist(V(4)), mt_vlist(V(5)),
+                              !transposed, (mt_ilist){opad, sp}, V(8).i));
+        /* in the layout the forward gave its result, as PyTorch's: channels-last when the weight
+         * or the input (saved when the weight's gradient is wanted too) suggests it */
+        const char *cl = "channels_last";
+        if (!transposed && w->ndim == 4 &&
+            (!strcmp(mt_suggest_memory_format(w), cl) ||
+             (A(0) && !strcmp(mt_suggest_memory_format(A(0)), cl))))
+            gi = K(mto_contiguous(gi, cl));
+        SET(0, gi);
     }
     if (NEEDS(1)) {
         const mt_input_meta *mw = META(1);

@@ -574,6 +574,12 @@ describe("convolution and pooling on cuda", function()
       assert.are.same(want:stride(), got:stride(), name)
       assert.are.same(want:stride(), want:contiguous({ memory_format = torch.channels_last }):stride(), name)
       same(want, got:cpu(), 1e-5)
+      -- the input gradient, laid out channels-last as well
+      local xg, xd = xc:clone():requires_grad_(), xc:cuda():requires_grad_()
+      local gc = torch.autograd.grad(op(xg):sum(), { xg })[1]
+      local gd = torch.autograd.grad(op(xd):sum(), { xd })[1]
+      assert.are.same(gc:stride(), gd:stride(), name)
+      same(gc, gd:cpu(), 1e-4)
     end
   end)
 

@@ -263,6 +263,35 @@ describe("results in their input's memory format", function()
     assert.is_true(torch.equal(p:scatter(2, i1, 1.0), p:contiguous():scatter(2, i1, 1.0)))
   end)
 
+  it("gives input gradients in the forward's layout: convolution and pooling", function()
+    local seen = {}
+    local function probe(name, t)
+      local r = torch.relu(t)
+      r:register_hook(function(g) seen[name] = g:stride() end)
+      return r
+    end
+    local xg = xc:clone():requires_grad_()
+    local wg = torch.randn(4, 3, 3, 3):requires_grad_() -- saves the input, whose layout decides
+    F.conv2d(probe("conv", xg), wg, nil, 1, 1):sum():backward()
+    F.conv2d(probe("conv_wcl", x:clone():requires_grad_()), torch.randn(4, 3, 3, 3):contiguous({ memory_format = cl }),
+      nil, 1, 1):sum():backward()
+    F.conv2d(probe("conv_plain", x:clone():requires_grad_()), wg, nil, 1, 1):sum():backward()
+    local x6 = torch.randn(2, 3, 6, 6):contiguous({ memory_format = cl }):requires_grad_()
+    F.max_pool2d(probe("max_pool", x6), 2):sum():backward()
+    F.avg_pool2d(probe("avg_pool", x6), 2):sum():backward()
+    F.adaptive_avg_pool2d(probe("adaptive", x6), { 2, 2 }):sum():backward()
+    assert.are.same({ 90, 1, 18, 3 }, seen.conv) -- PyTorch's strides, each
+    assert.are.same({ 90, 1, 18, 3 }, seen.conv_wcl)
+    assert.are.same({ 90, 30, 6, 1 }, seen.conv_plain)
+    assert.are.same({ 108, 1, 18, 3 }, seen.max_pool)
+    assert.are.same({ 108, 1, 18, 3 }, seen.avg_pool)
+    assert.are.same({ 108, 1, 18, 3 }, seen.adaptive)
+    local plain = x6:detach():contiguous():requires_grad_()
+    local go = torch.randn(2, 3, 3, 3)
+    assert.is_true(torch.equal(torch.autograd.grad(F.max_pool2d(plain, 2), { plain }, go)[1],
+      torch.autograd.grad(F.max_pool2d(x6, 2), { x6 }, go)[1]))
+  end)
+
   it("trains a channels-last network to the contiguous one's values", function()
     local function net()
       torch.manual_seed(3)
