@@ -268,9 +268,10 @@ static int meta_convolution(mt_call *c, mt_value *a, mt_outspec *o) {
     o->dtype = a[0].t->dtype;
     /* channels-last when the input or the weight is (PyTorch 1.13's CPU convolutions; its
      * transposed ones give contiguous results) */
+    if (a[6].b) return 0;
     const char *fmt = mt_suggest_memory_format(a[0].t);
     if (strcmp(fmt, "channels_last") != 0) fmt = mt_suggest_memory_format(a[1].t);
-    return a[6].b ? 0 : mt_outspec_layout(o, fmt);
+    return mt_outspec_layout(o, fmt);
 }
 
 static int meta_conv_weight(mt_call *c, mt_value *a, mt_outspec *o) {

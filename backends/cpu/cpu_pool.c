@@ -285,9 +285,8 @@ static int run(int kind, const mt_pool_geom *g, mt_tensor *x, mt_tensor *out, mt
     if (kind == MAX_BWD) ci = mt_cpu_as_dense(idx, MT_INT64);
     /* the forward's indices go through a contiguous tensor where theirs is not (a channels-last
      * input's) */
-    if (kind == MAX_FWD && !mt_tensor_is_contiguous(idx))
-        ci = mt_tensor_empty(idx->ndim, idx->sizes, MT_INT64, MT_CPU);
     bool idx_copy = kind == MAX_FWD && !mt_tensor_is_contiguous(idx);
+    if (idx_copy) ci = mt_tensor_empty(idx->ndim, idx->sizes, MT_INT64, MT_CPU);
     if (cx && res && (ci || (kind != MAX_BWD && !idx_copy))) {
         void *xi = mt_tensor_data(cx), *o = mt_tensor_data(res);
         int64_t *ix = ci ? mt_tensor_data(ci) : kind == MAX_FWD ? mt_tensor_data(idx) : NULL;
